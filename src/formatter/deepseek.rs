@@ -1,0 +1,90 @@
+//! `DeepSeekChatFormatter` and `DeepSeekMultiAgentFormatter`: text only,
+//! thinking as `reasoning_content`.
+
+use super::shared::{
+    block_type, get_or_null, history_line, join_field, openai_tool_call, tool_result_text,
+    unsupported_warning, wrap_history,
+};
+use crate::media::MediaEnv;
+use crate::py::{get_item, PyErr};
+use crate::session::Msg;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> {
+    let mut messages = Vec::new();
+    for msg in msgs.iter() {
+        let mut texts = Vec::new();
+        let mut thoughts = Vec::new();
+        let mut tool_calls = Vec::new();
+        for block in msg.blocks() {
+            match block_type(block)? {
+                Some("text") => texts.push(block.clone()),
+                Some("thinking") => thoughts.push(block.clone()),
+                Some("tool_use") => tool_calls.push(openai_tool_call(block)?),
+                Some("tool_result") => {
+                    // No promotion here, but base64 media are still "saved".
+                    let (text, _) = tool_result_text(env, &get_or_null(block, "output")?)?;
+                    messages.push(json!({
+                        "role": "tool",
+                        "tool_call_id": get_or_null(block, "id")?,
+                        "content": text,
+                        "name": get_or_null(block, "name")?,
+                    }));
+                }
+                _ => unsupported_warning(env, block)?,
+            }
+        }
+        let content = join_field(&texts, "text")?;
+        let reasoning = join_field(&thoughts, "thinking")?;
+        let has_content = !content.is_empty();
+        let mut out = json!({
+            "role": msg.role.as_str(),
+            "content": if has_content {
+                Value::String(content)
+            } else if tool_calls.is_empty() {
+                Value::String(String::new())
+            } else {
+                Value::Null
+            },
+        });
+        if !reasoning.is_empty() {
+            out["reasoning_content"] = Value::String(reasoning);
+        }
+        if !tool_calls.is_empty() {
+            out["tool_calls"] = Value::Array(tool_calls.clone());
+        }
+        if has_content || !tool_calls.is_empty() {
+            messages.push(out);
+        }
+    }
+    Ok(messages)
+}
+
+/// One history group: text lines only, media and thinking dropped.
+pub fn history(msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+    let mut lines = Vec::new();
+    for msg in msgs {
+        for block in msg.blocks() {
+            if get_item(block, "type")?.as_str() == Some("text") {
+                lines.push(history_line(msg, block)?);
+            }
+        }
+    }
+    let mut parts = Vec::new();
+    if !lines.is_empty() {
+        parts.push(json!({"text": lines.join("\n")}));
+    }
+    if parts.is_empty() {
+        return Ok(Vec::new());
+    }
+    wrap_history(
+        &mut parts,
+        prompt,
+        "<history>\n",
+        |text| json!({"text": text}),
+    )?;
+    Ok(vec![
+        json!({"role": "user", "content": join_field(&parts, "text")?}),
+    ])
+}

@@ -1,0 +1,421 @@
+//! The twelve AgentScope 1.0.21 formatters: six providers, each in chat and
+//! multi-agent mode. Each provider module is a faithful transliteration of
+//! AgentScope's Python over `serde_json::Value`, including the exceptions
+//! its dynamic typing raises; this module holds what they share.
+
+mod anthropic;
+mod dashscope;
+mod deepseek;
+mod gemini;
+mod ollama;
+mod openai;
+mod shared;
+mod tools;
+
+use crate::media::MediaEnv;
+use crate::py::PyErr;
+use crate::session::{Msg, Role};
+use crate::tokens::OpenAiTokenCounter;
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+pub use tools::format_tools;
+
+/// AgentScope's default `conversation_history_prompt`.
+pub const DEFAULT_HISTORY_PROMPT: &str = "# Conversation History\nThe content between <history></history> tags contains your conversation history\n";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Provider {
+    OpenAi,
+    Anthropic,
+    DashScope,
+    Gemini,
+    Ollama,
+    DeepSeek,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 6] = [
+        Provider::OpenAi,
+        Provider::Anthropic,
+        Provider::DashScope,
+        Provider::Gemini,
+        Provider::Ollama,
+        Provider::DeepSeek,
+    ];
+
+    /// The lower-case name used in session files and on the command line.
+    pub fn id(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::DashScope => "dashscope",
+            Provider::Gemini => "gemini",
+            Provider::Ollama => "ollama",
+            Provider::DeepSeek => "deepseek",
+        }
+    }
+
+    /// The name as AgentScope's class names spell it.
+    pub fn class_prefix(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "OpenAI",
+            Provider::Anthropic => "Anthropic",
+            Provider::DashScope => "DashScope",
+            Provider::Gemini => "Gemini",
+            Provider::Ollama => "Ollama",
+            Provider::DeepSeek => "DeepSeek",
+        }
+    }
+
+    pub fn from_id(name: &str) -> Option<Provider> {
+        let lower = name.to_ascii_lowercase();
+        Provider::ALL.into_iter().find(|p| p.id() == lower)
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.class_prefix())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Chat,
+    MultiAgent,
+}
+
+impl Mode {
+    /// `multi_agent` in session files (`multi-agent` is accepted too).
+    pub fn from_id(name: &str) -> Option<Mode> {
+        match name.to_ascii_lowercase().replace('-', "_").as_str() {
+            "chat" => Some(Mode::Chat),
+            "multi_agent" | "multiagent" => Some(Mode::MultiAgent),
+            _ => None,
+        }
+    }
+    pub fn id(self) -> &'static str {
+        match self {
+            Mode::Chat => "chat",
+            Mode::MultiAgent => "multi_agent",
+        }
+    }
+}
+
+/// One of the twelve formatter classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FormatterId {
+    pub provider: Provider,
+    pub mode: Mode,
+}
+
+impl FormatterId {
+    pub fn new(provider: Provider, mode: Mode) -> Self {
+        Self { provider, mode }
+    }
+
+    pub fn all() -> impl Iterator<Item = FormatterId> {
+        Provider::ALL.into_iter().flat_map(|p| {
+            [Mode::Chat, Mode::MultiAgent]
+                .into_iter()
+                .map(move |m| FormatterId::new(p, m))
+        })
+    }
+
+    /// `OpenAIChatFormatter`, `DashScopeMultiAgentFormatter`, ...
+    pub fn class_name(self) -> String {
+        let mode = match self.mode {
+            Mode::Chat => "Chat",
+            Mode::MultiAgent => "MultiAgent",
+        };
+        format!("{}{}Formatter", self.provider.class_prefix(), mode)
+    }
+
+    pub fn from_class_name(name: &str) -> Option<FormatterId> {
+        FormatterId::all().find(|id| id.class_name() == name)
+    }
+
+    /// Whether the class's constructor takes this option.
+    pub fn accepts(self, option: FormatterOption) -> bool {
+        match option {
+            FormatterOption::PromoteImages => {
+                !matches!(self.provider, Provider::Anthropic | Provider::DeepSeek)
+            }
+            FormatterOption::PromoteAudios | FormatterOption::PromoteVideos => {
+                self.provider == Provider::DashScope
+            }
+            FormatterOption::HistoryPrompt => self.mode == Mode::MultiAgent,
+        }
+    }
+}
+
+impl fmt::Display for FormatterId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.class_name())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatterOption {
+    PromoteImages,
+    PromoteAudios,
+    PromoteVideos,
+    HistoryPrompt,
+}
+
+impl FormatterOption {
+    /// The Python constructor argument.
+    pub fn python_name(self) -> &'static str {
+        match self {
+            FormatterOption::PromoteImages => "promote_tool_result_images",
+            FormatterOption::PromoteAudios => "promote_tool_result_audios",
+            FormatterOption::PromoteVideos => "promote_tool_result_videos",
+            FormatterOption::HistoryPrompt => "conversation_history_prompt",
+        }
+    }
+}
+
+/// Constructor options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FormatOptions {
+    pub promote_images: bool,
+    pub promote_audios: bool,
+    pub promote_videos: bool,
+    /// `None` is AgentScope's default prompt.
+    pub history_prompt: Option<String>,
+}
+
+impl FormatOptions {
+    /// The options set that `id`'s constructor does not take.
+    pub fn unsupported_by(&self, id: FormatterId) -> Vec<FormatterOption> {
+        [
+            (self.promote_images, FormatterOption::PromoteImages),
+            (self.promote_audios, FormatterOption::PromoteAudios),
+            (self.promote_videos, FormatterOption::PromoteVideos),
+            (
+                self.history_prompt.is_some(),
+                FormatterOption::HistoryPrompt,
+            ),
+        ]
+        .into_iter()
+        .filter(|(set, opt)| *set && !id.accepts(*opt))
+        .map(|(_, opt)| opt)
+        .collect()
+    }
+
+    fn history_prompt(&self) -> &str {
+        self.history_prompt
+            .as_deref()
+            .unwrap_or(DEFAULT_HISTORY_PROMPT)
+    }
+}
+
+/// AgentScope's truncation settings: `token_counter` + `max_tokens`.
+pub struct Budget<'a> {
+    pub counter: &'a OpenAiTokenCounter,
+    pub max_tokens: i64,
+}
+
+/// `formatter.format(msgs)`: format, and with a budget count and drop the
+/// oldest messages until the result fits (AgentScope's FIFO loop).
+pub fn format(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    env: &MediaEnv,
+    budget: Option<Budget<'_>>,
+) -> Result<Vec<Value>, PyErr> {
+    if let Some(b) = &budget {
+        if b.max_tokens <= 0 {
+            return Err(PyErr::assertion("max_tokens must be greater than 0"));
+        }
+    }
+    let mut working: Vec<Arc<Msg>> = msgs.to_vec();
+    loop {
+        let formatted = format_once(id, options, &mut working, env)?;
+        let Some(b) = &budget else {
+            return Ok(formatted);
+        };
+        let n = b.counter.count(&formatted, None, env.web())?;
+        if n as i64 <= b.max_tokens {
+            return Ok(formatted);
+        }
+        let before = working.len();
+        working = truncate_step(&working, b.max_tokens)?;
+        if working.len() >= before {
+            return Err(PyErr::new(
+                "NonTermination",
+                format!(
+                    "oracle: AgentScope's truncation loop never ends here: {} message(s) left, nothing more can be removed, and the result still exceeds max_tokens={}",
+                    working.len(),
+                    b.max_tokens
+                ),
+            ));
+        }
+    }
+}
+
+/// One `_format` pass. Chat formatters may insert promoted tool-result media
+/// messages into `working`, exactly as AgentScope does (so they survive into
+/// the next truncation pass).
+pub fn format_once(
+    id: FormatterId,
+    options: &FormatOptions,
+    working: &mut Vec<Arc<Msg>>,
+    env: &MediaEnv,
+) -> Result<Vec<Value>, PyErr> {
+    match id.mode {
+        Mode::Chat => chat(id.provider, options, working, env),
+        Mode::MultiAgent => multi_agent(id.provider, options, working, env),
+    }
+}
+
+fn chat(
+    provider: Provider,
+    options: &FormatOptions,
+    msgs: &mut Vec<Arc<Msg>>,
+    env: &MediaEnv,
+) -> Result<Vec<Value>, PyErr> {
+    match provider {
+        Provider::OpenAi => openai::chat(env, msgs, options),
+        Provider::Anthropic => anthropic::chat(env, msgs),
+        Provider::DashScope => dashscope::chat(env, msgs, options),
+        Provider::Gemini => gemini::chat(env, msgs, options),
+        Provider::Ollama => ollama::chat(env, msgs, options),
+        Provider::DeepSeek => deepseek::chat(env, msgs),
+    }
+}
+
+/// The multi-agent skeleton all six share: the system message, then runs of
+/// tool messages (formatted by a fresh chat formatter) and of other messages
+/// (wrapped into one `<history>` message each; only the first gets the prompt).
+fn multi_agent(
+    provider: Provider,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    env: &MediaEnv,
+) -> Result<Vec<Value>, PyErr> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    if let Some(first) = msgs.first() {
+        if first.role == Role::System {
+            out.push(system_message(provider, first)?);
+            start = 1;
+        }
+    }
+    let chat_options = FormatOptions {
+        history_prompt: None,
+        ..options.clone()
+    };
+    let mut is_first_history = true;
+    let mut emit = |is_tool: bool, group: &[Arc<Msg>], out: &mut Vec<Value>| -> Result<(), PyErr> {
+        if is_tool {
+            // `ChatFormatter(...).format(group)` works on its own copy.
+            let mut copy = group.to_vec();
+            out.extend(chat(provider, &chat_options, &mut copy, env)?);
+        } else {
+            let prompt = if is_first_history {
+                options.history_prompt()
+            } else {
+                ""
+            };
+            out.extend(history_message(provider, env, group, prompt)?);
+            is_first_history = false;
+        }
+        Ok(())
+    };
+    // Grouping is lazy in AgentScope (an async generator): a group is
+    // formatted as soon as the next message shows it has ended, which fixes
+    // which error wins when several messages are bad.
+    let rest = &msgs[start..];
+    let mut group_start = 0;
+    let mut group_is_tool: Option<bool> = None;
+    for (i, msg) in rest.iter().enumerate() {
+        let is_tool = msg.has_tool_blocks()?;
+        match group_is_tool {
+            None => group_is_tool = Some(is_tool),
+            Some(current) if current != is_tool => {
+                emit(current, &rest[group_start..i], &mut out)?;
+                group_start = i;
+                group_is_tool = Some(is_tool);
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(current) = group_is_tool {
+        emit(current, &rest[group_start..], &mut out)?;
+    }
+    Ok(out)
+}
+
+fn system_message(provider: Provider, msg: &Msg) -> Result<Value, PyErr> {
+    use serde_json::json;
+    Ok(match provider {
+        // TruncatedFormatterBase's default: the text blocks as they are.
+        Provider::OpenAi | Provider::Anthropic | Provider::DeepSeek => {
+            let blocks: Vec<Value> = msg.blocks_of("text")?.into_iter().cloned().collect();
+            json!({"role": "system", "content": blocks})
+        }
+        Provider::DashScope | Provider::Ollama => {
+            json!({"role": "system", "content": msg.text_content()?})
+        }
+        Provider::Gemini => json!({"role": "user", "parts": [{"text": msg.text_content()?}]}),
+    })
+}
+
+fn history_message(
+    provider: Provider,
+    env: &MediaEnv,
+    msgs: &[Arc<Msg>],
+    prompt: &str,
+) -> Result<Vec<Value>, PyErr> {
+    match provider {
+        Provider::OpenAi => openai::history(env, msgs, prompt),
+        Provider::Anthropic => anthropic::history(env, msgs, prompt),
+        Provider::DashScope => dashscope::history(env, msgs, prompt),
+        Provider::Gemini => gemini::history(env, msgs, prompt),
+        Provider::Ollama => ollama::history(env, msgs, prompt),
+        Provider::DeepSeek => deepseek::history(msgs, prompt),
+    }
+}
+
+/// `_truncate`: drop the oldest message after the system prompt, or the
+/// whole span up to where every tool call opened so far has its result.
+pub fn truncate_step(msgs: &[Arc<Msg>], max_tokens: i64) -> Result<Vec<Arc<Msg>>, PyErr> {
+    let mut start = 0;
+    if msgs.first().is_some_and(|m| m.role == Role::System) {
+        if msgs.len() == 1 {
+            return Err(PyErr::value(format!(
+                "The system prompt message already exceeds the token limit ({max_tokens} tokens)."
+            )));
+        }
+        start = 1;
+    }
+    let mut open: Vec<Value> = Vec::new(); // a Python set, in insertion order
+    for i in start..msgs.len() {
+        for block in msgs[i].blocks_of("tool_use")? {
+            let id = crate::py::get_item(block, "id")?.clone();
+            if !open.contains(&id) {
+                open.push(id);
+            }
+        }
+        for block in msgs[i].blocks_of("tool_result")? {
+            let id = crate::py::get_item(block, "id")?;
+            open.retain(|x| x != id);
+        }
+        if open.is_empty() {
+            let mut kept = msgs[..start].to_vec();
+            kept.extend_from_slice(&msgs[i + 1..]);
+            return Ok(kept);
+        }
+    }
+    if !open.is_empty() {
+        return Err(PyErr::value(format!(
+            "The input messages contains tool call(s) that do not have the corresponding tool result(s): {}. ",
+            shared::python_set_repr(&open)
+        )));
+    }
+    Ok(msgs[..start].to_vec())
+}

@@ -1,0 +1,142 @@
+//! `OllamaChatFormatter` and `OllamaMultiAgentFormatter`.
+
+use super::shared::{
+    block_type, get_or, get_or_null, history_line, join_field, promoted_message, strip_file_scheme,
+    tool_result_text, unsupported_warning, wrap_history, Promotion,
+};
+use super::FormatOptions;
+use crate::media::{url_scheme, MediaEnv};
+use crate::py::{self, get_item, py_str, PyErr};
+use crate::session::Msg;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub fn chat(
+    env: &MediaEnv,
+    msgs: &mut Vec<Arc<Msg>>,
+    options: &FormatOptions,
+) -> Result<Vec<Value>, PyErr> {
+    let promotion = Promotion {
+        images: options.promote_images,
+        audios: false,
+        videos: false,
+        wording: "image contents",
+    };
+    let mut messages = Vec::new();
+    let mut i = 0;
+    while i < msgs.len() {
+        let msg = Arc::clone(&msgs[i]);
+        let mut texts = Vec::new();
+        let mut tool_calls = Vec::new();
+        let mut images = Vec::new();
+        for block in msg.blocks() {
+            match block_type(block)? {
+                Some("text") => texts.push(block.clone()),
+                Some("tool_use") => tool_calls.push(json!({
+                    "id": get_or_null(block, "id")?,
+                    "type": "function",
+                    // Ollama takes the arguments as an object, not a string.
+                    "function": {"name": get_or_null(block, "name")?, "arguments": get_or(block, "input", json!({}))?},
+                })),
+                Some("tool_result") => {
+                    let (text, media) = tool_result_text(env, get_item(block, "output")?)?;
+                    messages.push(json!({
+                        "role": "tool",
+                        "tool_call_id": get_or_null(block, "id")?,
+                        "content": text,
+                        "name": get_or_null(block, "name")?,
+                    }));
+                    if let Some(promoted) = promoted_message(block, &media, &promotion)? {
+                        msgs.insert(i + 1, promoted);
+                    }
+                }
+                Some("image") => images.push(image_data(env, block)?),
+                _ => unsupported_warning(env, block)?,
+            }
+        }
+        let content = join_field(&texts, "text")?;
+        let keep = !content.is_empty() || !images.is_empty() || !tool_calls.is_empty();
+        let mut out = json!({
+            "role": msg.role.as_str(),
+            "content": if content.is_empty() { Value::Null } else { Value::String(content) },
+        });
+        if !tool_calls.is_empty() {
+            out["tool_calls"] = Value::Array(tool_calls);
+        }
+        if !images.is_empty() {
+            out["images"] = Value::Array(images);
+        }
+        if keep {
+            messages.push(out);
+        }
+        i += 1;
+    }
+    Ok(messages)
+}
+
+/// One history group: one string (each image leaves an empty line) and the
+/// images in `images`.
+pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+    let mut parts = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    let mut images = Vec::new();
+    for msg in msgs {
+        for block in msg.blocks() {
+            match get_item(block, "type")?.as_str() {
+                Some("text") => lines.push(history_line(msg, block)?),
+                Some("image") => {
+                    if !lines.is_empty() {
+                        parts.push(json!({"text": lines.join("\n")}));
+                        lines.clear();
+                    }
+                    images.push(image_data(env, block)?);
+                    parts.push(block.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    if !lines.is_empty() {
+        parts.push(json!({"text": lines.join("\n")}));
+    }
+    if parts.is_empty() {
+        return Ok(Vec::new());
+    }
+    wrap_history(
+        &mut parts,
+        prompt,
+        "<history>\n",
+        |text| json!({"text": text}),
+    )?;
+    let mut out = json!({"role": "user", "content": join_field(&parts, "text")?});
+    if !images.is_empty() {
+        out["images"] = Value::Array(images);
+    }
+    Ok(vec![out])
+}
+
+/// `_format_ollama_image_block`: bare base64; any local file is accepted.
+fn image_data(env: &MediaEnv, block: &Value) -> Result<Value, PyErr> {
+    let source = get_item(block, "source")?;
+    match get_item(source, "type")?.as_str() {
+        Some("url") => {
+            let url_value = get_item(source, "url")?;
+            let raw = strip_file_scheme(url_value)?;
+            if env.exists(raw) {
+                return Ok(Value::String(py::b64encode(&env.read(raw)?)));
+            }
+            if !matches!(url_scheme(raw).as_str(), "" | "file") {
+                return Ok(Value::String(env.fetch_text_or_base64(&py_str(url_value))?));
+            }
+            Err(PyErr::value(format!(
+                "The URL `{}` is not a valid image URL or local file.",
+                py_str(url_value)
+            )))
+        }
+        Some("base64") => Ok(get_item(source, "data")?.clone()),
+        _ => Err(PyErr::value(format!(
+            "Unsupported image source type: {}",
+            py_str(get_item(source, "type")?)
+        ))),
+    }
+}

@@ -1,0 +1,236 @@
+//! Pieces several providers share.
+
+use crate::media::MediaEnv;
+use crate::py::{self, get_item, py_get, py_str, PyErr};
+use crate::session::{Msg, Role};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// `block.get(key)`, `None` (JSON null) when absent.
+pub fn get_or_null(block: &Value, key: &str) -> Result<Value, PyErr> {
+    Ok(py_get(block, key)?.cloned().unwrap_or(Value::Null))
+}
+
+/// `block.get(key, default)`.
+pub fn get_or(block: &Value, key: &str, default: Value) -> Result<Value, PyErr> {
+    Ok(py_get(block, key)?.cloned().unwrap_or(default))
+}
+
+/// The block's `type`, as `block.get("type")` reads it.
+pub fn block_type(block: &Value) -> Result<Option<&str>, PyErr> {
+    Ok(py_get(block, "type")?.and_then(Value::as_str))
+}
+
+/// The warning AgentScope logs for a block it skips.
+pub fn unsupported_warning(env: &MediaEnv, block: &Value) -> Result<(), PyErr> {
+    let typ = get_or_null(block, "type")?;
+    env.warn(format!(
+        "Unsupported block type {} in the message, skipped.",
+        py_str(&typ)
+    ));
+    Ok(())
+}
+
+/// An OpenAI-shaped tool call (OpenAI, DashScope, DeepSeek): the input as
+/// `json.dumps(input, ensure_ascii=False)`.
+pub fn openai_tool_call(block: &Value) -> Result<Value, PyErr> {
+    let input = get_or(block, "input", json!({}))?;
+    Ok(json!({
+        "id": get_or_null(block, "id")?,
+        "type": "function",
+        "function": {
+            "name": get_or_null(block, "name")?,
+            "arguments": py::dumps(&input),
+        },
+    }))
+}
+
+/// A media item found in a tool result: the URL or temp path, and the block.
+pub struct ToolMedia {
+    pub url: Value,
+    pub block: Value,
+}
+
+/// `convert_tool_result_to_string(output)`: the text the provider gets for a
+/// tool result, and the media it mentions.
+pub fn tool_result_text(env: &MediaEnv, output: &Value) -> Result<(Value, Vec<ToolMedia>), PyErr> {
+    match output {
+        Value::Null => return Ok((Value::String(String::new()), Vec::new())),
+        Value::String(_) => return Ok((output.clone(), Vec::new())),
+        _ => {}
+    }
+    let mut lines: Vec<Value> = Vec::new();
+    let mut media = Vec::new();
+    for block in py::iterate(output)? {
+        let typ = match &block {
+            Value::Object(map) if map.contains_key("type") => map["type"].clone(),
+            _ => {
+                return Err(PyErr::assertion(format!(
+                    "Invalid block: {}, a TextBlock, ImageBlock, AudioBlock, or VideoBlock is expected.",
+                    py_str(&block)
+                )))
+            }
+        };
+        match typ.as_str() {
+            Some("text") => lines.push(get_item(&block, "text")?.clone()),
+            Some(kind @ ("image" | "audio" | "video")) => {
+                let Some(source) = block.get("source") else {
+                    return Err(PyErr::assertion(format!(
+                        "Invalid {kind} block: {}, 'source' key is required.",
+                        py_str(&block)
+                    )));
+                };
+                let url =
+                    match get_item(source, "type")?.as_str() {
+                        Some("url") => get_item(source, "url")?.clone(),
+                        Some("base64") => Value::String(env.save_base64(
+                            get_item(source, "media_type")?,
+                            get_item(source, "data")?,
+                        )?),
+                        _ => {
+                            return Err(PyErr::value(format!(
+                                "Invalid image source: {}, expected 'url' or 'base64'.",
+                                py_str(source)
+                            )))
+                        }
+                    };
+                lines.push(Value::String(format!(
+                    "The returned {kind} can be found at: {}",
+                    py_str(&url)
+                )));
+                media.push(ToolMedia { url, block });
+            }
+            _ => {
+                return Err(PyErr::value(format!(
+                    "Unsupported block type: {}, expected 'text', 'image', 'audio', or 'video'.",
+                    py_str(&typ)
+                )))
+            }
+        }
+    }
+    if lines.len() == 1 {
+        return Ok((lines.remove(0), media));
+    }
+    let mut prefixed = Vec::with_capacity(lines.len());
+    for line in &lines {
+        prefixed.push(Value::String(py::str_concat("- ", line)?));
+    }
+    Ok((Value::String(py::join_strs("\n", &prefixed)?), media))
+}
+
+/// Which tool-result media types a formatter promotes, and how it words
+/// the wrapper (`image contents` / DashScope's `media contents`).
+pub struct Promotion {
+    pub images: bool,
+    pub audios: bool,
+    pub videos: bool,
+    pub wording: &'static str,
+}
+
+/// The user message AgentScope inserts after a tool result whose media it
+/// promotes, or `None` when nothing is promoted.
+pub fn promoted_message(
+    tool_block: &Value,
+    media: &[ToolMedia],
+    promotion: &Promotion,
+) -> Result<Option<Arc<Msg>>, PyErr> {
+    let mut blocks = Vec::new();
+    for item in media {
+        let kind = get_item(&item.block, "type")?
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let enabled = match kind.as_str() {
+            "image" => promotion.images,
+            "audio" => promotion.audios,
+            "video" => promotion.videos,
+            _ => false,
+        };
+        if enabled {
+            blocks.push(json!({"type": "text", "text": format!("\n- The {kind} from '{}': ", py_str(&item.url))}));
+            blocks.push(json!({"type": kind, "source": {"type": "url", "url": item.url}}));
+        }
+    }
+    if blocks.is_empty() {
+        return Ok(None);
+    }
+    let name = py_str(get_item(tool_block, "name")?);
+    let mut content = vec![json!({
+        "type": "text",
+        "text": format!("<system-info>The following are the {} from the tool result of '{name}':", promotion.wording),
+    })];
+    content.extend(blocks);
+    content.push(json!({"type": "text", "text": "</system-info>"}));
+    Ok(Some(Arc::new(Msg::with_blocks(
+        Value::from("user"),
+        Role::User,
+        content,
+    ))))
+}
+
+/// `f"{msg.name}: {block['text']}"`, a history line.
+pub fn history_line(msg: &Msg, block: &Value) -> Result<String, PyErr> {
+    Ok(format!(
+        "{}: {}",
+        py_str(&msg.name),
+        py_str(get_item(block, "text")?)
+    ))
+}
+
+/// Wraps a history group's parts in `<prompt><history>` ... `</history>`:
+/// into the first/last text part when it is a non-empty text, else as parts
+/// of their own made by `new_part`.
+pub fn wrap_history(
+    parts: &mut Vec<Value>,
+    prompt: &str,
+    open: &str,
+    new_part: impl Fn(String) -> Value,
+) -> Result<(), PyErr> {
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let head = format!("{prompt}{open}");
+    if py::truthy(&get_or_null(&parts[0], "text")?) {
+        let text = get_item(&parts[0], "text")?.clone();
+        parts[0]["text"] = Value::String(py::str_concat(&head, &text)?);
+    } else {
+        parts.insert(0, new_part(head));
+    }
+    let last = parts.len() - 1;
+    match get_or_null(&parts[last], "text")? {
+        Value::String(text) if !text.is_empty() => {
+            parts[last]["text"] = Value::String(format!("{text}\n</history>"));
+        }
+        other if py::truthy(&other) => {
+            return Err(PyErr::type_error(format!(
+                "unsupported operand type(s) for +=: '{}' and 'str'",
+                py::type_name(&other)
+            )))
+        }
+        _ => parts.push(new_part("</history>".to_string())),
+    }
+    Ok(())
+}
+
+/// `"\n".join(part.get(key, "") for part in parts)`.
+pub fn join_field(parts: &[Value], key: &str) -> Result<String, PyErr> {
+    let mut texts = Vec::with_capacity(parts.len());
+    for part in parts {
+        texts.push(get_or(part, key, Value::String(String::new()))?);
+    }
+    py::join_strs("\n", &texts)
+}
+
+/// A Python set of tool ids as `repr()` prints it (insertion order; Python's
+/// own order depends on string hashing).
+pub fn python_set_repr(items: &[Value]) -> String {
+    let inner: Vec<String> = items.iter().map(py::py_repr).collect();
+    format!("{{{}}}", inner.join(", "))
+}
+
+/// For a local file path or URL given to a media resolver: the string after
+/// `removeprefix("file://")`.
+pub fn strip_file_scheme(url: &Value) -> Result<&str, PyErr> {
+    let s = py::get_str_method_target(url, "removeprefix")?;
+    Ok(s.strip_prefix("file://").unwrap_or(s))
+}

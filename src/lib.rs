@@ -1,0 +1,10 @@
+//! formatscope's core: sessions, AgentScope's twelve formatters, token
+//! counting and truncation. No terminal, async or file-watch dependency:
+//! the CLI and the workbench are thin layers over this.
+
+pub mod formatter;
+pub mod media;
+pub mod pipeline;
+pub mod py;
+pub mod session;
+pub mod tokens;

@@ -1,0 +1,178 @@
+//! The reference pipeline: what AgentScope (through the oracle) produces for
+//! a session: messages, token counts, provider tool schemas, or the error
+//! it raises, as one JSON object in the golden files' shape.
+
+use crate::formatter::{self, Budget, FormatOptions, FormatterId, Mode, Provider};
+use crate::media::{MediaEnv, WebFetcher};
+use crate::py::{self, PyErr};
+use crate::session::{Msg, Session};
+use crate::tokens::OpenAiTokenCounter;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// The model AgentScope's counter is built with for `--count` and budgets.
+pub const REFERENCE_TOKEN_MODEL: &str = "gpt-4o";
+
+/// What to run, as `oracle.py`'s options say it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceRequest {
+    pub formatter: FormatterId,
+    pub options: FormatOptions,
+    /// Truncate to this budget (AgentScope's FIFO loop).
+    pub max_tokens: Option<i64>,
+    /// Add `tokens` (and `tokens_with_tools` when the session has tools).
+    pub count: bool,
+    /// Add the provider-formatted tool schemas.
+    pub tools: bool,
+}
+
+/// The formatter a session asks for (`provider` + `mode`; OpenAI chat when
+/// absent), or an error for an unknown provider or mode.
+pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
+    let provider = match session.settings.get("provider") {
+        None => Provider::OpenAi,
+        Some(v) => {
+            let name = py::py_str(v);
+            Provider::from_id(&name)
+                .ok_or_else(|| format!("unknown provider {}", py::py_repr(v)))?
+        }
+    };
+    let mode = match session.mode() {
+        None => Mode::Chat,
+        Some(m) => {
+            Mode::from_id(m).ok_or_else(|| format!("unknown mode {m:?} (chat or multi_agent)"))?
+        }
+    };
+    Ok(FormatterId::new(provider, mode))
+}
+
+/// `[Msg.from_dict(m) for m in messages]`.
+pub fn build_msgs(session: &Session) -> Result<Vec<Arc<Msg>>, PyErr> {
+    session
+        .messages
+        .iter()
+        .map(|m| Msg::from_dict(m).map(Arc::new))
+        .collect()
+}
+
+fn error_object(stage: &str, err: &PyErr) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("error".into(), Value::String(err.message.clone()));
+    m.insert("error_type".into(), Value::String(err.kind.to_string()));
+    m.insert("stage".into(), Value::String(stage.to_string()));
+    m
+}
+
+/// Runs the formatter as the reference oracle does and returns its object.
+pub fn run_reference(
+    session: &Session,
+    request: &ReferenceRequest,
+    web: Arc<dyn WebFetcher>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert(
+        "formatter".into(),
+        Value::String(request.formatter.class_name()),
+    );
+    if let Some(max) = request.max_tokens {
+        out.insert("max_tokens".into(), json!(max));
+    }
+    let env = MediaEnv::new(session.base_dir(), Arc::clone(&web));
+    let finish = |mut out: Map<String, Value>, env: &MediaEnv| {
+        let warnings = env.take_warnings();
+        if !warnings.is_empty() {
+            out.insert("warnings".into(), json!(warnings));
+        }
+        out
+    };
+
+    let msgs = match build_msgs(session) {
+        Ok(m) => m,
+        Err(e) => {
+            out.extend(error_object("msg", &e));
+            return finish(out, &env);
+        }
+    };
+    let counter = OpenAiTokenCounter::new(REFERENCE_TOKEN_MODEL);
+    let budget = request.max_tokens.map(|max_tokens| Budget {
+        counter: &counter,
+        max_tokens,
+    });
+    let formatted =
+        match formatter::format(request.formatter, &request.options, &msgs, &env, budget) {
+            Ok(f) => f,
+            Err(e) => {
+                out.extend(error_object("format", &e));
+                return finish(out, &env);
+            }
+        };
+    out.insert("messages".into(), Value::Array(formatted.clone()));
+
+    if request.count || request.max_tokens.is_some() {
+        match counter.count(&formatted, None, env.web()) {
+            Ok(n) => out.insert("tokens".into(), json!(n)),
+            Err(e) => out.insert(
+                "tokens_error".into(),
+                Value::Object(error_object("count", &e)),
+            ),
+        };
+        let tools = session.tools.as_ref().filter(|t| py::truthy(t));
+        if let (true, Some(tools)) = (request.count, tools) {
+            match counter.count(&formatted, Some(tools), env.web()) {
+                Ok(n) => out.insert("tokens_with_tools".into(), json!(n)),
+                Err(e) => out.insert(
+                    "tokens_with_tools_error".into(),
+                    Value::Object(error_object("count", &e)),
+                ),
+            };
+        }
+    }
+    if request.tools {
+        let tools = session
+            .tools
+            .clone()
+            .filter(py::truthy)
+            .unwrap_or_else(|| json!([]));
+        let mut warnings = Vec::new();
+        match formatter::format_tools(request.formatter.provider, &tools, &mut |w| {
+            warnings.push(w)
+        }) {
+            Ok(t) => out.insert("tools".into(), t),
+            Err(e) => out.insert(
+                "tools_error".into(),
+                Value::Object(error_object("tools", &e)),
+            ),
+        };
+        for w in warnings {
+            env.warn(w);
+        }
+    }
+    finish(out, &env)
+}
+
+/// The oracle's path normalisation, for portable output: absolute paths
+/// under the session folder, its parent and grandparent are written
+/// `<SESSION_DIR>/...`, `<SESSION_DIR>/../...`, `<SESSION_DIR>/../../...`.
+pub fn portable_paths(text: &str, session_dir: &std::path::Path) -> String {
+    let mut prefixes = Vec::new();
+    let mut dir = session_dir.to_path_buf();
+    let mut label = "<SESSION_DIR>".to_string();
+    for _ in 0..3 {
+        let Some(parent) = dir.parent().map(|p| p.to_path_buf()) else {
+            break;
+        };
+        if dir.as_os_str().is_empty() || dir == std::path::Path::new("/") {
+            break;
+        }
+        prefixes.push((dir.display().to_string(), label.clone()));
+        dir = parent;
+        label.push_str("/..");
+    }
+    let mut text = text.to_string();
+    for (dir, label) in prefixes {
+        let quoted = serde_json::to_string(&format!("{dir}/")).unwrap_or_default();
+        let quoted = &quoted[1..quoted.len() - 1];
+        text = text.replace(quoted, &format!("{label}/"));
+    }
+    text
+}

@@ -1,0 +1,162 @@
+//! `json.dumps(obj, ensure_ascii=False)` and Python's float repr.
+//!
+//! Numbers are normalised once, when a session is loaded, to the text Python
+//! would print for them (`36.30` → `36.3`, `1e20` → `1e+20`, `-0` → `0`);
+//! with serde_json's `arbitrary_precision` that text is then what every
+//! serialisation writes, so big integers stay exact.
+
+use serde_json::ser::Formatter;
+use serde_json::{Number, Value};
+use std::io;
+
+/// Python's `repr(float)`: the shortest round-trip digits, fixed notation
+/// for exponents -4..16, else `d.ddde+XX`.
+pub fn python_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits, e.g. "3.63e1".
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let sign = if f < 0.0 { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                let zeros = "0".repeat(int_len - digits.len());
+                format!("{sign}{digits}{zeros}.0")
+            } else {
+                format!("{sign}{}.{}", &digits[..int_len], &digits[int_len..])
+            }
+        } else {
+            let zeros = "0".repeat((-exp - 1) as usize);
+            format!("{sign}0.{zeros}{digits}")
+        }
+    } else {
+        let mant = if digits.len() == 1 {
+            digits
+        } else {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{mant}e{esign}{:02}", exp.abs())
+    }
+}
+
+/// Rewrites every number to the text Python's `json.loads` + `json.dumps`
+/// round trip gives it.
+pub fn normalize_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            let text = n.to_string();
+            let normal = if text.contains(['.', 'e', 'E']) {
+                match text.parse::<f64>() {
+                    Ok(f) => python_float_repr(f),
+                    Err(_) => return,
+                }
+            } else if text == "-0" {
+                "0".to_string()
+            } else {
+                return;
+            };
+            if normal != text {
+                if let Ok(num) = serde_json::from_str::<Number>(&normal) {
+                    *n = num;
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
+        Value::Object(map) => map.values_mut().for_each(normalize_numbers),
+        _ => {}
+    }
+}
+
+/// `json.dumps(v, ensure_ascii=False)`: `", "` and `": "` separators.
+pub fn dumps(v: &Value) -> String {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, PythonFormatter);
+    // Serialising a Value into memory cannot fail.
+    let _ = serde::Serialize::serialize(v, &mut ser);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// serde_json's compact formatter with Python's default separators.
+struct PythonFormatter;
+
+impl Formatter for PythonFormatter {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(text: &str) -> String {
+        let mut v: Value = serde_json::from_str(text).expect("valid json");
+        normalize_numbers(&mut v);
+        dumps(&v)
+    }
+
+    #[test]
+    fn floats_print_like_python() {
+        for (f, want) in [
+            (36.3, "36.3"),
+            (1.0, "1.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (1.5e-7, "1.5e-07"),
+            (-0.0, "-0.0"),
+            (1e20, "1e+20"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ] {
+            assert_eq!(python_float_repr(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn dumps_matches_python() {
+        assert_eq!(
+            norm(
+                r#"{"city": "Paris", "n": 1.0, "x": 36.30, "big": 123456789012345678901234567890, "u": "é\u0001", "l": [1, -0, 1E2]}"#
+            ),
+            r#"{"city": "Paris", "n": 1.0, "x": 36.3, "big": 123456789012345678901234567890, "u": "é\u0001", "l": [1, 0, 100.0]}"#
+        );
+        assert_eq!(norm("{}"), "{}");
+        assert_eq!(norm("[]"), "[]");
+    }
+}

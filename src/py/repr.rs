@@ -1,0 +1,127 @@
+//! Python's `repr()` and `str()` of JSON values (dicts, lists, str, numbers).
+
+use serde_json::Value;
+use std::fmt::Write;
+
+/// `str(x)`: a string is itself, anything else its repr.
+pub fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
+}
+
+/// `repr(x)`, as Python prints dicts and lists (`{'k': 'v'}`, `None`, `True`).
+pub fn py_repr(v: &Value) -> String {
+    let mut out = String::new();
+    write_repr(&mut out, v);
+    out
+}
+
+fn write_repr(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Number(n) => {
+            let s = n.to_string();
+            match s.as_str() {
+                "Infinity" => out.push_str("inf"),
+                "-Infinity" => out.push_str("-inf"),
+                "NaN" => out.push_str("nan"),
+                _ => out.push_str(&s),
+            }
+        }
+        Value::String(s) => write_str_repr(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_str_repr(out, k);
+                out.push_str(": ");
+                write_repr(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A Python string literal: single quotes unless the text has `'` and no `"`.
+pub fn write_str_repr(out: &mut String, s: &str) {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if !is_printable(c) => {
+                let code = c as u32;
+                if code < 0x100 {
+                    let _ = write!(out, "\\x{code:02x}");
+                } else if code < 0x10000 {
+                    let _ = write!(out, "\\u{code:04x}");
+                } else {
+                    let _ = write!(out, "\\U{code:08x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+}
+
+/// `str.isprintable()` for one character: false for control, format,
+/// separator (but the ASCII space), surrogate and private-use characters.
+/// (Unassigned code points are treated as printable: close enough for the
+/// messages this is used in.)
+fn is_printable(c: char) -> bool {
+    let code = c as u32;
+    !matches!(code,
+        0x00..=0x1f | 0x7f..=0xa0 | 0xad
+        | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2
+        | 0x1680 | 0x180e
+        | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x2064 | 0x2066..=0x206f
+        | 0x3000 | 0xd800..=0xf8ff | 0xfeff | 0xfff9..=0xfffb
+        | 0x110bd | 0x110cd | 0x13430..=0x1343f | 0x1bca0..=0x1bca3
+        | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f
+        | 0xf0000..=0x10ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn repr_matches_python() {
+        assert_eq!(
+            py_repr(&json!({"role": "user", "content": "it's \"q\" é\n"})),
+            r#"{'role': 'user', 'content': 'it\'s "q" é\n'}"#
+        );
+        assert_eq!(py_repr(&json!(["it's"])), r#"["it's"]"#);
+        assert_eq!(py_repr(&json!([null, true, 1])), "[None, True, 1]");
+        assert_eq!(py_repr(&json!("a\u{1}b\u{200d}")), r"'a\x01b\u200d'");
+    }
+}

@@ -1,0 +1,10 @@
+//! Sessions: the conversation a user edits, loaded from any accepted shape.
+
+mod load;
+mod locate;
+mod msg;
+mod openai_body;
+
+pub use load::{parse_session, read_session, InputShape, Session, SessionError};
+pub use locate::locate_pointer;
+pub use msg::{Msg, Role};

@@ -1,0 +1,146 @@
+//! AgentScope's `Msg`: what `Msg.from_dict` accepts and the two accessors the
+//! formatters use (content blocks, text content).
+
+use crate::py::{self, get_item, py_get, PyErr};
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+        }
+    }
+}
+
+/// One message, validated as `Msg.from_dict` validates it. Blocks stay plain
+/// JSON values (as in AgentScope), so any block type and extra key survives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Msg {
+    /// Any JSON value: AgentScope does not check it.
+    pub name: Value,
+    pub role: Role,
+    /// A string content is one text block, as `get_content_blocks()` gives it.
+    blocks: Vec<Value>,
+    /// The string, when the content was a string.
+    text: Option<String>,
+}
+
+impl Msg {
+    /// `Msg.from_dict`: `name`, `content` and `role` are required (KeyError),
+    /// content must be a str or list, role one of the three (AssertionError).
+    pub fn from_dict(v: &Value) -> Result<Msg, PyErr> {
+        let name = get_item(v, "name")?.clone();
+        let content = get_item(v, "content")?;
+        let role = get_item(v, "role")?;
+        if !matches!(content, Value::String(_) | Value::Array(_)) {
+            return Err(PyErr::assertion(
+                "The content must be a string or a list of content blocks.",
+            ));
+        }
+        let role = match role.as_str() {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("system") => Role::System,
+            _ => return Err(PyErr::assertion("")),
+        };
+        Ok(match content {
+            Value::String(s) => Msg::text(name, role, s.clone()),
+            Value::Array(items) => Msg::with_blocks(name, role, items.clone()),
+            _ => unreachable!("checked above"),
+        })
+    }
+
+    pub fn text(name: Value, role: Role, text: String) -> Msg {
+        Msg {
+            name,
+            role,
+            blocks: vec![json!({"type": "text", "text": text})],
+            text: Some(text),
+        }
+    }
+
+    pub fn with_blocks(name: Value, role: Role, blocks: Vec<Value>) -> Msg {
+        Msg {
+            name,
+            role,
+            blocks,
+            text: None,
+        }
+    }
+
+    /// `get_content_blocks()`.
+    pub fn blocks(&self) -> &[Value] {
+        &self.blocks
+    }
+
+    /// `get_content_blocks(typ)`: filtering reads `block["type"]`, which
+    /// raises on a block without one.
+    pub fn blocks_of(&self, typ: &str) -> Result<Vec<&Value>, PyErr> {
+        let mut out = Vec::new();
+        for block in &self.blocks {
+            if get_item(block, "type")?.as_str() == Some(typ) {
+                out.push(block);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `has_content_blocks("tool_use") or has_content_blocks("tool_result")`.
+    pub fn has_tool_blocks(&self) -> Result<bool, PyErr> {
+        Ok(!self.blocks_of("tool_use")?.is_empty() || !self.blocks_of("tool_result")?.is_empty())
+    }
+
+    /// `get_text_content()`: the string content, or the text blocks joined
+    /// with `"\n"`; `None` when there are none.
+    pub fn text_content(&self) -> Result<Option<String>, PyErr> {
+        if let Some(text) = &self.text {
+            return Ok(Some(text.clone()));
+        }
+        let mut texts = Vec::new();
+        for block in &self.blocks {
+            if py_get(block, "type")?.and_then(Value::as_str) == Some("text") {
+                texts.push(get_item(block, "text")?);
+            }
+        }
+        if texts.is_empty() {
+            return Ok(None);
+        }
+        py::join_strs("\n", texts).map(Some)
+    }
+
+    /// The content as AgentScope stores it (a string or the block list).
+    pub fn content(&self) -> Value {
+        match &self.text {
+            Some(t) => Value::String(t.clone()),
+            None => Value::Array(self.blocks.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_dict_checks_like_agentscope() {
+        let err = Msg::from_dict(&json!({"name": "a", "role": "user"})).unwrap_err();
+        assert_eq!((err.kind, err.message.as_str()), ("KeyError", "'content'"));
+        let err =
+            Msg::from_dict(&json!({"name": "a", "role": "tool", "content": "x"})).unwrap_err();
+        assert_eq!((err.kind, err.message.as_str()), ("AssertionError", ""));
+        let err =
+            Msg::from_dict(&json!({"name": "a", "role": "user", "content": null})).unwrap_err();
+        assert_eq!(err.kind, "AssertionError");
+        let msg = Msg::from_dict(&json!({"name": "a", "role": "user", "content": ""})).unwrap();
+        assert_eq!(msg.blocks(), &[json!({"type": "text", "text": ""})]);
+    }
+}

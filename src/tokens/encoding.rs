@@ -1,0 +1,151 @@
+//! tiktoken encodings, chosen by model name as `tiktoken.encoding_for_model`
+//! chooses them (tiktoken 0.13), with `o200k_base` for unknown names as
+//! AgentScope falls back.
+
+use crate::py::PyErr;
+use std::collections::HashSet;
+use tiktoken_rs::CoreBPE;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    O200kBase,
+    O200kHarmony,
+    Cl100kBase,
+    P50kBase,
+    P50kEdit,
+    R50kBase,
+}
+
+impl Encoding {
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::O200kHarmony => "o200k_harmony",
+            Encoding::Cl100kBase => "cl100k_base",
+            Encoding::P50kBase => "p50k_base",
+            Encoding::P50kEdit => "p50k_edit",
+            Encoding::R50kBase => "r50k_base",
+        }
+    }
+
+    /// The shared BPE (loaded once per process; the first call takes a
+    /// couple of hundred milliseconds).
+    pub fn bpe(self) -> &'static CoreBPE {
+        match self {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::O200kHarmony => tiktoken_rs::o200k_harmony_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
+            Encoding::P50kEdit => tiktoken_rs::p50k_edit_singleton(),
+            Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
+        }
+    }
+
+    /// `len(encoding.encode(text))` with tiktoken's defaults: text that
+    /// contains a special token raises, as in Python.
+    pub fn count(self, text: &str) -> Result<usize, PyErr> {
+        let bpe = self.bpe();
+        if let Some(token) = first_special(bpe, text) {
+            return Err(PyErr::value(format!(
+                "Encountered text corresponding to disallowed special token '{token}'.\n\
+                 If you want this text to be encoded as a special token, pass it to `allowed_special`, e.g. `allowed_special={{'{token}', ...}}`.\n\
+                 If you want this text to be encoded as normal text, disable the check for this token by passing `disallowed_special=(enc.special_tokens_set - {{'{token}'}})`.\n\
+                 To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+            )));
+        }
+        Ok(count_ordinary(bpe, text))
+    }
+}
+
+/// The leftmost special token in `text`, if any.
+fn first_special(bpe: &CoreBPE, text: &str) -> Option<String> {
+    if !text.contains("<|") {
+        return None;
+    }
+    let specials = bpe.special_tokens();
+    let mut best: Option<(usize, &str)> = None;
+    for token in specials {
+        if let Some(pos) = text.find(token) {
+            if best.is_none_or(|(p, t)| pos < p || (pos == p && token.len() > t.len())) {
+                best = Some((pos, token));
+            }
+        }
+    }
+    best.map(|(_, t)| t.to_string())
+}
+
+/// Ordinary (no special tokens) count. The regex can fail on pathological
+/// whitespace runs; then count line by line, which gives the same pieces
+/// for all but those runs.
+pub fn count_ordinary(bpe: &CoreBPE, text: &str) -> usize {
+    let none: HashSet<&str> = HashSet::new();
+    match bpe.encode(text, &none) {
+        Ok((tokens, _)) => tokens.len(),
+        Err(_) => text
+            .split_inclusive('\n')
+            .map(|line| {
+                bpe.encode(line, &none)
+                    .map(|(t, _)| t.len())
+                    .unwrap_or(line.len())
+            })
+            .sum(),
+    }
+}
+
+/// `tiktoken.encoding_for_model(name)`, falling back to `o200k_base`.
+pub fn encoding_for_model(model: &str) -> Encoding {
+    use Encoding::*;
+    let exact = match model {
+        "o1" | "o3" | "o4-mini" | "gpt-5" | "gpt-4.1" | "gpt-4o" => Some(O200kBase),
+        "gpt-4"
+        | "gpt-3.5-turbo"
+        | "gpt-3.5"
+        | "gpt-35-turbo"
+        | "davinci-002"
+        | "babbage-002"
+        | "text-embedding-ada-002"
+        | "text-embedding-3-small"
+        | "text-embedding-3-large" => Some(Cl100kBase),
+        "text-davinci-003" | "text-davinci-002" | "code-davinci-001" | "code-davinci-002"
+        | "code-cushman-001" | "code-cushman-002" | "davinci-codex" | "cushman-codex" => {
+            Some(P50kBase)
+        }
+        "text-davinci-edit-001" | "code-davinci-edit-001" => Some(P50kEdit),
+        "text-davinci-001" | "text-curie-001" | "text-babbage-001" | "text-ada-001" | "davinci"
+        | "curie" | "babbage" | "ada" | "gpt2" | "gpt-2" => Some(R50kBase),
+        m if m.starts_with("text-similarity-")
+            || m.starts_with("text-search-")
+            || m.starts_with("code-search-") =>
+        {
+            Some(R50kBase)
+        }
+        _ => None,
+    };
+    if let Some(e) = exact {
+        return e;
+    }
+    const PREFIXES: [(&str, Encoding); 16] = [
+        ("o1-", O200kBase),
+        ("o3-", O200kBase),
+        ("o4-mini-", O200kBase),
+        ("gpt-5", O200kBase),
+        ("gpt-4.5-", O200kBase),
+        ("gpt-4.1-", O200kBase),
+        ("chatgpt-4o-", O200kBase),
+        ("gpt-4o-", O200kBase),
+        ("gpt-4-", Cl100kBase),
+        ("gpt-3.5-turbo-", Cl100kBase),
+        ("gpt-35-turbo-", Cl100kBase),
+        ("gpt-oss-", O200kHarmony),
+        ("ft:gpt-4o", O200kBase),
+        ("ft:gpt-4", Cl100kBase),
+        ("ft:gpt-3.5-turbo", Cl100kBase),
+        ("ft:davinci-002", Cl100kBase),
+    ];
+    PREFIXES
+        .iter()
+        .find(|(p, _)| model.starts_with(p))
+        .map(|(_, e)| *e)
+        .or_else(|| model.starts_with("ft:babbage-002").then_some(Cl100kBase))
+        .unwrap_or(O200kBase)
+}
