@@ -76,10 +76,8 @@ impl OpenAiTokenCounter {
     fn encode_value(&self, v: &Value) -> Result<i64, PyErr> {
         match v {
             Value::String(s) => self.encode_len(s),
-            other => Err(PyErr::type_error(format!(
-                "expected string or bytes-like object, got '{}'",
-                py::type_name(other)
-            ))),
+            // tiktoken's special-token scan (the `regex` package) fails first.
+            _ => Err(PyErr::type_error("expected string or buffer")),
         }
     }
 
@@ -133,10 +131,12 @@ impl OpenAiTokenCounter {
                         }
                     }
                 }
-                _ => return Err(PyErr::value(format!(
+                _ => {
+                    return Err(PyErr::value(format!(
                     "The type field currently only supports 'text' and 'image_url', but got {}.",
                     py_str(&typ)
-                ))),
+                )))
+                }
             }
         }
         Ok(n)
