@@ -17,12 +17,19 @@ ORACLE_DIR = os.environ.get("ORACLE_DIR", os.path.join(REPO, "..", "shared", "re
 sys.path.insert(0, ORACLE_DIR)
 import oracle  # noqa: E402
 
-CASES = os.path.join(REPO, "tests", "oracle", "cases")
-EXPECTED = os.path.join(REPO, "tests", "oracle", "expected")
+# (folder of sessions, folder of their expected outputs): our edge cases,
+# and the example sessions shipped in sessions/ (all but the invalid one).
+SUITES = [
+    ("tests/oracle/cases", "tests/oracle"),
+    ("sessions", "tests/sessions"),
+]
+SKIP = {"invalid"}
 WEB_ROOT = os.path.join(REPO, "tests", "golden", "media", "web")
 
 # Extra runs: case -> list of (variant name, max_tokens, options)
 EXTRA = {
+    "library_trip": [("max_200", 200, {}), ("max_120", 120, {})],
+    "chat_plain": [("max_120", 120, {}), ("max_60", 60, {})],
     "x_tool_result_shapes_more": [("promote", None, {"images": True, "audios": True, "videos": True}),
                                   ("promote.max_300", 300, {"images": True, "audios": True, "videos": True})],
     "x_orphan_tool_result": [("max_20", 20, {}), ("max_30", 30, {})],
@@ -36,8 +43,15 @@ EXTRA = {
 
 def main() -> None:
     oracle.setup()
+    for cases, out_dir in SUITES:
+        regen(cases, out_dir)
+
+
+def regen(cases_rel: str, out_rel: str) -> None:
+    CASES = os.path.join(REPO, cases_rel)
+    EXPECTED = os.path.join(REPO, out_rel, "expected")
     files = []
-    for name in sorted(f[:-5] for f in os.listdir(CASES) if f.endswith(".json")):
+    for name in sorted(f[:-5] for f in os.listdir(CASES) if f.endswith(".json") and f[:-5] not in SKIP):
         path = os.path.join(CASES, name + ".json")
         session = oracle.load_session(path)
         runs = [("plain", None, {})] + EXTRA.get(name, [])
@@ -72,7 +86,7 @@ def main() -> None:
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
                 with open(dest, "w", encoding="utf-8") as f:
                     f.write(oracle.dumps(out))
-                command = ["python", "oracle.py", f"tests/oracle/cases/{name}.json", "--formatter", formatter]
+                command = ["python", "oracle.py", f"{cases_rel}/{name}.json", "--formatter", formatter]
                 if max_tokens is not None:
                     command += ["--max-tokens", str(max_tokens)]
                 if plain or opts:
@@ -86,10 +100,10 @@ def main() -> None:
                         command.append("--" + key.replace("_", "-"))
                 files.append({"case": name, "formatter": formatter, "variant": variant,
                               "expected": "expected/" + rel, "command": command})
-    with open(os.path.join(REPO, "tests", "oracle", "manifest.json"), "w", encoding="utf-8") as f:
-        json.dump({"agentscope_version": "1.0.21", "files": files}, f, indent=1)
+    with open(os.path.join(REPO, out_rel, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump({"agentscope_version": "1.0.21", "cases": cases_rel, "files": files}, f, indent=1)
         f.write("\n")
-    print(f"{len(files)} expected files written")
+    print(f"{out_rel}: {len(files)} expected files written")
 
 
 main()

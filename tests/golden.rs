@@ -26,6 +26,12 @@ fn every_oracle_edge_case_matches_agentscope() {
     run_suite("tests/oracle", 500);
 }
 
+/// The example sessions in sessions/, judged by the oracle too.
+#[test]
+fn every_bundled_session_matches_agentscope() {
+    run_suite("tests/sessions", 60);
+}
+
 fn run_suite(dir: &str, at_least: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let web_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/media/web");
@@ -42,9 +48,10 @@ fn run_suite(dir: &str, at_least: usize) {
             .skip(3) // python oracle.py SESSION
             .map(|a| a.as_str().unwrap().to_string())
             .collect();
-        let case = root
-            .join("cases")
-            .join(format!("{}.json", entry["case"].as_str().unwrap()));
+        // The session path as the oracle command names it.
+        let case_path = entry["command"][2].as_str().unwrap();
+        let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(case_path.replace("shared/golden/", "tests/golden/"));
         let session = read_session(&case).unwrap();
         let request: ReferenceRequest = request_from_oracle_args(&args);
         let out = pipeline::run_reference(&session, &request, web.clone());

@@ -239,7 +239,7 @@ pub fn format(
             return Ok(formatted);
         };
         let n = b.counter.count(&formatted, None, env.web())?;
-        if n as i64 <= b.max_tokens {
+        if n <= b.max_tokens {
             return Ok(formatted);
         }
         let before = working.len();

@@ -71,11 +71,7 @@ impl WebRoot {
         for comp in PathBuf::from(format!("{host}/{path}")).components() {
             match comp {
                 Component::Normal(part) => rel.push(part),
-                Component::ParentDir => {
-                    if !rel.pop() {
-                        return None;
-                    }
-                }
+                Component::ParentDir if !rel.pop() => return None,
                 _ => {}
             }
         }

@@ -41,7 +41,8 @@ impl Msg {
         let name = get_item(v, "name")?.clone();
         let content = get_item(v, "content")?;
         let role = get_item(v, "role")?;
-        if !matches!(content, Value::String(_) | Value::Array(_)) {
+        let content_is_valid = matches!(content, Value::String(_) | Value::Array(_));
+        if !content_is_valid {
             return Err(PyErr::assertion(
                 "The content must be a string or a list of content blocks.",
             ));
@@ -54,8 +55,7 @@ impl Msg {
         };
         Ok(match content {
             Value::String(s) => Msg::text(name, role, s.clone()),
-            Value::Array(items) => Msg::with_blocks(name, role, items.clone()),
-            _ => unreachable!("checked above"),
+            other => Msg::with_blocks(name, role, other.as_array().cloned().unwrap_or_default()),
         })
     }
 

@@ -1,0 +1,180 @@
+//! The `formatscope format` command as a user runs it: output shape, exit
+//! codes, and errors that say where and what.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn formatscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout_json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn formats_with_the_sessions_own_provider_and_mode() {
+    let out = formatscope(&["format", "sessions/library_trip.json", "--count", "--tools"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = stdout_json(&out);
+    assert_eq!(json["formatter"], "DashScopeMultiAgentFormatter");
+    assert_eq!(json["messages"][0]["role"], "system");
+    assert_eq!(json["tokens"], 230);
+    assert_eq!(json["tools"][1]["function"]["name"], "search_around");
+}
+
+#[test]
+fn provider_and_mode_flags_pick_the_formatter() {
+    let out = formatscope(&[
+        "format",
+        "sessions/library_trip.json",
+        "--provider",
+        "gemini",
+        "--mode",
+        "chat",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json = stdout_json(&out);
+    assert_eq!(json["formatter"], "GeminiChatFormatter");
+    assert_eq!(
+        json["messages"][4]["parts"][0]["function_call"]["name"],
+        "get_current_location"
+    );
+}
+
+#[test]
+fn a_budget_truncates_oldest_first() {
+    let out = formatscope(&["format", "sessions/chat_plain.json", "--max-tokens", "60"]);
+    assert_eq!(out.status.code(), Some(0));
+    let json = stdout_json(&out);
+    assert!(json["tokens"].as_i64().unwrap() <= 60);
+    let messages = json["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[0]["role"], "system",
+        "the system prompt is always kept"
+    );
+    assert_eq!(
+        messages.last().unwrap()["content"][0]["text"],
+        "And the current building?"
+    );
+}
+
+#[test]
+fn a_malformed_file_names_line_and_column_and_exits_2() {
+    let out = formatscope(&["format", "sessions/invalid.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: sessions/invalid.json:6:5: expected `,` or `]`"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_missing_file_exits_2() {
+    let out = formatscope(&["format", "sessions/nope.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sessions/nope.json: cannot read"));
+}
+
+#[test]
+fn a_reference_failure_prints_the_error_object_and_exits_1() {
+    let out = formatscope(&[
+        "format",
+        "tests/golden/cases/err_missing_image_file.json",
+        "--formatter",
+        "OpenAIChatFormatter",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = stdout_json(&out);
+    assert_eq!(json["error_type"], "ValueError");
+    assert_eq!(json["stage"], "format");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: ValueError: Invalid image URL"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1);
+}
+
+#[test]
+fn an_option_the_formatter_lacks_is_a_usage_error() {
+    let out = formatscope(&[
+        "format",
+        "sessions/chat_plain.json",
+        "--formatter",
+        "AnthropicChatFormatter",
+        "--promote-tool-result-images",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("AnthropicChatFormatter has no option promote_tool_result_images"));
+}
+
+#[test]
+fn unknown_formatter_and_provider_are_usage_errors() {
+    let out = formatscope(&[
+        "format",
+        "sessions/chat_plain.json",
+        "--formatter",
+        "FooFormatter",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = formatscope(&[
+        "format",
+        "sessions/chat_plain.json",
+        "--provider",
+        "mistral",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider"));
+}
+
+#[test]
+fn help_explains_every_option() {
+    let out = formatscope(&["format", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--formatter",
+        "--provider",
+        "--mode",
+        "--max-tokens",
+        "--count",
+        "--tools",
+        "--promote-tool-result-images",
+        "--promote-tool-result-audios",
+        "--promote-tool-result-videos",
+        "--conversation-history-prompt",
+        "--web-root",
+    ] {
+        assert!(help.contains(flag), "--help mentions {flag}");
+    }
+}
+
+#[test]
+fn every_example_session_formats_with_every_formatter() {
+    for session in ["library_trip", "chat_plain", "multimodal", "reasoning"] {
+        for formatter in formatscope::formatter::FormatterId::all() {
+            let path = format!("sessions/{session}.json");
+            let out = formatscope(&[
+                "format",
+                &path,
+                "--formatter",
+                &formatter.class_name(),
+                "--offline",
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{session} with {formatter}");
+        }
+    }
+}
