@@ -168,6 +168,24 @@ fn pick_formatter(
     Ok(FormatterId::new(provider, mode))
 }
 
+/// `file:line:col` of the first message AgentScope's `Msg` rejects, when the
+/// failure is that (the file is our session object or a bare array).
+fn bad_message_location(
+    path: &std::path::Path,
+    session: &formatscope::session::Session,
+) -> Option<String> {
+    use formatscope::session::{locate_pointer, InputShape};
+    let (index, _) = pipeline::invalid_message(session)?;
+    let pointer = match session.shape {
+        InputShape::Session => format!("/messages/{index}"),
+        InputShape::BareArray => format!("/{index}"),
+        _ => return None,
+    };
+    let text = std::fs::read_to_string(path).ok()?;
+    let (line, col) = locate_pointer(&text, &pointer)?;
+    Some(format!("{}:{line}:{col}", path.display()))
+}
+
 fn format(args: FormatArgs) -> i32 {
     let session = match read_session(&args.session) {
         Ok(s) => s,
@@ -233,7 +251,11 @@ fn format(args: FormatArgs) -> i32 {
     let _ = writeln!(stdout, "{text}");
     match failed {
         Some(message) => {
-            eprintln!("error: {}", message.lines().next().unwrap_or_default());
+            let first_line = message.lines().next().unwrap_or_default();
+            match bad_message_location(&args.session, &session) {
+                Some(at) => eprintln!("error: {at}: message rejected: {first_line}"),
+                None => eprintln!("error: {first_line}"),
+            }
             1
         }
         None => 0,

@@ -48,10 +48,20 @@ pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
 
 /// `[Msg.from_dict(m) for m in messages]`.
 pub fn build_msgs(session: &Session) -> Result<Vec<Arc<Msg>>, PyErr> {
+    build_msgs_at(session).map_err(|(_, e)| e)
+}
+
+/// The first message `Msg.from_dict` rejects: its index and the error.
+pub fn invalid_message(session: &Session) -> Option<(usize, PyErr)> {
+    build_msgs_at(session).err()
+}
+
+fn build_msgs_at(session: &Session) -> Result<Vec<Arc<Msg>>, (usize, PyErr)> {
     session
         .messages
         .iter()
-        .map(|m| Msg::from_dict(m).map(Arc::new))
+        .enumerate()
+        .map(|(i, m)| Msg::from_dict(m).map(Arc::new).map_err(|e| (i, e)))
         .collect()
 }
 

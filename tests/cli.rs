@@ -178,3 +178,16 @@ fn every_example_session_formats_with_every_formatter() {
         }
     }
 }
+
+#[test]
+fn a_message_agentscope_rejects_is_located_in_the_file() {
+    let out = formatscope(&["format", "tests/golden/cases/err_content_not_list.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_json(&out)["stage"], "msg");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: tests/golden/cases/err_content_not_list.json:")
+            && stderr.contains(": message rejected: AssertionError: The content must be a string"),
+        "{stderr}"
+    );
+}
