@@ -1,7 +1,7 @@
 //! `AnthropicChatFormatter` and `AnthropicMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, get_or, get_or_null, history_line, strip_file_scheme, unsupported_warning,
+    block_type, collect_history, get_or, get_or_null, strip_file_scheme, unsupported_warning,
     wrap_history,
 };
 use crate::media::{sniff_mime, splitext, url_scheme, MediaEnv};
@@ -67,27 +67,17 @@ pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> 
 
 /// One history group: text parts interleaved with images.
 pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
-    let flush = |lines: &mut Vec<String>, parts: &mut Vec<Value>| {
-        if !lines.is_empty() {
-            parts.push(json!({"text": lines.join("\n"), "type": "text"}));
-            lines.clear();
-        }
-    };
-    for msg in msgs {
-        for block in msg.blocks() {
-            match get_item(block, "type")?.as_str() {
-                Some("text") => lines.push(history_line(msg, block)?),
-                Some("image") => {
-                    flush(&mut lines, &mut parts);
-                    parts.push(image_block(env, block)?);
-                }
-                _ => {}
-            }
-        }
-    }
-    flush(&mut lines, &mut parts);
+    // Gathered text is {"text", "type"}; the wrapper's own parts {"type", "text"}.
+    let mut parts = collect_history(
+        msgs,
+        |text| json!({"text": text, "type": "text"}),
+        |_, block, typ| {
+            Ok(match typ {
+                "image" => Some(image_block(env, block)?),
+                _ => None,
+            })
+        },
+    )?;
     wrap_history(
         &mut parts,
         prompt,

@@ -1,8 +1,8 @@
 //! `DashScopeChatFormatter` and `DashScopeMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, get_or_null, history_line, openai_tool_call, promoted_message, tool_result_text,
-    unsupported_warning, wrap_history, Promotion,
+    block_type, collect_history, get_or_null, openai_tool_call, promoted_message, tool_message,
+    tool_result_text, unsupported_warning, wrap_history, Promotion,
 };
 use super::FormatOptions;
 use crate::media::{guess_type, MediaEnv};
@@ -35,12 +35,7 @@ pub fn chat(
                 Some("tool_use") => tool_calls.push(openai_tool_call(block)?),
                 Some("tool_result") => {
                     let (text, media) = tool_result_text(env, get_item(block, "output")?)?;
-                    messages.push(json!({
-                        "role": "tool",
-                        "tool_call_id": get_or_null(block, "id")?,
-                        "content": text,
-                        "name": get_or_null(block, "name")?,
-                    }));
+                    messages.push(tool_message(block, text)?);
                     if let Some(promoted) = promoted_message(block, &media, &promotion)? {
                         msgs.insert(i + 1, promoted);
                     }
@@ -66,26 +61,16 @@ pub fn chat(
 
 /// One history group: text and media parts interleaved.
 pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
-    for msg in msgs {
-        for block in msg.blocks() {
-            match get_item(block, "type")?.as_str() {
-                Some("text") => lines.push(history_line(msg, block)?),
-                Some("image" | "audio" | "video") => {
-                    if !lines.is_empty() {
-                        parts.push(json!({"text": lines.join("\n")}));
-                        lines.clear();
-                    }
-                    parts.push(media_block(env, block)?);
-                }
-                _ => {}
-            }
-        }
-    }
-    if !lines.is_empty() {
-        parts.push(json!({"text": lines.join("\n")}));
-    }
+    let mut parts = collect_history(
+        msgs,
+        |text| json!({"text": text}),
+        |_, block, typ| {
+            Ok(match typ {
+                "image" | "audio" | "video" => Some(media_block(env, block)?),
+                _ => None,
+            })
+        },
+    )?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }

@@ -2,11 +2,11 @@
 //! thinking as `reasoning_content`.
 
 use super::shared::{
-    block_type, get_or_null, history_line, join_field, openai_tool_call, tool_result_text,
-    unsupported_warning, wrap_history,
+    block_type, collect_history, get_or_null, join_field, openai_tool_call, tool_message,
+    tool_result_text, unsupported_warning, wrap_history,
 };
 use crate::media::MediaEnv;
-use crate::py::{get_item, PyErr};
+use crate::py::PyErr;
 use crate::session::Msg;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -25,12 +25,7 @@ pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> 
                 Some("tool_result") => {
                     // No promotion here, but base64 media are still "saved".
                     let (text, _) = tool_result_text(env, &get_or_null(block, "output")?)?;
-                    messages.push(json!({
-                        "role": "tool",
-                        "tool_call_id": get_or_null(block, "id")?,
-                        "content": text,
-                        "name": get_or_null(block, "name")?,
-                    }));
+                    messages.push(tool_message(block, text)?);
                 }
                 _ => unsupported_warning(env, block)?,
             }
@@ -63,18 +58,7 @@ pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> 
 
 /// One history group: text lines only, media and thinking dropped.
 pub fn history(msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut lines = Vec::new();
-    for msg in msgs {
-        for block in msg.blocks() {
-            if get_item(block, "type")?.as_str() == Some("text") {
-                lines.push(history_line(msg, block)?);
-            }
-        }
-    }
-    let mut parts = Vec::new();
-    if !lines.is_empty() {
-        parts.push(json!({"text": lines.join("\n")}));
-    }
+    let mut parts = collect_history(msgs, |text| json!({"text": text}), |_, _, _| Ok(None))?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }

@@ -1,8 +1,8 @@
 //! `GeminiChatFormatter` and `GeminiMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, get_or_null, history_line, promoted_message, strip_file_scheme, tool_result_text,
-    wrap_history, Promotion,
+    block_type, collect_history, get_or_null, promoted_message, strip_file_scheme,
+    tool_result_text, wrap_history, Promotion,
 };
 use super::FormatOptions;
 use crate::media::{url_scheme, MediaEnv};
@@ -93,26 +93,16 @@ pub fn chat(
 /// One history group: text and media parts interleaved, `<history>` with
 /// no newline after it.
 pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
-    for msg in msgs {
-        for block in msg.blocks() {
-            match get_item(block, "type")?.as_str() {
-                Some("text") => lines.push(history_line(msg, block)?),
-                Some("image" | "video" | "audio") => {
-                    if !lines.is_empty() {
-                        parts.push(json!({"text": lines.join("\n")}));
-                        lines.clear();
-                    }
-                    parts.push(media_part(env, block)?);
-                }
-                _ => {}
-            }
-        }
-    }
-    if !lines.is_empty() {
-        parts.push(json!({"text": lines.join("\n")}));
-    }
+    let mut parts = collect_history(
+        msgs,
+        |text| json!({"text": text}),
+        |_, block, typ| {
+            Ok(match typ {
+                "image" | "video" | "audio" => Some(media_part(env, block)?),
+                _ => None,
+            })
+        },
+    )?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }

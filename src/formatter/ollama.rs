@@ -1,8 +1,9 @@
 //! `OllamaChatFormatter` and `OllamaMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, get_or, get_or_null, history_line, join_field, promoted_message, strip_file_scheme,
-    tool_result_text, unsupported_warning, wrap_history, Promotion,
+    block_type, collect_history, get_or, get_or_null, join_field, promoted_message,
+    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, wrap_history,
+    Promotion,
 };
 use super::FormatOptions;
 use crate::media::{url_scheme, MediaEnv};
@@ -40,12 +41,7 @@ pub fn chat(
                 })),
                 Some("tool_result") => {
                     let (text, media) = tool_result_text(env, get_item(block, "output")?)?;
-                    messages.push(json!({
-                        "role": "tool",
-                        "tool_call_id": get_or_null(block, "id")?,
-                        "content": text,
-                        "name": get_or_null(block, "name")?,
-                    }));
+                    messages.push(tool_message(block, text)?);
                     if let Some(promoted) = promoted_message(block, &media, &promotion)? {
                         msgs.insert(i + 1, promoted);
                     }
@@ -77,28 +73,20 @@ pub fn chat(
 /// One history group: one string (each image leaves an empty line) and the
 /// images in `images`.
 pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
     let mut images = Vec::new();
-    for msg in msgs {
-        for block in msg.blocks() {
-            match get_item(block, "type")?.as_str() {
-                Some("text") => lines.push(history_line(msg, block)?),
-                Some("image") => {
-                    if !lines.is_empty() {
-                        parts.push(json!({"text": lines.join("\n")}));
-                        lines.clear();
-                    }
-                    images.push(image_data(env, block)?);
-                    parts.push(block.clone());
-                }
-                _ => {}
+    // An image stays in the parts as a copy of its block (no text), so it
+    // leaves an empty line when the parts are joined.
+    let mut parts = collect_history(
+        msgs,
+        |text| json!({"text": text}),
+        |_, block, typ| {
+            if typ != "image" {
+                return Ok(None);
             }
-        }
-    }
-    if !lines.is_empty() {
-        parts.push(json!({"text": lines.join("\n")}));
-    }
+            images.push(image_data(env, block)?);
+            Ok(Some(block.clone()))
+        },
+    )?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }

@@ -1,8 +1,8 @@
 //! `OpenAIChatFormatter` and `OpenAIMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, get_or_null, history_line, openai_tool_call, promoted_message, strip_file_scheme,
-    tool_result_text, unsupported_warning, wrap_history, Promotion,
+    block_type, collect_history, join_field, openai_tool_call, promoted_message, strip_file_scheme,
+    tool_message, tool_result_text, unsupported_warning, wrap_history, Promotion,
 };
 use super::FormatOptions;
 use crate::media::{sniff_mime, url_scheme, MediaEnv};
@@ -36,12 +36,7 @@ pub fn chat(
                 Some("tool_use") => tool_calls.push(openai_tool_call(block)?),
                 Some("tool_result") => {
                     let (text, media) = tool_result_text(env, get_item(block, "output")?)?;
-                    messages.push(json!({
-                        "role": "tool",
-                        "tool_call_id": get_or_null(block, "id")?,
-                        "content": text,
-                        "name": get_or_null(block, "name")?,
-                    }));
+                    messages.push(tool_message(block, text)?);
                     if let Some(promoted) = promoted_message(block, &media, &promotion)? {
                         msgs.insert(i + 1, promoted);
                     }
@@ -78,38 +73,31 @@ pub fn chat(
 
 /// One history group: all text in one part, then the images, then audio.
 pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut lines = Vec::new();
     let mut images = Vec::new();
     let mut audios = Vec::new();
-    for msg in msgs {
-        for block in msg.blocks() {
-            match get_item(block, "type")?.as_str() {
-                Some("text") => lines.push(history_line(msg, block)?),
-                Some("image") => images.push(image_block(env, block)?),
-                Some("audio") => {
-                    if msg.role == Role::Assistant {
-                        continue;
-                    }
-                    audios.push(json!({
-                        "type": "input_audio",
-                        "input_audio": audio_data(env, get_item(block, "source")?)?,
-                    }));
-                }
+    // Media are not interleaved: they go after the single text part.
+    let mut parts = collect_history(
+        msgs,
+        |text| json!({"text": text}),
+        |msg, block, typ| {
+            match typ {
+                "image" => images.push(image_block(env, block)?),
+                "audio" if msg.role != Role::Assistant => audios.push(json!({
+                    "type": "input_audio",
+                    "input_audio": audio_data(env, get_item(block, "source")?)?,
+                })),
                 _ => {}
             }
-        }
-    }
-    let mut parts = Vec::new();
-    if !lines.is_empty() {
-        parts.push(json!({"text": lines.join("\n")}));
-    }
+            Ok(None)
+        },
+    )?;
     wrap_history(
         &mut parts,
         prompt,
         "<history>\n",
         |text| json!({"text": text}),
     )?;
-    let text = super::shared::join_field(&parts, "text")?;
+    let text = join_field(&parts, "text")?;
     let mut content = Vec::new();
     if !text.is_empty() {
         content.push(json!({"type": "text", "text": text}));

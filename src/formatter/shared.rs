@@ -168,6 +168,50 @@ pub fn promoted_message(
     ))))
 }
 
+/// The `role: tool` message OpenAI, DashScope, Ollama and DeepSeek emit for
+/// a tool result.
+pub fn tool_message(block: &Value, text: Value) -> Result<Value, PyErr> {
+    Ok(json!({
+        "role": "tool",
+        "tool_call_id": get_or_null(block, "id")?,
+        "content": text,
+        "name": get_or_null(block, "name")?,
+    }))
+}
+
+/// Walks a history group in order: text blocks become `name: text` lines;
+/// for any other block `media` may return a part, before which the lines
+/// so far are flushed into one `text_part` (interleaving). Lines left at
+/// the end are flushed too.
+pub fn collect_history(
+    msgs: &[Arc<Msg>],
+    text_part: impl Fn(String) -> Value,
+    mut media: impl FnMut(&Msg, &Value, &str) -> Result<Option<Value>, PyErr>,
+) -> Result<Vec<Value>, PyErr> {
+    let mut parts = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    for msg in msgs {
+        for block in msg.blocks() {
+            let typ = get_item(block, "type")?.as_str().unwrap_or_default();
+            if typ == "text" {
+                lines.push(history_line(msg, block)?);
+                continue;
+            }
+            if let Some(part) = media(msg, block, typ)? {
+                if !lines.is_empty() {
+                    parts.push(text_part(lines.join("\n")));
+                    lines.clear();
+                }
+                parts.push(part);
+            }
+        }
+    }
+    if !lines.is_empty() {
+        parts.push(text_part(lines.join("\n")));
+    }
+    Ok(parts)
+}
+
 /// `f"{msg.name}: {block['text']}"`, a history line.
 pub fn history_line(msg: &Msg, block: &Value) -> Result<String, PyErr> {
     Ok(format!(
