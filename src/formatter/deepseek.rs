@@ -46,10 +46,11 @@ pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> 
         if !reasoning.is_empty() {
             out["reasoning_content"] = Value::String(reasoning);
         }
-        if !tool_calls.is_empty() {
-            out["tool_calls"] = Value::Array(tool_calls.clone());
+        let has_calls = !tool_calls.is_empty();
+        if has_calls {
+            out["tool_calls"] = Value::Array(tool_calls);
         }
-        if has_content || !tool_calls.is_empty() {
+        if has_content || has_calls {
             messages.push(out);
         }
     }

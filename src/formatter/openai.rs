@@ -60,10 +60,11 @@ pub fn chat(
             "name": msg.name,
             "content": if has_content { Value::Array(content) } else { Value::Null },
         });
-        if !tool_calls.is_empty() {
-            out["tool_calls"] = Value::Array(tool_calls.clone());
+        let has_calls = !tool_calls.is_empty();
+        if has_calls {
+            out["tool_calls"] = Value::Array(tool_calls);
         }
-        if has_content || !tool_calls.is_empty() {
+        if has_content || has_calls {
             messages.push(out);
         }
         i += 1;
