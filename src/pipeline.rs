@@ -6,7 +6,7 @@ use crate::formatter::{self, Budget, FormatOptions, FormatterId, Mode, Provider}
 use crate::media::{MediaEnv, WebFetcher};
 use crate::py::{self, PyErr};
 use crate::session::{Msg, Session};
-use crate::tokens::OpenAiTokenCounter;
+use crate::tokens::{AgentScopeCounter, OpenAiTokenCounter};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -104,8 +104,12 @@ pub fn run_reference(
         }
     };
     let counter = OpenAiTokenCounter::new(REFERENCE_TOKEN_MODEL);
-    let budget = request.max_tokens.map(|max_tokens| Budget {
+    let agentscope = AgentScopeCounter {
         counter: &counter,
+        web: env.web(),
+    };
+    let budget = request.max_tokens.map(|max_tokens| Budget {
+        counter: &agentscope,
         max_tokens,
     });
     let formatted =

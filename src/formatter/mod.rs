@@ -15,7 +15,7 @@ mod tools;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
 use crate::session::{Msg, Role};
-use crate::tokens::OpenAiTokenCounter;
+use crate::tokens::MessageCounter;
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
@@ -214,7 +214,7 @@ impl FormatOptions {
 
 /// AgentScope's truncation settings: `token_counter` + `max_tokens`.
 pub struct Budget<'a> {
-    pub counter: &'a OpenAiTokenCounter,
+    pub counter: &'a dyn MessageCounter,
     pub max_tokens: i64,
 }
 
@@ -238,7 +238,7 @@ pub fn format(
         let Some(b) = &budget else {
             return Ok(formatted);
         };
-        let n = b.counter.count(&formatted, None, env.web())?;
+        let n = b.counter.count(&formatted)?;
         if n <= b.max_tokens {
             return Ok(formatted);
         }

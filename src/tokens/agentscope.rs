@@ -38,33 +38,38 @@ impl OpenAiTokenCounter {
     ) -> Result<i64, PyErr> {
         let mut n: i64 = 3;
         for message in messages {
-            n += 3;
-            let Value::Object(map) = message else {
-                return Err(PyErr::attribute(py::type_name(message), "items"));
-            };
-            for (key, value) in map {
-                match value {
-                    Value::Array(items) if key == "content" => {
-                        n += self.vision_tokens(items, web)?
-                    }
-                    Value::String(s) => n += self.encode_len(s)?,
-                    Value::Null => continue,
-                    _ if key == "tool_calls" => n += self.encode_len(&py::dumps(value))?,
-                    _ => {
-                        return Err(PyErr::type_error(format!(
-                            "Invalid type <class '{}'> in the {key} field: {}",
-                            py::type_name(value),
-                            py_str(value)
-                        )))
-                    }
-                }
-                if key == "name" {
-                    n += 1;
-                }
-            }
+            n += self.message_tokens(message, web)?;
         }
         if let Some(tools) = tools.filter(|t| py::truthy(t)) {
             n += self.tools_tokens(tools)?;
+        }
+        Ok(n)
+    }
+
+    /// One message's share: 3, plus every string field (and the name bonus),
+    /// the content list's vision tokens, and the dumped tool calls.
+    pub fn message_tokens(&self, message: &Value, web: &dyn WebFetcher) -> Result<i64, PyErr> {
+        let mut n = 3;
+        let Value::Object(map) = message else {
+            return Err(PyErr::attribute(py::type_name(message), "items"));
+        };
+        for (key, value) in map {
+            match value {
+                Value::Array(items) if key == "content" => n += self.vision_tokens(items, web)?,
+                Value::String(s) => n += self.encode_len(s)?,
+                Value::Null => continue,
+                _ if key == "tool_calls" => n += self.encode_len(&py::dumps(value))?,
+                _ => {
+                    return Err(PyErr::type_error(format!(
+                        "Invalid type <class '{}'> in the {key} field: {}",
+                        py::type_name(value),
+                        py_str(value)
+                    )))
+                }
+            }
+            if key == "name" {
+                n += 1;
+            }
         }
         Ok(n)
     }
@@ -143,7 +148,7 @@ impl OpenAiTokenCounter {
     }
 
     /// The cookbook's estimate for tool schemas.
-    fn tools_tokens(&self, tools: &Value) -> Result<i64, PyErr> {
+    pub fn tools_tokens(&self, tools: &Value) -> Result<i64, PyErr> {
         let func_init = if self.model.starts_with("gpt-4o") {
             7
         } else {
