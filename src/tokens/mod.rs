@@ -1,13 +1,19 @@
 //! Token counting. `agentscope` is AgentScope's own `OpenAITokenCounter`,
 //! reproduced exactly (it is what the reference truncation loop compares);
-//! `vocab` holds every tokenizer we ship.
+//! `vocab` holds every tokenizer we ship; `models` says which one a model
+//! uses; `provider` counts what a provider is actually sent.
 
 mod agentscope;
 mod counter;
 mod encoding;
+pub mod media_cost;
+pub mod models;
+mod provider;
 mod vocab;
 
 pub use agentscope::OpenAiTokenCounter;
 pub use counter::{AgentScopeCounter, Category, Cost, MessageCounter};
 pub use encoding::{encoding_for_model, Encoding};
+pub use models::{ModelInfo, Template, TokenizerSpec};
+pub use provider::ProviderCounter;
 pub use vocab::{special_tokens, Vocab};
