@@ -8,3 +8,4 @@ pub mod pipeline;
 pub mod py;
 pub mod session;
 pub mod tokens;
+pub mod truncate;

@@ -2,11 +2,12 @@
 //! a session: messages, token counts, provider tool schemas, or the error
 //! it raises, as one JSON object in the golden files' shape.
 
-use crate::formatter::{self, Budget, FormatOptions, FormatterId, Mode, Provider};
+use crate::formatter::{self, FormatOptions, FormatterId, Mode, Provider};
 use crate::media::{MediaEnv, WebFetcher};
 use crate::py::{self, PyErr};
 use crate::session::{Msg, Session};
 use crate::tokens::{AgentScopeCounter, OpenAiTokenCounter};
+use crate::truncate;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -108,18 +109,25 @@ pub fn run_reference(
         counter: &counter,
         web: env.web(),
     };
-    let budget = request.max_tokens.map(|max_tokens| Budget {
-        counter: &agentscope,
-        max_tokens,
-    });
-    let formatted =
-        match formatter::format(request.formatter, &request.options, &msgs, &env, budget) {
-            Ok(f) => f,
-            Err(e) => {
-                out.extend(error_object("format", &e));
-                return finish(out, &env);
-            }
-        };
+    let result = match request.max_tokens {
+        None => formatter::format(request.formatter, &request.options, &msgs, &env, None),
+        Some(max_tokens) => truncate::plan_reference(
+            request.formatter,
+            &request.options,
+            &msgs,
+            &env,
+            &agentscope,
+            max_tokens,
+        )
+        .map(|planned| planned.formatted),
+    };
+    let formatted = match result {
+        Ok(f) => f,
+        Err(e) => {
+            out.extend(error_object("format", &e));
+            return finish(out, &env);
+        }
+    };
     out.insert("messages".into(), Value::Array(formatted.clone()));
 
     if request.count || request.max_tokens.is_some() {

@@ -28,7 +28,9 @@ fn every_vocabulary_agrees_with_its_reference_tokenizer_on_every_text() {
             let got = vocab.count(text);
             checked += 1;
             if Some(got as u64) != expected.as_u64() {
-                failures.push(format!("{name} / {vocab_name}: got {got}, reference {expected}"));
+                failures.push(format!(
+                    "{name} / {vocab_name}: got {got}, reference {expected}"
+                ));
             }
         }
     }

@@ -11,8 +11,15 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> {
+    chat_at(env, msgs, 0)
+}
+
+/// `chat` for messages that sit at `offset` in the list the formatter sees
+/// (only the message at index 0 may keep the `system` role).
+pub fn chat_at(env: &MediaEnv, msgs: &[Arc<Msg>], offset: usize) -> Result<Vec<Value>, PyErr> {
     let mut messages = Vec::new();
     for (index, msg) in msgs.iter().enumerate() {
+        let index = index + offset;
         let mut content = Vec::new();
         for block in msg.blocks() {
             match block_type(block)? {

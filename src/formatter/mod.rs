@@ -9,6 +9,7 @@ mod deepseek;
 mod gemini;
 mod ollama;
 mod openai;
+mod segments;
 mod shared;
 mod tools;
 
@@ -20,6 +21,7 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
+pub use segments::{message_key, SegmentError, Segmented, Unit, UnitKind};
 pub use tools::format_tools;
 
 /// AgentScope's default `conversation_history_prompt`.
@@ -227,34 +229,79 @@ pub fn format(
     env: &MediaEnv,
     budget: Option<Budget<'_>>,
 ) -> Result<Vec<Value>, PyErr> {
+    format_traced(id, options, msgs, env, budget).map(|run| run.formatted)
+}
+
+/// What the reference loop ended with.
+#[derive(Debug, Clone)]
+pub struct LoopRun {
+    pub formatted: Vec<Value>,
+    /// The list it last formatted (promoted messages included).
+    pub working: Vec<Arc<Msg>>,
+    /// The count of the first pass and of the last (with a budget).
+    pub first_count: Option<i64>,
+    pub last_count: Option<i64>,
+    pub steps: usize,
+}
+
+/// [`format`], reporting the counts and the list it ended with: a plain
+/// re-implementation of AgentScope's loop, one full format and count per
+/// dropped span (what the truncation planner is checked against).
+pub fn format_traced(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    env: &MediaEnv,
+    budget: Option<Budget<'_>>,
+) -> Result<LoopRun, PyErr> {
     if let Some(b) = &budget {
         if b.max_tokens <= 0 {
             return Err(PyErr::assertion("max_tokens must be greater than 0"));
         }
     }
     let mut working: Vec<Arc<Msg>> = msgs.to_vec();
+    let mut first_count = None;
+    let mut steps = 0;
     loop {
         let formatted = format_once(id, options, &mut working, env)?;
         let Some(b) = &budget else {
-            return Ok(formatted);
+            return Ok(LoopRun {
+                formatted,
+                working,
+                first_count,
+                last_count: None,
+                steps,
+            });
         };
         let n = b.counter.count(&formatted)?;
+        first_count.get_or_insert(n);
         if n <= b.max_tokens {
-            return Ok(formatted);
+            return Ok(LoopRun {
+                formatted,
+                working,
+                first_count,
+                last_count: Some(n),
+                steps,
+            });
         }
         let before = working.len();
         working = truncate_step(&working, b.max_tokens)?;
+        steps += 1;
         if working.len() >= before {
-            return Err(PyErr::new(
-                "NonTermination",
-                format!(
-                    "oracle: AgentScope's truncation loop never ends here: {} message(s) left, nothing more can be removed, and the result still exceeds max_tokens={}",
-                    working.len(),
-                    b.max_tokens
-                ),
-            ));
+            return Err(non_termination(working.len(), b.max_tokens));
         }
     }
+}
+
+/// The reference loops forever here (no system prompt, and even `[]` does
+/// not fit); we stop with this error instead.
+pub fn non_termination(left: usize, max_tokens: i64) -> PyErr {
+    PyErr::new(
+        "NonTermination",
+        format!(
+            "oracle: AgentScope's truncation loop never ends here: {left} message(s) left, nothing more can be removed, and the result still exceeds max_tokens={max_tokens}"
+        ),
+    )
 }
 
 /// One `_format` pass. Chat formatters may insert promoted tool-result media
@@ -384,31 +431,41 @@ fn history_message(
 /// `_truncate`: drop the oldest message after the system prompt, or the
 /// whole span up to where every tool call opened so far has its result.
 pub fn truncate_step(msgs: &[Arc<Msg>], max_tokens: i64) -> Result<Vec<Arc<Msg>>, PyErr> {
-    let mut start = 0;
-    if msgs.first().is_some_and(|m| m.role == Role::System) {
-        if msgs.len() == 1 {
-            return Err(PyErr::value(format!(
-                "The system prompt message already exceeds the token limit ({max_tokens} tokens)."
-            )));
-        }
-        start = 1;
+    let start = usize::from(msgs.first().is_some_and(|m| m.role == Role::System));
+    if start == 1 && msgs.len() == 1 {
+        return Err(system_prompt_over_budget(max_tokens));
     }
+    let end = truncation_span_end(msgs, start)?;
+    let mut kept = msgs[..start].to_vec();
+    kept.extend_from_slice(&msgs[end..]);
+    Ok(kept)
+}
+
+/// The reference's error when only the system prompt is left and it does
+/// not fit.
+pub fn system_prompt_over_budget(max_tokens: i64) -> PyErr {
+    PyErr::value(format!(
+        "The system prompt message already exceeds the token limit ({max_tokens} tokens)."
+    ))
+}
+
+/// Where one truncation step starting at `start` stops (exclusive): the
+/// walk keeps a set of open tool-call ids and stops once it is empty.
+pub fn truncation_span_end(msgs: &[Arc<Msg>], start: usize) -> Result<usize, PyErr> {
     let mut open: Vec<Value> = Vec::new(); // a Python set, in insertion order
-    for i in start..msgs.len() {
-        for block in msgs[i].blocks_of("tool_use")? {
+    for (i, msg) in msgs.iter().enumerate().skip(start) {
+        for block in msg.blocks_of("tool_use")? {
             let id = crate::py::get_item(block, "id")?.clone();
             if !open.contains(&id) {
                 open.push(id);
             }
         }
-        for block in msgs[i].blocks_of("tool_result")? {
+        for block in msg.blocks_of("tool_result")? {
             let id = crate::py::get_item(block, "id")?;
             open.retain(|x| x != id);
         }
         if open.is_empty() {
-            let mut kept = msgs[..start].to_vec();
-            kept.extend_from_slice(&msgs[i + 1..]);
-            return Ok(kept);
+            return Ok(i + 1);
         }
     }
     if !open.is_empty() {
@@ -417,5 +474,5 @@ pub fn truncate_step(msgs: &[Arc<Msg>], max_tokens: i64) -> Result<Vec<Arc<Msg>>
             shared::python_set_repr(&open)
         )));
     }
-    Ok(msgs[..start].to_vec())
+    Ok(msgs.len())
 }

@@ -61,6 +61,15 @@ impl MediaEnv {
         self.warnings.borrow_mut().push(message);
     }
 
+    pub fn warning_count(&self) -> usize {
+        self.warnings.borrow().len()
+    }
+
+    /// Forgets the warnings after the first `n` (a pass that is re-run).
+    pub fn truncate_warnings(&self, n: usize) {
+        self.warnings.borrow_mut().truncate(n);
+    }
+
     pub fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.warnings.borrow_mut())
     }

@@ -100,7 +100,9 @@ fn decode_prefix(data: &str) -> Option<Vec<u8>> {
     let head = data.get(..data.len().min(PREFIX / 3 * 4)).unwrap_or(data);
     let mut chunk: Vec<u8> = head.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     chunk.truncate(chunk.len() / 4 * 4);
-    base64::engine::general_purpose::STANDARD.decode(&chunk).ok()
+    base64::engine::general_purpose::STANDARD
+        .decode(&chunk)
+        .ok()
 }
 
 fn read_prefix(path: &Path) -> Option<Vec<u8>> {
@@ -125,7 +127,9 @@ fn wav_seconds(bytes: &[u8]) -> Option<f64> {
         let id = &bytes[pos..pos + 4];
         let len = u32::from_le_bytes(bytes[pos + 4..pos + 8].try_into().ok()?) as usize;
         if id == b"fmt " && pos + 20 <= bytes.len() {
-            byte_rate = Some(u32::from_le_bytes(bytes[pos + 16..pos + 20].try_into().ok()?));
+            byte_rate = Some(u32::from_le_bytes(
+                bytes[pos + 16..pos + 20].try_into().ok()?,
+            ));
         }
         if id == b"data" {
             let rate = byte_rate.filter(|r| *r > 0)?;
@@ -294,7 +298,10 @@ mod tests {
             MediaSource::from_url("data:image/png;base64,AAAA"),
             MediaSource::Base64("AAAA")
         );
-        assert_eq!(MediaSource::from_url("https://x/y.png"), MediaSource::Remote);
+        assert_eq!(
+            MediaSource::from_url("https://x/y.png"),
+            MediaSource::Remote
+        );
         assert_eq!(
             MediaSource::from_url("file:///tmp/a.png"),
             MediaSource::Path("/tmp/a.png")

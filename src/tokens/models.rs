@@ -113,7 +113,10 @@ pub enum Template {
 impl Template {
     /// Whether the per-message framing is known token for token.
     pub fn exact_framing(self) -> bool {
-        matches!(self, Template::OpenAi | Template::ChatMl | Template::DeepSeek)
+        matches!(
+            self,
+            Template::OpenAi | Template::ChatMl | Template::DeepSeek
+        )
     }
 }
 
@@ -267,7 +270,11 @@ mod tests {
     fn the_table_parses_and_names_only_known_tokenizers_and_providers() {
         let t = table();
         for e in &t.models {
-            assert!(TokenizerSpec::from_name(&e.tokenizer).is_some(), "{}", e.pattern);
+            assert!(
+                TokenizerSpec::from_name(&e.tokenizer).is_some(),
+                "{}",
+                e.pattern
+            );
             assert!(Provider::from_id(&e.provider).is_some(), "{}", e.provider);
         }
         for p in Provider::ALL {
@@ -279,15 +286,27 @@ mod tests {
     fn known_models_resolve_by_prefix_and_unknown_ones_fall_back_with_a_note() {
         let m = resolve(Provider::OpenAi, Some("gpt-4o-2024-08-06"));
         assert_eq!((m.tokenizer.name, m.fallback), ("o200k_base", false));
-        assert_eq!(resolve(Provider::OpenAi, Some("gpt-4")).tokenizer.name, "cl100k_base");
-        assert_eq!(resolve(Provider::Ollama, Some("qwen3:8b")).tokenizer.name, "qwen");
-        assert_eq!(resolve(Provider::Ollama, Some("llama3.2")).template, Template::Llama3);
+        assert_eq!(
+            resolve(Provider::OpenAi, Some("gpt-4")).tokenizer.name,
+            "cl100k_base"
+        );
+        assert_eq!(
+            resolve(Provider::Ollama, Some("qwen3:8b")).tokenizer.name,
+            "qwen"
+        );
+        assert_eq!(
+            resolve(Provider::Ollama, Some("llama3.2")).template,
+            Template::Llama3
+        );
         let unknown = resolve(Provider::DashScope, Some("my-model"));
         assert!(unknown.fallback);
         assert_eq!(unknown.tokenizer.name, "qwen");
         assert!(unknown.note.unwrap().contains("unknown model"));
         // Qwen behind an OpenAI-compatible endpoint still counts as Qwen.
-        assert_eq!(resolve(Provider::OpenAi, Some("qwen-max")).tokenizer.name, "qwen");
+        assert_eq!(
+            resolve(Provider::OpenAi, Some("qwen-max")).tokenizer.name,
+            "qwen"
+        );
     }
 
     #[test]

@@ -179,13 +179,17 @@ fn content_item<'a>(item: &'a Value, category: Category, p: &mut Parts<'a>) {
         }
         Some("image_url") => {
             let url = item.get("image_url").and_then(|u| str_of(u.get("url")));
-            p.media
-                .push((MediaKind::Image, url.map_or(MediaSource::Remote, MediaSource::from_url)));
+            p.media.push((
+                MediaKind::Image,
+                url.map_or(MediaSource::Remote, MediaSource::from_url),
+            ));
         }
         Some("input_audio") => {
             let data = item.get("input_audio").and_then(|a| str_of(a.get("data")));
-            p.media
-                .push((MediaKind::Audio, data.map_or(MediaSource::Remote, MediaSource::Base64)));
+            p.media.push((
+                MediaKind::Audio,
+                data.map_or(MediaSource::Remote, MediaSource::Base64),
+            ));
         }
         Some("image") => {
             let source = item.get("source");
@@ -245,7 +249,8 @@ fn gemini_part<'a>(part: &'a Value, category: Category, p: &mut Parts<'a>) {
     }
     if let Some(data) = part.get("file_data") {
         let mime = str_of(data.get("mime_type")).unwrap_or("image/");
-        let source = str_of(data.get("file_uri")).map_or(MediaSource::Remote, MediaSource::from_url);
+        let source =
+            str_of(data.get("file_uri")).map_or(MediaSource::Remote, MediaSource::from_url);
         p.media.push((kind_of_mime(mime), source));
     }
     if let Some(call) = part.get("function_call") {
@@ -338,7 +343,10 @@ impl MessageCounter for ProviderCounter {
                 };
                 raw.add(main, 3 + self.raw(&format!("{header}\n{body}")));
                 for (name, args) in &p.tool_calls {
-                    let call = format!("<tool_call>\n{{\"name\": {}, \"arguments\": {args}}}\n</tool_call>", py::dumps(&Value::String(name.clone())));
+                    let call = format!(
+                        "<tool_call>\n{{\"name\": {}, \"arguments\": {args}}}\n</tool_call>",
+                        py::dumps(&Value::String(name.clone()))
+                    );
                     raw.add(Category::ToolCalls, self.raw(&call));
                 }
             }
@@ -454,7 +462,9 @@ mod tests {
     #[test]
     fn categories_follow_roles_and_blocks() {
         let c = counter(Provider::OpenAi, "gpt-4o");
-        let sys = c.message(&json!({"role": "system", "content": "Be brief."})).unwrap();
+        let sys = c
+            .message(&json!({"role": "system", "content": "Be brief."}))
+            .unwrap();
         assert_eq!(sys.total(), sys.get(Category::SystemPrompt));
         let call = c
             .message(&json!({"role": "assistant", "content": null, "tool_calls": [

@@ -84,9 +84,7 @@ impl Vocab {
         match self {
             Vocab::O200kBase => count_ordinary(tiktoken_rs::o200k_base_singleton(), text),
             Vocab::Cl100kBase => count_ordinary(tiktoken_rs::cl100k_base_singleton(), text),
-            Vocab::O200kHarmony => {
-                count_ordinary(tiktoken_rs::o200k_harmony_singleton(), text)
-            }
+            Vocab::O200kHarmony => count_ordinary(tiktoken_rs::o200k_harmony_singleton(), text),
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
                 count_with_specials(qwen(), &text)

@@ -1,0 +1,314 @@
+//! A formatted request cut into the pieces that truncation adds and removes:
+//! the pinned system prompt, then one unit per message (chat mode, and each
+//! message of a multi-agent tool run) or per `<history>` group. Formatting a
+//! list equals the units' output concatenated, which is what lets counts be
+//! cached per unit and truncation be planned without re-formatting.
+//!
+//! Two outputs depend on their neighbours, and units keep both variants:
+//! Anthropic keeps the `system` role only at index 0 of what it formats
+//! ("front"), and only the first `<history>` group carries the history
+//! prompt ("prompted").
+
+use super::{
+    anthropic, chat, history_message, system_message, FormatOptions, FormatterId, Mode, Provider,
+};
+use crate::media::MediaEnv;
+use crate::py::PyErr;
+use crate::session::{Msg, Role};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnitKind {
+    /// A chat-mode message.
+    Message,
+    /// A message of a multi-agent tool run; `run_start` when it opens the run.
+    ToolMessage { run_start: bool },
+    /// A multi-agent run of ordinary messages, wrapped in `<history>`.
+    AgentGroup,
+}
+
+#[derive(Debug)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// The input messages it comes from.
+    pub range: Range<usize>,
+    /// Its output in the middle of a request (not first, no history prompt).
+    pub formatted: Vec<Value>,
+    /// Its output at the front, where that differs (Anthropic `system` role).
+    pub front: Option<Vec<Value>>,
+    /// A history group's output when it is the first one (with the prompt).
+    pub prompted: Option<Vec<Value>>,
+    /// Content key: the unit's messages and kind. Equal keys, equal output.
+    pub key: u64,
+}
+
+/// Why a request cannot be cut into units.
+#[derive(Debug)]
+pub enum SegmentError {
+    /// Chat formatters that promote tool-result media insert messages into
+    /// the list being truncated (AgentScope's side effect); only the
+    /// reference loop reproduces that.
+    Promotion,
+    Format(PyErr),
+}
+
+impl From<PyErr> for SegmentError {
+    fn from(e: PyErr) -> Self {
+        SegmentError::Format(e)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Segmented {
+    pub id: FormatterId,
+    pub options: FormatOptions,
+    pub msgs: Vec<Arc<Msg>>,
+    /// `msgs[0]` is a system message: kept by every truncation step.
+    pub pinned: bool,
+    pub system: Vec<Value>,
+    pub units: Vec<Arc<Unit>>,
+    /// Message index -> unit index (`usize::MAX` for the pinned system).
+    pub unit_of: Vec<usize>,
+}
+
+impl Segmented {
+    /// Cuts `msgs` into units. `keys` are content hashes of the messages (see
+    /// [`message_key`]); units whose key is in `previous` are reused, not
+    /// formatted again.
+    pub fn build(
+        id: FormatterId,
+        options: &FormatOptions,
+        msgs: &[Arc<Msg>],
+        keys: &[u64],
+        env: &MediaEnv,
+        previous: Option<&Segmented>,
+    ) -> Result<Segmented, SegmentError> {
+        let reuse: HashMap<u64, &Arc<Unit>> = previous
+            .filter(|p| p.id == id && p.options == *options)
+            .map(|p| p.units.iter().map(|u| (u.key, u)).collect())
+            .unwrap_or_default();
+        let pinned = msgs.first().is_some_and(|m| m.role == Role::System);
+        let start = usize::from(pinned);
+        let provider = id.provider;
+        let system = match (pinned, id.mode) {
+            (false, _) => Vec::new(),
+            (true, Mode::Chat) => chat_one(provider, options, &msgs[0], true, env, false)?,
+            (true, Mode::MultiAgent) => vec![system_message(provider, &msgs[0])?],
+        };
+        let mut units: Vec<Arc<Unit>> = Vec::new();
+        let mut unit_of = vec![usize::MAX; msgs.len()];
+        let mut add = |kind: UnitKind, range: Range<usize>, units: &mut Vec<Arc<Unit>>| {
+            let key = unit_key(kind, &keys[range.clone()]);
+            let unit = match reuse.get(&key) {
+                Some(u) if u.range.len() == range.len() => Arc::new(Unit {
+                    kind,
+                    range: range.clone(),
+                    formatted: u.formatted.clone(),
+                    front: u.front.clone(),
+                    prompted: u.prompted.clone(),
+                    key,
+                }),
+                _ => Arc::new(format_unit(
+                    id,
+                    options,
+                    msgs,
+                    kind,
+                    range.clone(),
+                    key,
+                    env,
+                )?),
+            };
+            for i in range {
+                unit_of[i] = units.len();
+            }
+            units.push(unit);
+            Ok::<(), SegmentError>(())
+        };
+        match id.mode {
+            Mode::Chat => {
+                for i in start..msgs.len() {
+                    add(UnitKind::Message, i..i + 1, &mut units)?;
+                }
+            }
+            Mode::MultiAgent => {
+                let mut i = start;
+                while i < msgs.len() {
+                    let is_tool = msgs[i].has_tool_blocks()?;
+                    let mut end = i + 1;
+                    while end < msgs.len() && msgs[end].has_tool_blocks()? == is_tool {
+                        end += 1;
+                    }
+                    if is_tool {
+                        for j in i..end {
+                            let kind = UnitKind::ToolMessage { run_start: j == i };
+                            add(kind, j..j + 1, &mut units)?;
+                        }
+                    } else {
+                        add(UnitKind::AgentGroup, i..end, &mut units)?;
+                    }
+                    i = end;
+                }
+            }
+        }
+        Ok(Segmented {
+            id,
+            options: options.clone(),
+            msgs: msgs.to_vec(),
+            pinned,
+            system,
+            units,
+            unit_of,
+        })
+    }
+
+    /// The formatted request from unit `first` on (after the system
+    /// prompt), as the formatter would produce it for that list.
+    pub fn assemble(&self, first: usize) -> Vec<Value> {
+        let mut out = self.system.clone();
+        let mut prompt_used = false;
+        for (k, unit) in self.units[first..].iter().enumerate() {
+            out.extend(self.variant(unit, k == 0, &mut prompt_used).iter().cloned());
+        }
+        out
+    }
+
+    /// Which of a unit's outputs applies: `first` when it is the first unit
+    /// of the list; `prompt_used` once a history group has taken the prompt.
+    pub fn variant<'a>(&self, unit: &'a Unit, first: bool, prompt_used: &mut bool) -> &'a [Value] {
+        let at_front = match unit.kind {
+            UnitKind::Message => first && !self.pinned,
+            UnitKind::ToolMessage { run_start } => first || run_start,
+            UnitKind::AgentGroup => false,
+        };
+        if unit.kind == UnitKind::AgentGroup && !*prompt_used {
+            *prompt_used = true;
+            return unit.prompted.as_deref().unwrap_or(&unit.formatted);
+        }
+        match (&unit.front, at_front) {
+            (Some(front), true) => front,
+            _ => &unit.formatted,
+        }
+    }
+
+    /// A history group formatted from message `from` on (a truncation step
+    /// ended inside it), with the prompt as the first group.
+    pub fn partial_group(
+        &self,
+        unit: &Unit,
+        from: usize,
+        env: &MediaEnv,
+    ) -> Result<Vec<Value>, PyErr> {
+        history_message(
+            self.id.provider,
+            env,
+            &self.msgs[from..unit.range.end],
+            self.options.history_prompt(),
+        )
+    }
+}
+
+fn format_unit(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    kind: UnitKind,
+    range: Range<usize>,
+    key: u64,
+    env: &MediaEnv,
+) -> Result<Unit, SegmentError> {
+    let provider = id.provider;
+    let (formatted, front, prompted) = match kind {
+        UnitKind::AgentGroup => {
+            let group = &msgs[range.clone()];
+            (
+                history_message(provider, env, group, "")?,
+                None,
+                Some(history_message(
+                    provider,
+                    env,
+                    group,
+                    options.history_prompt(),
+                )?),
+            )
+        }
+        UnitKind::Message | UnitKind::ToolMessage { .. } => {
+            let msg = &msgs[range.start];
+            // Multi-agent tool runs are formatted on a copy: promoted media
+            // stay inside the run's output.
+            let promotion_ok = id.mode == Mode::MultiAgent;
+            let chat_options = match id.mode {
+                Mode::Chat => options.clone(),
+                Mode::MultiAgent => FormatOptions {
+                    history_prompt: None,
+                    ..options.clone()
+                },
+            };
+            let formatted = chat_one(provider, &chat_options, msg, false, env, promotion_ok)?;
+            let front = (provider == Provider::Anthropic && msg.role == Role::System)
+                .then(|| chat_one(provider, &chat_options, msg, true, env, promotion_ok))
+                .transpose()?;
+            (formatted, front, None)
+        }
+    };
+    Ok(Unit {
+        kind,
+        range,
+        formatted,
+        front,
+        prompted,
+        key,
+    })
+}
+
+/// One message through the chat formatter, at the front of the list or not.
+fn chat_one(
+    provider: Provider,
+    options: &FormatOptions,
+    msg: &Arc<Msg>,
+    front: bool,
+    env: &MediaEnv,
+    promotion_ok: bool,
+) -> Result<Vec<Value>, SegmentError> {
+    if provider == Provider::Anthropic {
+        let offset = if front { 0 } else { 1 };
+        return Ok(anthropic::chat_at(env, std::slice::from_ref(msg), offset)?);
+    }
+    let mut list = vec![Arc::clone(msg)];
+    let out = chat(provider, options, &mut list, env)?;
+    if list.len() != 1 && !promotion_ok {
+        return Err(SegmentError::Promotion);
+    }
+    Ok(out)
+}
+
+/// A content hash of one input message (its JSON as loaded).
+pub fn message_key(message: &Value) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut writer = HashWriter(&mut hasher);
+    // Writing into a hasher cannot fail.
+    let _ = serde_json::to_writer(&mut writer, message);
+    hasher.finish()
+}
+
+struct HashWriter<'a, H: Hasher>(&'a mut H);
+
+impl<H: Hasher> std::io::Write for HashWriter<'_, H> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn unit_key(kind: UnitKind, keys: &[u64]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    kind.hash(&mut hasher);
+    keys.hash(&mut hasher);
+    hasher.finish()
+}

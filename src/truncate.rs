@@ -1,0 +1,442 @@
+//! Truncation planning: the outcome of AgentScope's FIFO truncation (the
+//! same messages kept, the same errors) without its re-format and re-count
+//! of the whole list per dropped message.
+//!
+//! A request's count is a base plus the sum of its units' costs
+//! ([`Segmented`]), so every state the reference loop would visit (a system
+//! prompt plus a suffix of the conversation) costs a suffix sum plus two
+//! corrections: the unit that becomes first (Anthropic's `system` role) and
+//! the history group that takes the prompt. Only a step that ends inside a
+//! `<history>` group needs that group's remainder formatted, and only when
+//! the rest of the request alone fits.
+
+use crate::formatter::{
+    self, format_once, non_termination, system_prompt_over_budget, truncation_span_end, Budget,
+    FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind,
+};
+use crate::media::MediaEnv;
+use crate::py::PyErr;
+use crate::session::{Msg, Role};
+use crate::tokens::{Cost, MessageCounter};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A unit's costs, for each output variant it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitCost {
+    pub formatted: Cost,
+    pub front: Option<Cost>,
+    pub prompted: Option<Cost>,
+}
+
+/// The cost of formatted messages under `counter` (without its base).
+pub fn cost_of(counter: &dyn MessageCounter, messages: &[Value]) -> Result<Cost, PyErr> {
+    let mut total = Cost::default();
+    for m in messages {
+        total += counter.message(m)?;
+    }
+    Ok(total)
+}
+
+pub fn cost_unit(counter: &dyn MessageCounter, unit: &Unit) -> Result<UnitCost, PyErr> {
+    Ok(UnitCost {
+        formatted: cost_of(counter, &unit.formatted)?,
+        front: unit
+            .front
+            .as_deref()
+            .map(|f| cost_of(counter, f))
+            .transpose()?,
+        prompted: unit
+            .prompted
+            .as_deref()
+            .map(|f| cost_of(counter, f))
+            .transpose()?,
+    })
+}
+
+/// Units with their costs and the suffix sums the planner reads.
+#[derive(Debug, Clone)]
+pub struct CostedRequest {
+    pub seg: Segmented,
+    pub base: i64,
+    pub system: Cost,
+    pub units: Vec<UnitCost>,
+    /// `suffix[u]`: tokens of units `u..` in their middle-of-request form.
+    suffix: Vec<i64>,
+    /// `next_group[u]`: the first history group at or after `u`.
+    next_group: Vec<Option<usize>>,
+}
+
+impl CostedRequest {
+    pub fn new(seg: Segmented, base: i64, system: Cost, units: Vec<UnitCost>) -> Self {
+        let n = units.len();
+        let mut suffix = vec![0; n + 1];
+        let mut next_group = vec![None; n + 1];
+        for u in (0..n).rev() {
+            suffix[u] = suffix[u + 1] + standard(&seg.units[u], &units[u]).total();
+            next_group[u] = if seg.units[u].kind == UnitKind::AgentGroup {
+                Some(u)
+            } else {
+                next_group[u + 1]
+            };
+        }
+        Self {
+            seg,
+            base,
+            system,
+            units,
+            suffix,
+            next_group,
+        }
+    }
+
+    /// Costs every unit with `counter`.
+    pub fn count(seg: Segmented, counter: &dyn MessageCounter) -> Result<Self, PyErr> {
+        let system = cost_of(counter, &seg.system)?;
+        let units = seg
+            .units
+            .iter()
+            .map(|u| cost_unit(counter, u))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self::new(seg, counter.base(), system, units))
+    }
+
+    /// Tokens of the whole request (every message kept).
+    pub fn total(&self) -> i64 {
+        self.state_total_at_unit(0)
+    }
+
+    /// Per unit, the cost it has in the whole request.
+    pub fn unit_costs_in_full(&self) -> Vec<Cost> {
+        let mut prompt_used = false;
+        self.seg
+            .units
+            .iter()
+            .zip(&self.units)
+            .enumerate()
+            .map(|(k, (unit, cost))| in_context(&self.seg, unit, cost, k == 0, &mut prompt_used))
+            .collect()
+    }
+
+    /// Tokens of the list `system + units[u..]`.
+    fn state_total_at_unit(&self, u: usize) -> i64 {
+        let head = self.base + self.system.total();
+        if u >= self.units.len() {
+            return head;
+        }
+        let unit = &self.seg.units[u];
+        let cost = &self.units[u];
+        let mut total = head + self.suffix[u];
+        // The first unit's front form.
+        let at_front = match unit.kind {
+            UnitKind::Message => !self.seg.pinned,
+            UnitKind::ToolMessage { run_start } => !run_start,
+            UnitKind::AgentGroup => false,
+        };
+        if let (true, Some(front)) = (at_front, cost.front) {
+            total += front.total() - cost.formatted.total();
+        }
+        // The first history group's prompt.
+        if let Some(g) = self.next_group[u] {
+            if let Some(p) = self.units[g].prompted {
+                total += p.total() - self.units[g].formatted.total();
+            }
+        }
+        total
+    }
+}
+
+/// A unit's cost in the middle of a request with no prompt taken yet.
+fn standard(unit: &Unit, cost: &UnitCost) -> Cost {
+    match (unit.kind, cost.front) {
+        (UnitKind::ToolMessage { run_start: true }, Some(front)) => front,
+        _ => cost.formatted,
+    }
+}
+
+fn in_context(
+    seg: &Segmented,
+    unit: &Unit,
+    cost: &UnitCost,
+    first: bool,
+    prompt_used: &mut bool,
+) -> Cost {
+    if unit.kind == UnitKind::AgentGroup && !*prompt_used {
+        *prompt_used = true;
+        return cost.prompted.unwrap_or(cost.formatted);
+    }
+    let at_front = match unit.kind {
+        UnitKind::Message => first && !seg.pinned,
+        UnitKind::ToolMessage { run_start } => first || run_start,
+        UnitKind::AgentGroup => false,
+    };
+    match (cost.front, at_front) {
+        (Some(front), true) => front,
+        _ => cost.formatted,
+    }
+}
+
+/// How the plan was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanMethod {
+    /// From unit costs (the fast path).
+    Units,
+    /// The reference loop itself (media promotion rewrites the list).
+    ReferenceLoop,
+}
+
+/// What FIFO truncation does to a request for a budget.
+#[derive(Debug, Clone)]
+pub struct TruncationPlan {
+    pub max_tokens: i64,
+    pub tokens_before: i64,
+    /// Input message indices kept, in order.
+    pub kept: Vec<usize>,
+    pub dropped: Vec<usize>,
+    /// Tokens of the truncated request, when it fits.
+    pub tokens_after: Option<i64>,
+    /// Truncation steps taken (each drops a message or a tool-call span).
+    pub steps: usize,
+    /// The reference's error when it cannot fit.
+    pub error: Option<PyErr>,
+    pub method: PlanMethod,
+}
+
+impl TruncationPlan {
+    pub fn fits(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// Why it cannot fit, said plainly.
+    pub fn reason(&self) -> Option<String> {
+        let e = self.error.as_ref()?;
+        let m = &e.message;
+        Some(if m.starts_with("The system prompt message already exceeds") {
+            format!(
+                "the system prompt alone is over the budget of {} tokens",
+                self.max_tokens
+            )
+        } else if let Some(ids) = m
+            .strip_prefix("The input messages contains tool call(s) that do not have the corresponding tool result(s): ")
+        {
+            format!(
+                "tool call {} has no result, so truncation cannot drop past it",
+                ids.trim_end().trim_end_matches('.')
+            )
+        } else if e.kind == "NonTermination" {
+            format!(
+                "even an empty request is over the budget of {} tokens (AgentScope would loop forever)",
+                self.max_tokens
+            )
+        } else {
+            format!("{}: {}", e.kind, m)
+        })
+    }
+}
+
+/// How a planned state is evaluated.
+enum Total {
+    Exact(i64),
+    /// The rest of the request alone is over the budget.
+    Over,
+}
+
+/// Plans truncation of a costed request to `max_tokens`. The first state
+/// (everything kept) must already be known not to fit unless `check_first`.
+pub fn plan(
+    req: &CostedRequest,
+    counter: &dyn MessageCounter,
+    env: &MediaEnv,
+    max_tokens: i64,
+) -> Result<TruncationPlan, PyErr> {
+    if max_tokens <= 0 {
+        return Err(PyErr::assertion("max_tokens must be greater than 0"));
+    }
+    let seg = &req.seg;
+    let n = seg.msgs.len();
+    let pinned = usize::from(seg.pinned);
+    let tokens_before = req.total();
+    let finish =
+        |s: usize, tokens_after: Option<i64>, steps: usize, error: Option<PyErr>| TruncationPlan {
+            max_tokens,
+            tokens_before,
+            kept: (0..pinned).chain(s..n).collect(),
+            dropped: (pinned..s).collect(),
+            tokens_after,
+            steps,
+            error,
+            method: PlanMethod::Units,
+        };
+    if tokens_before <= max_tokens {
+        return Ok(finish(pinned, Some(tokens_before), 0, None));
+    }
+    let mut s = pinned;
+    let mut steps = 0;
+    loop {
+        if seg.pinned && s == n {
+            return Ok(finish(
+                s,
+                None,
+                steps,
+                Some(system_prompt_over_budget(max_tokens)),
+            ));
+        }
+        let end = match truncation_span_end(&seg.msgs, s) {
+            Ok(end) => end,
+            Err(e) => return Ok(finish(s, None, steps, Some(e))),
+        };
+        if end == s {
+            return Ok(finish(
+                s,
+                None,
+                steps,
+                Some(non_termination(n - s, max_tokens)),
+            ));
+        }
+        s = end;
+        steps += 1;
+        if !seg.pinned && seg.msgs.get(s).is_some_and(|m| m.role == Role::System) {
+            // The list now starts with a system message, which the
+            // reference keeps from here on: run the reference loop.
+            return Ok(
+                reference_loop(seg.id, &seg.options, &seg.msgs, env, counter, max_tokens)
+                    .map(|p| p.plan)
+                    .unwrap_or_else(|e| TruncationPlan {
+                        error: Some(e),
+                        tokens_after: None,
+                        method: PlanMethod::ReferenceLoop,
+                        ..finish(pinned, None, 0, None)
+                    }),
+            );
+        }
+        if let Total::Exact(t) = state_total(req, counter, env, s, max_tokens)? {
+            if t <= max_tokens {
+                return Ok(finish(s, Some(t), steps, None));
+            }
+        }
+    }
+}
+
+/// Tokens of the list `system + msgs[s..]`.
+fn state_total(
+    req: &CostedRequest,
+    counter: &dyn MessageCounter,
+    env: &MediaEnv,
+    s: usize,
+    max_tokens: i64,
+) -> Result<Total, PyErr> {
+    let seg = &req.seg;
+    if s >= seg.msgs.len() {
+        return Ok(Total::Exact(req.state_total_at_unit(seg.units.len())));
+    }
+    let u = seg.unit_of[s];
+    let unit = &seg.units[u];
+    if s == unit.range.start {
+        return Ok(Total::Exact(req.state_total_at_unit(u)));
+    }
+    // Inside a history group: the rest of the request, then the group's tail.
+    let rest = req.base + req.system.total() + req.suffix[u + 1];
+    if rest > max_tokens {
+        return Ok(Total::Over);
+    }
+    let tail = seg.partial_group(unit, s, env)?;
+    Ok(Total::Exact(rest + cost_of(counter, &tail)?.total()))
+}
+
+/// The reference run planned: the plan and the truncated request.
+pub struct Planned {
+    pub plan: TruncationPlan,
+    pub formatted: Vec<Value>,
+}
+
+/// AgentScope's `format(msgs)` with a budget, planned: the first pass is
+/// formatted and counted as the reference does (so its errors are the
+/// reference's), then the steps are planned from unit costs. When the
+/// formatter rewrites the list (promoted media) the reference loop runs.
+pub fn plan_reference(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    env: &MediaEnv,
+    counter: &dyn MessageCounter,
+    max_tokens: i64,
+) -> Result<Planned, PyErr> {
+    if max_tokens <= 0 {
+        return Err(PyErr::assertion("max_tokens must be greater than 0"));
+    }
+    let mut working = msgs.to_vec();
+    let warnings_before = env.warning_count();
+    let first = format_once(id, options, &mut working, env)?;
+    let n0 = counter.count(&first)?;
+    // The reference warns again on every pass; when this request warns at
+    // all, run the reference loop so the warnings come out as it gives them.
+    let warns = env.warning_count() > warnings_before;
+    let all: Vec<usize> = (0..msgs.len()).collect();
+    if n0 <= max_tokens {
+        return Ok(Planned {
+            plan: TruncationPlan {
+                max_tokens,
+                tokens_before: n0,
+                kept: all,
+                dropped: Vec::new(),
+                tokens_after: Some(n0),
+                steps: 0,
+                error: None,
+                method: PlanMethod::Units,
+            },
+            formatted: first,
+        });
+    }
+    let keys: Vec<u64> = vec![0; msgs.len()];
+    let costed = if working.len() == msgs.len() && !warns {
+        match Segmented::build(id, options, msgs, &keys, env, None) {
+            Ok(seg) => CostedRequest::count(seg, counter).ok(),
+            Err(SegmentError::Promotion | SegmentError::Format(_)) => None,
+        }
+    } else {
+        None
+    };
+    let Some(costed) = costed else {
+        env.truncate_warnings(warnings_before);
+        return reference_loop(id, options, msgs, env, counter, max_tokens);
+    };
+    let plan = plan(&costed, counter, env, max_tokens)?;
+    if let Some(e) = &plan.error {
+        return Err(e.clone());
+    }
+    let mut kept: Vec<Arc<Msg>> = plan.kept.iter().map(|&i| Arc::clone(&msgs[i])).collect();
+    let formatted = format_once(id, options, &mut kept, env)?;
+    Ok(Planned { plan, formatted })
+}
+
+fn reference_loop(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    env: &MediaEnv,
+    counter: &dyn MessageCounter,
+    max_tokens: i64,
+) -> Result<Planned, PyErr> {
+    let budget = Budget {
+        counter,
+        max_tokens,
+    };
+    let run = formatter::format_traced(id, options, msgs, env, Some(budget))?;
+    let kept: Vec<usize> = (0..msgs.len())
+        .filter(|&i| run.working.iter().any(|w| Arc::ptr_eq(w, &msgs[i])))
+        .collect();
+    let dropped = (0..msgs.len()).filter(|i| !kept.contains(i)).collect();
+    Ok(Planned {
+        plan: TruncationPlan {
+            max_tokens,
+            tokens_before: run.first_count.unwrap_or_default(),
+            kept,
+            dropped,
+            tokens_after: run.last_count,
+            steps: run.steps,
+            error: None,
+            method: PlanMethod::ReferenceLoop,
+        },
+        formatted: run.formatted,
+    })
+}

@@ -1,0 +1,280 @@
+//! The truncation planner against a plain re-implementation of AgentScope's
+//! loop (`formatter::format_traced`: one full format and count per dropped
+//! span), on thousands of random sessions and budgets, for all twelve
+//! formatters, with AgentScope's counter and with the provider counters.
+
+use formatscope::formatter::{
+    format_once, format_traced, message_key, Budget, FormatOptions, FormatterId, Segmented,
+};
+use formatscope::media::{MediaEnv, NoNetwork};
+use formatscope::pipeline::build_msgs;
+use formatscope::session::{parse_session, Msg};
+use formatscope::tokens::{
+    models, AgentScopeCounter, MessageCounter, OpenAiTokenCounter, ProviderCounter,
+};
+use formatscope::truncate::{self, CostedRequest};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::Arc;
+
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+#[derive(Debug, Clone)]
+enum Turn {
+    Say {
+        speaker: usize,
+        role: &'static str,
+        text: String,
+        image: bool,
+        thinking: bool,
+    },
+    /// A tool call by speaker 0, its result `gap` turns later (never, if None).
+    Call {
+        id: usize,
+        result_after: Option<usize>,
+    },
+    OrphanResult {
+        id: usize,
+    },
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    let text = prop_oneof![
+        "[a-z ]{0,40}",
+        "[a-z]{1,8}\\.\n?",
+        Just("今天天气很好，我们去图书馆吧".to_string()),
+        Just("  spaced  \n\n".to_string()),
+        Just("".to_string()),
+    ];
+    prop_oneof![
+        6 => (0..4usize, prop_oneof![8 => Just("user"), 8 => Just("assistant"), 1 => Just("system")], text, prop::bool::weighted(0.1), prop::bool::weighted(0.1))
+            .prop_map(|(speaker, role, text, image, thinking)| Turn::Say { speaker, role, text, image, thinking }),
+        2 => (0..1000usize, prop::option::weighted(0.93, 0..3usize))
+            .prop_map(|(id, result_after)| Turn::Call { id, result_after }),
+        2 => (0..1000usize).prop_map(|id| Turn::OrphanResult { id }),
+    ]
+}
+
+/// A session from turns: tool results are placed `result_after` turns
+/// after their call.
+fn session_json(system: Option<String>, turns: &[Turn]) -> Value {
+    let speakers = ["Alice", "Bob", "Friday", "Carol"];
+    let mut messages: Vec<Value> = Vec::new();
+    if let Some(s) = system {
+        messages.push(json!({"name": "system", "role": "system", "content": s}));
+    }
+    let mut pending: Vec<(usize, usize)> = Vec::new(); // (due index, id)
+    for (i, t) in turns.iter().enumerate() {
+        match t {
+            Turn::Say {
+                speaker,
+                role,
+                text,
+                image,
+                thinking,
+            } => {
+                let mut content = Vec::new();
+                if *thinking {
+                    content.push(json!({"type": "thinking", "thinking": "hmm"}));
+                }
+                content.push(json!({"type": "text", "text": text}));
+                if *image {
+                    content.push(json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}));
+                }
+                messages
+                    .push(json!({"name": speakers[*speaker], "role": role, "content": content}));
+            }
+            Turn::Call { id, result_after } => {
+                messages.push(json!({"name": "Friday", "role": "assistant", "content": [
+                    {"type": "tool_use", "id": format!("c{id}"), "name": "get_weather", "input": {"city": "Paris"}}
+                ]}));
+                if let Some(gap) = result_after {
+                    pending.push((i + gap, *id));
+                }
+            }
+            Turn::OrphanResult { id } => pending.push((i, *id + 5000)),
+        }
+        pending.sort();
+        while let Some(&(due, id)) = pending.first() {
+            if due > i {
+                break;
+            }
+            pending.remove(0);
+            messages.push(json!({"name": "Friday", "role": "system", "content": [
+                {"type": "tool_result", "id": format!("c{id}"), "name": "get_weather", "output": [{"type": "text", "text": "Sunny, 21C"}]}
+            ]}));
+        }
+    }
+    for (_, id) in pending {
+        messages.push(json!({"name": "Friday", "role": "system", "content": [
+            {"type": "tool_result", "id": format!("c{id}"), "name": "get_weather", "output": "Sunny"}
+        ]}));
+    }
+    json!({"messages": messages})
+}
+
+struct Case {
+    msgs: Vec<Arc<Msg>>,
+    keys: Vec<u64>,
+}
+
+fn case(doc: &Value) -> Case {
+    let session = parse_session(&doc.to_string(), "planner.json").expect("session loads");
+    let msgs = build_msgs(&session).expect("messages build");
+    let keys = session.messages.iter().map(message_key).collect();
+    Case { msgs, keys }
+}
+
+fn same_error(a: &formatscope::py::PyErr, b: &formatscope::py::PyErr) -> bool {
+    a.kind == b.kind && a.message == b.message
+}
+
+/// The planner's answer for one formatter, counter and budget equals the
+/// reference loop's: the same output (or error), kept messages and count.
+fn check(
+    c: &Case,
+    id: FormatterId,
+    counter: &dyn MessageCounter,
+    env: &MediaEnv,
+    budget_fraction: f64,
+) -> Result<(), TestCaseError> {
+    let options = FormatOptions::default();
+    let full = {
+        let mut w = c.msgs.clone();
+        format_once(id, &options, &mut w, env)
+            .and_then(|f| counter.count(&f))
+            .unwrap_or(50)
+    };
+    let max_tokens = ((full as f64 * budget_fraction) as i64).max(1);
+    let reference = format_traced(
+        id,
+        &options,
+        &c.msgs,
+        env,
+        Some(Budget {
+            counter,
+            max_tokens,
+        }),
+    );
+    let planned = truncate::plan_reference(id, &options, &c.msgs, env, counter, max_tokens);
+    match (&reference, &planned) {
+        (Ok(r), Ok(p)) => {
+            prop_assert_eq!(&r.formatted, &p.formatted, "{} max={}", id, max_tokens);
+            prop_assert_eq!(
+                r.last_count,
+                p.plan.tokens_after,
+                "{} max={}",
+                id,
+                max_tokens
+            );
+        }
+        (Err(r), Err(p)) => prop_assert!(same_error(r, p), "{}: {:?} vs {:?}", id, r, p),
+        _ => prop_assert!(
+            false,
+            "{} max={}: loop {:?} vs planner {:?}",
+            id,
+            max_tokens,
+            reference.as_ref().err(),
+            planned.as_ref().err()
+        ),
+    }
+    // The workbench's path: units costed once, the plan from them alone.
+    if let Ok(seg) = Segmented::build(id, &options, &c.msgs, &c.keys, env, None) {
+        if let Ok(costed) = CostedRequest::count(seg, counter) {
+            let plan = truncate::plan(&costed, counter, env, max_tokens).expect("plan");
+            match &reference {
+                Ok(r) => {
+                    prop_assert!(plan.error.is_none(), "{}: {:?}", id, plan.error);
+                    prop_assert_eq!(plan.tokens_after, r.last_count);
+                    let kept: Vec<usize> = (0..c.msgs.len())
+                        .filter(|&i| r.working.iter().any(|w| Arc::ptr_eq(w, &c.msgs[i])))
+                        .collect();
+                    prop_assert_eq!(&plan.kept, &kept, "{} max={}", id, max_tokens);
+                }
+                Err(e) => {
+                    let pe = plan.error.as_ref();
+                    prop_assert!(
+                        pe.is_some_and(|p| same_error(p, e)),
+                        "{}: {:?} vs {:?}",
+                        id,
+                        pe,
+                        e
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn env() -> MediaEnv {
+    MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn planner_agrees_with_the_reference_loop(
+        system in prop::option::weighted(0.8, "[A-Za-z .]{1,60}"),
+        turns in prop::collection::vec(turn(), 0..14),
+        fraction in 0.0f64..1.1,
+        formatter in 0..12usize,
+    ) {
+        let c = case(&session_json(system, &turns));
+        let env = env();
+        let id = FormatterId::all().nth(formatter).expect("twelve formatters");
+        let reference = OpenAiTokenCounter::new("gpt-4o");
+        let agentscope = AgentScopeCounter { counter: &reference, web: &NoNetwork };
+        check(&c, id, &agentscope, &env, fraction)?;
+        let provider = ProviderCounter::new(models::resolve(id.provider, None), None);
+        check(&c, id, &provider, &env, fraction)?;
+    }
+}
+
+/// Units put back together are the formatter's output, from every unit on.
+#[test]
+fn units_reassemble_to_the_formatted_request_for_every_golden_case() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/cases");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("cases") {
+        let path = entry.expect("entry").path();
+        let Ok(session) = formatscope::session::read_session(&path) else {
+            continue;
+        };
+        let Ok(msgs) = build_msgs(&session) else {
+            continue;
+        };
+        let keys: Vec<u64> = session.messages.iter().map(message_key).collect();
+        let env = MediaEnv::new(
+            session.base_dir(),
+            Arc::new(formatscope::media::WebRoot::new(vec![
+                dir.join("../media/web")
+            ])),
+        );
+        for id in FormatterId::all() {
+            let options = FormatOptions::default();
+            let Ok(seg) = Segmented::build(id, &options, &msgs, &keys, &env, None) else {
+                continue;
+            };
+            for (u, unit) in seg.units.iter().enumerate() {
+                let mut list: Vec<Arc<Msg>> = msgs[..usize::from(seg.pinned)].to_vec();
+                list.extend_from_slice(&msgs[unit.range.start..]);
+                if !seg.pinned && list[0].role == formatscope::session::Role::System {
+                    continue; // such a list pins its own system prompt
+                }
+                let expected = format_once(id, &options, &mut list, &env).expect("formats");
+                assert_eq!(
+                    seg.assemble(u),
+                    expected,
+                    "{} {} from unit {u}",
+                    path.display(),
+                    id
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} lists checked");
+}
