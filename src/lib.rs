@@ -2,6 +2,7 @@
 //! counting and truncation. No terminal, async or file-watch dependency:
 //! the CLI and the workbench are thin layers over this.
 
+pub mod budget;
 pub mod formatter;
 pub mod media;
 pub mod pipeline;

@@ -278,3 +278,45 @@ fn units_reassemble_to_the_formatted_request_for_every_golden_case() {
     }
     assert!(checked > 1000, "only {checked} lists checked");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// After edits, inserts and deletes, the incremental model gives the same
+    /// figures and plans as one built from scratch.
+    #[test]
+    fn incremental_counts_equal_a_fresh_count(
+        turns in prop::collection::vec(turn(), 1..12),
+        edit_text in "[a-z ]{0,30}",
+        edit_at in 0usize..100,
+        formatter in 0..12usize,
+        budget in 1i64..400,
+    ) {
+        use formatscope::budget::BudgetModel;
+        let doc = session_json(Some("You are Friday.".into()), &turns);
+        let messages = doc["messages"].as_array().cloned().unwrap_or_default();
+        let id = FormatterId::all().nth(formatter).expect("twelve formatters");
+        let model_info = models::resolve(id.provider, None);
+        let fresh = |msgs: Vec<Value>| BudgetModel::new(id, FormatOptions::default(), model_info.clone(), msgs, None, env());
+        let Ok(mut model) = fresh(messages.clone()) else { return Ok(()) };
+        let i = edit_at % messages.len();
+        let mut edited = messages.clone();
+        edited[i] = json!({"name": "Bob", "role": "user", "content": [{"type": "text", "text": edit_text}]});
+        if model.set_message(i, edited[i].clone()).is_err() { return Ok(()) }
+        let Ok(mut scratch) = fresh(edited.clone()) else { return Ok(()) };
+        prop_assert_eq!(model.report(), scratch.report());
+        let (a, b) = (model.plan(budget).ok(), scratch.plan(budget).ok());
+        prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
+        // Delete a message and duplicate another.
+        let mut reshaped = edited.clone();
+        reshaped.remove(i);
+        if !reshaped.is_empty() {
+            let dup = reshaped[reshaped.len() / 2].clone();
+            reshaped.push(dup);
+        }
+        if model.set_messages(reshaped.clone()).is_err() { return Ok(()) }
+        let Ok(mut scratch) = fresh(reshaped) else { return Ok(()) };
+        prop_assert_eq!(model.report(), scratch.report());
+        prop_assert_eq!(model.formatted(), scratch.formatted());
+    }
+}

@@ -37,13 +37,15 @@ pub struct Unit {
     /// The input messages it comes from.
     pub range: Range<usize>,
     /// Its output in the middle of a request (not first, no history prompt).
-    pub formatted: Vec<Value>,
+    pub formatted: Arc<Vec<Value>>,
     /// Its output at the front, where that differs (Anthropic `system` role).
-    pub front: Option<Vec<Value>>,
+    pub front: Option<Arc<Vec<Value>>>,
     /// A history group's output when it is the first one (with the prompt).
-    pub prompted: Option<Vec<Value>>,
+    pub prompted: Option<Arc<Vec<Value>>>,
     /// Content key: the unit's messages and kind. Equal keys, equal output.
     pub key: u64,
+    /// Chat mode promoted media after this message (see `rewrites_list`).
+    pub inserts: bool,
 }
 
 /// Why a request cannot be cut into units.
@@ -73,6 +75,9 @@ pub struct Segmented {
     pub units: Vec<Arc<Unit>>,
     /// Message index -> unit index (`usize::MAX` for the pinned system).
     pub unit_of: Vec<usize>,
+    /// A chat formatter promoted tool-result media: it inserts messages
+    /// into the list AgentScope truncates, which units do not model.
+    pub rewrites_list: bool,
 }
 
 impl Segmented {
@@ -87,6 +92,22 @@ impl Segmented {
         env: &MediaEnv,
         previous: Option<&Segmented>,
     ) -> Result<Segmented, SegmentError> {
+        Self::build_with(id, options, msgs, keys, env, previous, false)
+    }
+
+    /// [`Segmented::build`]; with `allow_promotion` a chat formatter's
+    /// promoted media stay in their message's unit (right for counting a
+    /// request; truncation must then run the reference loop) and
+    /// `rewrites_list` says so.
+    pub fn build_with(
+        id: FormatterId,
+        options: &FormatOptions,
+        msgs: &[Arc<Msg>],
+        keys: &[u64],
+        env: &MediaEnv,
+        previous: Option<&Segmented>,
+        allow_promotion: bool,
+    ) -> Result<Segmented, SegmentError> {
         let reuse: HashMap<u64, &Arc<Unit>> = previous
             .filter(|p| p.id == id && p.options == *options)
             .map(|p| p.units.iter().map(|u| (u.key, u)).collect())
@@ -94,9 +115,14 @@ impl Segmented {
         let pinned = msgs.first().is_some_and(|m| m.role == Role::System);
         let start = usize::from(pinned);
         let provider = id.provider;
+        let mut rewrites_list = false;
         let system = match (pinned, id.mode) {
             (false, _) => Vec::new(),
-            (true, Mode::Chat) => chat_one(provider, options, &msgs[0], true, env, false)?,
+            (true, Mode::Chat) => {
+                let (out, inserted) = chat_one(provider, options, &msgs[0], true, env)?;
+                rewrites_list |= inserted;
+                out
+            }
             (true, Mode::MultiAgent) => vec![system_message(provider, &msgs[0])?],
         };
         let mut units: Vec<Arc<Unit>> = Vec::new();
@@ -104,6 +130,7 @@ impl Segmented {
         let mut add = |kind: UnitKind, range: Range<usize>, units: &mut Vec<Arc<Unit>>| {
             let key = unit_key(kind, &keys[range.clone()]);
             let unit = match reuse.get(&key) {
+                Some(u) if u.range == range => Arc::clone(*u),
                 Some(u) if u.range.len() == range.len() => Arc::new(Unit {
                     kind,
                     range: range.clone(),
@@ -111,6 +138,7 @@ impl Segmented {
                     front: u.front.clone(),
                     prompted: u.prompted.clone(),
                     key,
+                    inserts: u.inserts,
                 }),
                 _ => Arc::new(format_unit(
                     id,
@@ -154,6 +182,7 @@ impl Segmented {
                 }
             }
         }
+        let rewrites_list = rewrites_list || units.iter().any(|u| u.inserts);
         Ok(Segmented {
             id,
             options: options.clone(),
@@ -161,7 +190,15 @@ impl Segmented {
             pinned,
             system,
             units,
+            rewrites_list,
             unit_of,
+        })
+        .and_then(|seg| {
+            if seg.rewrites_list && !allow_promotion {
+                Err(SegmentError::Promotion)
+            } else {
+                Ok(seg)
+            }
         })
     }
 
@@ -221,6 +258,7 @@ fn format_unit(
     env: &MediaEnv,
 ) -> Result<Unit, SegmentError> {
     let provider = id.provider;
+    let mut inserted = false;
     let (formatted, front, prompted) = match kind {
         UnitKind::AgentGroup => {
             let group = &msgs[range.clone()];
@@ -237,9 +275,6 @@ fn format_unit(
         }
         UnitKind::Message | UnitKind::ToolMessage { .. } => {
             let msg = &msgs[range.start];
-            // Multi-agent tool runs are formatted on a copy: promoted media
-            // stay inside the run's output.
-            let promotion_ok = id.mode == Mode::MultiAgent;
             let chat_options = match id.mode {
                 Mode::Chat => options.clone(),
                 Mode::MultiAgent => FormatOptions {
@@ -247,9 +282,12 @@ fn format_unit(
                     ..options.clone()
                 },
             };
-            let formatted = chat_one(provider, &chat_options, msg, false, env, promotion_ok)?;
+            let (formatted, ins) = chat_one(provider, &chat_options, msg, false, env)?;
+            // Multi-agent tool runs are formatted on a copy: promoted media
+            // stay inside the run's output, the list is not rewritten.
+            inserted = ins && id.mode == Mode::Chat;
             let front = (provider == Provider::Anthropic && msg.role == Role::System)
-                .then(|| chat_one(provider, &chat_options, msg, true, env, promotion_ok))
+                .then(|| chat_one(provider, &chat_options, msg, true, env).map(|(f, _)| f))
                 .transpose()?;
             (formatted, front, None)
         }
@@ -257,32 +295,31 @@ fn format_unit(
     Ok(Unit {
         kind,
         range,
-        formatted,
-        front,
-        prompted,
+        formatted: Arc::new(formatted),
+        front: front.map(Arc::new),
+        prompted: prompted.map(Arc::new),
         key,
+        inserts: inserted,
     })
 }
 
-/// One message through the chat formatter, at the front of the list or not.
+/// One message through the chat formatter, at the front of the list or
+/// not; and whether the formatter inserted promoted messages after it.
 fn chat_one(
     provider: Provider,
     options: &FormatOptions,
     msg: &Arc<Msg>,
     front: bool,
     env: &MediaEnv,
-    promotion_ok: bool,
-) -> Result<Vec<Value>, SegmentError> {
+) -> Result<(Vec<Value>, bool), SegmentError> {
     if provider == Provider::Anthropic {
         let offset = if front { 0 } else { 1 };
-        return Ok(anthropic::chat_at(env, std::slice::from_ref(msg), offset)?);
+        let out = anthropic::chat_at(env, std::slice::from_ref(msg), offset)?;
+        return Ok((out, false));
     }
     let mut list = vec![Arc::clone(msg)];
     let out = chat(provider, options, &mut list, env)?;
-    if list.len() != 1 && !promotion_ok {
-        return Err(SegmentError::Promotion);
-    }
-    Ok(out)
+    Ok((out, list.len() != 1))
 }
 
 /// A content hash of one input message (its JSON as loaded).

@@ -182,16 +182,22 @@ fn tokenizer(name: &str) -> TokenizerSpec {
     TokenizerSpec::from_name(name).unwrap_or(TokenizerSpec::ALL[0])
 }
 
-/// The model table's entry for `model` under `provider`, if it has one
-/// (an entry filed under another provider counts too: Qwen behind an
+/// The model table's entry for `model` under `provider`, if it has one.
+/// OpenAI-compatible endpoints and Ollama serve other makers' models, so for
+/// those an entry filed under another provider counts too (Qwen behind an
 /// OpenAI-compatible endpoint still tokenizes as Qwen).
 pub fn lookup(provider: Provider, model: &str) -> Option<ModelInfo> {
     let t = table();
+    let serves_others = matches!(provider, Provider::OpenAi | Provider::Ollama);
     let entry = t
         .models
         .iter()
         .find(|e| e.provider == provider.id() && e.matches(model))
-        .or_else(|| t.models.iter().find(|e| e.matches(model)))?;
+        .or_else(|| {
+            serves_others
+                .then(|| t.models.iter().find(|e| e.matches(model)))
+                .flatten()
+        })?;
     Some(ModelInfo {
         provider,
         model: model.to_string(),

@@ -1,0 +1,399 @@
+//! The token budget of a session under one formatter and model: the count
+//! by message and by category, kept up to date incrementally (an edit
+//! re-formats and re-counts only the unit it touches), and truncation plans.
+
+use crate::formatter::{
+    self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, UnitKind,
+};
+use crate::media::MediaEnv;
+use crate::py::{self, PyErr};
+use crate::session::Msg;
+use crate::tokens::{Category, Cost, MessageCounter, ModelInfo, ProviderCounter};
+use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One input message's share of the count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageTokens {
+    pub index: usize,
+    pub name: String,
+    pub role: String,
+    pub tokens: i64,
+    /// A share of a `<history>` group's count (split by the members' text),
+    /// not a count of its own.
+    pub shared: bool,
+}
+
+/// The budget meter's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenReport {
+    pub formatter: FormatterId,
+    pub model: ModelInfo,
+    /// Formatted messages (what AgentScope's truncation budgets).
+    pub messages_total: i64,
+    /// Tokens of the request's own framing (in "conversation").
+    pub framing: i64,
+    pub tool_schemas: i64,
+    /// Messages plus tool schemas: the request.
+    pub total: i64,
+    pub by_category: Cost,
+    pub messages: Vec<MessageTokens>,
+    /// Whether each figure is an exact count or an estimate.
+    pub exact: bool,
+    pub exact_categories: Vec<(Category, bool)>,
+    pub tool_schemas_exact: bool,
+}
+
+impl TokenReport {
+    pub fn to_json(&self) -> Value {
+        let mut categories = Map::new();
+        for (cat, exact) in &self.exact_categories {
+            categories.insert(
+                cat.id().into(),
+                json!({"tokens": self.by_category.get(*cat), "exact": exact}),
+            );
+        }
+        categories.insert(
+            "tool_schemas".into(),
+            json!({"tokens": self.tool_schemas, "exact": self.tool_schemas_exact}),
+        );
+        let mut out = json!({
+            "formatter": self.formatter.class_name(),
+            "provider": self.model.provider.id(),
+            "model": self.model.model,
+            "tokenizer": self.model.tokenizer.describe(),
+            "exact": self.exact,
+            "total": self.total,
+            "messages_total": self.messages_total,
+            "request_framing": self.framing,
+            "context_window": self.model.context_window,
+            "max_output": self.model.max_output,
+            "categories": categories,
+            "messages": self.messages.iter().map(|m| json!({
+                "index": m.index, "name": m.name, "role": m.role, "tokens": m.tokens, "shared": m.shared,
+            })).collect::<Vec<_>>(),
+        });
+        if let Some(note) = &self.model.note {
+            out["note"] = json!(note);
+        }
+        out
+    }
+}
+
+/// A session's messages formatted and counted, unit by unit, with caches
+/// keyed by content so an edit costs only what it changed.
+pub struct BudgetModel {
+    pub formatter: FormatterId,
+    options: FormatOptions,
+    counter: ProviderCounter,
+    env: MediaEnv,
+    messages: Vec<Value>,
+    keys: Vec<u64>,
+    msgs: Vec<Arc<Msg>>,
+    tools: Option<Value>,
+    tool_schemas: i64,
+    request: CostedRequest,
+    costs: HashMap<u64, UnitCost>,
+    shares: HashMap<u64, Vec<i64>>,
+}
+
+/// Why a session has no budget figures.
+#[derive(Debug, Clone)]
+pub enum BudgetError {
+    /// Message `index` is not a valid AgentScope `Msg`.
+    Message { index: usize, error: PyErr },
+    /// The formatter or the counter raised.
+    Format(PyErr),
+}
+
+impl std::fmt::Display for BudgetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BudgetError::Message { index, error } => {
+                write!(f, "message {index}: {}: {}", error.kind, error.message)
+            }
+            BudgetError::Format(e) => write!(f, "{}: {}", e.kind, e.message),
+        }
+    }
+}
+
+impl BudgetModel {
+    pub fn new(
+        formatter: FormatterId,
+        options: FormatOptions,
+        model: ModelInfo,
+        messages: Vec<Value>,
+        tools: Option<Value>,
+        env: MediaEnv,
+    ) -> Result<Self, BudgetError> {
+        let counter = ProviderCounter::new(model, Some(env.base_dir().to_path_buf()));
+        let msgs = messages
+            .iter()
+            .enumerate()
+            .map(|(index, m)| {
+                Msg::from_dict(m)
+                    .map(Arc::new)
+                    .map_err(|error| BudgetError::Message { index, error })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let keys: Vec<u64> = messages.iter().map(message_key).collect();
+        let seg = build(formatter, &options, &msgs, &keys, &env, None)?;
+        let mut model = BudgetModel {
+            formatter,
+            options,
+            counter,
+            env,
+            messages,
+            keys,
+            msgs,
+            tools,
+            tool_schemas: 0,
+            request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
+            costs: HashMap::new(),
+            shares: HashMap::new(),
+        };
+        model.tool_schemas = model.count_tools();
+        model.request = model.cost(seg)?;
+        Ok(model)
+    }
+
+    pub fn counter(&self) -> &ProviderCounter {
+        &self.counter
+    }
+
+    pub fn messages(&self) -> &[Value] {
+        &self.messages
+    }
+
+    /// Replaces message `index` and recounts only what it changed.
+    pub fn set_message(&mut self, index: usize, value: Value) -> Result<(), BudgetError> {
+        let msg = Msg::from_dict(&value).map_err(|error| BudgetError::Message { index, error })?;
+        self.msgs[index] = Arc::new(msg);
+        self.keys[index] = message_key(&value);
+        self.messages[index] = value;
+        self.rebuild()
+    }
+
+    /// Inserts, removes or reorders messages: the whole list, re-cut into
+    /// units, with every unchanged unit's output and count reused.
+    pub fn set_messages(&mut self, messages: Vec<Value>) -> Result<(), BudgetError> {
+        let mut by_key: HashMap<u64, Arc<Msg>> = self
+            .keys
+            .iter()
+            .copied()
+            .zip(self.msgs.iter().cloned())
+            .collect();
+        let mut msgs = Vec::with_capacity(messages.len());
+        let mut keys = Vec::with_capacity(messages.len());
+        for (index, m) in messages.iter().enumerate() {
+            let key = message_key(m);
+            let msg = match by_key.remove(&key) {
+                Some(msg) => msg,
+                None => Arc::new(
+                    Msg::from_dict(m).map_err(|error| BudgetError::Message { index, error })?,
+                ),
+            };
+            msgs.push(msg);
+            keys.push(key);
+        }
+        self.msgs = msgs;
+        self.keys = keys;
+        self.messages = messages;
+        self.rebuild()
+    }
+
+    fn rebuild(&mut self) -> Result<(), BudgetError> {
+        let seg = build(
+            self.formatter,
+            &self.options,
+            &self.msgs,
+            &self.keys,
+            &self.env,
+            Some(&self.request.seg),
+        )?;
+        self.request = self.cost(seg)?;
+        Ok(())
+    }
+
+    fn cost(&mut self, seg: Segmented) -> Result<CostedRequest, BudgetError> {
+        let counter = &self.counter;
+        let system = truncate::cost_of(counter, &seg.system)
+            .map_err(BudgetError::Format)?
+            .recategorised(Category::SystemPrompt);
+        let mut units = Vec::with_capacity(seg.units.len());
+        for unit in &seg.units {
+            let cost = match self.costs.get(&unit.key) {
+                Some(c) => *c,
+                None => {
+                    let c = cost_unit(counter, unit).map_err(BudgetError::Format)?;
+                    self.costs.insert(unit.key, c);
+                    c
+                }
+            };
+            units.push(cost);
+        }
+        Ok(CostedRequest::new(seg, counter.base(), system, units))
+    }
+
+    fn count_tools(&self) -> i64 {
+        let Some(tools) = self.tools.as_ref().filter(|t| py::truthy(t)) else {
+            return 0;
+        };
+        match formatter::format_tools(self.formatter.provider, tools, &mut |_| {}) {
+            Ok(Value::Array(list)) => self.counter.tools(&list),
+            _ => 0,
+        }
+    }
+
+    /// Tokens of the formatted messages (the truncation budget's measure).
+    pub fn messages_total(&self) -> i64 {
+        self.request.total()
+    }
+
+    pub fn report(&mut self) -> TokenReport {
+        let in_full = self.request.unit_costs_in_full();
+        let mut by_category = self.request.system;
+        // The request's own framing (reply priming, BOS, generation prompt).
+        by_category.add(Category::Conversation, self.request.base);
+        let mut messages = Vec::with_capacity(self.msgs.len());
+        let describe = |i: usize, msgs: &[Arc<Msg>]| {
+            (py::py_str(&msgs[i].name), msgs[i].role.as_str().to_string())
+        };
+        if self.request.seg.pinned {
+            let (name, role) = describe(0, &self.msgs);
+            messages.push(MessageTokens {
+                index: 0,
+                name,
+                role,
+                tokens: self.request.system.total(),
+                shared: false,
+            });
+        }
+        let units: Vec<_> = self.request.seg.units.clone();
+        for (unit, cost) in units.iter().zip(in_full) {
+            by_category += cost;
+            let shares = if unit.kind == UnitKind::AgentGroup && unit.range.len() > 1 {
+                self.group_shares(unit.key, unit.range.clone(), cost.total())
+            } else {
+                vec![cost.total()]
+            };
+            for (i, tokens) in unit.range.clone().zip(shares) {
+                let (name, role) = describe(i, &self.msgs);
+                messages.push(MessageTokens {
+                    index: i,
+                    name,
+                    role,
+                    tokens,
+                    shared: unit.range.len() > 1,
+                });
+            }
+        }
+        let messages_total = self.request.total();
+        let exact_categories: Vec<(Category, bool)> = Category::ALL
+            .iter()
+            .map(|c| (*c, self.counter.exact(Some(*c))))
+            .collect();
+        let used_estimate = exact_categories
+            .iter()
+            .any(|(c, exact)| !exact && by_category.get(*c) != 0)
+            || (self.tool_schemas != 0 && !self.counter.exact(None));
+        TokenReport {
+            formatter: self.formatter,
+            model: self.counter.info.clone(),
+            messages_total,
+            framing: self.request.base,
+            tool_schemas: self.tool_schemas,
+            total: messages_total + self.tool_schemas,
+            by_category,
+            messages,
+            exact: !used_estimate,
+            exact_categories,
+            tool_schemas_exact: self.counter.exact(None),
+        }
+    }
+
+    /// A history group's count split over its members by their own text's
+    /// tokens (the group's framing goes to its first member).
+    fn group_shares(&mut self, key: u64, range: std::ops::Range<usize>, total: i64) -> Vec<i64> {
+        if let Some(s) = self
+            .shares
+            .get(&key)
+            .filter(|s| s.iter().sum::<i64>() == total)
+        {
+            return s.clone();
+        }
+        let tokenizer = self.counter.info.tokenizer;
+        let own: Vec<i64> = range
+            .clone()
+            .map(|i| {
+                let msg = &self.msgs[i];
+                let name = py::py_str(&msg.name);
+                msg.blocks_of("text")
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .map(|t| tokenizer.count(&format!("{name}: {t}")) + 1)
+                    .sum()
+            })
+            .collect();
+        let sum: i64 = own.iter().sum();
+        let mut shares = own.clone();
+        if sum <= total {
+            shares[0] += total - sum;
+        } else {
+            // Cross-line merges made the group cheaper than its lines.
+            let mut left = total;
+            for (k, s) in shares.iter_mut().enumerate().skip(1) {
+                *s = own[k] * total / sum.max(1);
+                left -= *s;
+            }
+            shares[0] = left;
+        }
+        self.shares.insert(key, shares.clone());
+        shares
+    }
+
+    /// What FIFO truncation would do at `max_tokens` (formatted messages
+    /// only, as AgentScope budgets them), counted with this model's tokenizer.
+    pub fn plan(&self, max_tokens: i64) -> Result<TruncationPlan, PyErr> {
+        if self.request.seg.rewrites_list {
+            // Promoted media rewrite the list AgentScope truncates.
+            return truncate::plan_reference(
+                self.formatter,
+                &self.options,
+                &self.msgs,
+                &self.env,
+                &self.counter,
+                max_tokens,
+            )
+            .map(|p| p.plan);
+        }
+        truncate::plan(&self.request, &self.counter, &self.env, max_tokens)
+    }
+
+    /// The formatted request (every message kept).
+    pub fn formatted(&self) -> Vec<Value> {
+        self.request.seg.assemble(0)
+    }
+
+    pub fn counter_dyn(&self) -> &dyn MessageCounter {
+        &self.counter
+    }
+}
+
+fn build(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    keys: &[u64],
+    env: &MediaEnv,
+    previous: Option<&Segmented>,
+) -> Result<Segmented, BudgetError> {
+    Segmented::build_with(id, options, msgs, keys, env, previous, true).map_err(|e| match e {
+        SegmentError::Format(e) => BudgetError::Format(e),
+        // Not raised: promotion is allowed when counting.
+        SegmentError::Promotion => BudgetError::Format(PyErr::value("promoted media")),
+    })
+}

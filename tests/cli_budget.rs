@@ -1,0 +1,200 @@
+//! `formatscope count`, `tokenize` and `truncate` as a user runs them.
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn formatscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn count_json_gives_the_breakdown_with_the_providers_tokenizer() {
+    let json = json_of(&formatscope(&[
+        "count",
+        "sessions/library_trip.json",
+        "--json",
+    ]));
+    assert_eq!(json["provider"], "dashscope");
+    assert_eq!(json["model"], "qwen-max");
+    assert_eq!(json["tokenizer"], "qwen");
+    assert_eq!(json["exact"], true);
+    let categories = json["categories"].as_object().expect("categories");
+    for key in [
+        "system_prompt",
+        "conversation",
+        "tool_calls",
+        "tool_results",
+        "media",
+        "tool_schemas",
+    ] {
+        assert!(categories.contains_key(key), "{key}");
+    }
+    let sum: i64 = categories
+        .values()
+        .map(|c| c["tokens"].as_i64().unwrap_or(0))
+        .sum();
+    assert_eq!(
+        json["total"].as_i64(),
+        Some(sum),
+        "categories add up to the total"
+    );
+    let messages = json["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 11);
+    assert_eq!(messages[1]["name"], "Bob");
+    let per_message: i64 = messages
+        .iter()
+        .map(|m| m["tokens"].as_i64().unwrap_or(0))
+        .sum();
+    let framing = json["request_framing"].as_i64().expect("framing");
+    assert!((1..10).contains(&framing), "{framing}");
+    assert_eq!(
+        json["messages_total"].as_i64(),
+        Some(per_message + framing),
+        "messages plus the generation prompt"
+    );
+}
+
+#[test]
+fn count_switches_tokenizer_with_the_provider_and_labels_estimates() {
+    let claude = json_of(&formatscope(&[
+        "count",
+        "sessions/library_trip.json",
+        "--json",
+        "--provider",
+        "anthropic",
+    ]));
+    assert_eq!(claude["exact"], false);
+    assert!(claude["tokenizer"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("≈ claude"));
+    let gpt4 = json_of(&formatscope(&[
+        "count",
+        "sessions/library_trip.json",
+        "--json",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-4",
+    ]));
+    assert_eq!(gpt4["tokenizer"], "cl100k_base");
+    assert_eq!(gpt4["context_window"], 8192);
+}
+
+#[test]
+fn tokenize_counts_stdin_and_files() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(["tokenize", "--tokenizer", "o200k_base"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"hello world")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let json = json_of(&out);
+    assert_eq!(
+        json,
+        serde_json::json!({"tokenizer": "o200k_base", "exact": true, "tokens": 2})
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.txt");
+    std::fs::write(&path, "今天天气很好").expect("write");
+    let json = json_of(&formatscope(&[
+        "tokenize",
+        "--model",
+        "deepseek-chat",
+        path.to_str().unwrap_or_default(),
+    ]));
+    assert_eq!(json["tokenizer"], "deepseek");
+    assert!(json["tokens"].as_i64().unwrap_or(0) >= 1);
+    let gemini = json_of(&formatscope(&[
+        "tokenize",
+        "--model",
+        "gemini-2.5-pro",
+        path.to_str().unwrap_or_default(),
+    ]));
+    assert_eq!(gemini["exact"], false);
+}
+
+#[test]
+fn truncate_plans_which_messages_go() {
+    let json = json_of(&formatscope(&[
+        "truncate",
+        "sessions/library_trip.json",
+        "--max-tokens",
+        "150",
+        "--json",
+    ]));
+    assert_eq!(json["fits"], true);
+    assert!(json["tokens_after"].as_i64().unwrap_or(i64::MAX) <= 150);
+    assert!(json["tokens_before"].as_i64().unwrap_or(0) > 150);
+    assert_eq!(json["kept"][0], 0, "the system prompt is kept");
+    assert_eq!(json["dropped"][0], 1, "the oldest message goes first");
+}
+
+#[test]
+fn truncate_says_plainly_why_it_cannot_fit() {
+    let out = formatscope(&[
+        "truncate",
+        "sessions/library_trip.json",
+        "--max-tokens",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["fits"], false);
+    assert_eq!(json["error_type"], "ValueError");
+    assert!(json["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("system prompt alone"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    for args in [
+        &[
+            "count",
+            "sessions/library_trip.json",
+            "--model",
+            "no-such-model",
+        ][..],
+        &["count", "sessions/no-such-file.json"][..],
+        &["count", "sessions/invalid.json"][..],
+        &[
+            "truncate",
+            "sessions/library_trip.json",
+            "--max-tokens",
+            "0",
+        ][..],
+        &["tokenize", "--tokenizer", "nope", "Cargo.toml"][..],
+        &["tokenize", "--model", "no-such-model", "Cargo.toml"][..],
+    ] {
+        let out = formatscope(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+}
