@@ -3,7 +3,7 @@
 //! re-formats and re-counts only the unit it touches), and truncation plans.
 
 use crate::formatter::{
-    self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, UnitKind,
+    self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, UnitKind, SYSTEM_UNIT,
 };
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
@@ -169,11 +169,49 @@ impl BudgetModel {
 
     /// Replaces message `index` and recounts only what it changed.
     pub fn set_message(&mut self, index: usize, value: Value) -> Result<(), BudgetError> {
-        let msg = Msg::from_dict(&value).map_err(|error| BudgetError::Message { index, error })?;
-        self.msgs[index] = Arc::new(msg);
+        if index >= self.msgs.len() {
+            return Err(BudgetError::Format(PyErr::new(
+                "IndexError",
+                "list assignment index out of range",
+            )));
+        }
+        let msg = Arc::new(
+            Msg::from_dict(&value).map_err(|error| BudgetError::Message { index, error })?,
+        );
+        self.msgs[index] = Arc::clone(&msg);
         self.keys[index] = message_key(&value);
         self.messages[index] = value;
-        self.rebuild()
+        let replaced = self
+            .request
+            .seg
+            .replace_message(index, msg, &self.keys, &self.env)
+            .map_err(segment_error)?;
+        let Some(u) = replaced else {
+            return self.rebuild();
+        };
+        let counter = &self.counter;
+        let cost = if u == SYSTEM_UNIT {
+            let system = truncate::cost_of(counter, &self.request.seg.system)
+                .map_err(BudgetError::Format)?
+                .recategorised(Category::SystemPrompt);
+            UnitCost {
+                formatted: system,
+                front: None,
+                prompted: None,
+            }
+        } else {
+            let unit = &self.request.seg.units[u];
+            match self.costs.get(&unit.key) {
+                Some(c) => *c,
+                None => {
+                    let c = cost_unit(counter, unit).map_err(BudgetError::Format)?;
+                    self.costs.insert(unit.key, c);
+                    c
+                }
+            }
+        };
+        self.request.set_cost(u, cost);
+        Ok(())
     }
 
     /// Inserts, removes or reorders messages: the whole list, re-cut into
@@ -391,9 +429,13 @@ fn build(
     env: &MediaEnv,
     previous: Option<&Segmented>,
 ) -> Result<Segmented, BudgetError> {
-    Segmented::build_with(id, options, msgs, keys, env, previous, true).map_err(|e| match e {
+    Segmented::build_with(id, options, msgs, keys, env, previous, true).map_err(segment_error)
+}
+
+fn segment_error(e: SegmentError) -> BudgetError {
+    match e {
         SegmentError::Format(e) => BudgetError::Format(e),
         // Not raised: promotion is allowed when counting.
         SegmentError::Promotion => BudgetError::Format(PyErr::value("promoted media")),
-    })
+    }
 }

@@ -69,25 +69,45 @@ pub struct CostedRequest {
 
 impl CostedRequest {
     pub fn new(seg: Segmented, base: i64, system: Cost, units: Vec<UnitCost>) -> Self {
-        let n = units.len();
-        let mut suffix = vec![0; n + 1];
-        let mut next_group = vec![None; n + 1];
-        for u in (0..n).rev() {
-            suffix[u] = suffix[u + 1] + standard(&seg.units[u], &units[u]).total();
-            next_group[u] = if seg.units[u].kind == UnitKind::AgentGroup {
-                Some(u)
-            } else {
-                next_group[u + 1]
-            };
-        }
-        Self {
+        let mut req = Self {
             seg,
             base,
             system,
             units,
-            suffix,
-            next_group,
+            suffix: Vec::new(),
+            next_group: Vec::new(),
+        };
+        req.sum();
+        req
+    }
+
+    /// The suffix sums, after any unit's cost changed (O(units), additions only).
+    fn sum(&mut self) {
+        let n = self.units.len();
+        self.suffix.clear();
+        self.suffix.resize(n + 1, 0);
+        self.next_group.clear();
+        self.next_group.resize(n + 1, None);
+        for u in (0..n).rev() {
+            self.suffix[u] =
+                self.suffix[u + 1] + standard(&self.seg.units[u], &self.units[u]).total();
+            self.next_group[u] = if self.seg.units[u].kind == UnitKind::AgentGroup {
+                Some(u)
+            } else {
+                self.next_group[u + 1]
+            };
         }
+    }
+
+    /// Records the new cost of unit `u` (or of the system prompt, for
+    /// [`crate::formatter::SYSTEM_UNIT`]) after `seg.replace_message`.
+    pub fn set_cost(&mut self, u: usize, cost: UnitCost) {
+        if u == crate::formatter::SYSTEM_UNIT {
+            self.system = cost.formatted;
+        } else {
+            self.units[u] = cost;
+        }
+        self.sum();
     }
 
     /// Costs every unit with `counter`.

@@ -64,6 +64,9 @@ impl From<PyErr> for SegmentError {
     }
 }
 
+/// [`Segmented::replace_message`]'s answer for the pinned system prompt.
+pub const SYSTEM_UNIT: usize = usize::MAX;
+
 #[derive(Debug, Clone)]
 pub struct Segmented {
     pub id: FormatterId,
@@ -200,6 +203,50 @@ impl Segmented {
                 Ok(seg)
             }
         })
+    }
+
+    /// Replaces message `i` where the units keep their shape, re-formatting
+    /// only the unit that holds it. Returns the unit's index
+    /// ([`SYSTEM_UNIT`] for the pinned system prompt), or `None` when the
+    /// edit changes the shape (a message gains or loses tool blocks in
+    /// multi-agent mode, or the system prompt's role changes): rebuild then.
+    pub fn replace_message(
+        &mut self,
+        i: usize,
+        msg: Arc<Msg>,
+        keys: &[u64],
+        env: &MediaEnv,
+    ) -> Result<Option<usize>, SegmentError> {
+        let Some(old) = self.msgs.get(i) else {
+            return Ok(None);
+        };
+        let is_system = msg.role == Role::System;
+        if i == 0 && (self.pinned != is_system) {
+            return Ok(None);
+        }
+        if self.id.mode == Mode::MultiAgent && old.has_tool_blocks()? != msg.has_tool_blocks()? {
+            return Ok(None);
+        }
+        self.msgs[i] = Arc::clone(&msg);
+        if i == 0 && self.pinned {
+            self.system = match self.id.mode {
+                Mode::Chat => {
+                    let (out, inserted) =
+                        chat_one(self.id.provider, &self.options, &msg, true, env)?;
+                    self.rewrites_list |= inserted;
+                    out
+                }
+                Mode::MultiAgent => vec![system_message(self.id.provider, &msg)?],
+            };
+            return Ok(Some(SYSTEM_UNIT));
+        }
+        let u = self.unit_of[i];
+        let (kind, range) = (self.units[u].kind, self.units[u].range.clone());
+        let key = unit_key(kind, &keys[range.clone()]);
+        let unit = format_unit(self.id, &self.options, &self.msgs, kind, range, key, env)?;
+        self.rewrites_list |= unit.inserts;
+        self.units[u] = Arc::new(unit);
+        Ok(Some(u))
     }
 
     /// The formatted request from unit `first` on (after the system

@@ -1,0 +1,134 @@
+//! Speed of the token budget on the standard benchmark sessions
+//! (benches/gen_session.py: 100, 1,000 and 10,000 messages, four speakers,
+//! a tool call every 12th turn; OpenAI multi-agent, as generated).
+//!
+//!     cargo bench --bench budget
+//!
+//! Targets (issue 3, this 2-core machine): 10,000 messages format < 10 ms,
+//! count warm < 20 ms, recount after a one-message edit < 1 ms, plan
+//! truncation at any budget < 20 ms. `scripts/bench-vs-agentscope.py`
+//! measures AgentScope on the same sessions for the ratios.
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use formatscope::budget::BudgetModel;
+use formatscope::formatter::{self, FormatOptions, FormatterId};
+use formatscope::media::{MediaEnv, NoNetwork};
+use formatscope::pipeline::{build_msgs, formatter_for_session};
+use formatscope::session::{read_session, Session};
+use formatscope::tokens::models;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+// The binary's allocator (src/main.rs), so figures are the app's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const SIZES: [usize; 3] = [100, 1_000, 10_000];
+
+/// target/bench-sessions/bench_N.json, generated once with the repo's copy
+/// of the standard generator.
+fn bench_session(n: usize) -> Session {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target/bench-sessions");
+    let path = dir.join(format!("bench_{n}.json"));
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("create target/bench-sessions");
+        let out = Command::new("python3")
+            .arg(root.join("benches/gen_session.py"))
+            .arg(n.to_string())
+            .output()
+            .expect("python3 runs benches/gen_session.py");
+        assert!(out.status.success(), "gen_session.py failed");
+        std::fs::write(&path, out.stdout).expect("write the session");
+    }
+    read_session(&path).expect("the generated session loads")
+}
+
+fn env_for(session: &Session) -> MediaEnv {
+    MediaEnv::new(session.base_dir(), Arc::new(NoNetwork))
+}
+
+fn model_for(session: &Session, id: FormatterId) -> BudgetModel {
+    BudgetModel::new(
+        id,
+        FormatOptions::default(),
+        models::resolve(id.provider, session.model()),
+        session.messages.clone(),
+        session.tools.clone(),
+        env_for(session),
+    )
+    .expect("the session counts")
+}
+
+fn benches(c: &mut Criterion) {
+    // Load the tokenizer before timing anything (the workbench warms it in
+    // the background at start-up).
+    models::resolve(formatter::Provider::OpenAi, Some("gpt-4o"))
+        .tokenizer
+        .vocab
+        .warm();
+    let mut group = c.benchmark_group("budget");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
+    for n in SIZES {
+        let session = bench_session(n);
+        let id = formatter_for_session(&session).expect("openai multi_agent");
+        let msgs = build_msgs(&session).expect("messages build");
+        let env = env_for(&session);
+
+        group.bench_with_input(BenchmarkId::new("format", n), &n, |b, _| {
+            b.iter(|| formatter::format(id, &FormatOptions::default(), &msgs, &env, None))
+        });
+        group.bench_with_input(BenchmarkId::new("count_cold", n), &n, |b, _| {
+            b.iter(|| model_for(&session, id).report().total)
+        });
+        let mut model = model_for(&session, id);
+        group.bench_with_input(BenchmarkId::new("count_warm", n), &n, |b, _| {
+            b.iter(|| {
+                model
+                    .set_messages(session.messages.clone())
+                    .expect("recounts");
+                model.report().total
+            })
+        });
+        // Each iteration writes new text into a message in the middle, so
+        // the unit it touches is genuinely re-formatted and re-counted.
+        let mut edit = 0u64;
+        let middle = n / 2;
+        group.bench_with_input(BenchmarkId::new("recount_one_edit", n), &n, |b, _| {
+            b.iter_batched(
+                || {
+                    edit += 1;
+                    json!({"name": "Bob", "role": "user", "content": [
+                        {"type": "text", "text": format!("Edit number {edit}: the library opens at nine.")}
+                    ]})
+                },
+                |message: Value| {
+                    model.set_message(middle, message).expect("recounts");
+                    model.messages_total()
+                },
+                BatchSize::SmallInput,
+            )
+        });
+        let total = model.messages_total();
+        for (label, budget) in [
+            ("plan_fits", total),
+            ("plan_half", total / 2),
+            ("plan_2pct", total * 98 / 100),
+            ("plan_tiny", 50),
+        ] {
+            group.bench_with_input(BenchmarkId::new(label, n), &n, |b, _| {
+                b.iter(|| model.plan(budget).map(|p| p.kept.len()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(budget, benches);
+criterion_main!(budget);
