@@ -95,6 +95,7 @@ pub struct BudgetModel {
     tools: Option<Value>,
     tool_schemas: i64,
     request: CostedRequest,
+    total: i64,
     costs: HashMap<u64, UnitCost>,
     shares: HashMap<u64, Vec<i64>>,
 }
@@ -151,6 +152,7 @@ impl BudgetModel {
             tools,
             tool_schemas: 0,
             request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
+            total: 0,
             costs: HashMap::new(),
             shares: HashMap::new(),
         };
@@ -211,6 +213,10 @@ impl BudgetModel {
             }
         };
         self.request.set_cost(u, cost);
+        self.total = self
+            .request
+            .total(counter, &self.env)
+            .map_err(BudgetError::Format)?;
         Ok(())
     }
 
@@ -272,7 +278,9 @@ impl BudgetModel {
             };
             units.push(cost);
         }
-        Ok(CostedRequest::new(seg, counter.base(), system, units))
+        let req = CostedRequest::new(seg, counter.base(), system, units);
+        self.total = req.total(counter, &self.env).map_err(BudgetError::Format)?;
+        Ok(req)
     }
 
     fn count_tools(&self) -> i64 {
@@ -287,11 +295,14 @@ impl BudgetModel {
 
     /// Tokens of the formatted messages (the truncation budget's measure).
     pub fn messages_total(&self) -> i64 {
-        self.request.total()
+        self.total
     }
 
     pub fn report(&mut self) -> TokenReport {
-        let in_full = self.request.unit_costs_in_full();
+        let in_full = self
+            .request
+            .unit_costs_in_full(&self.counter, &self.env)
+            .unwrap_or_else(|_| self.request.units.iter().map(|c| c.formatted).collect());
         let mut by_category = self.request.system;
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
@@ -328,7 +339,7 @@ impl BudgetModel {
                 });
             }
         }
-        let messages_total = self.request.total();
+        let messages_total = self.total;
         let exact_categories: Vec<(Category, bool)> = Category::ALL
             .iter()
             .map(|c| (*c, self.counter.exact(Some(*c))))
@@ -413,7 +424,7 @@ impl BudgetModel {
 
     /// The formatted request (every message kept).
     pub fn formatted(&self) -> Vec<Value> {
-        self.request.seg.assemble(0)
+        self.request.seg.assemble(0, &self.env).unwrap_or_default()
     }
 
     pub fn counter_dyn(&self) -> &dyn MessageCounter {

@@ -19,7 +19,7 @@ use crate::py::PyErr;
 use crate::session::{Msg, Role};
 use crate::tokens::{Cost, MessageCounter};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A unit's costs, for each output variant it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub fn cost_unit(counter: &dyn MessageCounter, unit: &Unit) -> Result<UnitCost, 
             .transpose()?,
         prompted: unit
             .prompted
-            .as_deref()
+            .get()
             .map(|f| cost_of(counter, f))
             .transpose()?,
     })
@@ -65,10 +65,13 @@ pub struct CostedRequest {
     suffix: Vec<i64>,
     /// `next_group[u]`: the first history group at or after `u`.
     next_group: Vec<Option<usize>>,
+    /// Prompted costs of history groups, counted when a plan needs them.
+    lazy_prompted: Vec<OnceLock<Cost>>,
 }
 
 impl CostedRequest {
     pub fn new(seg: Segmented, base: i64, system: Cost, units: Vec<UnitCost>) -> Self {
+        let lazy_prompted = (0..units.len()).map(|_| OnceLock::new()).collect();
         let mut req = Self {
             seg,
             base,
@@ -76,9 +79,34 @@ impl CostedRequest {
             units,
             suffix: Vec::new(),
             next_group: Vec::new(),
+            lazy_prompted,
         };
         req.sum();
         req
+    }
+
+    /// The first history group, whose prompted form the whole request uses.
+    pub fn first_group(&self) -> Option<usize> {
+        self.next_group.first().copied().flatten()
+    }
+
+    /// Unit `g`'s cost with the history prompt, counted on first use.
+    fn prompted_cost(
+        &self,
+        g: usize,
+        counter: &dyn MessageCounter,
+        env: &MediaEnv,
+    ) -> Result<Cost, PyErr> {
+        if let Some(p) = self.units[g]
+            .prompted
+            .or_else(|| self.lazy_prompted[g].get().copied())
+        {
+            return Ok(p);
+        }
+        let out = self.seg.prompted(&self.seg.units[g], env)?;
+        let cost = cost_of(counter, &out)?;
+        let _ = self.lazy_prompted[g].set(cost);
+        Ok(cost)
     }
 
     /// The suffix sums, after any unit's cost changed (O(units), additions only).
@@ -88,6 +116,7 @@ impl CostedRequest {
         self.suffix.resize(n + 1, 0);
         self.next_group.clear();
         self.next_group.resize(n + 1, None);
+        self.lazy_prompted.resize_with(n, OnceLock::new);
         for u in (0..n).rev() {
             self.suffix[u] =
                 self.suffix[u + 1] + standard(&self.seg.units[u], &self.units[u]).total();
@@ -106,43 +135,63 @@ impl CostedRequest {
             self.system = cost.formatted;
         } else {
             self.units[u] = cost;
+            self.lazy_prompted[u] = OnceLock::new();
         }
         self.sum();
     }
 
     /// Costs every unit with `counter`.
-    pub fn count(seg: Segmented, counter: &dyn MessageCounter) -> Result<Self, PyErr> {
+    pub fn count(
+        seg: Segmented,
+        counter: &dyn MessageCounter,
+        env: &MediaEnv,
+    ) -> Result<Self, PyErr> {
         let system = cost_of(counter, &seg.system)?;
         let units = seg
             .units
             .iter()
             .map(|u| cost_unit(counter, u))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self::new(seg, counter.base(), system, units))
+        let req = Self::new(seg, counter.base(), system, units);
+        req.total(counter, env)?;
+        Ok(req)
     }
 
     /// Tokens of the whole request (every message kept).
-    pub fn total(&self) -> i64 {
-        self.state_total_at_unit(0)
+    pub fn total(&self, counter: &dyn MessageCounter, env: &MediaEnv) -> Result<i64, PyErr> {
+        self.state_total_at_unit(0, counter, env)
     }
 
     /// Per unit, the cost it has in the whole request.
-    pub fn unit_costs_in_full(&self) -> Vec<Cost> {
-        let mut prompt_used = false;
-        self.seg
+    pub fn unit_costs_in_full(
+        &self,
+        counter: &dyn MessageCounter,
+        env: &MediaEnv,
+    ) -> Result<Vec<Cost>, PyErr> {
+        let mut costs: Vec<Cost> = self
+            .seg
             .units
             .iter()
             .zip(&self.units)
             .enumerate()
-            .map(|(k, (unit, cost))| in_context(&self.seg, unit, cost, k == 0, &mut prompt_used))
-            .collect()
+            .map(|(k, (unit, cost))| in_context(&self.seg, unit, cost, k == 0))
+            .collect();
+        if let Some(g) = self.first_group() {
+            costs[g] = self.prompted_cost(g, counter, env)?;
+        }
+        Ok(costs)
     }
 
     /// Tokens of the list `system + units[u..]`.
-    fn state_total_at_unit(&self, u: usize) -> i64 {
+    fn state_total_at_unit(
+        &self,
+        u: usize,
+        counter: &dyn MessageCounter,
+        env: &MediaEnv,
+    ) -> Result<i64, PyErr> {
         let head = self.base + self.system.total();
         if u >= self.units.len() {
-            return head;
+            return Ok(head);
         }
         let unit = &self.seg.units[u];
         let cost = &self.units[u];
@@ -158,11 +207,10 @@ impl CostedRequest {
         }
         // The first history group's prompt.
         if let Some(g) = self.next_group[u] {
-            if let Some(p) = self.units[g].prompted {
-                total += p.total() - self.units[g].formatted.total();
-            }
+            let p = self.prompted_cost(g, counter, env)?;
+            total += p.total() - self.units[g].formatted.total();
         }
-        total
+        Ok(total)
     }
 }
 
@@ -174,17 +222,9 @@ fn standard(unit: &Unit, cost: &UnitCost) -> Cost {
     }
 }
 
-fn in_context(
-    seg: &Segmented,
-    unit: &Unit,
-    cost: &UnitCost,
-    first: bool,
-    prompt_used: &mut bool,
-) -> Cost {
-    if unit.kind == UnitKind::AgentGroup && !*prompt_used {
-        *prompt_used = true;
-        return cost.prompted.unwrap_or(cost.formatted);
-    }
+/// A unit's cost in the whole request, but for the prompt (the caller puts
+/// the first history group's prompted cost in).
+fn in_context(seg: &Segmented, unit: &Unit, cost: &UnitCost, first: bool) -> Cost {
     let at_front = match unit.kind {
         UnitKind::Message => first && !seg.pinned,
         UnitKind::ToolMessage { run_start } => first || run_start,
@@ -275,7 +315,7 @@ pub fn plan(
     let seg = &req.seg;
     let n = seg.msgs.len();
     let pinned = usize::from(seg.pinned);
-    let tokens_before = req.total();
+    let tokens_before = req.total(counter, env)?;
     let finish =
         |s: usize, tokens_after: Option<i64>, steps: usize, error: Option<PyErr>| TruncationPlan {
             max_tokens,
@@ -347,12 +387,13 @@ fn state_total(
 ) -> Result<Total, PyErr> {
     let seg = &req.seg;
     if s >= seg.msgs.len() {
-        return Ok(Total::Exact(req.state_total_at_unit(seg.units.len())));
+        let t = req.state_total_at_unit(seg.units.len(), counter, env)?;
+        return Ok(Total::Exact(t));
     }
     let u = seg.unit_of[s];
     let unit = &seg.units[u];
     if s == unit.range.start {
-        return Ok(Total::Exact(req.state_total_at_unit(u)));
+        return Ok(Total::Exact(req.state_total_at_unit(u, counter, env)?));
     }
     // Inside a history group: the rest of the request, then the group's tail.
     let rest = req.base + req.system.total() + req.suffix[u + 1];
@@ -410,7 +451,7 @@ pub fn plan_reference(
     let keys: Vec<u64> = vec![0; msgs.len()];
     let costed = if working.len() == msgs.len() && !warns {
         match Segmented::build(id, options, msgs, &keys, env, None) {
-            Ok(seg) => CostedRequest::count(seg, counter).ok(),
+            Ok(seg) => CostedRequest::count(seg, counter, env).ok(),
             Err(SegmentError::Promotion | SegmentError::Format(_)) => None,
         }
     } else {

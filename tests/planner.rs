@@ -181,7 +181,7 @@ fn check(
     }
     // The workbench's path: units costed once, the plan from them alone.
     if let Ok(seg) = Segmented::build(id, &options, &c.msgs, &c.keys, env, None) {
-        if let Ok(costed) = CostedRequest::count(seg, counter) {
+        if let Ok(costed) = CostedRequest::count(seg, counter, env) {
             let plan = truncate::plan(&costed, counter, env, max_tokens).expect("plan");
             match &reference {
                 Ok(r) => {
@@ -266,7 +266,7 @@ fn units_reassemble_to_the_formatted_request_for_every_golden_case() {
                 }
                 let expected = format_once(id, &options, &mut list, &env).expect("formats");
                 assert_eq!(
-                    seg.assemble(u),
+                    seg.assemble(u, &env).expect("assembles"),
                     expected,
                     "{} {} from unit {u}",
                     path.display(),

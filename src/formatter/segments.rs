@@ -19,7 +19,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnitKind {
@@ -40,8 +40,9 @@ pub struct Unit {
     pub formatted: Arc<Vec<Value>>,
     /// Its output at the front, where that differs (Anthropic `system` role).
     pub front: Option<Arc<Vec<Value>>>,
-    /// A history group's output when it is the first one (with the prompt).
-    pub prompted: Option<Arc<Vec<Value>>>,
+    /// A history group's output when it is the first one (with the prompt),
+    /// formatted when first asked for ([`Segmented::prompted`]).
+    pub prompted: OnceLock<Arc<Vec<Value>>>,
     /// Content key: the unit's messages and kind. Equal keys, equal output.
     pub key: u64,
     /// Chat mode promoted media after this message (see `rewrites_list`).
@@ -251,31 +252,43 @@ impl Segmented {
 
     /// The formatted request from unit `first` on (after the system
     /// prompt), as the formatter would produce it for that list.
-    pub fn assemble(&self, first: usize) -> Vec<Value> {
+    pub fn assemble(&self, first: usize, env: &MediaEnv) -> Result<Vec<Value>, PyErr> {
         let mut out = self.system.clone();
         let mut prompt_used = false;
         for (k, unit) in self.units[first..].iter().enumerate() {
-            out.extend(self.variant(unit, k == 0, &mut prompt_used).iter().cloned());
+            let at_front = match unit.kind {
+                UnitKind::Message => k == 0 && !self.pinned,
+                UnitKind::ToolMessage { run_start } => k == 0 || run_start,
+                UnitKind::AgentGroup => false,
+            };
+            if unit.kind == UnitKind::AgentGroup && !prompt_used {
+                prompt_used = true;
+                out.extend(self.prompted(unit, env)?.iter().cloned());
+                continue;
+            }
+            let variant = match (&unit.front, at_front) {
+                (Some(front), true) => front,
+                _ => &unit.formatted,
+            };
+            out.extend(variant.iter().cloned());
         }
-        out
+        Ok(out)
     }
 
-    /// Which of a unit's outputs applies: `first` when it is the first unit
-    /// of the list; `prompt_used` once a history group has taken the prompt.
-    pub fn variant<'a>(&self, unit: &'a Unit, first: bool, prompt_used: &mut bool) -> &'a [Value] {
-        let at_front = match unit.kind {
-            UnitKind::Message => first && !self.pinned,
-            UnitKind::ToolMessage { run_start } => first || run_start,
-            UnitKind::AgentGroup => false,
-        };
-        if unit.kind == UnitKind::AgentGroup && !*prompt_used {
-            *prompt_used = true;
-            return unit.prompted.as_deref().unwrap_or(&unit.formatted);
+    /// A history group's output as the first group (with the prompt).
+    pub fn prompted(&self, unit: &Unit, env: &MediaEnv) -> Result<Arc<Vec<Value>>, PyErr> {
+        if let Some(p) = unit.prompted.get() {
+            return Ok(Arc::clone(p));
         }
-        match (&unit.front, at_front) {
-            (Some(front), true) => front,
-            _ => &unit.formatted,
-        }
+        let group = &self.msgs[unit.range.clone()];
+        let out = Arc::new(history_message(
+            self.id.provider,
+            env,
+            group,
+            self.options.history_prompt(),
+        )?);
+        let _ = unit.prompted.set(Arc::clone(&out));
+        Ok(out)
     }
 
     /// A history group formatted from message `from` on (a truncation step
@@ -306,19 +319,10 @@ fn format_unit(
 ) -> Result<Unit, SegmentError> {
     let provider = id.provider;
     let mut inserted = false;
-    let (formatted, front, prompted) = match kind {
+    let (formatted, front) = match kind {
         UnitKind::AgentGroup => {
             let group = &msgs[range.clone()];
-            (
-                history_message(provider, env, group, "")?,
-                None,
-                Some(history_message(
-                    provider,
-                    env,
-                    group,
-                    options.history_prompt(),
-                )?),
-            )
+            (history_message(provider, env, group, "")?, None)
         }
         UnitKind::Message | UnitKind::ToolMessage { .. } => {
             let msg = &msgs[range.start];
@@ -336,7 +340,7 @@ fn format_unit(
             let front = (provider == Provider::Anthropic && msg.role == Role::System)
                 .then(|| chat_one(provider, &chat_options, msg, true, env).map(|(f, _)| f))
                 .transpose()?;
-            (formatted, front, None)
+            (formatted, front)
         }
     };
     Ok(Unit {
@@ -344,7 +348,7 @@ fn format_unit(
         range,
         formatted: Arc::new(formatted),
         front: front.map(Arc::new),
-        prompted: prompted.map(Arc::new),
+        prompted: OnceLock::new(),
         key,
         inserts: inserted,
     })
