@@ -40,8 +40,10 @@ pub struct TokenReport {
     pub total: i64,
     pub by_category: Cost,
     pub messages: Vec<MessageTokens>,
-    /// Whether each figure is an exact count or an estimate.
+    /// Whether each figure is an exact count or an estimate: the whole
+    /// request, and the formatted messages alone (what a budget measures).
     pub exact: bool,
+    pub messages_exact: bool,
     pub exact_categories: Vec<(Category, bool)>,
     pub tool_schemas_exact: bool,
 }
@@ -65,6 +67,7 @@ impl TokenReport {
             "model": self.model.model,
             "tokenizer": self.model.tokenizer.describe(),
             "exact": self.exact,
+            "messages_exact": self.messages_exact,
             "total": self.total,
             "messages_total": self.messages_total,
             "request_framing": self.framing,
@@ -80,6 +83,14 @@ impl TokenReport {
         }
         out
     }
+}
+
+/// The formatted request and where each part came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormattedRequest {
+    pub messages: Vec<Value>,
+    /// `(input message range, output message range)`, in order.
+    pub spans: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
 }
 
 /// A session's messages formatted and counted, unit by unit, with caches
@@ -344,10 +355,11 @@ impl BudgetModel {
             .iter()
             .map(|c| (*c, self.counter.exact(Some(*c))))
             .collect();
-        let used_estimate = exact_categories
+        let messages_estimated = exact_categories
             .iter()
-            .any(|(c, exact)| !exact && by_category.get(*c) != 0)
-            || (self.tool_schemas != 0 && !self.counter.exact(None));
+            .any(|(c, exact)| !exact && by_category.get(*c) != 0);
+        let used_estimate =
+            messages_estimated || (self.tool_schemas != 0 && !self.counter.exact(None));
         TokenReport {
             formatter: self.formatter,
             model: self.counter.info.clone(),
@@ -358,6 +370,7 @@ impl BudgetModel {
             by_category,
             messages,
             exact: !used_estimate,
+            messages_exact: !messages_estimated,
             exact_categories,
             tool_schemas_exact: self.counter.exact(None),
         }
@@ -420,6 +433,23 @@ impl BudgetModel {
             .map(|p| p.plan);
         }
         truncate::plan(&self.request, &self.counter, &self.env, max_tokens)
+    }
+
+    /// The formatted request with, per unit, `(input messages, output
+    /// messages)` ranges: which part of the request came from which message.
+    pub fn formatted_with_spans(&self) -> Result<FormattedRequest, PyErr> {
+        let (messages, spans) = self.request.seg.assemble_with_spans(0, &self.env)?;
+        Ok(FormattedRequest { messages, spans })
+    }
+
+    /// The provider's tool schemas, formatted (`[]` without tools).
+    pub fn formatted_tools(&self) -> Result<Value, PyErr> {
+        let tools = self
+            .tools
+            .clone()
+            .filter(py::truthy)
+            .unwrap_or_else(|| json!([]));
+        formatter::format_tools(self.formatter.provider, &tools, &mut |_| {})
     }
 
     /// The formatted request (every message kept).

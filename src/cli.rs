@@ -20,9 +20,23 @@ use std::sync::Arc;
     version,
     about = "See the exact request each LLM provider would receive for a conversation, formatted byte for byte as AgentScope 1.0.21 formats it."
 )]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+
+    /// Without a subcommand: open the workbench on this session file or
+    /// folder of sessions (default: sessions/).
+    #[arg(value_name = "SESSION|DIR")]
+    target: Option<PathBuf>,
+
+    /// Workbench theme: dark, light, or a path to a theme .toml.
+    #[arg(long, value_name = "NAME", default_value = "dark")]
+    theme: String,
+
+    /// Workbench: write a log to FILE (nothing is printed while it runs).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -201,11 +215,12 @@ pub fn run() -> i32 {
         }
     };
     match cli.command {
-        Command::Format(args) => format(args),
-        Command::Count(args) => count(args),
-        Command::Tokenize(args) => tokenize(args),
-        Command::Truncate(args) => truncate(args),
-        Command::Timing(args) => timing(args),
+        Some(Command::Format(args)) => format(args),
+        Some(Command::Count(args)) => count(args),
+        Some(Command::Tokenize(args)) => tokenize(args),
+        Some(Command::Truncate(args)) => truncate(args),
+        Some(Command::Timing(args)) => timing(args),
+        None => workbench(cli.target, cli.theme, cli.log),
     }
 }
 
@@ -708,4 +723,14 @@ fn timing(args: TimingArgs) -> i32 {
         "agentscope_truncation_kept": kept,
     }));
     0
+}
+
+#[cfg(feature = "tui")]
+fn workbench(target: Option<PathBuf>, theme: String, log: Option<PathBuf>) -> i32 {
+    formatscope::tui::run(formatscope::tui::Options { target, theme, log })
+}
+
+#[cfg(not(feature = "tui"))]
+fn workbench(_target: Option<PathBuf>, _theme: String, _log: Option<PathBuf>) -> i32 {
+    usage_error("this build has no workbench (the `tui` feature); use a subcommand")
 }

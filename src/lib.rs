@@ -10,3 +10,5 @@ pub mod py;
 pub mod session;
 pub mod tokens;
 pub mod truncate;
+#[cfg(feature = "tui")]
+pub mod tui;

@@ -21,7 +21,7 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
-pub use segments::{message_key, SegmentError, Segmented, Unit, UnitKind, SYSTEM_UNIT};
+pub use segments::{message_key, SegmentError, Segmented, Span, Unit, UnitKind, SYSTEM_UNIT};
 pub use tools::format_tools;
 
 /// AgentScope's default `conversation_history_prompt`.

@@ -65,6 +65,9 @@ impl From<PyErr> for SegmentError {
     }
 }
 
+/// Provenance: `(input message range, output message range)`.
+pub type Span = (Range<usize>, Range<usize>);
+
 /// [`Segmented::replace_message`]'s answer for the pinned system prompt.
 pub const SYSTEM_UNIT: usize = usize::MAX;
 
@@ -253,9 +256,25 @@ impl Segmented {
     /// The formatted request from unit `first` on (after the system
     /// prompt), as the formatter would produce it for that list.
     pub fn assemble(&self, first: usize, env: &MediaEnv) -> Result<Vec<Value>, PyErr> {
+        self.assemble_with_spans(first, env).map(|(out, _)| out)
+    }
+
+    /// [`Segmented::assemble`], and which output messages each unit (its
+    /// input messages) produced: `(input range, output range)` in order,
+    /// the pinned system prompt first.
+    pub fn assemble_with_spans(
+        &self,
+        first: usize,
+        env: &MediaEnv,
+    ) -> Result<(Vec<Value>, Vec<Span>), PyErr> {
         let mut out = self.system.clone();
+        let mut spans = Vec::with_capacity(self.units.len() + 1);
+        if self.pinned {
+            spans.push((0..1, 0..out.len()));
+        }
         let mut prompt_used = false;
         for (k, unit) in self.units[first..].iter().enumerate() {
+            let start = out.len();
             let at_front = match unit.kind {
                 UnitKind::Message => k == 0 && !self.pinned,
                 UnitKind::ToolMessage { run_start } => k == 0 || run_start,
@@ -264,15 +283,16 @@ impl Segmented {
             if unit.kind == UnitKind::AgentGroup && !prompt_used {
                 prompt_used = true;
                 out.extend(self.prompted(unit, env)?.iter().cloned());
-                continue;
+            } else {
+                let variant = match (&unit.front, at_front) {
+                    (Some(front), true) => front,
+                    _ => &unit.formatted,
+                };
+                out.extend(variant.iter().cloned());
             }
-            let variant = match (&unit.front, at_front) {
-                (Some(front), true) => front,
-                _ => &unit.formatted,
-            };
-            out.extend(variant.iter().cloned());
+            spans.push((unit.range.clone(), start..out.len()));
         }
-        Ok(out)
+        Ok((out, spans))
     }
 
     /// A history group's output as the first group (with the prompt).

@@ -6,6 +6,48 @@ use std::io::Write;
 use std::path::Path;
 
 impl Session {
+    /// Replaces the messages, in the document too (so a save writes them).
+    /// OpenAI bodies and memory states were converted on load: their
+    /// documents cannot take our messages back.
+    pub fn set_messages(&mut self, messages: Vec<serde_json::Value>) -> Result<(), String> {
+        use super::InputShape;
+        match self.shape {
+            InputShape::Session => {
+                if let Some(doc) = self.doc.as_object_mut() {
+                    doc.insert(
+                        "messages".into(),
+                        serde_json::Value::Array(messages.clone()),
+                    );
+                }
+            }
+            InputShape::BareArray => self.doc = serde_json::Value::Array(messages.clone()),
+            _ => {
+                self.messages = messages;
+                return Err("this file was converted on load (an OpenAI request body or a memory state); save it as a session file instead".into());
+            }
+        }
+        self.messages = messages;
+        Ok(())
+    }
+
+    /// The messages as a session file of our own format (for "save as").
+    pub fn to_session_text(&self) -> String {
+        let mut doc = serde_json::Map::new();
+        for (k, v) in &self.settings {
+            doc.insert(k.clone(), v.clone());
+        }
+        if let Some(tools) = &self.tools {
+            doc.insert("tools".into(), tools.clone());
+        }
+        doc.insert(
+            "messages".into(),
+            serde_json::Value::Array(self.messages.clone()),
+        );
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
     /// The file text to save: the loaded document, pretty-printed.
     pub fn to_text(&self) -> String {
         let mut text = serde_json::to_string_pretty(&self.doc).unwrap_or_default();

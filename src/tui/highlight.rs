@@ -1,0 +1,170 @@
+//! JSON highlighting for the request pane, with syntect and the theme's
+//! `.tmTheme`. Runs on the worker thread, never while drawing. Huge requests
+//! (more than `SYNTECT_MAX_LINES`) are coloured line by line with the same
+//! theme's scope colours, which is exact for pretty-printed JSON and fast.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use std::sync::OnceLock;
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{FontStyle, Highlighter, Theme};
+use syntect::parsing::{Scope, SyntaxSet};
+
+const SYNTECT_MAX_LINES: usize = 20_000;
+
+fn syntaxes() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_nonewlines)
+}
+
+fn to_style(s: syntect::highlighting::Style) -> Style {
+    let c = s.foreground;
+    let mut style = Style::default().fg(Color::Rgb(c.r, c.g, c.b));
+    if s.font_style.contains(FontStyle::BOLD) {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    if s.font_style.contains(FontStyle::ITALIC) {
+        style = style.add_modifier(Modifier::ITALIC);
+    }
+    style
+}
+
+/// Styled lines for pretty-printed JSON.
+pub fn highlight_json(lines: &[String], theme: &Theme) -> Vec<Line<'static>> {
+    if lines.len() > SYNTECT_MAX_LINES {
+        return lines.iter().map(|l| fast_line(l, theme)).collect();
+    }
+    let set = syntaxes();
+    let Some(syntax) = set.find_syntax_by_extension("json") else {
+        return lines.iter().map(|l| Line::raw(l.clone())).collect();
+    };
+    let mut h = HighlightLines::new(syntax, theme);
+    lines
+        .iter()
+        .map(|line| match h.highlight_line(line, set) {
+            Ok(ranges) => Line::from(
+                ranges
+                    .into_iter()
+                    .map(|(style, text)| Span::styled(text.to_string(), to_style(style)))
+                    .collect::<Vec<_>>(),
+            ),
+            Err(_) => Line::raw(line.clone()),
+        })
+        .collect()
+}
+
+/// One pretty-printed JSON line coloured by token class with the theme's
+/// colours for the same scopes syntect would give them.
+fn fast_line(line: &str, theme: &Theme) -> Line<'static> {
+    type Cached = std::sync::Mutex<Option<(String, [Style; 5])>>;
+    static STYLES: OnceLock<Cached> = OnceLock::new();
+    let styles = {
+        let cell = STYLES.get_or_init(|| std::sync::Mutex::new(None));
+        let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
+        let name = theme.name.clone().unwrap_or_default();
+        match guard.as_ref() {
+            Some((n, s)) if *n == name => *s,
+            _ => {
+                let h = Highlighter::new(theme);
+                let style = |scope: &str| {
+                    let scopes: Vec<Scope> = scope
+                        .split(' ')
+                        .filter_map(|s| Scope::new(s).ok())
+                        .collect();
+                    to_style(h.style_for_stack(&scopes))
+                };
+                let s = [
+                    style("source.json meta.structure.dictionary.json meta.structure.dictionary.key.json string.quoted.double.json"),
+                    style("source.json string.quoted.double.json"),
+                    style("source.json constant.numeric.json"),
+                    style("source.json constant.language.json"),
+                    style("source.json punctuation.separator.json"),
+                ];
+                *guard = Some((name, s));
+                s
+            }
+        }
+    };
+    let [key, string, number, language, punct] = styles;
+    let mut spans = Vec::new();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        let style = if c == b'"' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(bytes.len());
+            if line[i..].trim_start().starts_with(':') {
+                key
+            } else {
+                string
+            }
+        } else if c == b'-' || c.is_ascii_digit() {
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || b"+-.".contains(&bytes[i]))
+            {
+                i += 1;
+            }
+            number
+        } else if c.is_ascii_alphabetic() {
+            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            language
+        } else {
+            i += 1;
+            if c.is_ascii_whitespace() {
+                Style::default()
+            } else {
+                punct
+            }
+        };
+        let end = i.min(line.len());
+        if let Some(text) = line.get(start..end) {
+            spans.push(Span::styled(text.to_string(), style));
+        }
+    }
+    Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::Theme as UiTheme;
+
+    #[test]
+    fn keys_strings_and_numbers_get_different_colours() {
+        let theme = UiTheme::load("dark").expect("dark");
+        let lines = vec![
+            "{".to_string(),
+            "  \"role\": \"user\",".into(),
+            "  \"n\": 3".into(),
+            "}".into(),
+        ];
+        for styled in [
+            highlight_json(&lines, &theme.syntax),
+            lines.iter().map(|l| fast_line(l, &theme.syntax)).collect(),
+        ] {
+            let line = &styled[1];
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            assert_eq!(text, lines[1]);
+            let key = line
+                .spans
+                .iter()
+                .find(|s| s.content.contains("role"))
+                .expect("key")
+                .style;
+            let value = line
+                .spans
+                .iter()
+                .find(|s| s.content.contains("user"))
+                .expect("value")
+                .style;
+            assert_ne!(key.fg, value.fg);
+        }
+    }
+}

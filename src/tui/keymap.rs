@@ -1,0 +1,197 @@
+//! One table of key bindings: `update` looks actions up in it, and the
+//! footer and the help screen are generated from it.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Help,
+    NextPane,
+    PrevPane,
+    Provider(usize),
+    ToggleMode,
+    PickFormatter,
+    Up,
+    Down,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    Edit,
+    Save,
+    AddMessage,
+    Duplicate,
+    Delete,
+    MoveUp,
+    MoveDown,
+    Undo,
+    Redo,
+    Search,
+    NextMatch,
+    PrevMatch,
+    ToggleTools,
+    ToggleRaw,
+    NextFile,
+    PrevFile,
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everywhere but inside the editor.
+    Global,
+    /// The message list.
+    List,
+    /// The request pane.
+    Output,
+    /// Inside the editor.
+    Editor,
+}
+
+pub struct Binding {
+    pub keys: &'static [(KeyCode, KeyModifiers)],
+    pub label: &'static str,
+    pub action: Action,
+    pub scope: Scope,
+    pub help: &'static str,
+    /// Its word in the footer, if it is shown there.
+    pub footer: Option<&'static str>,
+}
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+
+macro_rules! b {
+    ($keys:expr, $label:expr, $action:expr, $scope:expr, $help:expr, $footer:expr) => {
+        Binding {
+            keys: $keys,
+            label: $label,
+            action: $action,
+            scope: $scope,
+            help: $help,
+            footer: $footer,
+        }
+    };
+}
+
+#[rustfmt::skip]
+pub const BINDINGS: &[Binding] = &[
+    b!(&[(KeyCode::Char('q'), NONE)], "q", Action::Quit, Scope::Global, "quit (asks when there are unsaved edits)", Some("quit")),
+    b!(&[(KeyCode::Char('?'), NONE), (KeyCode::Char('?'), SHIFT), (KeyCode::F(1), NONE)], "?", Action::Help, Scope::Global, "this help", Some("help")),
+    b!(&[(KeyCode::Tab, NONE)], "Tab", Action::NextPane, Scope::Global, "next pane (list, editor, request)", Some("pane")),
+    b!(&[(KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)], "S-Tab", Action::PrevPane, Scope::Global, "previous pane", None),
+    b!(&[(KeyCode::Char('1'), NONE)], "1", Action::Provider(0), Scope::Global, "OpenAI", None),
+    b!(&[(KeyCode::Char('2'), NONE)], "2", Action::Provider(1), Scope::Global, "Anthropic", None),
+    b!(&[(KeyCode::Char('3'), NONE)], "3", Action::Provider(2), Scope::Global, "DashScope", None),
+    b!(&[(KeyCode::Char('4'), NONE)], "4", Action::Provider(3), Scope::Global, "Gemini", None),
+    b!(&[(KeyCode::Char('5'), NONE)], "5", Action::Provider(4), Scope::Global, "Ollama", None),
+    b!(&[(KeyCode::Char('6'), NONE)], "6", Action::Provider(5), Scope::Global, "DeepSeek", None),
+    b!(&[(KeyCode::Char('m'), NONE)], "m", Action::ToggleMode, Scope::Global, "chat / multi-agent", Some("mode")),
+    b!(&[(KeyCode::Char('p'), NONE)], "p", Action::PickFormatter, Scope::Global, "pick a formatter from a list", None),
+    b!(&[(KeyCode::Char('k'), NONE), (KeyCode::Up, NONE)], "k ↑", Action::Up, Scope::Global, "up (message, or line in the request)", None),
+    b!(&[(KeyCode::Char('j'), NONE), (KeyCode::Down, NONE)], "j ↓", Action::Down, Scope::Global, "down", None),
+    b!(&[(KeyCode::Char('g'), NONE), (KeyCode::Home, NONE)], "g", Action::Top, Scope::Global, "first message / line", None),
+    b!(&[(KeyCode::Char('G'), SHIFT), (KeyCode::Char('G'), NONE), (KeyCode::End, NONE)], "G", Action::Bottom, Scope::Global, "last message / line", None),
+    b!(&[(KeyCode::PageUp, NONE), (KeyCode::Char('u'), CTRL)], "PgUp", Action::PageUp, Scope::Global, "page up", None),
+    b!(&[(KeyCode::PageDown, NONE), (KeyCode::Char('d'), CTRL)], "PgDn", Action::PageDown, Scope::Global, "page down", None),
+    b!(&[(KeyCode::Enter, NONE), (KeyCode::Char('e'), NONE)], "e", Action::Edit, Scope::List, "edit the selected message (JSON)", Some("edit")),
+    b!(&[(KeyCode::Char('s'), CTRL)], "C-s", Action::Save, Scope::Global, "save the session (atomic; also in the editor)", Some("save")),
+    b!(&[(KeyCode::Char('a'), NONE)], "a", Action::AddMessage, Scope::List, "add a message after the selected one", None),
+    b!(&[(KeyCode::Char('d'), NONE)], "d", Action::Duplicate, Scope::List, "duplicate the selected message", None),
+    b!(&[(KeyCode::Char('x'), NONE), (KeyCode::Delete, NONE)], "x", Action::Delete, Scope::List, "delete the selected message", None),
+    b!(&[(KeyCode::Char('K'), SHIFT), (KeyCode::Char('K'), NONE)], "K", Action::MoveUp, Scope::List, "move the message up", None),
+    b!(&[(KeyCode::Char('J'), SHIFT), (KeyCode::Char('J'), NONE)], "J", Action::MoveDown, Scope::List, "move the message down", None),
+    b!(&[(KeyCode::Char('u'), NONE), (KeyCode::Char('z'), CTRL)], "u", Action::Undo, Scope::Global, "undo (messages; C-z inside the editor)", None),
+    b!(&[(KeyCode::Char('r'), CTRL), (KeyCode::Char('y'), CTRL)], "C-r", Action::Redo, Scope::Global, "redo", None),
+    b!(&[(KeyCode::Char('/'), NONE)], "/", Action::Search, Scope::Global, "search the request", Some("search")),
+    b!(&[(KeyCode::Char('n'), NONE)], "n", Action::NextMatch, Scope::Global, "next match", None),
+    b!(&[(KeyCode::Char('N'), SHIFT), (KeyCode::Char('N'), NONE)], "N", Action::PrevMatch, Scope::Global, "previous match", None),
+    b!(&[(KeyCode::Char('t'), NONE)], "t", Action::ToggleTools, Scope::Global, "request / tool schemas", Some("tools")),
+    b!(&[(KeyCode::Char('b'), NONE)], "b", Action::ToggleRaw, Scope::Global, "base64 media short / raw", None),
+    b!(&[(KeyCode::Char(']'), NONE)], "]", Action::NextFile, Scope::Global, "next session file in the folder", None),
+    b!(&[(KeyCode::Char('['), NONE)], "[", Action::PrevFile, Scope::Global, "previous session file", None),
+    b!(&[(KeyCode::Esc, NONE)], "Esc", Action::NextPane, Scope::Editor, "leave the editor (edits stay, unsaved)", None),
+];
+
+/// The action bound to `key` in `scope` (global bindings apply in the
+/// list and request panes too).
+pub fn action_for(key: &KeyEvent, scope: Scope) -> Option<Action> {
+    let mods = key.modifiers - KeyModifiers::SHIFT;
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope == scope || (b.scope == Scope::Global && scope != Scope::Editor))
+        .find(|b| {
+            b.keys
+                .iter()
+                .any(|(code, m)| *code == key.code && (*m - KeyModifiers::SHIFT) == mods)
+        })
+        .map(|b| b.action)
+}
+
+/// The footer's hints.
+pub fn footer() -> Vec<(&'static str, &'static str)> {
+    let mut hints = vec![("1-6", "provider")];
+    hints.extend(
+        BINDINGS
+            .iter()
+            .filter_map(|b| b.footer.map(|word| (b.label, word))),
+    );
+    hints
+}
+
+/// Help lines: key, what it does, where.
+pub fn help() -> Vec<(String, &'static str, &'static str)> {
+    BINDINGS
+        .iter()
+        .map(|b| {
+            let scope = match b.scope {
+                Scope::Global => "",
+                Scope::List => "messages",
+                Scope::Output => "request",
+                Scope::Editor => "editor",
+            };
+            (b.label.to_string(), b.help, scope)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_map_to_actions_by_scope() {
+        let key = |c| KeyEvent::new(KeyCode::Char(c), NONE);
+        assert_eq!(
+            action_for(&key('3'), Scope::List),
+            Some(Action::Provider(2))
+        );
+        assert_eq!(action_for(&key('e'), Scope::List), Some(Action::Edit));
+        assert_eq!(action_for(&key('e'), Scope::Output), None);
+        assert_eq!(
+            action_for(&key('q'), Scope::Editor),
+            None,
+            "the editor types q"
+        );
+        assert_eq!(
+            action_for(&KeyEvent::new(KeyCode::Char('G'), SHIFT), Scope::Output),
+            Some(Action::Bottom)
+        );
+    }
+
+    #[test]
+    fn every_action_has_help_and_no_key_is_bound_twice_in_a_scope() {
+        let mut seen = std::collections::HashSet::new();
+        for b in BINDINGS {
+            assert!(!b.help.is_empty());
+            for k in b.keys {
+                assert!(
+                    seen.insert((format!("{:?}", b.scope), format!("{k:?}"))),
+                    "{k:?} twice"
+                );
+            }
+        }
+    }
+}

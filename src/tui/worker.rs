@@ -1,0 +1,307 @@
+//! The background job: format, count, plan and highlight a session off the
+//! UI thread. One slot, latest wins: a newer request replaces a pending one,
+//! and results carry their generation so the app drops stale ones. The
+//! worker keeps its budget model between jobs, so an edit recounts only the
+//! unit it touched.
+
+use super::highlight::highlight_json;
+use crate::budget::{BudgetModel, TokenReport};
+use crate::formatter::Span;
+use crate::formatter::{FormatOptions, FormatterId};
+use crate::media::{MediaEnv, NoNetwork};
+use crate::tokens::ModelInfo;
+use crate::truncate::TruncationPlan;
+use ratatui::text::Line;
+use serde_json::Value;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// What to compute.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub generation: u64,
+    pub formatter: FormatterId,
+    pub model: ModelInfo,
+    pub messages: Vec<Value>,
+    pub tools: Option<Value>,
+    pub base_dir: PathBuf,
+    /// The truncation budget (the session's `max_tokens`).
+    pub budget: Option<i64>,
+    /// Show base64 media in full instead of `<image/png 34 KB>`.
+    pub raw_media: bool,
+    pub syntax: Arc<syntect::highlighting::Theme>,
+}
+
+/// What the panes show for one session state.
+#[derive(Debug, Clone)]
+pub struct Preview {
+    pub generation: u64,
+    pub formatter: FormatterId,
+    pub model: ModelInfo,
+    /// The formatted messages, pretty JSON, highlighted and plain.
+    pub lines: Vec<Line<'static>>,
+    pub plain: Vec<String>,
+    /// Input message range -> the request lines that came from it.
+    pub spans: Vec<Span>,
+    /// The provider's tool schemas, the same way.
+    pub tool_lines: Vec<Line<'static>>,
+    pub tool_plain: Vec<String>,
+    pub report: Option<TokenReport>,
+    pub plan: Option<Result<TruncationPlan, String>>,
+    pub budget: Option<i64>,
+    /// Formatting failed as AgentScope fails: its error.
+    pub error: Option<String>,
+}
+
+/// Keeps the budget model between jobs.
+#[derive(Default)]
+pub struct Computer {
+    model: Option<(ModelKey, BudgetModel)>,
+}
+
+#[derive(PartialEq)]
+struct ModelKey {
+    formatter: FormatterId,
+    model: String,
+    base_dir: PathBuf,
+    tools: Option<Value>,
+}
+
+impl Computer {
+    pub fn compute(&mut self, job: &Job) -> Preview {
+        let key = ModelKey {
+            formatter: job.formatter,
+            model: job.model.model.clone(),
+            base_dir: job.base_dir.clone(),
+            tools: job.tools.clone(),
+        };
+        let mut preview = Preview {
+            generation: job.generation,
+            formatter: job.formatter,
+            model: job.model.clone(),
+            lines: Vec::new(),
+            plain: Vec::new(),
+            spans: Vec::new(),
+            tool_lines: Vec::new(),
+            tool_plain: Vec::new(),
+            report: None,
+            plan: None,
+            budget: job.budget,
+            error: None,
+        };
+        let reused = match self.model.take() {
+            Some((k, mut m)) if k == key => match m.set_messages(job.messages.clone()) {
+                Ok(()) => Ok(m),
+                Err(e) => Err(e),
+            },
+            _ => BudgetModel::new(
+                job.formatter,
+                FormatOptions::default(),
+                job.model.clone(),
+                job.messages.clone(),
+                job.tools.clone(),
+                MediaEnv::new(job.base_dir.clone(), Arc::new(NoNetwork)),
+            ),
+        };
+        let mut model = match reused {
+            Ok(m) => m,
+            Err(e) => {
+                preview.error = Some(e.to_string());
+                return preview;
+            }
+        };
+        match model.formatted_with_spans() {
+            Ok(request) => {
+                let (plain, spans) =
+                    pretty_with_spans(&request.messages, &request.spans, job.raw_media);
+                preview.lines = highlight_json(&plain, &job.syntax);
+                preview.plain = plain;
+                preview.spans = spans;
+            }
+            Err(e) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
+        }
+        if let Ok(tools) = model.formatted_tools() {
+            let plain: Vec<String> = serde_json::to_string_pretty(&tools)
+                .unwrap_or_default()
+                .lines()
+                .map(String::from)
+                .collect();
+            preview.tool_lines = highlight_json(&plain, &job.syntax);
+            preview.tool_plain = plain;
+        }
+        preview.report = Some(model.report());
+        if let Some(budget) = job.budget.filter(|b| *b > 0) {
+            preview.plan = Some(
+                model
+                    .plan(budget)
+                    .map_err(|e| format!("{}: {}", e.kind, e.message)),
+            );
+        }
+        self.model = Some((key, model));
+        preview
+    }
+}
+
+/// Pretty JSON of the request array, and per unit the lines it spans.
+/// Long base64 payloads are shown short unless `raw`.
+pub fn pretty_with_spans(
+    messages: &[Value],
+    spans: &[Span],
+    raw: bool,
+) -> (Vec<String>, Vec<Span>) {
+    let mut lines = vec!["[".to_string()];
+    let mut message_lines: Vec<Range<usize>> = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let shown = if raw { m.clone() } else { shorten_media(m) };
+        let text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+        let start = lines.len();
+        let mut it = text.lines().peekable();
+        while let Some(l) = it.next() {
+            let comma = it.peek().is_none() && i + 1 < messages.len();
+            lines.push(format!("  {l}{}", if comma { "," } else { "" }));
+        }
+        message_lines.push(start..lines.len());
+    }
+    lines.push("]".to_string());
+    let line_spans = spans
+        .iter()
+        .filter(|(_, out)| !out.is_empty())
+        .map(|(msgs, out)| {
+            let start = message_lines[out.start].start;
+            let end = message_lines[out.end - 1].end;
+            (msgs.clone(), start..end)
+        })
+        .collect();
+    (lines, line_spans)
+}
+
+/// Strings of base64 (data URLs, `data` fields, Ollama images) longer than
+/// 200 characters become `<image/png 34 KB>`.
+pub fn shorten_media(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.len() > 200 => {
+            Value::String(short_label(s).unwrap_or_else(|| s.clone()))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(shorten_media).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shorten_media(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn short_label(s: &str) -> Option<String> {
+    let (mime, data) = match s.strip_prefix("data:") {
+        Some(rest) => {
+            let (head, data) = rest.split_once(',')?;
+            (head.split(';').next().unwrap_or("data").to_string(), data)
+        }
+        None => ("base64".to_string(), s),
+    };
+    let is_b64 = data
+        .bytes()
+        .take(400)
+        .all(|b| b.is_ascii_alphanumeric() || b"+/=\n\r".contains(&b));
+    if !is_b64 {
+        return None;
+    }
+    let bytes = data.len() * 3 / 4;
+    let size = if bytes >= 1024 * 1024 {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    } else {
+        format!("{} KB", bytes.div_ceil(1024))
+    };
+    Some(format!("<{mime} {size}>"))
+}
+
+/// The latest-wins slot between the app and the worker thread.
+#[derive(Clone, Default)]
+pub struct Slot {
+    inner: Arc<(Mutex<SlotState>, Condvar)>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    pending: Option<Job>,
+    closed: bool,
+}
+
+impl Slot {
+    /// Replaces any job not yet started.
+    pub fn submit(&self, job: Job) {
+        let (lock, cv) = &*self.inner;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        state.pending = Some(job);
+        cv.notify_one();
+    }
+
+    pub fn close(&self) {
+        let (lock, cv) = &*self.inner;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        cv.notify_all();
+    }
+
+    /// The next job, waiting for one; `None` once closed.
+    fn take(&self) -> Option<Job> {
+        let (lock, cv) = &*self.inner;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if state.closed {
+                return None;
+            }
+            if let Some(job) = state.pending.take() {
+                return Some(job);
+            }
+            state = cv.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Runs jobs from `slot` until it closes, sending each preview.
+pub fn spawn(slot: Slot, send: impl Fn(Preview) + Send + 'static) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("formatscope-worker".into())
+        .spawn(move || {
+            let mut computer = Computer::default();
+            while let Some(job) = slot.take() {
+                send(computer.compute(&job));
+            }
+        })
+        .expect("spawn the worker thread")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn spans_point_at_the_lines_of_each_message() {
+        let messages = vec![
+            json!({"role": "system", "content": "a"}),
+            json!({"role": "user", "content": "b"}),
+        ];
+        let spans = vec![(0..1, 0..1), (1..2, 1..2)];
+        let (lines, line_spans) = pretty_with_spans(&messages, &spans, false);
+        let whole: Value = serde_json::from_str(&lines.join("\n")).expect("valid JSON");
+        assert_eq!(whole, Value::Array(messages));
+        assert!(lines[line_spans[1].1.start].contains('{'));
+        assert!(lines[line_spans[1].1.clone()].join("").contains("\"b\""));
+    }
+
+    #[test]
+    fn base64_is_shown_short_unless_raw() {
+        let data = format!("data:image/png;base64,{}", "A".repeat(40_000));
+        let m = json!({"image_url": {"url": data}});
+        assert_eq!(shorten_media(&m)["image_url"]["url"], "<image/png 30 KB>");
+        let text = "x ".repeat(300);
+        assert_eq!(
+            shorten_media(&json!(text)),
+            json!(text),
+            "prose is not base64"
+        );
+    }
+}
