@@ -81,7 +81,7 @@ impl TokenizerSpec {
         match self.band {
             None => self.name.to_string(),
             Some((lo, hi)) => format!(
-                "≈ {} ({} × {}, {lo:.2}–{hi:.2} of real counts)",
+                "≈ {} ({}×{}; {lo:.2}–{hi:.2})",
                 self.name,
                 self.vocab.name(),
                 self.factor

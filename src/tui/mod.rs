@@ -49,6 +49,8 @@ impl Log {
 /// Opens the workbench; returns the process exit code.
 pub fn run(options: Options) -> i32 {
     let target = options.target.unwrap_or_else(|| PathBuf::from("sessions"));
+    // Watch events name absolute paths; so do we.
+    let target = std::path::absolute(&target).unwrap_or(target);
     if !target.exists() {
         eprintln!("error: {}: no such file or folder", target.display());
         return 2;

@@ -255,7 +255,9 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect) {
             (_, Some(id)) => Span::styled("└", Style::default().fg(pair_colour(id))),
             _ => Span::raw(" "),
         };
-        let fixed = 4 + 1 + 9 + 10 + 7 + 2;
+        // Narrow lists drop the role column first.
+        let (name_w, role_w) = if width >= 40 { (9, 10) } else { (8, 0) };
+        let fixed = 4 + 1 + name_w + role_w + 7 + 1;
         let sum_width = width.saturating_sub(fixed);
         let sum: String = sum.chars().take(sum_width).collect();
         let mut style = Style::default().fg(ui.text);
@@ -269,7 +271,10 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled(mark, Style::default().fg(ui.error)),
             Span::styled(format!("{i:>3} "), style),
             pair,
-            Span::styled(format!("{:<9.9}{:<10.10}", name, role), style),
+            Span::styled(
+                format!("{name:<name_w$.name_w$}{role:<role_w$.role_w$}"),
+                style,
+            ),
             Span::styled(format!("{sum:<sum_width$}"), style),
             Span::styled(format!("{tokens:>7}"), style.fg(ui.muted)),
         ]));

@@ -54,10 +54,12 @@ pub struct Preview {
     pub error: Option<String>,
 }
 
-/// Keeps the budget model between jobs.
+/// Keeps the budget model and highlighted lines between jobs.
 #[derive(Default)]
 pub struct Computer {
     model: Option<(ModelKey, BudgetModel)>,
+    /// Highlighted lines of one request message, by its text and theme.
+    highlighted: std::collections::HashMap<u64, Arc<Vec<Line<'static>>>>,
 }
 
 #[derive(PartialEq)]
@@ -69,6 +71,51 @@ struct ModelKey {
 }
 
 impl Computer {
+    /// Highlights the request array message by message (each starts at the
+    /// same depth, so each is highlighted on its own after a `[`), reusing
+    /// the lines of messages that did not change.
+    fn highlight_cached(
+        &mut self,
+        plain: &[String],
+        syntax: &syntect::highlighting::Theme,
+    ) -> Vec<Line<'static>> {
+        use std::hash::{Hash, Hasher};
+        let mut out: Vec<Line<'static>> = Vec::with_capacity(plain.len());
+        let mut used = std::collections::HashMap::new();
+        let mut i = 0;
+        while i < plain.len() {
+            // A message spans from a "  {" line to its "  }" / "  }," line.
+            if plain[i] == "  {" {
+                let end = (i..plain.len())
+                    .find(|&j| plain[j] == "  }" || plain[j] == "  },")
+                    .map_or(plain.len(), |j| j + 1);
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                plain[i..end].hash(&mut h);
+                syntax.name.hash(&mut h);
+                let key = h.finish();
+                let lines = match self.highlighted.get(&key) {
+                    Some(l) => Arc::clone(l),
+                    None => {
+                        let mut text = vec!["[".to_string()];
+                        text.extend_from_slice(&plain[i..end]);
+                        let mut lines = highlight_json(&text, syntax);
+                        lines.remove(0);
+                        Arc::new(lines)
+                    }
+                };
+                out.extend(lines.iter().cloned());
+                used.insert(key, lines);
+                i = end;
+            } else {
+                out.extend(highlight_json(&plain[i..=i], syntax));
+                i += 1;
+            }
+        }
+        // Keep only what this request uses, so the cache cannot grow without bound.
+        self.highlighted = used;
+        out
+    }
+
     pub fn compute(&mut self, job: &Job) -> Preview {
         let key = ModelKey {
             formatter: job.formatter,
@@ -115,7 +162,7 @@ impl Computer {
             Ok(request) => {
                 let (plain, spans) =
                     pretty_with_spans(&request.messages, &request.spans, job.raw_media);
-                preview.lines = highlight_json(&plain, &job.syntax);
+                preview.lines = self.highlight_cached(&plain, &job.syntax);
                 preview.plain = plain;
                 preview.spans = spans;
             }

@@ -1,0 +1,128 @@
+//! The workbench's screens, rendered into ratatui's TestBackend and
+//! snapshotted with insta (tests/snapshots/). Review changes with
+//! `cargo insta review`.
+
+#[path = "support/workbench.rs"]
+mod workbench;
+
+use formatscope::tui::app::Msg;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use workbench::*;
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+#[test]
+fn the_library_trip_under_each_provider() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    for (k, name) in ['1', '2', '3', '4', '5', '6'].into_iter().zip([
+        "openai",
+        "anthropic",
+        "dashscope",
+        "gemini",
+        "ollama",
+        "deepseek",
+    ]) {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+        let screen = screen_text(&app, 120, 40);
+        insta::assert_snapshot!(format!("library_trip_{name}"), screen);
+    }
+}
+
+#[test]
+fn a_session_that_stops_parsing_keeps_the_last_output_marked_stale() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("chat.json");
+    std::fs::copy(session_path("chat_plain.json"), &path).expect("copy");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let cmds = app.update(Msg::FileRead {
+        path: path.clone(),
+        text: Ok("{\"messages\": [\n  {\"role\": \"user\",,}\n]}".into()),
+    });
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("STALE"), "{screen}");
+    assert!(
+        screen.contains("chat.json:2:"),
+        "the error names file:line:col\n{screen}"
+    );
+    assert!(
+        screen.contains("\"role\""),
+        "the last good request is still shown"
+    );
+    insta::assert_snapshot!(
+        "error_state",
+        screen.replace(&dir.path().display().to_string(), "<TMP>")
+    );
+}
+
+#[test]
+fn the_truncation_preview_says_what_is_dropped_or_why_it_cannot_fit() {
+    let (app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("Drops 2 of 11 messages"), "{screen}");
+    insta::assert_snapshot!("truncation_preview", screen);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("tight.json");
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(session_path("library_trip.json")).expect("read"),
+    )
+    .expect("json");
+    doc["max_tokens"] = serde_json::json!(5);
+    std::fs::write(&path, doc.to_string()).expect("write");
+    let (app, _) = loaded_app(&path, (120, 40));
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains("system prompt alone is over the budget"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_narrow_terminal_is_usable_and_a_tiny_one_says_so() {
+    let (app, _) = loaded_app(&session_path("library_trip.json"), (80, 24));
+    let screen = screen_text(&app, 80, 24);
+    insta::assert_snapshot!("narrow_80x24", screen);
+    let tiny = screen_text(&app, 50, 12);
+    assert!(
+        tiny.contains("needs a terminal of at least 60×16"),
+        "{tiny}"
+    );
+}
+
+#[test]
+fn help_is_generated_from_the_keymap() {
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    app.update(key('?'));
+    let screen = screen_text(&app, 120, 40);
+    for b in formatscope::tui::keymap::BINDINGS {
+        assert!(screen.contains(b.help), "help lacks {:?}", b.help);
+    }
+    insta::assert_snapshot!("help", screen);
+}
+
+#[test]
+fn the_selected_message_is_marked_in_the_request() {
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    for _ in 0..9 {
+        app.update(key('j'));
+    }
+    let terminal = render(&app, 120, 40);
+    let buffer = terminal.backend().buffer();
+    let area = app.areas.output;
+    let marked = (area.y..area.y + area.height)
+        .filter(|y| buffer[(area.x + 1, *y)].symbol() == "▌")
+        .count();
+    assert!(
+        marked > 0,
+        "the request lines of message #9 carry the provenance mark"
+    );
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains("Friday: The nearest"),
+        "message #9's text is scrolled into view\n{screen}"
+    );
+}

@@ -1,0 +1,292 @@
+//! `App::update` driven with message sequences: state and commands, no
+//! terminal and no threads.
+
+#[path = "support/workbench.rs"]
+mod workbench;
+
+use formatscope::formatter::{Mode, Provider};
+use formatscope::tui::app::{Command, Focus, Msg, Popup};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use workbench::*;
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+fn code(c: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn temp_copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::copy(session_path(name), &path).expect("copy");
+    (dir, path)
+}
+
+#[test]
+fn loading_picks_the_sessions_formatter_and_asks_for_a_preview() {
+    let (app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    assert_eq!(app.formatter.provider, Provider::DashScope);
+    assert_eq!(app.formatter.mode, Mode::MultiAgent);
+    let preview = app.preview.as_ref().expect("a preview");
+    assert_eq!(preview.generation, app.generation);
+    assert_eq!(
+        preview.report.as_ref().map(|r| r.model.model.as_str()),
+        Some("qwen-max")
+    );
+}
+
+#[test]
+fn provider_keys_and_m_switch_the_formatter_and_reformat() {
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let cmds = app.update(key('1'));
+    assert_eq!(app.formatter.provider, Provider::OpenAi);
+    assert!(matches!(cmds.as_slice(), [Command::Reformat(job)] if job.formatter == app.formatter));
+    app.update(key('m'));
+    assert_eq!(app.formatter.mode, Mode::Chat);
+    let cmds = app.update(key('m'));
+    assert_eq!(app.formatter.mode, Mode::MultiAgent);
+    assert_eq!(cmds.len(), 1);
+    assert!(
+        app.update(key('1')).is_empty(),
+        "the same provider again changes nothing"
+    );
+}
+
+#[test]
+fn a_stale_preview_is_dropped() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let Command::Reformat(old) = app.update(key('2')).remove(0) else {
+        panic!("reformat")
+    };
+    let Command::Reformat(new) = app.update(key('3')).remove(0) else {
+        panic!("reformat")
+    };
+    let newer = computer.compute(&new);
+    app.update(Msg::PreviewReady(Box::new(newer)));
+    let older = computer.compute(&old);
+    app.update(Msg::PreviewReady(Box::new(older)));
+    assert_eq!(
+        app.preview.as_ref().map(|p| p.formatter.provider),
+        Some(Provider::DashScope)
+    );
+}
+
+#[test]
+fn a_bad_save_keeps_the_last_good_session_and_fixing_it_recovers() {
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let before = app.messages().to_vec();
+    let cmds = app.update(Msg::FileRead {
+        path: path.clone(),
+        text: Ok("{\"messages\": [".into()),
+    });
+    assert!(cmds.is_empty());
+    assert!(
+        app.load_error
+            .as_deref()
+            .is_some_and(|e| e.contains("chat_plain.json:1:")),
+        "{:?}",
+        app.load_error
+    );
+    assert_eq!(
+        app.messages(),
+        before.as_slice(),
+        "the last good session stays"
+    );
+    let good = std::fs::read_to_string(session_path("chat_plain.json"))
+        .expect("read")
+        .replace("Canberra", "Canberra again");
+    let cmds = app.update(Msg::FileRead {
+        path,
+        text: Ok(good),
+    });
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(app.load_error.is_none());
+    assert_ne!(app.messages(), before.as_slice());
+}
+
+#[test]
+fn reading_the_same_text_again_does_nothing() {
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(app
+        .update(Msg::FileRead {
+            path,
+            text: Ok(text)
+        })
+        .is_empty());
+}
+
+#[test]
+fn editing_a_message_marks_unsaved_and_save_writes_it_atomically() {
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    app.update(key('j'));
+    app.update(key('e'));
+    assert_eq!(app.focus, Focus::Editor);
+    // Type inside the first string value of the message: its name.
+    app.update(code(KeyCode::Down));
+    app.update(code(KeyCode::End));
+    app.update(code(KeyCode::Left));
+    app.update(code(KeyCode::Left));
+    let cmds = app.update(key('Z'));
+    assert!(app.unsaved, "{:?}", app.editor_error);
+    assert!(matches!(cmds.as_slice(), [Command::Reformat(_)]));
+    let cmds = app.update(ctrl('s'));
+    let writes = run_commands(&mut app, &mut computer, cmds);
+    assert_eq!(writes.len(), 1);
+    assert!(writes[0].1.contains('Z'));
+    assert!(!app.unsaved);
+}
+
+#[test]
+fn invalid_json_in_the_editor_is_reported_and_not_applied() {
+    let (mut app, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
+    let before = app.messages().to_vec();
+    app.update(key('e'));
+    let cmds = app.update(key('{'));
+    assert!(cmds.is_empty());
+    assert!(
+        app.editor_error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("editor:1:")),
+        "{:?}",
+        app.editor_error
+    );
+    assert_eq!(app.messages(), before.as_slice());
+}
+
+#[test]
+fn a_change_on_disk_with_unsaved_edits_asks_and_each_answer_keeps_its_side() {
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    app.update(key('d')); // duplicate: an unsaved edit
+    assert!(app.unsaved);
+    let disk = std::fs::read_to_string(&path)
+        .expect("read")
+        .replace("Canberra", "Changed on disk");
+    app.update(Msg::FileRead {
+        path: path.clone(),
+        text: Ok(disk.clone()),
+    });
+    assert!(matches!(app.popup, Some(Popup::Conflict(_))));
+    // s: mine saved as NAME.mine.json, the disk version shown.
+    let cmds = app.update(key('s'));
+    let writes = run_commands(&mut app, &mut computer, cmds);
+    assert!(writes
+        .iter()
+        .any(|(p, _)| p.ends_with("chat_plain.mine.json")));
+    assert!(!app.unsaved);
+    assert!(serde_json::to_string(app.messages())
+        .expect("json")
+        .contains("Changed on disk"));
+
+    // k: keep mine.
+    app.update(key('d'));
+    let disk2 = disk.replace("Changed on disk", "Changed twice");
+    app.update(Msg::FileRead {
+        path: path.clone(),
+        text: Ok(disk2.clone()),
+    });
+    app.update(key('k'));
+    assert!(app.unsaved);
+    assert!(app.popup.is_none());
+    // r: reload.
+    let disk3 = disk2.replace("Changed twice", "Changed thrice");
+    app.update(Msg::FileRead {
+        path,
+        text: Ok(disk3),
+    });
+    let cmds = app.update(key('r'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(!app.unsaved);
+    assert!(serde_json::to_string(app.messages())
+        .expect("json")
+        .contains("Changed thrice"));
+}
+
+#[test]
+fn add_duplicate_delete_move_undo_and_redo() {
+    let (mut app, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
+    let n = app.messages().len();
+    app.update(key('a'));
+    assert_eq!(app.messages().len(), n + 1);
+    assert_eq!(app.selected, 1);
+    app.update(key('x'));
+    assert_eq!(app.messages().len(), n);
+    app.update(key('J'));
+    let moved = app.messages().to_vec();
+    app.update(key('u'));
+    assert_ne!(app.messages(), moved.as_slice());
+    app.update(ctrl('r'));
+    assert_eq!(app.messages(), moved.as_slice());
+}
+
+#[test]
+fn quitting_with_unsaved_edits_asks_first() {
+    let (mut app, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
+    app.update(key('d'));
+    let cmds = app.update(key('q'));
+    assert!(cmds.is_empty());
+    assert!(matches!(app.popup, Some(Popup::QuitConfirm)));
+    let cmds = app.update(key('q'));
+    assert!(matches!(cmds.as_slice(), [Command::Quit]));
+    let (mut clean, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
+    assert!(matches!(clean.update(key('q')).as_slice(), [Command::Quit]));
+}
+
+#[test]
+fn search_jumps_to_matches_and_t_shows_tool_schemas() {
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    app.update(key('/'));
+    for c in "search_around".chars() {
+        app.update(key(c));
+    }
+    app.update(code(KeyCode::Enter));
+    let plain = app.preview.as_ref().expect("preview").plain.clone();
+    assert!(plain[app.output_scroll].contains("search_around"));
+    let first = app.output_scroll;
+    app.update(key('n'));
+    let hits = plain.iter().filter(|l| l.contains("search_around")).count();
+    assert!(app.output_scroll != first || hits == 1);
+    assert!(plain[app.output_scroll].contains("search_around"));
+    app.update(key('t'));
+    assert!(app.show_tools);
+    assert!(app.output_len() > 0);
+}
+
+#[test]
+fn folder_mode_lists_sessions_and_follows_files_that_come_and_go() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["chat_plain.json", "library_trip.json"] {
+        std::fs::copy(session_path(name), dir.path().join(name)).expect("copy");
+    }
+    let mut app = formatscope::tui::app::App::new(
+        Vec::new(),
+        Some(dir.path().to_path_buf()),
+        formatscope::tui::theme::Theme::load("light").expect("light"),
+    );
+    let mut computer = formatscope::tui::worker::Computer::default();
+    let start = app.start();
+    run_commands(&mut app, &mut computer, start);
+    assert_eq!(app.files.len(), 2);
+    assert!(app.session.is_some());
+    let new = dir.path().join("new.json");
+    std::fs::copy(session_path("reasoning.json"), &new).expect("copy");
+    let cmds = app.update(Msg::FilesChanged(vec![new.clone()]));
+    run_commands(&mut app, &mut computer, cmds);
+    assert_eq!(app.files.len(), 3);
+    std::fs::remove_file(&new).expect("remove");
+    let cmds = app.update(Msg::FilesChanged(vec![new]));
+    run_commands(&mut app, &mut computer, cmds);
+    assert_eq!(app.files.len(), 2);
+    let cmds = app.update(key(']'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert_eq!(app.current, 1);
+    assert_eq!(app.file_name(), "library_trip.json");
+}
