@@ -290,3 +290,35 @@ fn folder_mode_lists_sessions_and_follows_files_that_come_and_go() {
     assert_eq!(app.current, 1);
     assert_eq!(app.file_name(), "library_trip.json");
 }
+
+#[test]
+fn the_mouse_focuses_panes_selects_messages_and_scrolls() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let mouse = |kind, column, row| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let out = app.areas.output;
+    app.update(mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        out.x + 5,
+        out.y + 3,
+    ));
+    assert_eq!(app.focus, Focus::Output);
+    app.update(mouse(MouseEventKind::ScrollDown, out.x + 5, out.y + 3));
+    assert_eq!(app.output_scroll, 3);
+    let list = app.areas.list;
+    app.update(mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        list.x + 3,
+        list.y + 1 + 5,
+    ));
+    assert_eq!(app.focus, Focus::List);
+    assert_eq!(app.selected, 5);
+    assert_eq!(app.editor_for, Some(5), "the editor follows the selection");
+}
