@@ -322,3 +322,26 @@ fn the_mouse_focuses_panes_selects_messages_and_scrolls() {
     assert_eq!(app.selected, 5);
     assert_eq!(app.editor_for, Some(5), "the editor follows the selection");
 }
+
+#[test]
+fn typing_in_the_editor_is_one_undo_step() {
+    let (mut app, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
+    let before = app.messages().to_vec();
+    app.update(key('j'));
+    app.update(key('e'));
+    app.update(code(KeyCode::Down));
+    app.update(code(KeyCode::End));
+    app.update(code(KeyCode::Left));
+    app.update(code(KeyCode::Left));
+    for c in "xyz".chars() {
+        app.update(key(c));
+    }
+    assert_ne!(app.messages(), before.as_slice());
+    app.update(code(KeyCode::Esc));
+    app.update(key('u'));
+    assert_eq!(
+        app.messages(),
+        before.as_slice(),
+        "one undo takes back the whole edit"
+    );
+}

@@ -114,6 +114,9 @@ pub struct App {
     pub last_reload: Option<String>,
     undo: Vec<Vec<Value>>,
     redo: Vec<Vec<Value>>,
+    /// The message whose editor session already has an undo entry: typing
+    /// adds one entry per message edited, not one per key.
+    undo_group: Option<usize>,
     pub theme: Theme,
     syntax: Arc<syntect::highlighting::Theme>,
     pub size: (u16, u16),
@@ -170,6 +173,7 @@ impl App {
             last_reload: None,
             undo: Vec::new(),
             redo: Vec::new(),
+            undo_group: None,
             theme,
             syntax,
             size: (120, 40),
@@ -779,6 +783,7 @@ impl App {
 
     /// Loads the selected message into the editor, as pretty JSON.
     pub fn load_editor(&mut self) {
+        self.undo_group = None;
         let Some(message) = self.messages().get(self.selected) else {
             self.editor = TextArea::default();
             self.editor_for = None;
@@ -809,7 +814,10 @@ impl App {
                 let mut msgs = snapshot.clone();
                 msgs[i] = value;
                 let _ = session.set_messages(msgs);
-                self.undo.push(snapshot);
+                if self.undo_group != Some(i) {
+                    self.push_undo(snapshot);
+                    self.undo_group = Some(i);
+                }
                 self.redo.clear();
                 self.unsaved = true;
                 self.reformat()
@@ -838,7 +846,7 @@ impl App {
         let mut msgs = before.clone();
         edit(&mut msgs);
         let _ = session.set_messages(msgs);
-        self.undo.push(before);
+        self.push_undo(before);
         self.redo.clear();
         self.unsaved = true;
         if let Some(s) = select {
@@ -846,6 +854,16 @@ impl App {
         }
         self.load_editor();
         self.reformat()
+    }
+
+    /// Remembers a state to undo to (at most `UNDO_DEPTH`).
+    fn push_undo(&mut self, state: Vec<Value>) {
+        const UNDO_DEPTH: usize = 200;
+        self.undo.push(state);
+        if self.undo.len() > UNDO_DEPTH {
+            self.undo.remove(0);
+        }
+        self.undo_group = None;
     }
 
     fn undo_redo(&mut self, undo: bool) -> Vec<Command> {
