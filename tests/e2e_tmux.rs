@@ -14,7 +14,9 @@ struct Tmux {
 
 impl Tmux {
     fn start(dir: &Path, args: &str) -> Tmux {
-        let name = format!("formatscope-e2e-{}", std::process::id());
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let name = format!("formatscope-e2e-{}-{n}", std::process::id());
         let bin = env!("CARGO_BIN_EXE_formatscope");
         let status = Command::new("tmux")
             .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
@@ -106,4 +108,30 @@ fn the_workbench_follows_a_rename_over_save_and_switches_provider() {
         !screen.contains("Messages ("),
         "the alternate screen is gone after quitting:\n{screen}"
     );
+}
+
+#[test]
+fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let copy = dir.path().join("sessions");
+    std::fs::create_dir(&copy).expect("mkdir");
+    for entry in std::fs::read_dir(&sessions).expect("sessions/") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    let tmux = Tmux::start(dir.path(), "");
+    tmux.wait_for("the first session", |s| {
+        s.contains("chat_plain.json (1/")
+            && s.contains("OpenAIChatFormatter · request")
+            && s.contains("\"role\": \"system\"")
+    });
+    tmux.keys(&["]", "]"]);
+    tmux.wait_for("the third session", |s| {
+        s.contains("library_trip.json (3/") && s.contains("Drops 2 of 11")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
 }

@@ -262,6 +262,10 @@ impl App {
         match current.and_then(|c| self.files.iter().position(|f| *f == c)) {
             Some(i) => {
                 self.current = i;
+                if self.session.is_none() && self.load_error.is_none() {
+                    // Nothing shown yet (the first listing).
+                    return vec![Command::Read(self.files[i].clone())];
+                }
                 Vec::new()
             }
             None => {
