@@ -345,3 +345,30 @@ fn typing_in_the_editor_is_one_undo_step() {
         "one undo takes back the whole edit"
     );
 }
+
+#[test]
+fn text_mode_edits_the_text_without_json_escapes() {
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    app.update(key('j'));
+    app.update(key('T'));
+    assert!(app.editor_text_mode);
+    assert_eq!(
+        app.editor.lines(),
+        ["Hi, Alice, do you know the nearest library?"]
+    );
+    app.update(code(KeyCode::End));
+    app.update(code(KeyCode::Enter));
+    for c in "\"Quoted\" line".chars() {
+        app.update(key(c));
+    }
+    let content = &app.messages()[1]["content"];
+    assert_eq!(
+        content,
+        "Hi, Alice, do you know the nearest library?\n\"Quoted\" line"
+    );
+    assert!(app.unsaved);
+    // C-t switches the same message to JSON.
+    app.update(ctrl('t'));
+    assert!(!app.editor_text_mode);
+    assert_eq!(app.editor.lines()[0], "{");
+}

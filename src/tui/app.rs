@@ -101,6 +101,9 @@ pub struct App {
     /// The message the editor holds, and whether its text was changed.
     pub editor_for: Option<usize>,
     pub editor_error: Option<String>,
+    /// Edit the message's text alone (no JSON escaping) instead of the
+    /// whole message as JSON. Toggled with C-t in the editor or `T`.
+    pub editor_text_mode: bool,
     pub output_scroll: usize,
     pub show_tools: bool,
     pub raw_media: bool,
@@ -160,6 +163,7 @@ impl App {
             focus: Focus::List,
             editor,
             editor_for: None,
+            editor_text_mode: false,
             editor_error: None,
             output_scroll: 0,
             show_tools: false,
@@ -446,6 +450,11 @@ impl App {
                 self.focus = Focus::List;
                 return Vec::new();
             }
+            if key.code == KeyCode::Char('t') && key.modifiers.contains(KeyModifiers::CONTROL) {
+                self.editor_text_mode = !self.editor_text_mode;
+                self.load_editor();
+                return Vec::new();
+            }
             if key.code == KeyCode::Char('z') && key.modifiers.contains(KeyModifiers::CONTROL) {
                 self.editor.undo();
                 return self.editor_changed();
@@ -516,6 +525,11 @@ impl App {
             | Action::Top
             | Action::Bottom => self.navigate(action),
             Action::Edit => {
+                self.load_editor();
+                self.focus = Focus::Editor;
+            }
+            Action::EditText => {
+                self.editor_text_mode = true;
                 self.load_editor();
                 self.focus = Focus::Editor;
             }
@@ -785,15 +799,24 @@ impl App {
 
     // ---- editing ----------------------------------------------------------
 
-    /// Loads the selected message into the editor, as pretty JSON.
+    /// Loads the selected message into the editor: its text (text mode,
+    /// when it has exactly one text) or the whole message as pretty JSON.
     pub fn load_editor(&mut self) {
         self.undo_group = None;
-        let Some(message) = self.messages().get(self.selected) else {
+        let Some(message) = self.messages().get(self.selected).cloned() else {
             self.editor = TextArea::default();
             self.editor_for = None;
             return;
         };
-        let text = serde_json::to_string_pretty(message).unwrap_or_default();
+        let message = &message;
+        if self.editor_text_mode && text_of(message).is_none() {
+            self.editor_text_mode = false;
+            self.status = "this message has no single text to edit: editing it as JSON".into();
+        }
+        let text = match (self.editor_text_mode, text_of(message)) {
+            (true, Some(t)) => t.to_string(),
+            _ => serde_json::to_string_pretty(message).unwrap_or_default(),
+        };
         self.editor = TextArea::new(text.lines().map(String::from).collect());
         self.editor_for = Some(self.selected);
         self.editor_error = None;
@@ -805,7 +828,15 @@ impl App {
             return Vec::new();
         };
         let text = self.editor.lines().join("\n");
-        match serde_json::from_str::<Value>(&text) {
+        let parsed = if self.editor_text_mode {
+            match self.messages().get(i) {
+                Some(m) => Ok(with_text(m, text)),
+                None => return Vec::new(),
+            }
+        } else {
+            serde_json::from_str::<Value>(&text)
+        };
+        match parsed {
             Ok(value) => {
                 self.editor_error = None;
                 if self.messages().get(i) == Some(&value) {
@@ -968,6 +999,42 @@ impl App {
         }
         Vec::new()
     }
+}
+
+/// A message's one text: its string content, or its only text block's text.
+pub fn text_of(message: &Value) -> Option<&str> {
+    match message.get("content")? {
+        Value::String(s) => Some(s),
+        Value::Array(blocks) => {
+            let mut texts = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"));
+            let only = texts.next()?;
+            if texts.next().is_some() {
+                return None;
+            }
+            only.get("text")?.as_str()
+        }
+        _ => None,
+    }
+}
+
+/// `message` with its one text replaced.
+fn with_text(message: &Value, text: String) -> Value {
+    let mut m = message.clone();
+    match m.get_mut("content") {
+        Some(Value::String(s)) => *s = text,
+        Some(Value::Array(blocks)) => {
+            if let Some(b) = blocks
+                .iter_mut()
+                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            {
+                b["text"] = Value::String(text);
+            }
+        }
+        _ => {}
+    }
+    m
 }
 
 /// serde_json's message without its " at line L column C" tail.

@@ -19,6 +19,7 @@ pub enum Action {
     PageUp,
     PageDown,
     Edit,
+    EditText,
     Save,
     AddMessage,
     Duplicate,
@@ -97,6 +98,8 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::PageUp, NONE), (KeyCode::Char('u'), CTRL)], "PgUp", Action::PageUp, Scope::Global, "page up", None),
     b!(&[(KeyCode::PageDown, NONE), (KeyCode::Char('d'), CTRL)], "PgDn", Action::PageDown, Scope::Global, "page down", None),
     b!(&[(KeyCode::Enter, NONE), (KeyCode::Char('e'), NONE)], "e", Action::Edit, Scope::List, "edit the selected message (JSON)", Some("edit")),
+    b!(&[(KeyCode::Char('T'), SHIFT), (KeyCode::Char('T'), NONE)], "T", Action::EditText, Scope::List, "edit just the message's text (no JSON escapes)", None),
+    b!(&[(KeyCode::Char('t'), CTRL)], "C-t", Action::EditText, Scope::Editor, "switch the editor between text and JSON", None),
     b!(&[(KeyCode::Char('s'), CTRL)], "C-s", Action::Save, Scope::Global, "save the session (atomic; also in the editor)", Some("save")),
     b!(&[(KeyCode::Char('a'), NONE)], "a", Action::AddMessage, Scope::List, "add a message after the selected one", None),
     b!(&[(KeyCode::Char('d'), NONE)], "d", Action::Duplicate, Scope::List, "duplicate the selected message", None),
@@ -141,20 +144,30 @@ pub fn footer() -> Vec<(&'static str, &'static str)> {
     hints
 }
 
-/// Help lines: key, what it does, where.
-pub fn help() -> Vec<(String, &'static str, &'static str)> {
-    BINDINGS
+/// Help lines: key, what it does, where (the six provider keys on one line).
+pub fn help() -> Vec<(String, String, &'static str)> {
+    let mut lines = Vec::new();
+    let providers: Vec<&str> = BINDINGS
         .iter()
-        .map(|b| {
-            let scope = match b.scope {
-                Scope::Global => "",
-                Scope::List => "messages",
-                Scope::Output => "request",
-                Scope::Editor => "editor",
-            };
-            (b.label.to_string(), b.help, scope)
-        })
-        .collect()
+        .filter(|b| matches!(b.action, Action::Provider(_)))
+        .map(|b| b.help)
+        .collect();
+    for b in BINDINGS {
+        if let Action::Provider(i) = b.action {
+            if i == 0 {
+                lines.push(("1–6".to_string(), providers.join(", "), ""));
+            }
+            continue;
+        }
+        let scope = match b.scope {
+            Scope::Global => "",
+            Scope::List => "messages",
+            Scope::Output => "request",
+            Scope::Editor => "editor",
+        };
+        lines.push((b.label.to_string(), b.help.to_string(), scope));
+    }
+    lines
 }
 
 #[cfg(test)]

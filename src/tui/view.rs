@@ -286,9 +286,19 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect) {
 
 fn draw_editor(frame: &mut Frame, app: &App, area: Rect) {
     let ui = &app.theme.ui;
+    let what = if app.editor_text_mode { "text" } else { "JSON" };
+    let who = app
+        .editor_for
+        .and_then(|i| app.messages().get(i))
+        .map(|m| {
+            let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
+            let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
+            format!(" · {name} ({role})")
+        })
+        .unwrap_or_default();
     let title = match (app.editor_for, &app.editor_error) {
-        (Some(i), None) => format!(" Message #{i} (JSON) "),
-        (Some(i), Some(_)) => format!(" Message #{i} (JSON, invalid) "),
+        (Some(i), None) => format!(" Message #{i}{who} · {what} "),
+        (Some(i), Some(_)) => format!(" Message #{i}{who} · {what}, invalid "),
         (None, _) => " Editor ".to_string(),
     };
     let focused = app.focus == Focus::Editor;
@@ -618,13 +628,13 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     let ui = &app.theme.ui;
     let help = keymap::help();
-    let rect = centered(area, 72, help.len() as u16 + 4);
+    let rect = centered(area, 76, help.len() as u16 + 2);
     let lines: Vec<Line> = help
         .into_iter()
         .map(|(k, what, scope)| {
             Line::from(vec![
                 Span::styled(format!(" {k:<8}"), Style::default().fg(ui.focus)),
-                Span::styled(format!("{what:<50}"), Style::default().fg(ui.text)),
+                Span::styled(format!("{what:<52}"), Style::default().fg(ui.text)),
                 Span::styled(scope.to_string(), Style::default().fg(ui.muted)),
             ])
         })
