@@ -8,8 +8,11 @@
 //! reformat runs on the worker thread meanwhile). `*_with_reformat` adds the
 //! worker's job run inline: format, incremental count, plan and highlight.
 
+#[path = "../tests/support/workbench.rs"]
+mod workbench;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use formatscope::tui::app::{App, Command, Msg};
+use formatscope::tui::app::{App, Msg};
 use formatscope::tui::theme::Theme;
 use formatscope::tui::worker::Computer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -35,27 +38,6 @@ fn session(n: usize) -> PathBuf {
     path
 }
 
-fn run(app: &mut App, computer: &mut Computer, cmds: Vec<Command>) {
-    let mut queue = cmds;
-    while !queue.is_empty() {
-        let mut next = Vec::new();
-        for cmd in queue {
-            match cmd {
-                Command::Reformat(job) => {
-                    let p = computer.compute(&job);
-                    next.extend(app.update(Msg::PreviewReady(Box::new(p))));
-                }
-                Command::Read(path) => {
-                    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string());
-                    next.extend(app.update(Msg::FileRead { path, text }));
-                }
-                _ => {}
-            }
-        }
-        queue = next;
-    }
-}
-
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
@@ -66,7 +48,7 @@ fn benches(c: &mut Criterion) {
     app.areas = formatscope::tui::view::layout(ratatui::layout::Rect::new(0, 0, 120, 40)).1;
     let mut computer = Computer::default();
     let start = app.start();
-    run(&mut app, &mut computer, start);
+    workbench::run_commands(&mut app, &mut computer, start);
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
     let mut group = c.benchmark_group("workbench_1000");
@@ -99,7 +81,7 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             flip = !flip;
             let cmds = app.update(key(if flip { '1' } else { '3' }));
-            run(&mut app, &mut computer, cmds);
+            workbench::run_commands(&mut app, &mut computer, cmds);
             terminal
                 .draw(|f| formatscope::tui::view::draw(f, &app))
                 .expect("draw");
@@ -121,7 +103,7 @@ fn benches(c: &mut Criterion) {
             let c = char::from(b'a' + (typed % 26) as u8);
             let cmds = app.update(key(c));
             assert!(!cmds.is_empty(), "the edit is valid JSON and reformats");
-            run(&mut app, &mut computer, cmds);
+            workbench::run_commands(&mut app, &mut computer, cmds);
             terminal
                 .draw(|f| formatscope::tui::view::draw(f, &app))
                 .expect("draw");

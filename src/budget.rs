@@ -3,7 +3,8 @@
 //! re-formats and re-counts only the unit it touches), and truncation plans.
 
 use crate::formatter::{
-    self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, UnitKind, SYSTEM_UNIT,
+    self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind,
+    SYSTEM_UNIT,
 };
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
@@ -202,9 +203,8 @@ impl BudgetModel {
         let Some(u) = replaced else {
             return self.rebuild();
         };
-        let counter = &self.counter;
         let cost = if u == SYSTEM_UNIT {
-            let system = truncate::cost_of(counter, &self.request.seg.system)
+            let system = truncate::cost_of(&self.counter, &self.request.seg.system)
                 .map_err(BudgetError::Format)?
                 .recategorised(Category::SystemPrompt);
             UnitCost {
@@ -213,20 +213,13 @@ impl BudgetModel {
                 prompted: None,
             }
         } else {
-            let unit = &self.request.seg.units[u];
-            match self.costs.get(&unit.key) {
-                Some(c) => *c,
-                None => {
-                    let c = cost_unit(counter, unit).map_err(BudgetError::Format)?;
-                    self.costs.insert(unit.key, c);
-                    c
-                }
-            }
+            let unit = Arc::clone(&self.request.seg.units[u]);
+            self.cached_cost(&unit)?
         };
         self.request.set_cost(u, cost);
         self.total = self
             .request
-            .total(counter, &self.env)
+            .total(&self.counter, &self.env)
             .map_err(BudgetError::Format)?;
         Ok(())
     }
@@ -273,25 +266,28 @@ impl BudgetModel {
     }
 
     fn cost(&mut self, seg: Segmented) -> Result<CostedRequest, BudgetError> {
-        let counter = &self.counter;
-        let system = truncate::cost_of(counter, &seg.system)
+        let system = truncate::cost_of(&self.counter, &seg.system)
             .map_err(BudgetError::Format)?
             .recategorised(Category::SystemPrompt);
         let mut units = Vec::with_capacity(seg.units.len());
         for unit in &seg.units {
-            let cost = match self.costs.get(&unit.key) {
-                Some(c) => *c,
-                None => {
-                    let c = cost_unit(counter, unit).map_err(BudgetError::Format)?;
-                    self.costs.insert(unit.key, c);
-                    c
-                }
-            };
-            units.push(cost);
+            units.push(self.cached_cost(unit)?);
         }
-        let req = CostedRequest::new(seg, counter.base(), system, units);
-        self.total = req.total(counter, &self.env).map_err(BudgetError::Format)?;
+        let req = CostedRequest::new(seg, self.counter.base(), system, units);
+        self.total = req
+            .total(&self.counter, &self.env)
+            .map_err(BudgetError::Format)?;
         Ok(req)
+    }
+
+    /// A unit's cost, counted once per content.
+    fn cached_cost(&mut self, unit: &Unit) -> Result<UnitCost, BudgetError> {
+        if let Some(c) = self.costs.get(&unit.key) {
+            return Ok(*c);
+        }
+        let c = cost_unit(&self.counter, unit).map_err(BudgetError::Format)?;
+        self.costs.insert(unit.key, c);
+        Ok(c)
     }
 
     fn count_tools(&self) -> i64 {
@@ -455,10 +451,6 @@ impl BudgetModel {
     /// The formatted request (every message kept).
     pub fn formatted(&self) -> Vec<Value> {
         self.request.seg.assemble(0, &self.env).unwrap_or_default()
-    }
-
-    pub fn counter_dyn(&self) -> &dyn MessageCounter {
-        &self.counter
     }
 }
 
