@@ -372,3 +372,53 @@ fn text_mode_edits_the_text_without_json_escapes() {
     assert!(!app.editor_text_mode);
     assert_eq!(app.editor.lines()[0], "{");
 }
+
+mod random_use {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_key() -> impl Strategy<Value = Msg> {
+        let plain = prop::sample::select(vec![
+            'j', 'k', 'g', 'G', 'e', 'T', 'a', 'd', 'x', 'K', 'J', 'u', '/', 'n', 'N', 't', 'b',
+            'm', '1', '2', '3', '4', '5', '6', 'p', '?', 'q', ']', '[', '{', '"', 'z', ' ',
+        ])
+        .prop_map(key);
+        let special = prop::sample::select(vec![
+            KeyCode::Esc,
+            KeyCode::Enter,
+            KeyCode::Tab,
+            KeyCode::Backspace,
+            KeyCode::Down,
+            KeyCode::Up,
+            KeyCode::PageDown,
+            KeyCode::End,
+        ])
+        .prop_map(code);
+        let ctrl_keys = prop::sample::select(vec!['r', 's', 'z', 't']).prop_map(ctrl);
+        prop_oneof![6 => plain, 3 => special, 1 => ctrl_keys]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+        /// Any key sequence leaves the model valid: no panic, the selection
+        /// in range, the preview never newer than the request.
+        #[test]
+        fn random_keys_keep_the_model_valid(keys in prop::collection::vec(any_key(), 1..30)) {
+            let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+            let mut generation = app.generation;
+            for k in keys {
+                let cmds = app.update(k);
+                // Writes are not executed: the bundled file stays as it is.
+                let cmds: Vec<Command> = cmds.into_iter().filter(|c| !matches!(c, Command::Write { .. })).collect();
+                run_commands(&mut app, &mut computer, cmds);
+                prop_assert!(app.generation >= generation);
+                generation = app.generation;
+                let n = app.messages().len();
+                prop_assert!(n == 0 || app.selected < n);
+                prop_assert!(app.preview.as_ref().is_none_or(|p| p.generation <= app.generation));
+                let _ = screen_text(&app, 120, 40);
+            }
+        }
+    }
+}

@@ -847,7 +847,10 @@ impl App {
                     return Vec::new();
                 };
                 let mut msgs = snapshot.clone();
-                msgs[i] = value;
+                let Some(slot) = msgs.get_mut(i) else {
+                    return Vec::new();
+                };
+                *slot = value;
                 let _ = session.set_messages(msgs);
                 if self.undo_group != Some(i) {
                     self.push_undo(snapshot);

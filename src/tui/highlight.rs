@@ -116,7 +116,8 @@ fn fast_line(line: &str, theme: &Theme) -> Line<'static> {
             }
             language
         } else {
-            i += 1;
+            // One character (pretty JSON is ASCII outside strings, but be safe).
+            i += line[i..].chars().next().map_or(1, char::len_utf8);
             if c.is_ascii_whitespace() {
                 Style::default()
             } else {
