@@ -37,6 +37,10 @@ struct Cli {
     /// Workbench: write a log to FILE (nothing is printed while it runs).
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+
+    /// Workbench: never download remote media.
+    #[arg(long)]
+    offline: bool,
 }
 
 #[derive(Subcommand)]
@@ -220,7 +224,7 @@ pub fn run() -> i32 {
         Some(Command::Tokenize(args)) => tokenize(args),
         Some(Command::Truncate(args)) => truncate(args),
         Some(Command::Timing(args)) => timing(args),
-        None => workbench(cli.target, cli.theme, cli.log),
+        None => workbench(cli.target, cli.theme, cli.log, cli.offline),
     }
 }
 
@@ -726,11 +730,21 @@ fn timing(args: TimingArgs) -> i32 {
 }
 
 #[cfg(feature = "tui")]
-fn workbench(target: Option<PathBuf>, theme: String, log: Option<PathBuf>) -> i32 {
-    formatscope::tui::run(formatscope::tui::Options { target, theme, log })
+fn workbench(target: Option<PathBuf>, theme: String, log: Option<PathBuf>, offline: bool) -> i32 {
+    formatscope::tui::run(formatscope::tui::Options {
+        target,
+        theme,
+        log,
+        offline,
+    })
 }
 
 #[cfg(not(feature = "tui"))]
-fn workbench(_target: Option<PathBuf>, _theme: String, _log: Option<PathBuf>) -> i32 {
+fn workbench(
+    _target: Option<PathBuf>,
+    _theme: String,
+    _log: Option<PathBuf>,
+    _offline: bool,
+) -> i32 {
     usage_error("this build has no workbench (the `tui` feature); use a subcommand")
 }

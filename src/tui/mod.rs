@@ -33,6 +33,9 @@ pub struct Options {
     pub target: Option<PathBuf>,
     pub theme: String,
     pub log: Option<PathBuf>,
+    /// Never download remote media (formatters that need them then fail
+    /// as AgentScope fails offline).
+    pub offline: bool,
 }
 
 /// Appends lines to `--log FILE` (nothing is printed while the app runs).
@@ -95,7 +98,11 @@ pub fn run(options: Options) -> i32 {
     let (tx, rx) = channel::<Msg>();
     let slot = worker::Slot::default();
     let worker_tx = tx.clone();
-    let worker = worker::spawn(slot.clone(), move |p| {
+    let computer = match web_fetcher(options.offline) {
+        Some(web) => worker::Computer::with_web(web),
+        None => worker::Computer::default(),
+    };
+    let worker = worker::spawn(slot.clone(), computer, move |p| {
         let _ = worker_tx.send(Msg::PreviewReady(Box::new(p)));
     });
     let watch_tx = tx.clone();
@@ -167,6 +174,24 @@ pub fn run(options: Options) -> i32 {
     let _ = worker.join();
     log.line("quit");
     result
+}
+
+/// Remote media are fetched over HTTP (20 s timeout, cached per URL) on the
+/// worker thread, unless offline or built without the `http` feature.
+fn web_fetcher(offline: bool) -> Option<Arc<dyn crate::media::WebFetcher>> {
+    if offline {
+        return None;
+    }
+    #[cfg(feature = "http")]
+    {
+        Some(Arc::new(crate::media::HttpFetcher::new(
+            Duration::from_secs(20),
+        )))
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        None
+    }
 }
 
 fn execute_all(

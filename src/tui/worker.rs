@@ -8,7 +8,7 @@ use super::highlight::highlight_json;
 use crate::budget::{BudgetModel, TokenReport};
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
-use crate::media::{MediaEnv, NoNetwork};
+use crate::media::{MediaEnv, NoNetwork, WebFetcher};
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
 use ratatui::text::Line;
@@ -57,6 +57,8 @@ pub struct Preview {
 /// Keeps the budget model and highlighted lines between jobs.
 #[derive(Default)]
 pub struct Computer {
+    /// Fetches remote media some formatters download (none: offline).
+    web: Option<Arc<dyn WebFetcher>>,
     model: Option<(ModelKey, BudgetModel)>,
     /// Highlighted lines of one request message, by its text and theme.
     highlighted: std::collections::HashMap<u64, Arc<Vec<Line<'static>>>>,
@@ -71,6 +73,15 @@ struct ModelKey {
 }
 
 impl Computer {
+    /// A computer that fetches remote media through `web` (on this worker
+    /// thread, so a slow download delays only the preview).
+    pub fn with_web(web: Arc<dyn WebFetcher>) -> Computer {
+        Computer {
+            web: Some(web),
+            ..Computer::default()
+        }
+    }
+
     /// Highlights the request array message by message (each starts at the
     /// same depth, so each is highlighted on its own after a `[`), reusing
     /// the lines of messages that did not change.
@@ -148,7 +159,10 @@ impl Computer {
                 job.model.clone(),
                 job.messages.clone(),
                 job.tools.clone(),
-                MediaEnv::new(job.base_dir.clone(), Arc::new(NoNetwork)),
+                MediaEnv::new(
+                    job.base_dir.clone(),
+                    self.web.clone().unwrap_or_else(|| Arc::new(NoNetwork)),
+                ),
             ),
         };
         let mut model = match reused {
@@ -308,11 +322,14 @@ impl Slot {
 }
 
 /// Runs jobs from `slot` until it closes, sending each preview.
-pub fn spawn(slot: Slot, send: impl Fn(Preview) + Send + 'static) -> std::thread::JoinHandle<()> {
+pub fn spawn(
+    slot: Slot,
+    mut computer: Computer,
+    send: impl Fn(Preview) + Send + 'static,
+) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name("formatscope-worker".into())
         .spawn(move || {
-            let mut computer = Computer::default();
             while let Some(job) = slot.take() {
                 send(computer.compute(&job));
             }
