@@ -152,7 +152,9 @@ impl BudgetModel {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let keys: Vec<u64> = messages.iter().map(message_key).collect();
-        let seg = build(formatter, &options, &msgs, &keys, &env, None)?;
+        // Promotion allowed: right for counting; plans then run the reference loop.
+        let seg = Segmented::build_with(formatter, &options, &msgs, &keys, &env, None, true)
+            .map_err(segment_error)?;
         let mut model = BudgetModel {
             formatter,
             options,
@@ -253,14 +255,16 @@ impl BudgetModel {
     }
 
     fn rebuild(&mut self) -> Result<(), BudgetError> {
-        let seg = build(
+        let seg = Segmented::build_with(
             self.formatter,
             &self.options,
             &self.msgs,
             &self.keys,
             &self.env,
             Some(&self.request.seg),
-        )?;
+            true,
+        )
+        .map_err(segment_error)?;
         self.request = self.cost(seg)?;
         Ok(())
     }
@@ -452,17 +456,6 @@ impl BudgetModel {
     pub fn formatted(&self) -> Vec<Value> {
         self.request.seg.assemble(0, &self.env).unwrap_or_default()
     }
-}
-
-fn build(
-    id: FormatterId,
-    options: &FormatOptions,
-    msgs: &[Arc<Msg>],
-    keys: &[u64],
-    env: &MediaEnv,
-    previous: Option<&Segmented>,
-) -> Result<Segmented, BudgetError> {
-    Segmented::build_with(id, options, msgs, keys, env, previous, true).map_err(segment_error)
 }
 
 fn segment_error(e: SegmentError) -> BudgetError {

@@ -104,6 +104,8 @@ pub struct App {
     /// Edit the message's text alone (no JSON escaping) instead of the
     /// whole message as JSON. Toggled with C-t in the editor or `T`.
     pub editor_text_mode: bool,
+    /// The focus the editor's styles were last set for (`None`: a new editor).
+    editor_styled_focus: Option<bool>,
     pub output_scroll: usize,
     pub show_tools: bool,
     pub raw_media: bool,
@@ -164,6 +166,7 @@ impl App {
             editor,
             editor_for: None,
             editor_text_mode: false,
+            editor_styled_focus: None,
             editor_error: None,
             output_scroll: 0,
             show_tools: false,
@@ -214,6 +217,31 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Command> {
+        let cmds = self.handle(msg);
+        self.style_editor();
+        cmds
+    }
+
+    /// The editor's look: the theme's text colour, and a cursor only when
+    /// it has the focus.
+    fn style_editor(&mut self) {
+        use ratatui::style::Style;
+        let focused = self.focus == Focus::Editor;
+        if self.editor_styled_focus == Some(focused) {
+            return;
+        }
+        self.editor
+            .set_style(Style::default().fg(self.theme.ui.text));
+        self.editor.set_cursor_line_style(Style::default());
+        self.editor.set_cursor_style(if focused {
+            Style::default().add_modifier(ratatui::style::Modifier::REVERSED)
+        } else {
+            Style::default()
+        });
+        self.editor_styled_focus = Some(focused);
+    }
+
+    fn handle(&mut self, msg: Msg) -> Vec<Command> {
         self.dirty = true;
         match msg {
             Msg::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
@@ -443,17 +471,21 @@ impl App {
             return Vec::new();
         }
         if self.focus == Focus::Editor {
-            if key.code == KeyCode::Char('s') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            // The editor's own bindings, then save; every other key types.
+            match keymap::action_for(&key, Scope::Editor) {
+                Some(Action::LeaveEditor) => {
+                    self.focus = Focus::List;
+                    return Vec::new();
+                }
+                Some(Action::ToggleEditorText) => {
+                    self.editor_text_mode = !self.editor_text_mode;
+                    self.load_editor();
+                    return Vec::new();
+                }
+                _ => {}
+            }
+            if keymap::action_for(&key, Scope::Global) == Some(Action::Save) {
                 return self.save(false);
-            }
-            if key.code == KeyCode::Esc {
-                self.focus = Focus::List;
-                return Vec::new();
-            }
-            if key.code == KeyCode::Char('t') && key.modifiers.contains(KeyModifiers::CONTROL) {
-                self.editor_text_mode = !self.editor_text_mode;
-                self.load_editor();
-                return Vec::new();
             }
             if key.code == KeyCode::Char('z') && key.modifiers.contains(KeyModifiers::CONTROL) {
                 self.editor.undo();
@@ -571,6 +603,8 @@ impl App {
                 };
                 return self.edit_messages(|msgs| msgs.swap(i, j), Some(j));
             }
+            // Only bound inside the editor, which handles them itself.
+            Action::LeaveEditor | Action::ToggleEditorText => {}
             Action::Undo => return self.undo_redo(true),
             Action::Redo => return self.undo_redo(false),
             Action::Search => self.search_input = Some(String::new()),
@@ -803,6 +837,7 @@ impl App {
     /// when it has exactly one text) or the whole message as pretty JSON.
     pub fn load_editor(&mut self) {
         self.undo_group = None;
+        self.editor_styled_focus = None;
         let Some(message) = self.messages().get(self.selected).cloned() else {
             self.editor = TextArea::default();
             self.editor_for = None;

@@ -20,6 +20,8 @@ pub enum Action {
     PageDown,
     Edit,
     EditText,
+    ToggleEditorText,
+    LeaveEditor,
     Save,
     AddMessage,
     Duplicate,
@@ -99,7 +101,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::PageDown, NONE), (KeyCode::Char('d'), CTRL)], "PgDn", Action::PageDown, Scope::Global, "page down", None),
     b!(&[(KeyCode::Enter, NONE), (KeyCode::Char('e'), NONE)], "e", Action::Edit, Scope::List, "edit the selected message (JSON)", Some("edit")),
     b!(&[(KeyCode::Char('T'), SHIFT), (KeyCode::Char('T'), NONE)], "T", Action::EditText, Scope::List, "edit just the message's text (no JSON escapes)", None),
-    b!(&[(KeyCode::Char('t'), CTRL)], "C-t", Action::EditText, Scope::Editor, "switch the editor between text and JSON", None),
+    b!(&[(KeyCode::Char('t'), CTRL)], "C-t", Action::ToggleEditorText, Scope::Editor, "switch the editor between text and JSON", None),
     b!(&[(KeyCode::Char('s'), CTRL)], "C-s", Action::Save, Scope::Global, "save the session (atomic; also in the editor)", Some("save")),
     b!(&[(KeyCode::Char('a'), NONE)], "a", Action::AddMessage, Scope::List, "add a message after the selected one", None),
     b!(&[(KeyCode::Char('d'), NONE)], "d", Action::Duplicate, Scope::List, "duplicate the selected message", None),
@@ -115,7 +117,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('b'), NONE)], "b", Action::ToggleRaw, Scope::Global, "base64 media short / raw", None),
     b!(&[(KeyCode::Char(']'), NONE)], "]", Action::NextFile, Scope::Global, "next session file in the folder", None),
     b!(&[(KeyCode::Char('['), NONE)], "[", Action::PrevFile, Scope::Global, "previous session file", None),
-    b!(&[(KeyCode::Esc, NONE)], "Esc", Action::NextPane, Scope::Editor, "leave the editor (edits stay, unsaved)", None),
+    b!(&[(KeyCode::Esc, NONE)], "Esc", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved)", None),
 ];
 
 /// The action bound to `key` in `scope` (global bindings apply in the

@@ -228,14 +228,14 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect) {
     let ui = &app.theme.ui;
     let messages = app.messages();
     let report = app.preview.as_ref().and_then(|p| p.report.as_ref());
-    let dropped: Vec<usize> = app
+    // Sorted indices: looked up by binary search, never copied per frame.
+    let dropped: &[usize] = app
         .preview
         .as_ref()
         .and_then(|p| p.plan.as_ref())
         .and_then(|p| p.as_ref().ok())
         .filter(|p| p.fits())
-        .map(|p| p.dropped.clone())
-        .unwrap_or_default();
+        .map_or(&[], |p| p.dropped.as_slice());
     let offset = list_offset(app, area.height);
     let rows = area.height.saturating_sub(2) as usize;
     let width = area.width.saturating_sub(2) as usize;
@@ -244,11 +244,12 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect) {
         let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
         let role = m.get("role").and_then(Value::as_str).unwrap_or("?");
         let (sum, call, result) = summary(m);
+        // The report lists the messages in order, one entry each.
         let tokens = report
-            .and_then(|r| r.messages.iter().find(|t| t.index == i))
+            .and_then(|r| r.messages.get(i).filter(|t| t.index == i))
             .map(|t| format!("{}{}", if t.shared { "~" } else { "" }, t.tokens))
             .unwrap_or_default();
-        let is_dropped = dropped.contains(&i);
+        let is_dropped = dropped.binary_search(&i).is_ok();
         let mark = if is_dropped { "✗" } else { " " };
         let pair = match (&call, &result) {
             (Some(id), _) => Span::styled("┌", Style::default().fg(pair_colour(id))),
@@ -311,13 +312,8 @@ fn draw_editor(frame: &mut Frame, app: &App, area: Rect) {
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let mut editor = app.editor.clone();
-    editor.set_style(Style::default().fg(ui.text));
-    editor.set_cursor_line_style(Style::default());
-    if !focused {
-        editor.set_cursor_style(Style::default());
-    }
-    frame.render_widget(&editor, inner);
+    // Styles are set by the app (`App::style_editor`), not per frame.
+    frame.render_widget(&app.editor, inner);
 }
 
 fn draw_output(frame: &mut Frame, app: &App, area: Rect) {
