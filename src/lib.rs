@@ -6,6 +6,7 @@ pub mod budget;
 pub mod formatter;
 pub mod media;
 pub mod pipeline;
+pub mod provider;
 pub mod py;
 pub mod session;
 pub mod tokens;

@@ -1,0 +1,188 @@
+//! `formatscope format`: one of AgentScope's twelve formatters on a
+//! session, printed in the golden files' shape.
+
+use super::{bad_message_location, usage_error, web_fetcher};
+use clap::Args;
+use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
+use formatscope::pipeline::{self, ReferenceRequest};
+use formatscope::session::read_session;
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct FormatArgs {
+    /// Session file: our session object, a bare array of messages, an OpenAI
+    /// chat-completions request body, or an AgentScope memory state.
+    pub(crate) session: PathBuf,
+
+    /// Formatter class, e.g. DashScopeMultiAgentFormatter.
+    /// Default: the session's own provider and mode (OpenAI chat if absent).
+    #[arg(long, value_name = "CLASS", conflicts_with_all = ["provider", "mode"])]
+    pub(crate) formatter: Option<String>,
+
+    /// Provider: openai, anthropic, dashscope, gemini, ollama or deepseek.
+    #[arg(long, value_name = "P")]
+    pub(crate) provider: Option<String>,
+
+    /// Mode: chat or multi-agent.
+    #[arg(long, value_name = "M")]
+    pub(crate) mode: Option<String>,
+
+    /// Token budget: truncate as AgentScope does (OpenAITokenCounter for
+    /// gpt-4o, oldest messages first) and add "tokens".
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) max_tokens: Option<i64>,
+
+    /// Use the session's own "max_tokens" as the budget (when --max-tokens
+    /// is not given).
+    #[arg(long)]
+    pub(crate) session_budget: bool,
+
+    /// Add "tokens" (AgentScope's gpt-4o count of the messages) and, when
+    /// the session has tools, "tokens_with_tools".
+    #[arg(long)]
+    pub(crate) count: bool,
+
+    /// Add "tools": the session's tool schemas as the provider's model class
+    /// formats them.
+    #[arg(long)]
+    pub(crate) tools: bool,
+
+    /// Promote images in tool results to a user message (OpenAI, DashScope,
+    /// Gemini, Ollama).
+    #[arg(long)]
+    pub(crate) promote_tool_result_images: bool,
+
+    /// Promote audio in tool results to a user message (DashScope).
+    #[arg(long)]
+    pub(crate) promote_tool_result_audios: bool,
+
+    /// Promote videos in tool results to a user message (DashScope).
+    #[arg(long)]
+    pub(crate) promote_tool_result_videos: bool,
+
+    /// Multi-agent formatters: the prompt before the first <history> block.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) conversation_history_prompt: Option<String>,
+
+    /// Serve https://HOST/PATH from DIR/HOST/PATH instead of the network
+    /// (any other URL answers 404). May be given more than once.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) web_root: Vec<PathBuf>,
+
+    /// Never use the network: remote media fail to download.
+    #[arg(long)]
+    pub(crate) offline: bool,
+
+    /// Write absolute paths under the session's folder as <SESSION_DIR>/...
+    /// (as the golden files do), so output does not depend on where the
+    /// files live.
+    #[arg(long)]
+    pub(crate) portable_paths: bool,
+
+    /// Print only the messages list (or the error object).
+    #[arg(long)]
+    pub(crate) raw: bool,
+}
+
+fn pick_formatter(
+    args: &FormatArgs,
+    session: &formatscope::session::Session,
+) -> Result<FormatterId, String> {
+    if let Some(name) = &args.formatter {
+        return FormatterId::from_class_name(name).ok_or_else(|| {
+            let all: Vec<String> = FormatterId::all().map(|f| f.class_name()).collect();
+            format!("unknown formatter {name}; one of {}", all.join(", "))
+        });
+    }
+    let default = pipeline::formatter_for_session(session);
+    let provider = match &args.provider {
+        Some(p) => Provider::from_id(p)
+            .ok_or_else(|| format!("unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"))?,
+        None => default.clone()?.provider,
+    };
+    let mode = match &args.mode {
+        Some(m) => {
+            Mode::from_id(m).ok_or_else(|| format!("unknown mode {m:?}; chat or multi-agent"))?
+        }
+        None => default.map(|d| d.mode).unwrap_or(Mode::Chat),
+    };
+    Ok(FormatterId::new(provider, mode))
+}
+
+pub(crate) fn run(args: FormatArgs) -> i32 {
+    let session = match read_session(&args.session) {
+        Ok(s) => s,
+        Err(e) => return usage_error(e),
+    };
+    let formatter = match pick_formatter(&args, &session) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
+    };
+    let options = FormatOptions {
+        promote_images: args.promote_tool_result_images,
+        promote_audios: args.promote_tool_result_audios,
+        promote_videos: args.promote_tool_result_videos,
+        history_prompt: args.conversation_history_prompt.clone(),
+    };
+    if let Some(option) = options.unsupported_by(formatter).first() {
+        return usage_error(format!(
+            "{formatter} has no option {}",
+            option.python_name()
+        ));
+    }
+    let max_tokens = args
+        .max_tokens
+        .or_else(|| args.session_budget.then(|| session.max_tokens()).flatten());
+    let request = ReferenceRequest {
+        formatter,
+        options,
+        max_tokens,
+        count: args.count,
+        tools: args.tools,
+    };
+    let out = pipeline::run_reference(
+        &session,
+        &request,
+        web_fetcher(&args.web_root, args.offline),
+    );
+    let failed = out.get("error").and_then(Value::as_str).map(|e| {
+        let kind = out
+            .get("error_type")
+            .and_then(Value::as_str)
+            .unwrap_or("Error");
+        format!("{kind}: {e}")
+    });
+    let shown = if args.raw {
+        match out.get("messages") {
+            Some(m) => m.clone(),
+            None => Value::Object(
+                out.iter()
+                    .filter(|(k, _)| k.starts_with("error") || *k == "stage")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+        }
+    } else {
+        Value::Object(out)
+    };
+    let mut text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+    if args.portable_paths {
+        let dir = session.base_dir();
+        text = pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir));
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    match failed {
+        Some(message) => {
+            let first_line = message.lines().next().unwrap_or_default();
+            match bad_message_location(&args.session, &session) {
+                Some(at) => eprintln!("error: {at}: message rejected: {first_line}"),
+                None => eprintln!("error: {first_line}"),
+            }
+            1
+        }
+        None => 0,
+    }
+}

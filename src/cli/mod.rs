@@ -1,0 +1,155 @@
+//! Subcommands. Each parses its options, calls the core, prints JSON.
+//! Exit codes: 0 success, 1 the formatting failed (as the reference fails),
+//! 2 bad usage or an unreadable/invalid file.
+
+mod budget;
+mod format;
+mod timing;
+
+use budget::{CountArgs, TokenizeArgs, TruncateArgs};
+use clap::{Parser, Subcommand};
+use format::FormatArgs;
+use formatscope::media::{NoNetwork, WebFetcher, WebRoot};
+use formatscope::pipeline;
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use timing::TimingArgs;
+
+#[derive(Parser)]
+#[command(
+    name = "formatscope",
+    version,
+    about = "See the exact request each LLM provider would receive for a conversation, formatted byte for byte as AgentScope 1.0.21 formats it."
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Without a subcommand: open the workbench on this session file or
+    /// folder of sessions (default: sessions/).
+    #[arg(value_name = "SESSION|DIR")]
+    target: Option<PathBuf>,
+
+    /// Workbench theme: dark, light, or a path to a theme .toml.
+    #[arg(long, value_name = "NAME", default_value = "dark")]
+    theme: String,
+
+    /// Workbench: write a log to FILE (nothing is printed while it runs).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+
+    /// Workbench: never download remote media.
+    #[arg(long)]
+    offline: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Format a session with one of AgentScope's twelve formatters and print
+    /// the result as JSON (the shape of the golden files / oracle.py).
+    Format(FormatArgs),
+    /// Count a session's request with the provider's own tokenizer: total,
+    /// breakdown by category and by message, each marked exact or estimate.
+    Count(CountArgs),
+    /// Count the tokens of raw text (a file, or stdin) with one tokenizer.
+    Tokenize(TokenizeArgs),
+    /// Plan AgentScope's FIFO truncation for a budget, counted with the
+    /// provider's tokenizer: which messages are kept and dropped, tokens
+    /// before and after, or why it cannot fit.
+    Truncate(TruncateArgs),
+    /// Time the core on a session (for scripts/bench-vs-agentscope.py).
+    #[command(hide = true)]
+    Timing(TimingArgs),
+}
+
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Some(Command::Format(args)) => format::run(args),
+        Some(Command::Count(args)) => budget::count(args),
+        Some(Command::Tokenize(args)) => budget::tokenize(args),
+        Some(Command::Truncate(args)) => budget::truncate(args),
+        Some(Command::Timing(args)) => timing::run(args),
+        None => workbench(cli.target, cli.theme, cli.log, cli.offline),
+    }
+}
+
+pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
+    eprintln!("error: {message}");
+    2
+}
+
+pub(crate) fn web_fetcher(web_roots: &[PathBuf], offline: bool) -> Arc<dyn WebFetcher> {
+    if !web_roots.is_empty() {
+        return Arc::new(WebRoot::new(web_roots.to_vec()));
+    }
+    if offline {
+        return Arc::new(NoNetwork);
+    }
+    #[cfg(feature = "http")]
+    {
+        Arc::new(formatscope::media::HttpFetcher::new(
+            std::time::Duration::from_secs(20),
+        ))
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        Arc::new(NoNetwork)
+    }
+}
+
+/// `file:line:col` of the first message AgentScope's `Msg` rejects, when the
+/// failure is that (the file is our session object or a bare array).
+pub(crate) fn bad_message_location(
+    path: &std::path::Path,
+    session: &formatscope::session::Session,
+) -> Option<String> {
+    use formatscope::session::{locate_pointer, InputShape};
+    let (index, _) = pipeline::invalid_message(session)?;
+    let pointer = match session.shape {
+        InputShape::Session => format!("/messages/{index}"),
+        InputShape::BareArray => format!("/{index}"),
+        _ => return None,
+    };
+    let text = std::fs::read_to_string(path).ok()?;
+    let (line, col) = locate_pointer(&text, &pointer)?;
+    Some(format!("{}:{line}:{col}", path.display()))
+}
+
+pub(crate) fn print_json(value: &Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(
+        stdout,
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+#[cfg(feature = "tui")]
+fn workbench(target: Option<PathBuf>, theme: String, log: Option<PathBuf>, offline: bool) -> i32 {
+    formatscope::tui::run(formatscope::tui::Options {
+        target,
+        theme,
+        log,
+        offline,
+    })
+}
+
+#[cfg(not(feature = "tui"))]
+fn workbench(
+    _target: Option<PathBuf>,
+    _theme: String,
+    _log: Option<PathBuf>,
+    _offline: bool,
+) -> i32 {
+    usage_error("this build has no workbench (the `tui` feature); use a subcommand")
+}

@@ -1,0 +1,123 @@
+//! `formatscope timing` (hidden): the core's timings on one session, for
+//! scripts/bench-vs-agentscope.py.
+
+use super::{print_json, usage_error};
+use clap::Args;
+use formatscope::budget::BudgetModel;
+use formatscope::formatter::FormatOptions;
+use formatscope::media::{MediaEnv, NoNetwork};
+use formatscope::pipeline;
+use formatscope::session::read_session;
+use formatscope::tokens::models;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub(crate) struct TimingArgs {
+    pub(crate) session: PathBuf,
+    /// Budget for the truncation timings.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_tokens: i64,
+    /// Runs per figure (the median is printed).
+    #[arg(long, default_value_t = 5)]
+    pub(crate) runs: usize,
+}
+
+/// Median milliseconds of `runs` calls.
+fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+pub(crate) fn run(args: TimingArgs) -> i32 {
+    use formatscope::tokens::{AgentScopeCounter, OpenAiTokenCounter};
+    let session = match read_session(&args.session) {
+        Ok(s) => s,
+        Err(e) => return usage_error(e),
+    };
+    let Ok(id) = pipeline::formatter_for_session(&session) else {
+        return usage_error("the session names an unknown provider or mode");
+    };
+    let Ok(msgs) = pipeline::build_msgs(&session) else {
+        return usage_error("a message is not a valid Msg");
+    };
+    let env = MediaEnv::new(session.base_dir(), Arc::new(NoNetwork));
+    let info = models::resolve(id.provider, session.model());
+    info.tokenizer.vocab.warm();
+    let options = FormatOptions::default();
+    let new_model = || {
+        BudgetModel::new(
+            id,
+            options.clone(),
+            info.clone(),
+            session.messages.clone(),
+            session.tools.clone(),
+            MediaEnv::new(session.base_dir(), Arc::new(NoNetwork)),
+        )
+    };
+    let Ok(mut model) = new_model() else {
+        return usage_error("the session does not format");
+    };
+    let runs = args.runs;
+    let format_ms = median_ms(runs, || {
+        let _ = formatscope::formatter::format(id, &options, &msgs, &env, None);
+    });
+    let count_cold_ms = median_ms(runs, || {
+        let _ = new_model().map(|mut m| m.report().total);
+    });
+    let count_warm_ms = median_ms(runs, || {
+        let _ = model.set_messages(session.messages.clone());
+        let _ = model.report().total;
+    });
+    let middle = msgs.len() / 2;
+    let mut edit = 0;
+    let recount_ms = median_ms(runs, || {
+        edit += 1;
+        let message = serde_json::json!({"name": "Bob", "role": "user", "content": [
+            {"type": "text", "text": format!("Edit number {edit}: the library opens at nine.")}
+        ]});
+        let _ = model.set_message(middle, message);
+        let _ = model.messages_total();
+    });
+    let plan_ms = median_ms(runs, || {
+        let _ = model.plan(args.max_tokens);
+    });
+    let reference = OpenAiTokenCounter::new(pipeline::REFERENCE_TOKEN_MODEL);
+    let agentscope = AgentScopeCounter {
+        counter: &reference,
+        web: &NoNetwork,
+    };
+    let mut kept = 0;
+    let agentscope_truncation_ms = median_ms(runs, || {
+        if let Ok(p) = formatscope::truncate::plan_reference(
+            id,
+            &options,
+            &msgs,
+            &env,
+            &agentscope,
+            args.max_tokens,
+        ) {
+            kept = p.plan.kept.len();
+        }
+    });
+    print_json(&serde_json::json!({
+        "messages": msgs.len(),
+        "formatter": id.class_name(),
+        "max_tokens": args.max_tokens,
+        "format_ms": format_ms,
+        "count_cold_ms": count_cold_ms,
+        "count_warm_ms": count_warm_ms,
+        "recount_one_edit_ms": recount_ms,
+        "plan_ms": plan_ms,
+        "agentscope_truncation_ms": agentscope_truncation_ms,
+        "agentscope_truncation_kept": kept,
+    }));
+    0
+}
