@@ -141,7 +141,7 @@ impl BudgetModel {
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
-        let counter = ProviderCounter::new(model, Some(env.base_dir().to_path_buf()));
+        let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let msgs = messages
             .iter()
             .enumerate()
@@ -173,6 +173,11 @@ impl BudgetModel {
         model.tool_schemas = model.count_tools();
         model.request = model.cost(seg)?;
         Ok(model)
+    }
+
+    /// What this model's formatting runs may read and download.
+    pub fn gate(&self) -> &Arc<crate::media::Gate> {
+        self.env.gate()
     }
 
     pub fn counter(&self) -> &ProviderCounter {

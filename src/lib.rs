@@ -3,12 +3,15 @@
 //! the CLI and the workbench are thin layers over this.
 
 pub mod budget;
+pub mod files;
 pub mod formatter;
+pub mod json;
 pub mod media;
 pub mod pipeline;
 pub mod provider;
 pub mod py;
 pub mod session;
+pub mod text;
 pub mod tokens;
 pub mod truncate;
 #[cfg(feature = "tui")]

@@ -2,11 +2,13 @@
 //! as AgentScope resolves them against its working directory), web URLs,
 //! and the temp files AgentScope writes for base64 media in tool results.
 
+mod access;
 mod mimetypes;
 mod sniff;
 mod url;
 mod web;
 
+pub use self::access::{Access, AccessEvent, AccessPolicy, AllowAll, Gate, FETCH_TIME_LIMIT};
 pub use self::mimetypes::guess_type;
 pub use self::sniff::sniff_mime;
 pub use self::url::{splitext, url_scheme};
@@ -25,10 +27,11 @@ use std::sync::Arc;
 pub const TEMP_DIR: &str = "/tmp";
 
 /// The world one formatting run sees. Created per run; not shared between
-/// threads (the web fetcher, which caches, is).
+/// threads (the web fetcher, which caches, is). Every file read and
+/// download goes through the session's [`Gate`].
 pub struct MediaEnv {
-    base_dir: PathBuf,
-    web: Arc<dyn WebFetcher>,
+    gate: Arc<Gate>,
+    web: GatedWeb,
     /// Base64 tool-result media "saved" during this run, by path. They are
     /// kept in memory (AgentScope writes them to disk) so that formatting
     /// has no side effects; later reads of the same path see them.
@@ -36,24 +39,49 @@ pub struct MediaEnv {
     warnings: RefCell<Vec<String>>,
 }
 
+/// The web as the formatters see it: through the gate.
+struct GatedWeb {
+    gate: Arc<Gate>,
+    inner: Arc<dyn WebFetcher>,
+}
+
+impl WebFetcher for GatedWeb {
+    fn get(&self, url: &str) -> Result<HttpResponse, PyErr> {
+        self.gate.fetch(self.inner.as_ref(), url)
+    }
+}
+
 impl MediaEnv {
+    /// A run for a session in `base_dir` that may read and fetch anything
+    /// (AgentScope's behaviour).
     pub fn new(base_dir: impl Into<PathBuf>, web: Arc<dyn WebFetcher>) -> Self {
-        let base_dir = base_dir.into();
-        let base_dir = std::path::absolute(&base_dir).unwrap_or(base_dir);
+        Self::with_gate(Arc::new(Gate::open(base_dir)), web)
+    }
+
+    /// A run whose reads and downloads `gate` decides and bounds.
+    pub fn with_gate(gate: Arc<Gate>, web: Arc<dyn WebFetcher>) -> Self {
         Self {
-            base_dir,
-            web,
+            web: GatedWeb {
+                gate: Arc::clone(&gate),
+                inner: web,
+            },
+            gate,
             saved: RefCell::default(),
             warnings: RefCell::default(),
         }
     }
 
     pub fn base_dir(&self) -> &Path {
-        &self.base_dir
+        self.gate.base_dir()
     }
 
+    pub fn gate(&self) -> &Arc<Gate> {
+        &self.gate
+    }
+
+    /// `requests`, through the gate.
     pub fn web(&self) -> &dyn WebFetcher {
-        self.web.as_ref()
+        &self.web
     }
 
     /// Logs a warning as AgentScope's logger would.
@@ -75,7 +103,7 @@ impl MediaEnv {
     }
 
     fn resolve(&self, path: &str) -> PathBuf {
-        self.base_dir.join(path)
+        self.gate.resolve(path)
     }
 
     /// `os.path.exists`.
@@ -94,37 +122,13 @@ impl MediaEnv {
         self.saved.borrow().contains_key(path) || self.resolve(path).is_file()
     }
 
-    /// `open(path, "rb").read()`, with Python's OSError messages.
+    /// `open(path, "rb").read()`, with Python's OSError messages, through
+    /// the gate: only regular files, within the media limits.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, PyErr> {
         if let Some(bytes) = self.saved.borrow().get(path) {
             return Ok(bytes.clone());
         }
-        let full = self.resolve(path);
-        if full.is_dir() {
-            return Err(PyErr::new(
-                "IsADirectoryError",
-                format!("[Errno 21] Is a directory: {}", py::py_repr(&path.into())),
-            ));
-        }
-        std::fs::read(&full).map_err(|e| {
-            let (kind, errno, text) = match e.kind() {
-                std::io::ErrorKind::NotFound => {
-                    ("FileNotFoundError", 2, "No such file or directory")
-                }
-                std::io::ErrorKind::PermissionDenied => {
-                    ("PermissionError", 13, "Permission denied")
-                }
-                _ => (
-                    "OSError",
-                    e.raw_os_error().unwrap_or(5),
-                    "Input/output error",
-                ),
-            };
-            PyErr::new(
-                kind,
-                format!("[Errno {errno}] {text}: {}", py::py_repr(&path.into())),
-            )
-        })
+        self.gate.read_media(path, &self.resolve(path))
     }
 
     /// `os.path.abspath`: joined to the working directory and normalised.
@@ -165,7 +169,7 @@ impl MediaEnv {
     /// it decodes (an AgentScope quirk), else base64.
     pub fn fetch_text_or_base64(&self, url: &str) -> Result<String, PyErr> {
         for _ in 0..3 {
-            match self.web.get(url).and_then(|r| r.raise_for_status(url)) {
+            match self.web().get(url).and_then(|r| r.raise_for_status(url)) {
                 Ok(resp) => {
                     return Ok(match String::from_utf8(resp.body) {
                         Ok(text) => text,

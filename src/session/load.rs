@@ -1,6 +1,8 @@
 //! Reading a session file in any of the accepted shapes.
 
 use super::locate_pointer;
+use crate::files::{self, ReadError};
+use crate::json;
 use crate::py::normalize_numbers;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -18,18 +20,22 @@ pub enum InputShape {
     MemoryState,
 }
 
-/// A loaded session. `doc` is the file as parsed (key order and unknown
-/// fields kept) so that saving loses nothing; `messages` are the MSG
-/// dictionaries the formatters read.
+/// A loaded session: the MSG dictionaries the formatters read, the tools
+/// and the session's own settings. The file's text is not kept here:
+/// saving writes over the text it was loaded from (`render_saved`), so
+/// whatever was not edited keeps its bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     pub path: Option<PathBuf>,
     pub shape: InputShape,
-    pub doc: Value,
     pub messages: Vec<Value>,
     pub tools: Option<Value>,
-    /// The session's own settings (absent in the other shapes).
+    /// The session's own settings: every top-level key but `messages`
+    /// (absent in the other shapes).
     pub settings: Map<String, Value>,
+    /// What the user should know about the file (`file:line:col: ...`),
+    /// such as a duplicate key whose first value is ignored.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +44,7 @@ pub enum SessionError {
     Io {
         path: String,
         #[source]
-        source: std::io::Error,
+        source: ReadError,
     },
     /// A syntax or shape error, at a position in the file.
     #[error("{path}:{line}:{column}: {message}")]
@@ -48,6 +54,13 @@ pub enum SessionError {
         column: usize,
         message: String,
     },
+}
+
+impl SessionError {
+    /// The file does not exist (it may have been deleted while open).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, SessionError::Io { source, .. } if source.is_not_found())
+    }
 }
 
 impl Session {
@@ -77,27 +90,44 @@ impl Session {
     }
 }
 
-/// Reads and parses a session file.
+/// Reads a session file: a regular file of at most `SESSION_LIMIT` bytes
+/// (a FIFO or a device is refused before it is read).
 pub fn read_session(path: &Path) -> Result<Session, SessionError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SessionError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let mut session = parse_session(&text, &path.display().to_string())?;
+    let bytes = read_session_bytes(path)?;
+    let mut session = parse_session_bytes(&bytes, &path.display().to_string())?;
     session.path = Some(path.to_path_buf());
     Ok(session)
 }
 
+/// A session file's bytes, read with the session limits.
+pub fn read_session_bytes(path: &Path) -> Result<Vec<u8>, SessionError> {
+    files::read_regular(path, files::SESSION_LIMIT, "session files").map_err(|source| {
+        SessionError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    })
+}
+
 /// Parses session text; `origin` names it in error messages.
 pub fn parse_session(text: &str, origin: &str) -> Result<Session, SessionError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| SessionError::Invalid {
-        path: origin.to_string(),
-        line: e.line().max(1),
-        column: e.column().max(1),
-        message: syntax_message(&e),
-    })?;
+    parse_session_bytes(text.as_bytes(), origin)
+}
+
+/// Parses a session file's bytes (UTF-8 JSON); `origin` names it in
+/// error messages.
+pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, SessionError> {
+    let parsed =
+        json::parse(bytes, json::Options::default()).map_err(|e| SessionError::Invalid {
+            path: origin.to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
+    // The parse succeeded, so the bytes are UTF-8.
+    let text = String::from_utf8_lossy(bytes);
     let invalid = |pointer: &str, message: String| {
-        let (line, column) = locate_pointer(text, pointer).unwrap_or((1, 1));
+        let (line, column) = locate_pointer(&text, pointer).unwrap_or((1, 1));
         SessionError::Invalid {
             path: origin.to_string(),
             line,
@@ -105,60 +135,79 @@ pub fn parse_session(text: &str, origin: &str) -> Result<Session, SessionError> 
             message,
         }
     };
-    let mut session = match &doc {
+    let warnings = parsed
+        .duplicates
+        .iter()
+        .map(|d| {
+            let (line, column) = json::line_col(bytes, d.offset);
+            format!(
+                "{origin}:{line}:{column}: duplicate key {} in {}: the last value is used, as in Python's json; this one is ignored",
+                Value::String(d.key.clone()),
+                if d.pointer.is_empty() { "the top-level object" } else { &d.pointer }
+            )
+        })
+        .collect();
+    let doc = parsed.value;
+    let mut session = match doc {
         Value::Array(items) => Session {
             path: None,
             shape: InputShape::BareArray,
-            doc: doc.clone(),
-            messages: items.clone(),
+            messages: items,
             tools: None,
             settings: Map::new(),
+            warnings: Vec::new(),
         },
         Value::Object(map) if map.contains_key("messages") => {
-            let Some(messages) = map.get("messages").and_then(Value::as_array) else {
+            if !map.get("messages").is_some_and(Value::is_array) {
                 return Err(invalid(
                     "/messages",
                     "\"messages\" must be an array of messages".into(),
                 ));
-            };
-            if super::openai_body::looks_like_openai_request(map) {
-                super::openai_body::convert(&doc)
+            }
+            if super::openai_body::looks_like_openai_request(&map) {
+                super::openai_body::convert(&Value::Object(map))
                     .map_err(|(pointer, msg)| invalid(&pointer, msg))?
             } else {
-                let mut settings = map.clone();
-                settings.remove("messages");
+                let mut settings = map;
+                let messages = match settings.shift_remove("messages") {
+                    Some(Value::Array(items)) => items,
+                    _ => Vec::new(),
+                };
                 Session {
                     path: None,
                     shape: InputShape::Session,
-                    doc: doc.clone(),
-                    messages: messages.clone(),
-                    tools: map.get("tools").cloned(),
+                    messages,
+                    tools: settings.get("tools").cloned(),
                     settings,
+                    warnings: Vec::new(),
                 }
             }
         }
-        Value::Object(_) => match find_memory_state(&doc, 0) {
-            Some(items) => Session {
-                path: None,
-                shape: InputShape::MemoryState,
-                doc: doc.clone(),
-                messages: items
-                    .iter()
-                    .map(|item| match item {
-                        Value::Array(pair) => pair.first().cloned().unwrap_or(Value::Null),
-                        other => other.clone(),
-                    })
-                    .collect(),
-                tools: None,
-                settings: Map::new(),
-            },
-            None => return Err(invalid(
-                "",
-                "expected a session object with a \"messages\" array, a JSON array of messages, \
+        Value::Object(map) => {
+            let doc = Value::Object(map);
+            match find_memory_state(&doc, 0) {
+                Some(items) => Session {
+                    path: None,
+                    shape: InputShape::MemoryState,
+                    messages: items
+                        .iter()
+                        .map(|item| match item {
+                            Value::Array(pair) => pair.first().cloned().unwrap_or(Value::Null),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                    tools: None,
+                    settings: Map::new(),
+                    warnings: Vec::new(),
+                },
+                None => return Err(invalid(
+                    "",
+                    "expected a session object with a \"messages\" array, a JSON array of messages, \
                      an OpenAI chat-completions request, or an AgentScope memory state"
-                    .into(),
-            )),
-        },
+                        .into(),
+                )),
+            }
+        }
         _ => {
             return Err(invalid(
                 "",
@@ -166,6 +215,7 @@ pub fn parse_session(text: &str, origin: &str) -> Result<Session, SessionError> 
             ))
         }
     };
+    session.warnings = warnings;
     for m in &mut session.messages {
         normalize_numbers(m);
     }
@@ -173,15 +223,6 @@ pub fn parse_session(text: &str, origin: &str) -> Result<Session, SessionError> 
         normalize_numbers(tools);
     }
     Ok(session)
-}
-
-/// serde_json's message without its trailing " at line L column C".
-fn syntax_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
-    }
 }
 
 /// `{"content": [...]}` at the top or nested up to two levels (a JSONSession

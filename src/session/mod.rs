@@ -6,7 +6,10 @@ mod msg;
 mod openai_body;
 mod save;
 
-pub use load::{parse_session, read_session, InputShape, Session, SessionError};
+pub use load::{
+    parse_session, parse_session_bytes, read_session, read_session_bytes, InputShape, Session,
+    SessionError,
+};
 pub use locate::locate_pointer;
 pub use msg::{Msg, Role};
-pub use save::write_atomic;
+pub use save::{render_saved, write_atomic, write_beside, write_session_file, SaveError, Written};

@@ -120,10 +120,10 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
     Ok(Session {
         path: None,
         shape: InputShape::OpenAiRequest,
-        doc: doc.clone(),
         messages: out,
         tools: map.get("tools").cloned(),
         settings,
+        warnings: Vec::new(),
     })
 }
 

@@ -1,36 +1,70 @@
-//! Writing a session back: the document as loaded (key order, unknown
-//! fields and the exact text of every number kept), replaced atomically.
+//! Writing a session back. Two promises: the file keeps its own bytes
+//! outside what was edited (indentation, number text, escapes, duplicate
+//! keys, the final newline), and a save replaces exactly the file the
+//! session came from, keeping its mode and owner, through a symlink if it
+//! is one, without ever writing through a name someone else could plant.
 
-use super::Session;
+use super::{InputShape, Session};
+use crate::json;
+use serde_json::Value;
+use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a session cannot be written back to its own file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveError {
+    #[error("this file was converted on load (an OpenAI request body or a memory state); it cannot take the edited messages back")]
+    Converted,
+    #[error("the text the session was loaded from no longer parses: {0}")]
+    Original(String),
+}
 
 impl Session {
-    /// Replaces the messages, in the document too (so a save writes them).
-    /// OpenAI bodies and memory states were converted on load: their
-    /// documents cannot take our messages back.
-    pub fn set_messages(&mut self, messages: Vec<serde_json::Value>) -> Result<(), String> {
-        use super::InputShape;
-        match self.shape {
-            InputShape::Session => {
-                if let Some(doc) = self.doc.as_object_mut() {
-                    doc.insert(
-                        "messages".into(),
-                        serde_json::Value::Array(messages.clone()),
-                    );
-                }
-            }
-            InputShape::BareArray => self.doc = serde_json::Value::Array(messages.clone()),
-            _ => {
-                self.messages = messages;
-                return Err("this file was converted on load (an OpenAI request body or a memory state); save it as a session file instead".into());
-            }
-        }
+    /// Replaces the messages.
+    pub fn set_messages(&mut self, messages: Vec<Value>) {
         self.messages = messages;
-        Ok(())
     }
 
-    /// The messages as a session file of our own format (for "save as").
+    /// Whether a save can write the session back over its own file.
+    pub fn can_save(&self) -> Result<(), SaveError> {
+        match self.shape {
+            InputShape::Session | InputShape::BareArray => Ok(()),
+            _ => Err(SaveError::Converted),
+        }
+    }
+
+    /// The document a save writes: the file's top level as it was, with the
+    /// messages and settings as they are now.
+    fn document(&self, original: &Value) -> Result<Value, SaveError> {
+        self.can_save()?;
+        let messages = Value::Array(self.messages.clone());
+        if self.shape == InputShape::BareArray {
+            return Ok(messages);
+        }
+        let mut doc = serde_json::Map::new();
+        if let Some(map) = original.as_object() {
+            for key in map.keys() {
+                if key == "messages" {
+                    doc.insert(key.clone(), messages.clone());
+                } else if let Some(v) = self.settings.get(key) {
+                    doc.insert(key.clone(), v.clone());
+                }
+            }
+        }
+        if !doc.contains_key("messages") {
+            doc.insert("messages".into(), messages);
+        }
+        for (key, v) in &self.settings {
+            if !doc.contains_key(key) {
+                doc.insert(key.clone(), v.clone());
+            }
+        }
+        Ok(Value::Object(doc))
+    }
+
+    /// The messages as a new session file of our own format (for a file
+    /// that was converted on load).
     pub fn to_session_text(&self) -> String {
         let mut doc = serde_json::Map::new();
         for (k, v) in &self.settings {
@@ -47,37 +81,219 @@ impl Session {
         text.push('\n');
         text
     }
-
-    /// The file text to save: the loaded document, pretty-printed.
-    pub fn to_text(&self) -> String {
-        let mut text = serde_json::to_string_pretty(&self.doc).unwrap_or_default();
-        text.push('\n');
-        text
-    }
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder and
-/// a rename, so a crash never leaves a half-written session behind.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
+/// The text to save: `original` (the text `session` was loaded from, or
+/// last saved as) with only what changed rewritten, in the file's style.
+pub fn render_saved(original: &str, session: &Session) -> Result<String, SaveError> {
+    let parsed = json::parse(original.as_bytes(), json::Options { spans: true })
+        .map_err(|e| SaveError::Original(e.to_string()))?;
+    let Some(tree) = parsed.tree else {
+        return Err(SaveError::Original("no document".into()));
+    };
+    let new = session.document(&parsed.value)?;
+    let style = json::Style::detect(original, &tree);
+    Ok(json::splice(original, &tree, &parsed.value, &new, &style))
+}
+
+/// How a file was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The file replaced: the target when the session is a symlink.
+    pub file: PathBuf,
+    /// Written over the file's own bytes instead of replaced: its owner
+    /// could not be kept otherwise, or it has other hard links.
+    pub in_place: bool,
+}
+
+/// Writes `text` to the session file at `path`, atomically: into a
+/// temporary file created exclusively under an unpredictable name in the
+/// same folder, flushed, given the old file's mode and owner, then renamed
+/// over it. A symlink is followed and stays a link. When the owner cannot
+/// be kept (another user's file in a shared folder) or the file has other
+/// hard links, the file is overwritten in place instead, which keeps both.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<Written> {
+    write_session_file(path, text.as_bytes(), None)
+}
+
+/// [`write_atomic`] with the mode for a file created anew (`None`: 0644).
+pub fn write_session_file(
+    path: &Path,
+    bytes: &[u8],
+    new_mode: Option<u32>,
+) -> std::io::Result<Written> {
+    let target = resolve_links(path)?;
+    let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("session.json");
-    let tmp = dir.join(format!(".{name}.formatscope-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let old = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(m) = &old {
+        if !m.is_file() {
+            return Err(std::io::Error::other(format!(
+                "{} is not a regular file",
+                target.display()
+            )));
+        }
+        if has_other_links(m) {
+            return write_in_place(&target, bytes);
+        }
     }
-    result
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".formatscope-tmp")
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    match &old {
+        Some(m) => {
+            tmp.as_file().set_permissions(m.permissions())?;
+            if !give_owner(tmp.as_file(), m) {
+                drop(tmp);
+                return write_in_place(&target, bytes);
+            }
+        }
+        None => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = new_mode.unwrap_or(0o644);
+                tmp.as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(mode))?;
+            }
+        }
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(&target).map_err(|e| e.error)?;
+    // The rename itself reaches the disk with the folder.
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(Written {
+        file: target,
+        in_place: false,
+    })
+}
+
+/// The file a path finally names: symlinks followed, even to a target
+/// that does not exist yet (a dangling link is saved through, too).
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = std::path::absolute(path)?;
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)?;
+                let base = current.parent().map(Path::to_path_buf).unwrap_or_default();
+                current = std::path::absolute(base.join(link))?;
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+#[cfg(unix)]
+fn has_other_links(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink() > 1
+}
+
+#[cfg(not(unix))]
+fn has_other_links(_: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Gives `file` the owner and group of `old`; false if that is not allowed.
+#[cfg(unix)]
+fn give_owner(file: &File, old: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(now) = file.metadata() else {
+        return false;
+    };
+    if (now.uid(), now.gid()) == (old.uid(), old.gid()) {
+        return true;
+    }
+    std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).is_ok()
+}
+
+#[cfg(not(unix))]
+fn give_owner(_: &File, _: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// Overwrites the file's own bytes: not atomic, but the inode, its owner,
+/// its mode and its other links stay.
+fn write_in_place(target: &Path, bytes: &[u8]) -> std::io::Result<Written> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(target)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(Written {
+        file: target.to_path_buf(),
+        in_place: true,
+    })
+}
+
+/// Writes `text` to a new file next to `path` named `STEM.mine.json`, or
+/// `STEM.mine-2.json`, ... (the first name that is free: an existing file
+/// is never overwritten). Returns the name used.
+pub fn write_beside(path: &Path, suffix: &str, text: &str) -> std::io::Result<PathBuf> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    let ext = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
+    for n in 1..1000 {
+        let name = if n == 1 {
+            format!("{stem}.{suffix}{ext}")
+        } else {
+            format!("{stem}.{suffix}-{n}{ext}")
+        };
+        let candidate = dir.join(name);
+        let mut file = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let written = (|| {
+            if let Some(p) = &mode {
+                file.set_permissions(p.clone())?;
+            }
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&candidate);
+            return Err(e);
+        }
+        return Ok(candidate);
+    }
+    Err(std::io::Error::other(format!(
+        "no free name for {stem}.{suffix}{ext} in {}",
+        dir.display()
+    )))
 }
 
 #[cfg(test)]
@@ -86,36 +302,56 @@ mod tests {
     use crate::session::{parse_session, read_session};
 
     #[test]
-    fn a_save_keeps_key_order_unknown_fields_and_number_text() {
-        let text = r#"{"zeta": {"b": 1, "a": [36.30, 1E2, 123456789012345678901234567890]},
-            "messages": [{"role": "user", "name": "Bob", "content": "hi", "x-extra": {"keep": true}}],
-            "alpha": null}"#;
-        let session = parse_session(text, "s.json").unwrap();
-        let saved = session.to_text();
-        assert!(saved.find("\"zeta\"").unwrap() < saved.find("\"messages\"").unwrap());
-        assert!(saved.find("\"messages\"").unwrap() < saved.find("\"alpha\"").unwrap());
-        assert!(saved.contains("36.30") && saved.contains("123456789012345678901234567890"));
-        assert!(saved.contains("\"x-extra\""));
-        let again = parse_session(&saved, "s.json").unwrap();
-        assert_eq!(again.doc, session.doc);
+    fn a_save_keeps_every_byte_but_the_edit() {
+        let text = "{\"zeta\": {\"b\": 1, \"a\": [36.30, 1E2, 123456789012345678901234567890]},\n \"messages\": [{\"role\": \"user\", \"name\": \"Bob\", \"content\": \"hi\", \"x-extra\": {\"keep\": 1e5}},\n   {\"role\": \"user\", \"name\": \"Al\", \"content\": \"yo\"}],\n \"alpha\": null}";
+        let mut session = parse_session(text, "s.json").unwrap();
+        assert_eq!(render_saved(text, &session).unwrap(), text);
+        session.messages[1]["content"] = "hello".into();
+        assert_eq!(
+            render_saved(text, &session).unwrap(),
+            text.replace("\"yo\"", "\"hello\"")
+        );
     }
 
     #[test]
-    fn atomic_write_round_trips() {
+    fn a_bare_array_saves_as_a_bare_array() {
+        let text = "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"}\n]\n";
+        let mut session = parse_session(text, "s").unwrap();
+        session.messages.push(serde_json::json!({"name": "b"}));
+        assert_eq!(
+            render_saved(text, &session).unwrap(),
+            "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"},\n\t{\n\t\t\"name\": \"b\"\n\t}\n]\n"
+        );
+    }
+
+    #[test]
+    fn a_converted_file_cannot_be_saved_over() {
+        let body = r#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}"#;
+        let session = parse_session(body, "b.json").unwrap();
+        assert_eq!(render_saved(body, &session), Err(SaveError::Converted));
+    }
+
+    #[test]
+    fn atomic_write_round_trips_and_leaves_no_temp_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.json");
-        let session = parse_session(
-            r#"[{"name": "a", "role": "user", "content": "x", "id": "keep"}]"#,
-            "s",
-        )
-        .unwrap();
-        write_atomic(&path, &session.to_text()).unwrap();
+        let text = "[{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\", \"id\": \"keep\"}]";
+        let written = write_atomic(&path, text).unwrap();
+        assert!(!written.in_place);
         let back = read_session(&path).unwrap();
-        assert_eq!(back.doc, session.doc);
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "no temp file left"
-        );
+        assert_eq!(back.messages[0]["id"], "keep");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn save_beside_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, "[]").unwrap();
+        let first = write_beside(&path, "mine", "[1]").unwrap();
+        let second = write_beside(&path, "mine", "[2]").unwrap();
+        assert_eq!(first, dir.path().join("s.mine.json"));
+        assert_eq!(second, dir.path().join("s.mine-2.json"));
+        assert_eq!(std::fs::read_to_string(first).unwrap(), "[1]");
     }
 }

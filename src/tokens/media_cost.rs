@@ -4,8 +4,8 @@
 //! file); a web URL is never fetched here, so its size is assumed.
 
 use super::models::Template;
+use crate::media::Gate;
 use base64::Engine;
-use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaKind {
@@ -51,18 +51,18 @@ pub struct MediaFacts {
 
 /// Reads what the header tells (image size, WAV duration; other audio by
 /// byte length at 128 kbit/s).
-pub fn facts(kind: MediaKind, source: &MediaSource<'_>, base_dir: Option<&Path>) -> MediaFacts {
-    let head = match source {
-        MediaSource::Base64(data) => decode_prefix(data),
-        MediaSource::Path(path) => read_prefix(&resolve(path, base_dir)),
-        MediaSource::Remote => None,
-    };
-    let total_len = match source {
-        MediaSource::Base64(data) => Some(data.len() as u64 * 3 / 4),
-        MediaSource::Path(path) => std::fs::metadata(resolve(path, base_dir))
-            .ok()
-            .map(|m| m.len()),
-        MediaSource::Remote => None,
+/// Local files are read through `media` (a few KB of header; only
+/// regular files the gate allows), else not at all.
+pub fn facts(kind: MediaKind, source: &MediaSource<'_>, media: Option<&Gate>) -> MediaFacts {
+    let (head, total_len) = match source {
+        MediaSource::Base64(data) => (decode_prefix(data), Some(data.len() as u64 * 3 / 4)),
+        MediaSource::Path(path) => {
+            match media.and_then(|g| g.read_header(&g.resolve(path), PREFIX as u64)) {
+                Some((head, len)) => (Some(head), Some(len)),
+                None => (None, None),
+            }
+        }
+        MediaSource::Remote => (None, None),
     };
     let size = match kind {
         MediaKind::Image => head
@@ -85,14 +85,6 @@ pub fn facts(kind: MediaKind, source: &MediaSource<'_>, base_dir: Option<&Path>)
     }
 }
 
-fn resolve(path: &str, base_dir: Option<&Path>) -> PathBuf {
-    let p = PathBuf::from(path);
-    match base_dir {
-        Some(dir) if p.is_relative() => dir.join(p),
-        _ => p,
-    }
-}
-
 const PREFIX: usize = 64 * 1024;
 
 fn decode_prefix(data: &str) -> Option<Vec<u8>> {
@@ -103,17 +95,6 @@ fn decode_prefix(data: &str) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD
         .decode(&chunk)
         .ok()
-}
-
-fn read_prefix(path: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(PREFIX as u64)
-        .read_to_end(&mut buf)
-        .ok()?;
-    Some(buf)
 }
 
 /// A RIFF/WAVE header's duration: data bytes over the byte rate.

@@ -6,16 +6,18 @@
 use super::media_cost::{facts, media_tokens, MediaKind, MediaSource};
 use super::models::{ModelInfo, Template};
 use super::{Category, Cost, MessageCounter};
+use crate::media::Gate;
 use crate::py::{self, PyErr};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Counts formatted requests for one provider and model.
 #[derive(Debug, Clone)]
 pub struct ProviderCounter {
     pub info: ModelInfo,
-    /// Relative media paths are read from here.
-    pub base_dir: Option<PathBuf>,
+    /// Local media headers are read through this (relative paths from its
+    /// session folder); without it, local media are not read.
+    pub media: Option<Arc<Gate>>,
 }
 
 /// The parts of one formatted message, whatever the provider's shape.
@@ -33,8 +35,8 @@ struct Parts<'a> {
 }
 
 impl ProviderCounter {
-    pub fn new(info: ModelInfo, base_dir: Option<PathBuf>) -> Self {
-        Self { info, base_dir }
+    pub fn new(info: ModelInfo, media: Option<Arc<Gate>>) -> Self {
+        Self { info, media }
     }
 
     fn template(&self) -> Template {
@@ -92,7 +94,7 @@ impl ProviderCounter {
             .media
             .iter()
             .map(|(kind, source)| {
-                let f = facts(*kind, source, self.base_dir.as_deref());
+                let f = facts(*kind, source, self.media.as_deref());
                 media_tokens(self.template(), &self.info.model, &f).0
             })
             .sum()

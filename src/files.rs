@@ -1,0 +1,192 @@
+//! Reading files a session names, safely: only regular files (a FIFO or a
+//! device such as `/dev/zero` is refused before it is read, so nothing
+//! blocks or grows without bound), and only up to a size that matches
+//! what providers accept.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+const MB: u64 = 1024 * 1024;
+
+/// The largest session file read. Sessions may embed base64 media and hold
+/// more than one request, so this is well above any provider's request
+/// limit, yet far below what would exhaust memory.
+pub const SESSION_LIMIT: u64 = 256 * MB;
+
+/// The largest media file (or download) one block may carry: 20 MB is the
+/// most any of the six providers takes inline for one item (OpenAI's image
+/// limit, and Gemini's limit for a whole request's inline data; Anthropic
+/// takes 5 MB per image, DashScope 10 MB).
+pub const MEDIA_LIMIT: u64 = 20 * MB;
+
+/// The most media one formatted request may read or download in all: 50 MB
+/// is the largest request payload any of the six providers accepts
+/// (OpenAI's; Anthropic's is 32 MB, Gemini's inline data 20 MB).
+pub const REQUEST_MEDIA_LIMIT: u64 = 50 * MB;
+
+/// Why a file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("no such file")]
+    NotFound,
+    #[error("not a regular file (it is {0}); formatscope reads only regular files")]
+    NotRegular(&'static str),
+    #[error("{} is larger than the {} limit ({what})", megabytes(*size), megabytes(*limit))]
+    TooLarge {
+        size: u64,
+        limit: u64,
+        what: &'static str,
+    },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl ReadError {
+    pub fn is_not_found(&self) -> bool {
+        match self {
+            ReadError::NotFound => true,
+            ReadError::Io(e) => e.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        }
+    }
+}
+
+/// `n` bytes as people say it: `1.5 MB`, `20 MB`, `512 KB`.
+pub fn megabytes(n: u64) -> String {
+    if n >= MB {
+        let mb = n as f64 / MB as f64;
+        if mb.fract() == 0.0 {
+            format!("{mb:.0} MB")
+        } else {
+            format!("{mb:.1} MB")
+        }
+    } else {
+        format!("{} KB", n.div_ceil(1024))
+    }
+}
+
+/// Opens `path` for reading without ever blocking: a FIFO opened for
+/// reading would wait for a writer, so the open is non-blocking and the
+/// file type is checked on the open file before anything is read.
+fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+    };
+    #[cfg(not(unix))]
+    let file = File::open(path);
+    let file = file.map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadError::NotFound,
+        _ => ReadError::Io(e),
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(file_kind(&meta)));
+    }
+    Ok((file, meta.len()))
+}
+
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The whole file, if it is a regular file of at most `limit` bytes.
+/// `what` names the limit in the error ("session files", "media").
+pub fn read_regular(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>, ReadError> {
+    let (file, size) = open_regular(path)?;
+    if size > limit {
+        return Err(ReadError::TooLarge { size, limit, what });
+    }
+    let mut buf = Vec::with_capacity(size as usize);
+    // The file may grow between the check and the read: never past limit.
+    file.take(limit + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            size: buf.len() as u64,
+            limit,
+            what,
+        });
+    }
+    Ok(buf)
+}
+
+/// The first `n` bytes of a regular file (a header), and its size.
+pub fn read_prefix(path: &Path, n: u64) -> Result<(Vec<u8>, u64), ReadError> {
+    let (file, size) = open_regular(path)?;
+    let mut buf = Vec::new();
+    file.take(n).read_to_end(&mut buf)?;
+    Ok((buf, size))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_fifos_and_folders_are_refused_before_reading() {
+        let err = read_regular(Path::new("/dev/zero"), MB, "media").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "not a regular file (it is a character device); formatscope reads only regular files"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.png");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        // Would block forever if the open or the read waited for a writer.
+        assert!(matches!(
+            read_regular(&fifo, MB, "media"),
+            Err(ReadError::NotRegular("a FIFO"))
+        ));
+        assert!(matches!(
+            read_prefix(&fifo, 10),
+            Err(ReadError::NotRegular("a FIFO"))
+        ));
+        assert!(matches!(
+            read_regular(dir.path(), MB, "media"),
+            Err(ReadError::NotRegular("a folder"))
+        ));
+    }
+
+    #[test]
+    fn a_sparse_file_over_the_limit_is_refused_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.png");
+        let f = File::create(&path).unwrap();
+        f.set_len(500 * MB).unwrap();
+        let err = read_regular(&path, MEDIA_LIMIT, "media").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "500 MB is larger than the 20 MB limit (media)"
+        );
+        assert!(read_regular(Path::new("/no/such/file"), MB, "x")
+            .unwrap_err()
+            .is_not_found());
+    }
+}

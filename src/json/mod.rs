@@ -1,0 +1,73 @@
+//! JSON text as session files need it: parsed into `serde_json::Value`
+//! (key order and number text kept), with the byte span of every value
+//! when asked (so a save can keep the bytes of what was not edited), and
+//! with duplicate keys reported instead of silently collapsed.
+//!
+//! serde_json parses faster but forgets where things were and which keys
+//! repeated; this parser does one pass and keeps both.
+
+mod parse;
+mod splice;
+
+pub use parse::{parse, Options, Parsed, SyntaxError};
+pub use splice::{splice, Style};
+
+use std::ops::Range;
+
+/// Where a value is in the text it was parsed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// The value's bytes: `text[span]` is exactly the value.
+    pub span: Range<usize>,
+    pub kind: NodeKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeKind {
+    Scalar,
+    Array(Vec<Node>),
+    /// Members in file order, duplicates included.
+    Object(Vec<Member>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub key: String,
+    /// The key's bytes, quotes included.
+    pub key_span: Range<usize>,
+    pub value: Node,
+}
+
+/// A key that appears twice in one object: the last one wins, as in
+/// Python's `json` (and serde_json), so the earlier value is ignored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    pub key: String,
+    /// Byte offset of the repeated key.
+    pub offset: usize,
+    /// JSON pointer of the object holding it.
+    pub pointer: String,
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Count characters, not bytes: continuation bytes do not start one.
+    let column = before[line_start..]
+        .iter()
+        .filter(|b| (**b & 0xC0) != 0x80)
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// A JSON pointer token: `~` and `/` escaped.
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,553 @@
+//! A one-pass JSON parser into `serde_json::Value`, with spans and
+//! duplicate keys. Error messages use serde_json's words (users and the
+//! README already know them) with the position as `line:column`.
+
+use super::{line_col, pointer_token, DuplicateKey, Member, Node, NodeKind};
+use serde_json::{Map, Number, Value};
+use std::ops::Range;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Build the span tree (`Parsed::tree`).
+    pub spans: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    pub value: Value,
+    pub tree: Option<Node>,
+    /// Keys repeated in one object, in file order.
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct SyntaxError {
+    /// Byte offset of the problem.
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// As deep as serde_json lets a document nest: deeper input is an error,
+/// never a stack overflow.
+const MAX_DEPTH: usize = 128;
+
+/// Parses one JSON document (surrounding whitespace allowed).
+pub fn parse(bytes: &[u8], options: Options) -> Result<Parsed, SyntaxError> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(error_at(
+            bytes,
+            0,
+            "the file starts with a UTF-8 byte-order mark (U+FEFF), which JSON does not allow; \
+             save it as UTF-8 without a BOM"
+                .into(),
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            return Err(error_at(
+                bytes,
+                at,
+                format!(
+                    "invalid UTF-8 (byte 0x{:02x}); a session file must be UTF-8 text",
+                    bytes[at]
+                ),
+            ));
+        }
+    };
+    let mut parser = Parser {
+        text,
+        bytes,
+        pos: 0,
+        spans: options.spans,
+        depth: 0,
+        path: Vec::new(),
+        duplicates: Vec::new(),
+    };
+    parser.skip_ws();
+    let (value, tree) = parser.value()?;
+    parser.skip_ws();
+    if parser.pos < bytes.len() {
+        return Err(parser.err("trailing characters"));
+    }
+    Ok(Parsed {
+        value,
+        tree,
+        duplicates: parser.duplicates,
+    })
+}
+
+fn error_at(bytes: &[u8], offset: usize, message: String) -> SyntaxError {
+    let (line, column) = line_col(bytes, offset);
+    SyntaxError {
+        offset,
+        line,
+        column,
+        message,
+    }
+}
+
+/// Where the parser is, for the pointer of a duplicate key.
+enum PathStep {
+    /// A member's key, as its span in the text (decoded only when needed).
+    Key(Range<usize>),
+    Index(usize),
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    spans: bool,
+    depth: usize,
+    path: Vec<PathStep>,
+    duplicates: Vec<DuplicateKey>,
+}
+
+type Parse<T> = Result<T, SyntaxError>;
+
+impl Parser<'_> {
+    fn err(&self, message: &str) -> SyntaxError {
+        error_at(self.bytes, self.pos, message.to_string())
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn node(&self, start: usize, kind: NodeKind) -> Option<Node> {
+        self.spans.then_some(Node {
+            span: start..self.pos,
+            kind,
+        })
+    }
+
+    fn value(&mut self) -> Parse<(Value, Option<Node>)> {
+        let start = self.pos;
+        let value = match self.peek() {
+            None => return Err(self.err("EOF while parsing a value")),
+            Some(b'{') => return self.object(),
+            Some(b'[') => return self.array(),
+            Some(b'"') => Value::String(self.string()?),
+            Some(b't') => self.ident("true", Value::Bool(true))?,
+            Some(b'f') => self.ident("false", Value::Bool(false))?,
+            Some(b'n') => self.ident("null", Value::Null)?,
+            Some(b'-' | b'0'..=b'9') => Value::Number(self.number()?),
+            Some(_) => return Err(self.err("expected value")),
+        };
+        Ok((value, self.node(start, NodeKind::Scalar)))
+    }
+
+    fn ident(&mut self, word: &str, value: Value) -> Parse<Value> {
+        for expected in word.bytes() {
+            match self.peek() {
+                None => return Err(self.err("EOF while parsing a value")),
+                Some(b) if b == expected => self.pos += 1,
+                Some(_) => return Err(self.err("expected ident")),
+            }
+        }
+        Ok(value)
+    }
+
+    fn enter(&mut self) -> Parse<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("recursion limit exceeded"));
+        }
+        Ok(())
+    }
+
+    fn array(&mut self) -> Parse<(Value, Option<Node>)> {
+        let start = self.pos;
+        self.enter()?;
+        self.pos += 1; // [
+        let mut items = Vec::new();
+        let mut nodes = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.path.push(PathStep::Index(items.len()));
+                let (v, n) = self.value()?;
+                self.path.pop();
+                items.push(v);
+                nodes.extend(n);
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        if self.peek() == Some(b']') {
+                            return Err(self.err("trailing comma"));
+                        }
+                    }
+                    Some(b']') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    None => return Err(self.err("EOF while parsing a list")),
+                    Some(_) => return Err(self.err("expected `,` or `]`")),
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok((
+            Value::Array(items),
+            self.node(start, NodeKind::Array(nodes)),
+        ))
+    }
+
+    fn object(&mut self) -> Parse<(Value, Option<Node>)> {
+        let start = self.pos;
+        self.enter()?;
+        self.pos += 1; // {
+        let mut map = Map::new();
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                match self.peek() {
+                    Some(b'"') => {}
+                    None => return Err(self.err("EOF while parsing an object")),
+                    Some(_) => return Err(self.err("key must be a string")),
+                }
+                let key_start = self.pos;
+                let key = self.string()?;
+                let key_span = key_start..self.pos;
+                self.skip_ws();
+                match self.peek() {
+                    Some(b':') => self.pos += 1,
+                    None => return Err(self.err("EOF while parsing an object")),
+                    Some(_) => return Err(self.err("expected `:`")),
+                }
+                self.skip_ws();
+                self.path.push(PathStep::Key(key_span.clone()));
+                let (v, n) = self.value()?;
+                self.path.pop();
+                if let Some(n) = n {
+                    members.push(Member {
+                        key: key.clone(),
+                        key_span: key_span.clone(),
+                        value: n,
+                    });
+                }
+                if map.insert(key.clone(), v).is_some() {
+                    self.duplicates.push(DuplicateKey {
+                        key,
+                        offset: key_span.start,
+                        pointer: self.pointer(),
+                    });
+                }
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        if self.peek() == Some(b'}') {
+                            return Err(self.err("trailing comma"));
+                        }
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    None => return Err(self.err("EOF while parsing an object")),
+                    Some(_) => return Err(self.err("expected `,` or `}`")),
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok((
+            Value::Object(map),
+            self.node(start, NodeKind::Object(members)),
+        ))
+    }
+
+    /// The JSON pointer of the container being parsed.
+    fn pointer(&self) -> String {
+        let mut out = String::new();
+        for step in &self.path {
+            out.push('/');
+            match step {
+                PathStep::Index(i) => out.push_str(&i.to_string()),
+                PathStep::Key(span) => {
+                    // Already parsed once, so it decodes.
+                    let key = Parser {
+                        text: self.text,
+                        bytes: self.bytes,
+                        pos: span.start,
+                        spans: false,
+                        depth: 0,
+                        path: Vec::new(),
+                        duplicates: Vec::new(),
+                    }
+                    .string()
+                    .unwrap_or_default();
+                    out.push_str(&pointer_token(&key));
+                }
+            }
+        }
+        out
+    }
+
+    fn string(&mut self) -> Parse<String> {
+        self.pos += 1; // "
+        let mut out = String::new();
+        let mut run = self.pos;
+        loop {
+            match self.peek() {
+                None => return Err(self.err("EOF while parsing a string")),
+                Some(b'"') => {
+                    out.push_str(&self.text[run..self.pos]);
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    out.push_str(&self.text[run..self.pos]);
+                    self.pos += 1;
+                    self.escape(&mut out)?;
+                    run = self.pos;
+                }
+                Some(b) if b < 0x20 => {
+                    return Err(self
+                        .err("control character (\\u0000-\\u001F) found while parsing a string"))
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut String) -> Parse<()> {
+        let Some(b) = self.peek() else {
+            return Err(self.err("EOF while parsing a string"));
+        };
+        self.pos += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.unicode_escape(out),
+            _ => {
+                self.pos -= 1;
+                return Err(self.err("invalid escape"));
+            }
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Parse<u16> {
+        let mut n: u16 = 0;
+        for _ in 0..4 {
+            let Some(b) = self.peek() else {
+                return Err(self.err("EOF while parsing a string"));
+            };
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return Err(self.err("invalid escape")),
+            };
+            n = n * 16 + digit as u16;
+            self.pos += 1;
+        }
+        Ok(n)
+    }
+
+    fn unicode_escape(&mut self, out: &mut String) -> Parse<()> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                    return Err(self.err("unexpected end of hex escape"));
+                }
+                self.pos += 2;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return Err(self.err("lone leading surrogate in hex escape"));
+                }
+                0x10000 + (((first as u32) - 0xD800) << 10) + ((second as u32) - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return Err(self.err("lone leading surrogate in hex escape")),
+            n => n as u32,
+        };
+        match char::from_u32(code) {
+            Some(c) => {
+                out.push(c);
+                Ok(())
+            }
+            None => Err(self.err("invalid unicode code point")),
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Parse<Number> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            None => return Err(self.err("EOF while parsing a value")),
+            Some(_) => return Err(self.err("invalid number")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.err(if self.peek().is_none() {
+                    "EOF while parsing a value"
+                } else {
+                    "invalid number"
+                }));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.err(if self.peek().is_none() {
+                    "EOF while parsing a value"
+                } else {
+                    "invalid number"
+                }));
+            }
+        }
+        Ok(number_from_text(&self.text[start..self.pos]))
+    }
+}
+
+/// A number that keeps its text exactly as written (`1E+05` stays
+/// `1E+05`; serde_json's own parser would write `1e+05`). The text has
+/// already been checked against JSON's number grammar.
+fn number_from_text(text: &str) -> Number {
+    Number::from_string_unchecked(text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str) -> Value {
+        parse(text.as_bytes(), Options::default()).unwrap().value
+    }
+
+    fn error(text: &str) -> String {
+        parse(text.as_bytes(), Options::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn values_equal_serde_jsons_and_keep_number_text() {
+        let text = r#" {"a": [1, -2.50, 1E+05, 1e5, 123456789012345678901234567890, true, false, null],
+            "s": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 é", "o": {}, "l": []} "#;
+        let ours = value(text);
+        let theirs: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(ours["s"], theirs["s"]);
+        assert_eq!(ours["o"], theirs["o"]);
+        assert_eq!(ours["a"][2].to_string(), "1E+05");
+        assert_eq!(ours["a"][3].to_string(), "1e5");
+        assert_eq!(ours["a"][1].as_f64(), Some(-2.5));
+        assert_eq!(ours["a"][4].to_string(), "123456789012345678901234567890");
+    }
+
+    #[test]
+    fn errors_name_line_column_and_serde_jsons_words() {
+        assert_eq!(
+            error("{\n  \"messages\": [\n    {,}\n  ]\n}"),
+            "3:6: key must be a string"
+        );
+        assert_eq!(error("[1,]"), "1:4: trailing comma");
+        assert_eq!(error("[1 2]"), "1:4: expected `,` or `]`");
+        assert_eq!(error("{\"a\" 1}"), "1:6: expected `:`");
+        assert_eq!(error("[\"a"), "1:4: EOF while parsing a string");
+        assert_eq!(error("[1] x"), "1:5: trailing characters");
+        assert_eq!(error("[01]"), "1:3: expected `,` or `]`");
+        assert_eq!(error("[1.]"), "1:4: invalid number");
+        assert_eq!(error("[tru]"), "1:5: expected ident");
+        assert_eq!(error("\"\\x\""), "1:3: invalid escape");
+        assert_eq!(error("\"\\ud800\""), "1:8: unexpected end of hex escape");
+        assert_eq!(
+            error("\"a\nb\""),
+            "1:3: control character (\\u0000-\\u001F) found while parsing a string"
+        );
+        assert_eq!(error(""), "1:1: EOF while parsing a value");
+        assert_eq!(error(&"[".repeat(200)), "1:129: recursion limit exceeded");
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_invalid_utf8_are_named_with_a_position() {
+        assert!(
+            error("\u{feff}{}").starts_with("1:1: the file starts with a UTF-8 byte-order mark")
+        );
+        let bad = parse(b"{\"a\":\n \"\xff\"}", Options::default()).unwrap_err();
+        assert_eq!((bad.line, bad.column), (2, 3));
+        assert!(bad.message.contains("invalid UTF-8 (byte 0xff)"));
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_and_the_last_one_wins() {
+        let parsed = parse(
+            br#"{"messages": [{"name": "a", "role": "user", "name": "b"}]}"#,
+            Options::default(),
+        )
+        .unwrap();
+        assert_eq!(parsed.value["messages"][0]["name"], "b");
+        assert_eq!(
+            parsed.duplicates,
+            vec![DuplicateKey {
+                key: "name".into(),
+                offset: 44,
+                pointer: "/messages/0".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn spans_cover_each_value_exactly() {
+        let text = r#"{ "a" : [1, {"b": "c"}], "d": null }"#;
+        let parsed = parse(text.as_bytes(), Options { spans: true }).unwrap();
+        let tree = parsed.tree.unwrap();
+        assert_eq!(&text[tree.span.clone()], text);
+        let NodeKind::Object(members) = &tree.kind else {
+            panic!()
+        };
+        assert_eq!(&text[members[0].key_span.clone()], "\"a\"");
+        assert_eq!(&text[members[0].value.span.clone()], r#"[1, {"b": "c"}]"#);
+        let NodeKind::Array(items) = &members[0].value.kind else {
+            panic!()
+        };
+        assert_eq!(&text[items[1].span.clone()], r#"{"b": "c"}"#);
+        assert_eq!(&text[members[1].value.span.clone()], "null");
+    }
+}
