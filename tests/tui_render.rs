@@ -39,7 +39,11 @@ fn a_session_that_stops_parsing_keeps_the_last_output_marked_stale() {
     let (mut app, mut computer) = loaded_app(&path, (120, 40));
     let cmds = app.update(Msg::FileRead {
         path: path.clone(),
-        text: Ok("{\"messages\": [\n  {\"role\": \"user\",,}\n]}".into()),
+        result: formatscope::tui::msg::FileResult::Text {
+            text: "{\"messages\": [\n  {\"role\": \"user\",,}\n]}".into(),
+            mode: None,
+            real: path.clone(),
+        },
     });
     run_commands(&mut app, &mut computer, cmds);
     let screen = screen_text(&app, 120, 40);

@@ -5,7 +5,9 @@
 mod workbench;
 
 use formatscope::formatter::{Mode, Provider};
-use formatscope::tui::app::{Command, Focus, Msg, Popup};
+use formatscope::tui::app::{Focus, Msg};
+use formatscope::tui::msg::{Command, FileResult};
+use formatscope::tui::panes::popup::{Pending, Popup};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
 
@@ -19,11 +21,16 @@ fn ctrl(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
-fn temp_copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join(name);
-    std::fs::copy(session_path(name), &path).expect("copy");
-    (dir, path)
+/// The file at `path` read with `text`.
+fn read(path: &std::path::Path, text: &str) -> Msg {
+    Msg::FileRead {
+        path: path.to_path_buf(),
+        result: FileResult::Text {
+            text: text.into(),
+            mode: None,
+            real: path.to_path_buf(),
+        },
+    }
 }
 
 #[test]
@@ -80,17 +87,14 @@ fn a_bad_save_keeps_the_last_good_session_and_fixing_it_recovers() {
     let (_dir, path) = temp_copy("chat_plain.json");
     let (mut app, mut computer) = loaded_app(&path, (120, 40));
     let before = app.messages().to_vec();
-    let cmds = app.update(Msg::FileRead {
-        path: path.clone(),
-        text: Ok("{\"messages\": [".into()),
-    });
+    let cmds = app.update(read(&path, "{\"messages\": ["));
     assert!(cmds.is_empty());
+    let error = app.doc.as_ref().and_then(|d| d.load_error.clone());
     assert!(
-        app.load_error
+        error
             .as_deref()
             .is_some_and(|e| e.contains("chat_plain.json:1:")),
-        "{:?}",
-        app.load_error
+        "{error:?}"
     );
     assert_eq!(
         app.messages(),
@@ -100,12 +104,9 @@ fn a_bad_save_keeps_the_last_good_session_and_fixing_it_recovers() {
     let good = std::fs::read_to_string(session_path("chat_plain.json"))
         .expect("read")
         .replace("Canberra", "Canberra again");
-    let cmds = app.update(Msg::FileRead {
-        path,
-        text: Ok(good),
-    });
+    let cmds = app.update(read(&path, &good));
     run_commands(&mut app, &mut computer, cmds);
-    assert!(app.load_error.is_none());
+    assert!(app.doc.as_ref().is_some_and(|d| d.load_error.is_none()));
     assert_ne!(app.messages(), before.as_slice());
 }
 
@@ -114,12 +115,7 @@ fn reading_the_same_text_again_does_nothing() {
     let (_dir, path) = temp_copy("chat_plain.json");
     let (mut app, _) = loaded_app(&path, (120, 40));
     let text = std::fs::read_to_string(&path).expect("read");
-    assert!(app
-        .update(Msg::FileRead {
-            path,
-            text: Ok(text)
-        })
-        .is_empty());
+    assert!(app.update(read(&path, &text)).is_empty());
 }
 
 #[test]
@@ -135,13 +131,13 @@ fn editing_a_message_marks_unsaved_and_save_writes_it_atomically() {
     app.update(code(KeyCode::Left));
     app.update(code(KeyCode::Left));
     let cmds = app.update(key('Z'));
-    assert!(app.unsaved, "{:?}", app.editor_error);
+    assert!(app.unsaved(), "{:?}", app.editor.error);
     assert!(matches!(cmds.as_slice(), [Command::Reformat(_)]));
     let cmds = app.update(ctrl('s'));
     let writes = run_commands(&mut app, &mut computer, cmds);
-    assert_eq!(writes.len(), 1);
-    assert!(writes[0].1.contains('Z'));
-    assert!(!app.unsaved);
+    assert_eq!(writes, vec![path.clone()]);
+    assert!(std::fs::read_to_string(&path).expect("read").contains('Z'));
+    assert!(!app.unsaved());
 }
 
 #[test]
@@ -152,36 +148,35 @@ fn invalid_json_in_the_editor_is_reported_and_not_applied() {
     let cmds = app.update(key('{'));
     assert!(cmds.is_empty());
     assert!(
-        app.editor_error
+        app.editor
+            .error
             .as_deref()
             .is_some_and(|e| e.starts_with("editor:1:")),
         "{:?}",
-        app.editor_error
+        app.editor.error
     );
     assert_eq!(app.messages(), before.as_slice());
 }
 
 #[test]
 fn a_change_on_disk_with_unsaved_edits_asks_and_each_answer_keeps_its_side() {
-    let (_dir, path) = temp_copy("chat_plain.json");
+    let (dir, path) = temp_copy("chat_plain.json");
     let (mut app, mut computer) = loaded_app(&path, (120, 40));
     app.update(key('d')); // duplicate: an unsaved edit
-    assert!(app.unsaved);
+    assert!(app.unsaved());
     let disk = std::fs::read_to_string(&path)
         .expect("read")
         .replace("Canberra", "Changed on disk");
-    app.update(Msg::FileRead {
-        path: path.clone(),
-        text: Ok(disk.clone()),
-    });
-    assert!(matches!(app.popup, Some(Popup::Conflict(_))));
-    // s: mine saved as NAME.mine.json, the disk version shown.
+    std::fs::write(&path, &disk).expect("write");
+    app.update(read(&path, &disk));
+    assert!(matches!(app.popup, Some(Popup::Conflict { .. })));
+    // s: mine saved beside as NAME.mine.json, the disk version shown.
     let cmds = app.update(key('s'));
     let writes = run_commands(&mut app, &mut computer, cmds);
-    assert!(writes
-        .iter()
-        .any(|(p, _)| p.ends_with("chat_plain.mine.json")));
-    assert!(!app.unsaved);
+    let mine = dir.path().join("chat_plain.mine.json");
+    assert_eq!(writes, vec![path.clone()]);
+    assert!(mine.exists(), "saved beside");
+    assert!(!app.unsaved());
     assert!(serde_json::to_string(app.messages())
         .expect("json")
         .contains("Changed on disk"));
@@ -189,22 +184,18 @@ fn a_change_on_disk_with_unsaved_edits_asks_and_each_answer_keeps_its_side() {
     // k: keep mine.
     app.update(key('d'));
     let disk2 = disk.replace("Changed on disk", "Changed twice");
-    app.update(Msg::FileRead {
-        path: path.clone(),
-        text: Ok(disk2.clone()),
-    });
+    std::fs::write(&path, &disk2).expect("write");
+    app.update(read(&path, &disk2));
     app.update(key('k'));
-    assert!(app.unsaved);
+    assert!(app.unsaved());
     assert!(app.popup.is_none());
     // r: reload.
     let disk3 = disk2.replace("Changed twice", "Changed thrice");
-    app.update(Msg::FileRead {
-        path,
-        text: Ok(disk3),
-    });
+    std::fs::write(&path, &disk3).expect("write");
+    app.update(read(&path, &disk3));
     let cmds = app.update(key('r'));
     run_commands(&mut app, &mut computer, cmds);
-    assert!(!app.unsaved);
+    assert!(!app.unsaved());
     assert!(serde_json::to_string(app.messages())
         .expect("json")
         .contains("Changed thrice"));
@@ -216,7 +207,7 @@ fn add_duplicate_delete_move_undo_and_redo() {
     let n = app.messages().len();
     app.update(key('a'));
     assert_eq!(app.messages().len(), n + 1);
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.list.selected, 1);
     app.update(key('x'));
     assert_eq!(app.messages().len(), n);
     app.update(key('J'));
@@ -233,15 +224,20 @@ fn quitting_with_unsaved_edits_asks_first() {
     app.update(key('d'));
     let cmds = app.update(key('q'));
     assert!(cmds.is_empty());
-    assert!(matches!(app.popup, Some(Popup::QuitConfirm)));
-    let cmds = app.update(key('q'));
-    assert!(matches!(cmds.as_slice(), [Command::Quit]));
+    assert!(matches!(app.popup, Some(Popup::Unsaved(Pending::Quit))));
+    let cmds = app.update(key('d'));
+    assert!(cmds.iter().any(|c| matches!(c, Command::Quit)));
     let (mut clean, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
     assert!(matches!(clean.update(key('q')).as_slice(), [Command::Quit]));
+    let (mut clean, _) = loaded_app(&session_path("chat_plain.json"), (120, 40));
+    assert!(
+        matches!(clean.update(ctrl('c')).as_slice(), [Command::Quit]),
+        "C-c quits too"
+    );
 }
 
 #[test]
-fn search_jumps_to_matches_and_t_shows_tool_schemas() {
+fn search_jumps_to_matches_counts_them_and_t_shows_tool_schemas() {
     let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
     app.update(key('/'));
     for c in "search_around".chars() {
@@ -249,15 +245,20 @@ fn search_jumps_to_matches_and_t_shows_tool_schemas() {
     }
     app.update(code(KeyCode::Enter));
     let plain = app.preview.as_ref().expect("preview").plain.clone();
-    assert!(plain[app.output_scroll].contains("search_around"));
-    let first = app.output_scroll;
-    app.update(key('n'));
+    assert!(plain[app.request.scroll].contains("search_around"));
     let hits = plain.iter().filter(|l| l.contains("search_around")).count();
-    assert!(app.output_scroll != first || hits == 1);
-    assert!(plain[app.output_scroll].contains("search_around"));
+    assert!(
+        app.status.contains(&format!("1 of {hits}")),
+        "{}",
+        app.status
+    );
+    let first = app.request.scroll;
+    app.update(key('n'));
+    assert!(app.request.scroll != first || hits == 1);
+    assert!(plain[app.request.scroll].contains("search_around"));
     app.update(key('t'));
-    assert!(app.show_tools);
-    assert!(app.output_len() > 0);
+    assert!(app.request.show_tools);
+    assert!(!app.request.lines(app.preview.as_ref()).is_empty());
 }
 
 #[test]
@@ -266,28 +267,26 @@ fn folder_mode_lists_sessions_and_follows_files_that_come_and_go() {
     for name in ["chat_plain.json", "library_trip.json"] {
         std::fs::copy(session_path(name), dir.path().join(name)).expect("copy");
     }
-    let mut app = formatscope::tui::app::App::new(
-        Vec::new(),
-        Some(dir.path().to_path_buf()),
-        formatscope::tui::theme::Theme::load("light").expect("light"),
-    );
-    let mut computer = formatscope::tui::worker::Computer::default();
-    let start = app.start();
-    run_commands(&mut app, &mut computer, start);
+    let (mut app, mut computer) = folder_app(dir.path(), (120, 40));
     assert_eq!(app.files.len(), 2);
-    assert!(app.session.is_some());
-    let new = dir.path().join("new.json");
+    assert!(app.doc.is_some());
+    let new = dir.path().join("NEW.JSON");
     std::fs::copy(session_path("reasoning.json"), &new).expect("copy");
-    let cmds = app.update(Msg::FilesChanged(vec![new.clone()]));
-    run_commands(&mut app, &mut computer, cmds);
-    assert_eq!(app.files.len(), 3);
+    send(
+        &mut app,
+        &mut computer,
+        Msg::FilesChanged(vec![new.clone()]),
+    );
+    assert_eq!(
+        app.files.len(),
+        3,
+        "upper-case .JSON files are sessions too"
+    );
     std::fs::remove_file(&new).expect("remove");
-    let cmds = app.update(Msg::FilesChanged(vec![new]));
-    run_commands(&mut app, &mut computer, cmds);
+    send(&mut app, &mut computer, Msg::FilesChanged(vec![new]));
     assert_eq!(app.files.len(), 2);
-    let cmds = app.update(key(']'));
-    run_commands(&mut app, &mut computer, cmds);
-    assert_eq!(app.current, 1);
+    send(&mut app, &mut computer, key(']'));
+    assert_eq!(app.position(), Some(1));
     assert_eq!(app.file_name(), "library_trip.json");
 }
 
@@ -311,7 +310,7 @@ fn the_mouse_focuses_panes_selects_messages_and_scrolls() {
     ));
     assert_eq!(app.focus, Focus::Output);
     app.update(mouse(MouseEventKind::ScrollDown, out.x + 5, out.y + 3));
-    assert_eq!(app.output_scroll, 3);
+    assert_eq!(app.request.scroll, 3);
     let list = app.areas.list;
     app.update(mouse(
         MouseEventKind::Down(MouseButton::Left),
@@ -319,8 +318,12 @@ fn the_mouse_focuses_panes_selects_messages_and_scrolls() {
         list.y + 1 + 5,
     ));
     assert_eq!(app.focus, Focus::List);
-    assert_eq!(app.selected, 5);
-    assert_eq!(app.editor_for, Some(5), "the editor follows the selection");
+    assert_eq!(app.list.selected, 5);
+    assert_eq!(
+        app.editor.for_index,
+        Some(5),
+        "the editor follows the selection"
+    );
 }
 
 #[test]
@@ -344,6 +347,7 @@ fn typing_in_the_editor_is_one_undo_step() {
         before.as_slice(),
         "one undo takes back the whole edit"
     );
+    assert!(!app.unsaved(), "undoing every edit leaves nothing unsaved");
 }
 
 #[test]
@@ -351,9 +355,9 @@ fn text_mode_edits_the_text_without_json_escapes() {
     let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
     app.update(key('j'));
     app.update(key('T'));
-    assert!(app.editor_text_mode);
+    assert!(app.editor.text_mode);
     assert_eq!(
-        app.editor.lines(),
+        app.editor.area.lines(),
         ["Hi, Alice, do you know the nearest library?"]
     );
     app.update(code(KeyCode::End));
@@ -366,11 +370,11 @@ fn text_mode_edits_the_text_without_json_escapes() {
         content,
         "Hi, Alice, do you know the nearest library?\n\"Quoted\" line"
     );
-    assert!(app.unsaved);
+    assert!(app.unsaved());
     // C-t switches the same message to JSON.
     app.update(ctrl('t'));
-    assert!(!app.editor_text_mode);
-    assert_eq!(app.editor.lines()[0], "{");
+    assert!(!app.editor.text_mode);
+    assert_eq!(app.editor.area.lines()[0], "{");
 }
 
 mod random_use {
@@ -380,7 +384,8 @@ mod random_use {
     fn any_key() -> impl Strategy<Value = Msg> {
         let plain = prop::sample::select(vec![
             'j', 'k', 'g', 'G', 'e', 'T', 'a', 'd', 'x', 'K', 'J', 'u', '/', 'n', 'N', 't', 'b',
-            'm', '1', '2', '3', '4', '5', '6', 'p', '?', 'q', ']', '[', '{', '"', 'z', ' ',
+            'm', '1', '2', '3', '4', '5', '6', 'p', '?', 'q', ']', '[', '{', '"', 'z', ' ', 's',
+            'r', 'y',
         ])
         .prop_map(key);
         let special = prop::sample::select(vec![
@@ -402,20 +407,22 @@ mod random_use {
         #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
         /// Any key sequence leaves the model valid: no panic, the selection
-        /// in range, the preview never newer than the request.
+        /// in range, the preview never newer than the request, and no file
+        /// but the open one ever written.
         #[test]
         fn random_keys_keep_the_model_valid(keys in prop::collection::vec(any_key(), 1..30)) {
-            let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+            let (_dir, path) = temp_copy("library_trip.json");
+            let (mut app, mut computer) = loaded_app(&path, (120, 40));
             let mut generation = app.generation;
             for k in keys {
                 let cmds = app.update(k);
-                // Writes are not executed: the bundled file stays as it is.
-                let cmds: Vec<Command> = cmds.into_iter().filter(|c| !matches!(c, Command::Write { .. })).collect();
-                run_commands(&mut app, &mut computer, cmds);
+                for written in run_commands(&mut app, &mut computer, cmds) {
+                    prop_assert_eq!(&written, &path);
+                }
                 prop_assert!(app.generation >= generation);
                 generation = app.generation;
                 let n = app.messages().len();
-                prop_assert!(n == 0 || app.selected < n);
+                prop_assert!(n == 0 || app.list.selected < n);
                 prop_assert!(app.preview.as_ref().is_none_or(|p| p.generation <= app.generation));
                 let _ = screen_text(&app, 120, 40);
             }

@@ -1,25 +1,29 @@
 //! The folder watch sees every way editors save: in place, rename-over
 //! (vim, helix, VS Code), a slow rename, and delete-then-recreate.
 
-use formatscope::tui::watch::{is_session_file, watch_folder};
+use formatscope::tui::watch::{is_session_file, Watcher};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-fn watched() -> (
-    tempfile::TempDir,
-    PathBuf,
-    Receiver<Vec<PathBuf>>,
-    formatscope::tui::watch::FolderWatch,
-) {
+fn watched() -> (tempfile::TempDir, PathBuf, Receiver<Vec<PathBuf>>, Watcher) {
+    watched_with(false)
+}
+
+fn watched_with(polling: bool) -> (tempfile::TempDir, PathBuf, Receiver<Vec<PathBuf>>, Watcher) {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("session.json");
     std::fs::write(&file, "{\"messages\": []}").expect("write");
     let (tx, rx) = channel();
-    let watch = watch_folder(dir.path(), move |paths| {
+    let on_change = move |paths| {
         let _ = tx.send(paths);
-    })
-    .expect("watch");
+    };
+    let mut watch = if polling {
+        Watcher::polling(on_change).expect("poll")
+    } else {
+        Watcher::new(on_change).expect("watch")
+    };
+    assert!(watch.set_dirs(&[dir.path().to_path_buf()]).is_empty());
     std::thread::sleep(Duration::from_millis(200));
     while rx.try_recv().is_ok() {}
     (dir, file, rx, watch)
@@ -78,8 +82,17 @@ fn delete_then_recreate_is_seen() {
 }
 
 #[test]
-fn only_session_files_are_reported() {
+fn when_the_system_watcher_is_unavailable_polling_sees_changes() {
+    let (_dir, file, rx, _w) = watched_with(true);
+    std::thread::sleep(Duration::from_millis(1100)); // a new mtime second
+    std::fs::write(&file, "{\"messages\": [4, 5]}").expect("write");
+    assert!(sees(&rx, &file));
+}
+
+#[test]
+fn only_session_files_are_listed() {
     assert!(is_session_file(Path::new("/x/a.json")));
+    assert!(is_session_file(Path::new("/x/A.JSON")));
     assert!(!is_session_file(Path::new("/x/.a.json.formatscope-1.tmp")));
     assert!(!is_session_file(Path::new("/x/.hidden.json")));
     assert!(!is_session_file(Path::new("/x/notes.txt")));

@@ -1,76 +1,38 @@
 //! The workbench's state and `update`: messages in, commands out, no I/O.
-//! The runtime (mod.rs) executes commands and feeds their results back.
+//! The panes own their state, keys and drawing; the open file and its
+//! edits live in a `Document`; this module routes between them and keeps
+//! the promises about edits: nothing typed is lost to a reload, a file
+//! switch or a quit without asking, and a save goes only to the file the
+//! edits came from.
 
+use super::consent::{AccessMode, Consent};
+use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
+use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
+use super::panes::editor::{EditorEvent, EditorPane};
+use super::panes::list::ListPane;
+use super::panes::popup::{Pending, Popup};
+use super::panes::request::RequestPane;
+use super::recovery::{self, Recovery};
 use super::theme::Theme;
 use super::worker::{Job, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
-use crate::session::{parse_session, Session};
+use crate::session::{parse_session, render_saved, Session};
 use crate::tokens::models;
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
-use ratatui_textarea::TextArea;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Events, past tense.
-#[derive(Debug)]
-pub enum Msg {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Paste(String),
-    Resized(u16, u16),
-    /// Files in the watched folder were created, changed or removed.
-    FilesChanged(Vec<PathBuf>),
-    /// A file was read (for a reload or an open).
-    FileRead {
-        path: PathBuf,
-        text: Result<String, String>,
-    },
-    /// The folder's session files, listed.
-    FolderListed(Vec<PathBuf>),
-    Written {
-        path: PathBuf,
-        text: String,
-        result: Result<(), String>,
-        then_quit: bool,
-    },
-    PreviewReady(Box<Preview>),
-}
-
-/// Things for the runtime to do, imperative.
-#[derive(Debug)]
-pub enum Command {
-    Reformat(Box<Job>),
-    Read(PathBuf),
-    ListFolder(PathBuf),
-    Write {
-        path: PathBuf,
-        text: String,
-        then_quit: bool,
-    },
-    Quit,
-}
+pub use super::msg::Msg;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     List,
     Editor,
     Output,
-}
-
-#[derive(Debug)]
-pub enum Popup {
-    Help,
-    /// The formatter picker, at this row.
-    Formatter(usize),
-    /// The file changed on disk while the editor held unsaved edits.
-    Conflict(Box<Session>),
-    QuitConfirm,
 }
 
 /// The screen areas of the panes, for mouse hits (computed by `view::layout`).
@@ -82,46 +44,26 @@ pub struct Areas {
 }
 
 pub struct App {
-    /// Session files (one, or a folder's).
-    pub files: Vec<PathBuf>,
+    /// The folder shown (folder mode), and its session files.
     pub folder: Option<PathBuf>,
-    pub current: usize,
-    /// The last good session, with the workbench's edits.
-    pub session: Option<Session>,
-    /// The text last read from or written to disk (a reload that reads the
-    /// same text, like the echo of our own save, does nothing).
-    pub disk_text: Option<String>,
-    pub unsaved: bool,
-    /// The file on disk does not parse: file:line:col: what is wrong.
-    pub load_error: Option<String>,
+    pub files: Vec<PathBuf>,
+    /// The open file and its edits.
+    pub doc: Option<Document>,
+    /// A file asked for and not shown yet (it is being read, or it does
+    /// not exist or parse yet: `open_error` says why).
+    pub opening: Option<PathBuf>,
+    pub open_error: Option<String>,
     pub formatter: FormatterId,
-    pub selected: usize,
     pub focus: Focus,
-    pub editor: TextArea<'static>,
-    /// The message the editor holds, and whether its text was changed.
-    pub editor_for: Option<usize>,
-    pub editor_error: Option<String>,
-    /// Edit the message's text alone (no JSON escaping) instead of the
-    /// whole message as JSON. Toggled with C-t in the editor or `T`.
-    pub editor_text_mode: bool,
-    /// The focus the editor's styles were last set for (`None`: a new editor).
-    editor_styled_focus: Option<bool>,
-    pub output_scroll: usize,
-    pub show_tools: bool,
-    pub raw_media: bool,
-    /// Typing a search (`/`): the text so far.
-    pub search_input: Option<String>,
-    pub search: Option<String>,
+    pub list: ListPane,
+    pub editor: EditorPane,
+    pub request: RequestPane,
     pub popup: Option<Popup>,
     pub preview: Option<Preview>,
     pub generation: u64,
     pub status: String,
     pub last_reload: Option<String>,
-    undo: Vec<Vec<Value>>,
-    redo: Vec<Vec<Value>>,
-    /// The message whose editor session already has an undo entry: typing
-    /// adds one entry per message edited, not one per key.
-    undo_group: Option<usize>,
+    pub consent: Consent,
     pub theme: Theme,
     syntax: Arc<syntect::highlighting::Theme>,
     pub size: (u16, u16),
@@ -131,56 +73,42 @@ pub struct App {
     pub dirty: bool,
     /// A clock for the status line (injected so tests are stable).
     pub clock: fn() -> String,
+    /// The open file's path with symlinks resolved (its events count too).
+    real_path: Option<PathBuf>,
+    /// The folders being watched.
+    watched: Vec<PathBuf>,
+    /// Edits since the last recovery copy; a recovery file exists.
+    recovery_due: bool,
+    recovery_written: bool,
+    /// A "save mine beside it" is under way for this conflict.
+    beside_for: Option<FileResult>,
 }
 
 /// `HH:MM:SS` (UTC) now.
 pub fn wall_clock() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    format!(
-        "{:02}:{:02}:{:02}",
-        secs / 3600 % 24,
-        secs / 60 % 60,
-        secs % 60
-    )
+    recovery::timestamp()[11..].to_string()
 }
 
 impl App {
     pub fn new(files: Vec<PathBuf>, folder: Option<PathBuf>, theme: Theme) -> App {
         let syntax = Arc::new(theme.syntax.clone());
-        let mut editor = TextArea::default();
-        editor.set_placeholder_text("select a message and press e to edit it as JSON");
         App {
-            files,
             folder,
-            current: 0,
-            session: None,
-            disk_text: None,
-            unsaved: false,
-            load_error: None,
+            files,
+            doc: None,
+            opening: None,
+            open_error: None,
             formatter: FormatterId::new(Provider::OpenAi, Mode::Chat),
-            selected: 0,
             focus: Focus::List,
-            editor,
-            editor_for: None,
-            editor_text_mode: false,
-            editor_styled_focus: None,
-            editor_error: None,
-            output_scroll: 0,
-            show_tools: false,
-            raw_media: false,
-            search_input: None,
-            search: None,
+            list: ListPane::default(),
+            editor: EditorPane::default(),
+            request: RequestPane::default(),
             popup: None,
             preview: None,
             generation: 0,
             status: "loading…".into(),
             last_reload: None,
-            undo: Vec::new(),
-            redo: Vec::new(),
-            undo_group: None,
+            consent: Consent::default(),
             theme,
             syntax,
             size: (120, 40),
@@ -188,61 +116,75 @@ impl App {
             quit: false,
             dirty: true,
             clock: wall_clock,
+            real_path: None,
+            watched: Vec::new(),
+            recovery_due: false,
+            recovery_written: false,
+            beside_for: None,
         }
     }
 
-    /// The commands to run first: read the session (or list the folder).
-    pub fn start(&self) -> Vec<Command> {
-        match (&self.folder, self.files.first()) {
-            (Some(dir), _) => vec![Command::ListFolder(dir.clone())],
-            (None, Some(path)) => vec![Command::Read(path.clone())],
+    /// The commands to run first: list the folder, or open the file.
+    pub fn start(&mut self) -> Vec<Command> {
+        match (self.folder.clone(), self.files.first().cloned()) {
+            (Some(dir), _) => {
+                let mut cmds = vec![Command::ListFolder(dir)];
+                cmds.extend(self.watch_commands());
+                cmds
+            }
+            (None, Some(path)) => self.open(path),
             (None, None) => Vec::new(),
         }
     }
 
+    /// The path of the file shown (or being opened).
     pub fn path(&self) -> Option<&PathBuf> {
-        self.files.get(self.current)
+        self.doc.as_ref().map(|d| &d.path).or(self.opening.as_ref())
     }
 
     pub fn messages(&self) -> &[Value] {
-        self.session
-            .as_ref()
-            .map(|s| s.messages.as_slice())
-            .unwrap_or(&[])
+        self.doc.as_ref().map_or(&[], |d| d.messages())
+    }
+
+    pub fn session(&self) -> Option<&Session> {
+        self.doc.as_ref().map(|d| &d.session)
     }
 
     /// The session's budget: its `max_tokens`.
     pub fn budget(&self) -> Option<i64> {
-        self.session.as_ref().and_then(|s| s.max_tokens())
+        self.session().and_then(|s| s.max_tokens())
+    }
+
+    /// Edits that are not on disk: the session's, or a draft in the editor.
+    pub fn unsaved(&self) -> bool {
+        self.doc.as_ref().is_some_and(Document::unsaved) || self.editor.has_draft()
+    }
+
+    pub fn file_name(&self) -> String {
+        self.path()
+            .and_then(|p| p.file_name())
+            .map(|n| crate::text::escape_control(&n.to_string_lossy()).into_owned())
+            .unwrap_or_else(|| "(no file)".into())
+    }
+
+    /// The open file's place in the folder's list.
+    pub fn position(&self) -> Option<usize> {
+        let path = self.path()?;
+        self.files.iter().position(|f| f == path)
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Command> {
-        let cmds = self.handle(msg);
-        self.style_editor();
+        self.dirty = true;
+        let mut cmds = self.handle(msg);
+        let focused = self.focus == Focus::Editor;
+        self.editor.style(&self.theme.ui, focused);
+        if self.popup.is_none() {
+            cmds.extend(self.ask_consent());
+        }
         cmds
     }
 
-    /// The editor's look: the theme's text colour, and a cursor only when
-    /// it has the focus.
-    fn style_editor(&mut self) {
-        use ratatui::style::Style;
-        let focused = self.focus == Focus::Editor;
-        if self.editor_styled_focus == Some(focused) {
-            return;
-        }
-        self.editor
-            .set_style(Style::default().fg(self.theme.ui.text));
-        self.editor.set_cursor_line_style(Style::default());
-        self.editor.set_cursor_style(if focused {
-            Style::default().add_modifier(ratatui::style::Modifier::REVERSED)
-        } else {
-            Style::default()
-        });
-        self.editor_styled_focus = Some(focused);
-    }
-
     fn handle(&mut self, msg: Msg) -> Vec<Command> {
-        self.dirty = true;
         match msg {
             Msg::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
             Msg::Key(_) => {
@@ -252,7 +194,7 @@ impl App {
             Msg::Mouse(mouse) => self.on_mouse(mouse),
             Msg::Paste(text) => {
                 if self.focus == Focus::Editor {
-                    self.editor.insert_str(text);
+                    self.editor.paste(&text);
                     return self.editor_changed();
                 }
                 Vec::new()
@@ -263,61 +205,112 @@ impl App {
             }
             Msg::FilesChanged(paths) => self.on_files_changed(paths),
             Msg::FolderListed(files) => self.on_folder_listed(files),
-            Msg::FileRead { path, text } => self.on_file_read(path, text),
-            Msg::Written {
+            Msg::FileRead { path, result } => self.on_file_read(path, result),
+            Msg::Saved {
                 path,
-                text,
-                result,
-                then_quit,
-            } => self.on_written(path, text, result, then_quit),
+                state,
+                outcome,
+                then,
+            } => self.on_saved(path, state, outcome, then),
+            Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::RecoveryFound(path, found) => self.on_recovery_found(path, found),
             Msg::PreviewReady(preview) => {
                 if preview.generation < self.generation {
                     self.dirty = false;
                     return Vec::new(); // a newer request is on its way
                 }
                 self.preview = Some(*preview);
-                self.scroll_selection_into_view();
+                self.reveal_selection();
                 Vec::new()
             }
+            Msg::Tick => self.on_tick(),
+            // The runtime acts on signals before they reach the app.
+            Msg::Signal(_) => Vec::new(),
         }
     }
 
     // ---- files ------------------------------------------------------------
 
-    fn on_folder_listed(&mut self, files: Vec<PathBuf>) -> Vec<Command> {
-        let current = self.path().cloned();
-        self.files = files;
-        if self.files.is_empty() {
-            self.status = "no .json session files in this folder".into();
+    /// Starts showing `path`: read it, look for its recovery file, watch it.
+    fn open(&mut self, path: PathBuf) -> Vec<Command> {
+        self.doc = None;
+        self.preview = None;
+        self.editor = self.editor.cleared();
+        self.list.selected = 0;
+        self.request.scroll = 0;
+        self.real_path = None;
+        self.open_error = None;
+        self.opening = Some(path.clone());
+        self.status = format!("opening {}", self.file_name());
+        let mut cmds = vec![Command::Read(path.clone()), Command::FindRecovery(path)];
+        cmds.extend(self.watch_commands());
+        cmds
+    }
+
+    /// The folders to watch: the folder shown, the open file's, and its
+    /// symlink target's.
+    fn watch_commands(&mut self) -> Vec<Command> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        let paths = [
+            self.folder.clone(),
+            self.path().cloned(),
+            self.real_path.clone(),
+        ];
+        for p in paths.into_iter().flatten() {
+            let dir = if Some(&p) == self.folder.as_ref() {
+                p
+            } else {
+                match p.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                    _ => PathBuf::from("."),
+                }
+            };
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        if dirs == self.watched {
             return Vec::new();
         }
-        match current.and_then(|c| self.files.iter().position(|f| *f == c)) {
-            Some(i) => {
-                self.current = i;
-                if self.session.is_none() && self.load_error.is_none() {
-                    // Nothing shown yet (the first listing).
-                    return vec![Command::Read(self.files[i].clone())];
+        self.watched = dirs.clone();
+        vec![Command::Watch(dirs)]
+    }
+
+    fn on_folder_listed(&mut self, files: Vec<PathBuf>) -> Vec<Command> {
+        self.files = files;
+        if self.doc.is_none() && self.opening.is_none() {
+            return match self.files.first().cloned() {
+                Some(first) => self.open(first),
+                None => {
+                    self.status = "no .json session files in this folder".into();
+                    Vec::new()
                 }
-                Vec::new()
-            }
-            None => {
-                self.current = 0;
-                vec![Command::Read(self.files[0].clone())]
-            }
+            };
         }
+        // The open file stays open whatever the folder holds now.
+        self.dirty = true;
+        Vec::new()
+    }
+
+    /// Whether `path` is the open file (by its name or its resolved target).
+    fn is_open_file(&self, path: &Path) -> bool {
+        self.path().is_some_and(|p| p == path) || self.real_path.as_deref() == Some(path)
     }
 
     fn on_files_changed(&mut self, paths: Vec<PathBuf>) -> Vec<Command> {
         let mut cmds = Vec::new();
         if let Some(dir) = &self.folder {
-            let listed_changed = paths.iter().any(|p| p.exists() != self.files.contains(p));
-            if listed_changed {
+            let listed = paths.iter().any(|p| {
+                p.parent() == Some(dir.as_path())
+                    && (super::watch::is_session_file(p) || self.files.contains(p))
+            });
+            if listed {
                 cmds.push(Command::ListFolder(dir.clone()));
             }
         }
-        if let Some(current) = self.path() {
-            if paths.iter().any(|p| p == current) && current.exists() {
-                cmds.push(Command::Read(current.clone()));
+        if paths.iter().any(|p| self.is_open_file(p)) {
+            if let Some(path) = self.path().cloned() {
+                cmds.push(Command::Read(path));
             }
         }
         if cmds.is_empty() {
@@ -326,89 +319,332 @@ impl App {
         cmds
     }
 
-    fn on_file_read(&mut self, path: PathBuf, text: Result<String, String>) -> Vec<Command> {
-        if Some(&path) != self.path() {
+    fn on_file_read(&mut self, path: PathBuf, result: FileResult) -> Vec<Command> {
+        if self.opening.as_ref() == Some(&path) {
+            return self.on_opened(path, result);
+        }
+        if self.doc.as_ref().is_none_or(|d| d.path != path) {
+            self.dirty = false;
             return Vec::new();
         }
-        let text = match text {
-            Ok(t) => t,
-            Err(e) => {
-                self.load_error = Some(e);
-                return Vec::new();
-            }
+        let unsaved = self.unsaved();
+        let name = self.file_name();
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
         };
-        if self.disk_text.as_deref() == Some(text.as_str()) {
-            self.dirty = false;
-            return Vec::new(); // our own save, or a touch
-        }
-        let name = path.display().to_string();
-        match parse_session(&text, &name) {
-            Err(e) => {
-                // Keep the last good output on screen, marked stale.
-                self.load_error = Some(e.to_string());
-                self.disk_text = Some(text);
+        match result {
+            FileResult::Text { text, mode, real } => {
+                self.real_path = Some(real);
+                if text == doc.base {
+                    // Our own save, a touch, or the file came back as it was.
+                    let was = std::mem::replace(&mut doc.disk, Disk::Same);
+                    doc.load_error = None;
+                    if was == Disk::Same {
+                        self.dirty = false;
+                    } else {
+                        self.status = format!("{name} is back on disk as you last saw it");
+                    }
+                    return self.watch_commands();
+                }
+                if let Disk::Changed { text: seen, .. } = &doc.disk {
+                    if *seen == text {
+                        self.dirty = false;
+                        return Vec::new();
+                    }
+                }
+                doc.mode = mode.or(doc.mode);
+                match parse_session(&text, &path.display().to_string()) {
+                    Err(e) => {
+                        // Keep the last good session on screen, marked stale.
+                        doc.load_error = Some(e.to_string());
+                        doc.disk = Disk::Changed {
+                            text,
+                            overwrite_ok: false,
+                        };
+                        Vec::new()
+                    }
+                    Ok(mut session) => {
+                        session.path = Some(path);
+                        doc.load_error = None;
+                        if unsaved {
+                            doc.disk = Disk::Changed {
+                                text: Arc::clone(&text),
+                                overwrite_ok: false,
+                            };
+                            self.popup = Some(Popup::Conflict {
+                                disk: FileResult::Text {
+                                    text,
+                                    mode,
+                                    real: self.real_path.clone().unwrap_or_default(),
+                                },
+                                error: None,
+                            });
+                            return Vec::new();
+                        }
+                        doc.reload(session, text);
+                        self.installed(false)
+                    }
+                }
+            }
+            FileResult::Missing => {
+                doc.disk = Disk::Missing { recreate_ok: false };
+                self.status = if unsaved {
+                    format!("{name} was deleted on disk; your edits are kept here (C-s asks before making it again)")
+                } else {
+                    format!("{name} was deleted on disk; it shows again when the file comes back")
+                };
                 Vec::new()
             }
-            Ok(mut session) => {
-                session.path = Some(path);
-                self.disk_text = Some(text);
-                self.load_error = None;
-                if self.unsaved && self.session.is_some() {
-                    self.popup = Some(Popup::Conflict(Box::new(session)));
-                    return Vec::new();
-                }
-                self.install(session)
+            FileResult::Failed(e) => {
+                self.status = format!("{name}: {e}");
+                Vec::new()
             }
         }
     }
 
-    /// A freshly loaded session replaces the current one.
-    fn install(&mut self, session: Session) -> Vec<Command> {
-        let first = self.session.is_none();
-        if let Ok(id) = formatter_for_session(&session) {
-            if first || self.session.as_ref().and_then(|s| s.path.clone()) != session.path {
+    /// The first read of a file being opened.
+    fn on_opened(&mut self, path: PathBuf, result: FileResult) -> Vec<Command> {
+        match result {
+            FileResult::Text { text, mode, real } => {
+                match parse_session(&text, &path.display().to_string()) {
+                    Err(e) => {
+                        // Shown once it parses (the watcher reads it again).
+                        self.open_error = Some(e.to_string());
+                        self.real_path = Some(real);
+                        self.watch_commands()
+                    }
+                    Ok(mut session) => {
+                        session.path = Some(path.clone());
+                        self.opening = None;
+                        self.open_error = None;
+                        self.real_path = Some(real);
+                        self.doc = Some(Document::new(path, session, text, mode));
+                        let mut cmds = self.installed(true);
+                        cmds.extend(self.watch_commands());
+                        cmds
+                    }
+                }
+            }
+            FileResult::Missing => {
+                self.open_error = Some(format!("{}: no such file", path.display()));
+                Vec::new()
+            }
+            FileResult::Failed(e) => {
+                self.open_error = Some(format!("{}: {e}", path.display()));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The document's session was (re)loaded from disk.
+    fn installed(&mut self, first: bool) -> Vec<Command> {
+        let Some(doc) = &self.doc else {
+            return Vec::new();
+        };
+        if first {
+            if let Ok(id) = formatter_for_session(&doc.session) {
                 self.formatter = id;
             }
         }
-        self.session = Some(session);
-        self.unsaved = false;
-        self.undo.clear();
-        self.redo.clear();
-        self.selected = self.selected.min(self.messages().len().saturating_sub(1));
+        let warnings = doc.session.warnings.clone();
+        self.list.clamp(self.messages().len());
         self.last_reload = Some((self.clock)());
-        self.status = format!("loaded {}", self.file_name());
+        self.status = match warnings.first() {
+            Some(w) => crate::text::escape_control(w).into_owned(),
+            None => format!("loaded {}", self.file_name()),
+        };
         self.load_editor();
+        self.recovery_due = false;
         self.reformat()
     }
 
-    pub fn file_name(&self) -> String {
-        self.path()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "(no file)".into())
-    }
-
-    fn on_written(
+    fn on_saved(
         &mut self,
         path: PathBuf,
-        text: String,
-        result: Result<(), String>,
-        then_quit: bool,
+        state: u64,
+        outcome: SaveOutcome,
+        then: AfterSave,
     ) -> Vec<Command> {
-        match result {
-            Ok(()) => {
-                if Some(&path) == self.path() {
-                    self.disk_text = Some(text);
-                    self.unsaved = false;
+        let name = self.file_name();
+        let Some(doc) = self.doc.as_mut().filter(|d| d.path == path) else {
+            return Vec::new();
+        };
+        match outcome {
+            SaveOutcome::Written { text, note } => {
+                doc.saved(state, text);
+                self.status = match note {
+                    Some(n) => format!("saved {name} ({n})"),
+                    None => format!("saved {name}"),
+                };
+                let mut cmds = Vec::new();
+                if !self.unsaved() {
+                    cmds.push(Command::RemoveRecovery(path));
+                    self.recovery_written = false;
+                    self.recovery_due = false;
                 }
-                self.status = format!("saved {}", path.display());
-                if then_quit {
-                    self.quit = true;
-                    return vec![Command::Quit];
-                }
+                cmds.extend(self.after(then));
+                cmds
             }
-            Err(e) => self.status = format!("save failed: {e}"),
+            SaveOutcome::Conflict(disk) => {
+                match &disk {
+                    FileResult::Missing => {
+                        doc.disk = Disk::Missing { recreate_ok: false };
+                        self.popup = Some(Popup::Recreate);
+                    }
+                    FileResult::Text { text, .. } => {
+                        doc.disk = Disk::Changed {
+                            text: Arc::clone(text),
+                            overwrite_ok: false,
+                        };
+                        self.popup = Some(Popup::Conflict { disk, error: None });
+                    }
+                    FileResult::Failed(e) => {
+                        self.status = format!("not saved: {e}; your edits are kept");
+                    }
+                }
+                Vec::new()
+            }
+            SaveOutcome::Failed(e) => {
+                self.status = format!("save failed: {e}; your edits are kept");
+                Vec::new()
+            }
         }
+    }
+
+    fn after(&mut self, then: AfterSave) -> Vec<Command> {
+        match then {
+            AfterSave::Stay => Vec::new(),
+            AfterSave::Quit => {
+                self.quit = true;
+                vec![Command::Quit]
+            }
+            AfterSave::Open(i) => match self.files.get(i).cloned() {
+                Some(p) => self.open(p),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    fn on_saved_beside(&mut self, result: Result<PathBuf, String>) -> Vec<Command> {
+        let disk = self.beside_for.take();
+        match result {
+            Ok(mine) => {
+                let shown = crate::text::escape_control(&mine.display().to_string()).into_owned();
+                let Some(doc) = self.doc.as_mut() else {
+                    return Vec::new();
+                };
+                let path = doc.path.clone();
+                match disk {
+                    Some(FileResult::Text { text, .. }) => {
+                        if let Ok(mut session) = parse_session(&text, &path.display().to_string()) {
+                            session.path = Some(path.clone());
+                            doc.reload(session, text);
+                            self.editor.error = None;
+                            let mut cmds = self.installed(false);
+                            self.status = format!(
+                                "your edits were saved as {shown}; showing the file on disk"
+                            );
+                            cmds.push(Command::RemoveRecovery(path));
+                            return cmds;
+                        }
+                        self.status = format!("your edits were saved as {shown}");
+                    }
+                    _ => {
+                        self.status =
+                            format!("your edits were saved as {shown} (they stay here too)")
+                    }
+                }
+                Vec::new()
+            }
+            Err(e) => {
+                // Nothing is dropped: ask again, with the reason.
+                self.popup = Some(Popup::Conflict {
+                    disk: disk.unwrap_or(FileResult::Missing),
+                    error: Some(format!("could not save yours beside it: {e}")),
+                });
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_recovery_found(
+        &mut self,
+        path: PathBuf,
+        found: Result<Recovery, String>,
+    ) -> Vec<Command> {
+        if self.path() != Some(&path) {
+            return Vec::new();
+        }
+        match found {
+            Ok(recovery) => {
+                let disk_changed = self.doc.as_ref().is_some_and(|d| *d.base != *recovery.base);
+                self.popup = Some(Popup::Recovery {
+                    recovery: Box::new(recovery),
+                    disk_changed,
+                });
+            }
+            Err(e) => self.status = crate::text::escape_control(&e).into_owned(),
+        }
+        Vec::new()
+    }
+
+    /// Every second: keep a recovery copy of unsaved edits (a crash, a
+    /// signal or a closed terminal then loses nothing).
+    fn on_tick(&mut self) -> Vec<Command> {
+        self.dirty = false;
+        if self.unsaved() && self.recovery_due {
+            self.recovery_due = false;
+            if let Some(rec) = self.recovery("edits") {
+                self.recovery_written = true;
+                return vec![Command::WriteRecovery(Box::new(rec))];
+            }
+        }
+        if !self.unsaved() && self.recovery_written {
+            self.recovery_written = false;
+            if let Some(path) = self.path().cloned() {
+                return vec![Command::RemoveRecovery(path)];
+            }
+        }
+        Vec::new()
+    }
+
+    /// The unsaved edits as a recovery file, if there are any.
+    pub fn recovery(&self, reason: &str) -> Option<Recovery> {
+        if !self.unsaved() {
+            return None;
+        }
+        let doc = self.doc.as_ref()?;
+        let text =
+            render_saved(&doc.base, &doc.session).unwrap_or_else(|_| doc.session.to_session_text());
+        Some(Recovery {
+            session: doc.path.clone(),
+            written: recovery::timestamp(),
+            reason: reason.to_string(),
+            text,
+            base: match &doc.disk {
+                Disk::Changed { text, .. } => text.to_string(),
+                _ => doc.base.to_string(),
+            },
+            draft: self.editor.draft(),
+        })
+    }
+
+    /// Asks about what the session wanted to read or fetch, once per file.
+    fn ask_consent(&mut self) -> Vec<Command> {
+        let Some(path) = self.doc.as_ref().map(|d| d.path.clone()) else {
+            return Vec::new();
+        };
+        let wanted = match &self.preview {
+            Some(p) if !p.wanted.is_empty() => p.wanted.clone(),
+            _ => return Vec::new(),
+        };
+        if self.consent.mode(&path) != AccessMode::Ask {
+            return Vec::new();
+        }
+        self.popup = Some(Popup::Consent {
+            session: path,
+            wanted,
+        });
         Vec::new()
     }
 
@@ -416,9 +652,10 @@ impl App {
 
     /// Asks the worker for a new preview of the current state.
     pub fn reformat(&mut self) -> Vec<Command> {
-        let Some(session) = &self.session else {
+        let Some(doc) = &self.doc else {
             return Vec::new();
         };
+        let session = &doc.session;
         self.generation += 1;
         let own_model = (formatter_for_session(session).ok().map(|f| f.provider)
             == Some(self.formatter.provider))
@@ -432,8 +669,9 @@ impl App {
             tools: session.tools.clone(),
             base_dir: session.base_dir(),
             budget: session.max_tokens(),
-            raw_media: self.raw_media,
+            raw_media: self.request.raw_media,
             syntax: Arc::clone(&self.syntax),
+            access: self.consent.mode(&doc.path),
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -449,19 +687,32 @@ impl App {
 
     // ---- keys ---------------------------------------------------------------
 
+    fn scope(&self) -> Scope {
+        match self.focus {
+            Focus::List => Scope::List,
+            Focus::Editor => Scope::Editor,
+            Focus::Output => Scope::Output,
+        }
+    }
+
+    /// The footer's scope (what the status line hints at).
+    pub fn footer_scope(&self) -> Scope {
+        self.scope()
+    }
+
     fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
         if let Some(popup) = self.popup.take() {
             return self.on_popup_key(popup, key);
         }
-        if let Some(input) = self.search_input.as_mut() {
+        if let Some(input) = self.request.search_input.as_mut() {
             match key.code {
                 KeyCode::Enter => {
                     let query = std::mem::take(input);
-                    self.search_input = None;
-                    self.search = (!query.is_empty()).then_some(query);
-                    self.jump_to_match(true, true);
+                    self.request.search_input = None;
+                    self.request.search = (!query.is_empty()).then_some(query);
+                    self.jump(true, true);
                 }
-                KeyCode::Esc => self.search_input = None,
+                KeyCode::Esc => self.request.search_input = None,
                 KeyCode::Backspace => {
                     input.pop();
                 }
@@ -471,40 +722,33 @@ impl App {
             return Vec::new();
         }
         if self.focus == Focus::Editor {
-            // The editor's own bindings, then save; every other key types.
-            match keymap::action_for(&key, Scope::Editor) {
-                Some(Action::LeaveEditor) => {
+            return match self.editor.handle_key(key) {
+                EditorEvent::Changed => self.editor_changed(),
+                EditorEvent::Leave => {
                     self.focus = Focus::List;
-                    return Vec::new();
+                    if let Some(doc) = self.doc.as_mut() {
+                        doc.close_group();
+                    }
+                    Vec::new()
                 }
-                Some(Action::ToggleEditorText) => {
-                    self.editor_text_mode = !self.editor_text_mode;
+                EditorEvent::ToggleText => {
+                    if self.editor.has_draft() {
+                        self.popup = Some(Popup::Draft);
+                        return Vec::new();
+                    }
+                    self.editor.text_mode = !self.editor.text_mode;
                     self.load_editor();
-                    return Vec::new();
+                    Vec::new()
                 }
-                _ => {}
-            }
-            if keymap::action_for(&key, Scope::Global) == Some(Action::Save) {
-                return self.save(false);
-            }
-            if key.code == KeyCode::Char('z') && key.modifiers.contains(KeyModifiers::CONTROL) {
-                self.editor.undo();
-                return self.editor_changed();
-            }
-            if key.code == KeyCode::Char('r') && key.modifiers.contains(KeyModifiers::CONTROL) {
-                self.editor.redo();
-                return self.editor_changed();
-            }
-            if self.editor.input(key) {
-                return self.editor_changed();
-            }
-            return Vec::new();
+                EditorEvent::Save => self.save(AfterSave::Stay),
+                EditorEvent::Quit => self.act(Action::Quit),
+                EditorEvent::None => {
+                    self.dirty = false;
+                    Vec::new()
+                }
+            };
         }
-        let scope = match self.focus {
-            Focus::List => Scope::List,
-            _ => Scope::Output,
-        };
-        match keymap::action_for(&key, scope) {
+        match keymap::action_for(&key, self.scope()) {
             Some(action) => self.act(action),
             None => {
                 self.dirty = false;
@@ -516,20 +760,20 @@ impl App {
     fn act(&mut self, action: Action) -> Vec<Command> {
         match action {
             Action::Quit => {
-                if self.unsaved {
-                    self.popup = Some(Popup::QuitConfirm);
+                if self.unsaved() {
+                    self.popup = Some(Popup::Unsaved(Pending::Quit));
                     return Vec::new();
                 }
                 self.quit = true;
                 return vec![Command::Quit];
             }
-            Action::Help => self.popup = Some(Popup::Help),
+            Action::Help => self.popup = Some(Popup::Help(0)),
             Action::NextPane | Action::PrevPane => {
                 let order = [Focus::List, Focus::Editor, Focus::Output];
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
                 let step = if action == Action::NextPane { 1 } else { 2 };
                 self.focus = order[(i + step) % 3];
-                if self.focus == Focus::Editor && self.editor_for.is_none() {
+                if self.focus == Focus::Editor && self.editor.for_index.is_none() {
                     self.load_editor();
                 }
             }
@@ -556,43 +800,44 @@ impl App {
             | Action::PageDown
             | Action::Top
             | Action::Bottom => self.navigate(action),
-            Action::Edit => {
-                self.load_editor();
+            Action::Edit | Action::EditText => {
+                // A draft of this message is picked up where it was left.
+                let draft_here =
+                    self.editor.has_draft() && self.editor.for_index == Some(self.list.selected);
+                if !draft_here {
+                    self.editor.text_mode = action == Action::EditText;
+                    self.load_editor();
+                }
                 self.focus = Focus::Editor;
             }
-            Action::EditText => {
-                self.editor_text_mode = true;
-                self.load_editor();
-                self.focus = Focus::Editor;
-            }
-            Action::Save => return self.save(false),
+            Action::Save => return self.save(AfterSave::Stay),
             Action::AddMessage => {
                 let m = serde_json::json!({"name": "user", "role": "user", "content": [{"type": "text", "text": ""}]});
-                let at = (self.selected + 1).min(self.messages().len());
-                return self.edit_messages(|msgs| msgs.insert(at, m), Some(at));
+                let at = (self.list.selected + 1).min(self.messages().len());
+                return self.edit(at, 0, vec![m], at, None);
             }
             Action::Duplicate => {
-                let i = self.selected;
+                let i = self.list.selected;
                 let Some(m) = self.messages().get(i).cloned() else {
                     return Vec::new();
                 };
-                return self.edit_messages(|msgs| msgs.insert(i + 1, m), Some(i + 1));
+                return self.edit(i + 1, 0, vec![m], i + 1, None);
             }
             Action::Delete => {
-                let i = self.selected;
-                if i >= self.messages().len() {
+                let i = self.list.selected;
+                let Some(m) = self.messages().get(i) else {
                     return Vec::new();
-                }
+                };
+                let who = describe(m);
                 let next = i.min(self.messages().len().saturating_sub(2));
-                return self.edit_messages(
-                    |msgs| {
-                        msgs.remove(i);
-                    },
-                    Some(next),
-                );
+                let cmds = self.edit(i, 1, Vec::new(), next, None);
+                if !cmds.is_empty() {
+                    self.status = format!("deleted message #{i} ({who}) · u undoes it");
+                }
+                return cmds;
             }
             Action::MoveUp | Action::MoveDown => {
-                let i = self.selected;
+                let i = self.list.selected;
                 let j = if action == Action::MoveUp {
                     i.checked_sub(1)
                 } else {
@@ -601,62 +846,79 @@ impl App {
                 let Some(j) = j.filter(|j| *j < self.messages().len()) else {
                     return Vec::new();
                 };
-                return self.edit_messages(|msgs| msgs.swap(i, j), Some(j));
+                let (lo, hi) = (i.min(j), i.max(j));
+                let pair = vec![self.messages()[hi].clone(), self.messages()[lo].clone()];
+                return self.edit(lo, 2, pair, j, None);
             }
             // Only bound inside the editor, which handles them itself.
             Action::LeaveEditor | Action::ToggleEditorText => {}
-            Action::Undo => return self.undo_redo(true),
-            Action::Redo => return self.undo_redo(false),
-            Action::Search => self.search_input = Some(String::new()),
-            Action::NextMatch => self.jump_to_match(true, false),
-            Action::PrevMatch => self.jump_to_match(false, false),
+            Action::Undo | Action::Redo => return self.undo_redo(action == Action::Undo),
+            Action::Search => self.request.search_input = Some(String::new()),
+            Action::NextMatch => self.jump(true, false),
+            Action::PrevMatch => self.jump(false, false),
             Action::ToggleTools => {
-                self.show_tools = !self.show_tools;
-                self.output_scroll = 0;
+                self.request.show_tools = !self.request.show_tools;
+                self.request.scroll = 0;
             }
             Action::ToggleRaw => {
-                self.raw_media = !self.raw_media;
+                self.request.raw_media = !self.request.raw_media;
                 return self.reformat();
             }
             Action::NextFile | Action::PrevFile => {
-                if self.files.len() < 2 {
-                    return Vec::new();
-                }
-                if self.unsaved {
-                    self.status = "save (C-s) or undo your edits before switching files".into();
-                    return Vec::new();
-                }
                 let n = self.files.len();
-                self.current = if action == Action::NextFile {
-                    (self.current + 1) % n
-                } else {
-                    (self.current + n - 1) % n
+                if n == 0 || (n == 1 && self.position() == Some(0)) {
+                    return Vec::new();
+                }
+                let target = match self.position() {
+                    Some(i) if action == Action::NextFile => (i + 1) % n,
+                    Some(i) => (i + n - 1) % n,
+                    // The open file is gone from the folder: its neighbours.
+                    None => {
+                        let here = self.path().cloned().unwrap_or_default();
+                        let after = self.files.iter().position(|f| *f > here).unwrap_or(0);
+                        if action == Action::NextFile {
+                            after
+                        } else {
+                            (after + n - 1) % n
+                        }
+                    }
                 };
-                self.session = None;
-                self.disk_text = None;
-                self.preview = None;
-                self.selected = 0;
-                self.output_scroll = 0;
-                return vec![Command::Read(self.files[self.current].clone())];
+                if self.unsaved() {
+                    self.popup = Some(Popup::Unsaved(Pending::Open(target)));
+                    return Vec::new();
+                }
+                if let Some(p) = self.files.get(target).cloned() {
+                    return self.open(p);
+                }
             }
         }
         Vec::new()
     }
 
     fn on_popup_key(&mut self, popup: Popup, key: KeyEvent) -> Vec<Command> {
+        let code = key.code;
         match popup {
-            Popup::Help => {
-                if !matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Enter
-                ) {
-                    self.popup = Some(Popup::Help);
+            Popup::Help(scroll) => {
+                let n = keymap::help().len();
+                match code {
+                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Enter => {}
+                    KeyCode::Down | KeyCode::Char('j') => {
+                        self.popup = Some(Popup::Help((scroll + 1).min(n)))
+                    }
+                    KeyCode::Up | KeyCode::Char('k') => {
+                        self.popup = Some(Popup::Help(scroll.saturating_sub(1)))
+                    }
+                    KeyCode::PageDown | KeyCode::Char(' ') => {
+                        self.popup = Some(Popup::Help((scroll + 10).min(n)))
+                    }
+                    KeyCode::PageUp => self.popup = Some(Popup::Help(scroll.saturating_sub(10))),
+                    _ => self.popup = Some(Popup::Help(scroll)),
                 }
                 Vec::new()
             }
             Popup::Formatter(i) => {
                 let n = FormatterId::all().count();
-                match key.code {
+                match code {
                     KeyCode::Up | KeyCode::Char('k') => {
                         self.popup = Some(Popup::Formatter((i + n - 1) % n))
                     }
@@ -673,100 +935,281 @@ impl App {
                 }
                 Vec::new()
             }
-            Popup::Conflict(disk) => match key.code {
-                KeyCode::Char('r') => {
-                    self.unsaved = false;
-                    self.install(*disk)
+            Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
+            Popup::Recreate => match code {
+                KeyCode::Char('y') => {
+                    if let Some(doc) = self.doc.as_mut() {
+                        doc.disk = Disk::Missing { recreate_ok: true };
+                    }
+                    self.save(AfterSave::Stay)
                 }
-                KeyCode::Char('k') | KeyCode::Esc => {
-                    self.status =
-                        "kept your edits; the file on disk differs (C-s overwrites it)".into();
+                KeyCode::Esc | KeyCode::Char('n') => {
+                    self.status = "not saved: the file stays deleted; your edits are kept".into();
                     Vec::new()
                 }
-                KeyCode::Char('s') => {
-                    let Some(path) = self.path().cloned() else {
-                        return Vec::new();
-                    };
-                    let mine = self
-                        .session
-                        .as_ref()
-                        .map(|s| s.to_session_text())
-                        .unwrap_or_default();
-                    let stem = path
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    let target = path.with_file_name(format!("{stem}.mine.json"));
-                    self.unsaved = false;
-                    let mut cmds = vec![Command::Write {
-                        path: target.clone(),
-                        text: mine,
-                        then_quit: false,
-                    }];
-                    cmds.extend(self.install(*disk));
-                    self.status = format!(
-                        "your edits were saved as {}; showing the file from disk",
-                        target.display()
-                    );
+                _ => {
+                    self.popup = Some(Popup::Recreate);
+                    Vec::new()
+                }
+            },
+            Popup::Unsaved(pending) => {
+                let then = match pending {
+                    Pending::Quit => AfterSave::Quit,
+                    Pending::Open(i) => AfterSave::Open(i),
+                };
+                match code {
+                    KeyCode::Char('s') => self.save(then),
+                    KeyCode::Char('d') => {
+                        let mut cmds = self.drop_edits();
+                        cmds.extend(self.after(then));
+                        cmds
+                    }
+                    KeyCode::Esc => Vec::new(),
+                    _ => {
+                        self.popup = Some(Popup::Unsaved(pending));
+                        Vec::new()
+                    }
+                }
+            }
+            Popup::Draft => match code {
+                KeyCode::Char('e') | KeyCode::Esc => {
+                    self.focus = Focus::Editor;
+                    Vec::new()
+                }
+                KeyCode::Char('d') => {
+                    self.load_editor();
+                    self.status = "dropped the editor's text; the message is as it was".into();
+                    Vec::new()
+                }
+                _ => {
+                    self.popup = Some(Popup::Draft);
+                    Vec::new()
+                }
+            },
+            Popup::Recovery {
+                recovery,
+                disk_changed,
+            } => match code {
+                KeyCode::Char('r') => self.restore(*recovery),
+                KeyCode::Char('d') => {
+                    self.status = "dropped the recovered edits".into();
+                    vec![Command::RemoveRecovery(recovery.session)]
+                }
+                KeyCode::Esc => {
+                    self.status = "the recovery file stays: it is offered again next time".into();
+                    Vec::new()
+                }
+                _ => {
+                    self.popup = Some(Popup::Recovery {
+                        recovery,
+                        disk_changed,
+                    });
+                    Vec::new()
+                }
+            },
+            Popup::Consent { session, wanted } => match code {
+                KeyCode::Char('a') => {
+                    self.consent.answer(&session, true);
+                    self.status = "allowed for this file until you quit".into();
+                    self.reformat()
+                }
+                KeyCode::Char('d') | KeyCode::Esc => {
+                    self.consent.answer(&session, false);
+                    self.status =
+                        "denied: nothing outside the session's folder is read or fetched".into();
+                    self.reformat()
+                }
+                KeyCode::Char('A') => {
+                    let dir = session.parent().map(Path::to_path_buf).unwrap_or_default();
+                    let real = self.consent.trust(&dir);
+                    self.status =
+                        format!("sessions in {} may always read and fetch", real.display());
+                    let mut cmds = vec![Command::TrustFolder(real)];
+                    cmds.extend(self.reformat());
                     cmds
                 }
                 _ => {
-                    self.popup = Some(Popup::Conflict(disk));
+                    self.popup = Some(Popup::Consent { session, wanted });
                     Vec::new()
                 }
             },
-            Popup::QuitConfirm => match key.code {
-                KeyCode::Char('s') => self.save(true),
-                KeyCode::Char('q') | KeyCode::Char('y') => {
-                    self.quit = true;
-                    vec![Command::Quit]
-                }
-                _ => Vec::new(),
-            },
         }
+    }
+
+    fn on_conflict_key(
+        &mut self,
+        code: KeyCode,
+        disk: FileResult,
+        error: Option<String>,
+    ) -> Vec<Command> {
+        match code {
+            KeyCode::Char('r') => {
+                let FileResult::Text { text, .. } = &disk else {
+                    self.popup = Some(Popup::Conflict { disk, error });
+                    return Vec::new();
+                };
+                let Some(doc) = self.doc.as_mut() else {
+                    return Vec::new();
+                };
+                let path = doc.path.clone();
+                match parse_session(text, &path.display().to_string()) {
+                    Ok(mut session) => {
+                        session.path = Some(path.clone());
+                        doc.reload(session, Arc::clone(text));
+                        self.editor.error = None;
+                        let mut cmds = self.installed(false);
+                        cmds.push(Command::RemoveRecovery(path));
+                        self.recovery_written = false;
+                        cmds
+                    }
+                    Err(e) => {
+                        self.popup = Some(Popup::Conflict {
+                            disk: disk.clone(),
+                            error: Some(format!("the file on disk does not parse: {e}")),
+                        });
+                        Vec::new()
+                    }
+                }
+            }
+            KeyCode::Char('k') | KeyCode::Esc => {
+                if let Some(doc) = self.doc.as_mut() {
+                    doc.disk = match &disk {
+                        FileResult::Text { text, .. } => Disk::Changed {
+                            text: Arc::clone(text),
+                            overwrite_ok: true,
+                        },
+                        _ => Disk::Missing { recreate_ok: true },
+                    };
+                }
+                self.status = "kept your edits; the file on disk differs (C-s replaces it)".into();
+                Vec::new()
+            }
+            KeyCode::Char('s') => {
+                if self.editor.has_draft() {
+                    self.popup = Some(Popup::Conflict {
+                        disk,
+                        error: Some("the editor holds text that does not parse: keep yours (k), fix or drop it, then save".into()),
+                    });
+                    return Vec::new();
+                }
+                let Some(doc) = self.doc.as_ref() else {
+                    return Vec::new();
+                };
+                let text = render_saved(&doc.base, &doc.session)
+                    .unwrap_or_else(|_| doc.session.to_session_text());
+                let path = doc.path.clone();
+                self.beside_for = Some(disk);
+                vec![Command::SaveBeside { path, text }]
+            }
+            _ => {
+                self.popup = Some(Popup::Conflict { disk, error });
+                Vec::new()
+            }
+        }
+    }
+
+    /// Restores edits from a recovery file over the file as it is now.
+    fn restore(&mut self, recovery: Recovery) -> Vec<Command> {
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
+        };
+        let path = doc.path.clone();
+        let mut session = match parse_session(&recovery.text, &path.display().to_string()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.status =
+                    format!("the recovered edits do not parse ({e}); the recovery file stays");
+                return Vec::new();
+            }
+        };
+        session.path = Some(path);
+        let disk_text = Arc::clone(&doc.base);
+        doc.session = session;
+        doc.base = recovery.text.as_str().into();
+        doc.disk = if *disk_text == *recovery.text {
+            Disk::Same
+        } else {
+            Disk::Changed {
+                text: disk_text,
+                overwrite_ok: true,
+            }
+        };
+        doc.mark_unsaved();
+        self.recovery_written = true;
+        self.list.clamp(self.messages().len());
+        match &recovery.draft {
+            Some((i, text)) => {
+                self.list.selected = (*i).min(self.messages().len().saturating_sub(1));
+                self.editor.restore_draft(self.list.selected, text, true);
+                if let Some(m) = self.messages().get(self.list.selected).cloned() {
+                    let _ = self.editor.parse(&m);
+                }
+                self.focus = Focus::Editor;
+            }
+            None => self.load_editor(),
+        }
+        self.status = format!(
+            "restored unsaved edits from {} UTC; C-s saves them",
+            recovery.written
+        );
+        self.reformat()
+    }
+
+    /// Drops every unsaved edit (the user chose to).
+    fn drop_edits(&mut self) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        if let Some(path) = self.path().cloned() {
+            cmds.push(Command::RemoveRecovery(path));
+        }
+        self.recovery_written = false;
+        self.editor.error = None;
+        if let Some(doc) = self.doc.as_mut() {
+            while doc.unsaved() && doc.undo_redo(true).is_some() {}
+        }
+        cmds
     }
 
     fn navigate(&mut self, action: Action) {
         let page = self.size.1.saturating_sub(12).max(1) as usize;
         if self.focus == Focus::Output {
-            let n = self.output_len();
-            self.output_scroll = match action {
-                Action::Up => self.output_scroll.saturating_sub(1),
-                Action::Down => self.output_scroll + 1,
-                Action::PageUp => self.output_scroll.saturating_sub(page),
-                Action::PageDown => self.output_scroll + page,
-                Action::Top => 0,
-                _ => n,
-            }
-            .min(n.saturating_sub(1));
+            let n = self.request.lines(self.preview.as_ref()).len();
+            self.request.scroll_by(action, n, page);
             return;
         }
-        let n = self.messages().len();
-        if n == 0 {
-            return;
-        }
-        let before = self.selected;
-        self.selected = match action {
-            Action::Up => self.selected.saturating_sub(1),
-            Action::Down => self.selected + 1,
-            Action::PageUp => self.selected.saturating_sub(page),
-            Action::PageDown => self.selected + page,
-            Action::Top => 0,
-            _ => n - 1,
-        }
-        .min(n - 1);
-        if self.selected != before {
-            self.load_editor();
-            self.scroll_selection_into_view();
+        let mut probe = ListPane {
+            selected: self.list.selected,
+        };
+        if probe.navigate(action, self.messages().len(), page) {
+            self.select(probe.selected);
         }
     }
 
-    pub fn output_len(&self) -> usize {
-        match (&self.preview, self.show_tools) {
-            (Some(p), false) => p.plain.len(),
-            (Some(p), true) => p.tool_plain.len(),
-            _ => 0,
+    /// Moves the selection to `i` (unless a draft in the editor would be
+    /// left behind: then the user is asked first).
+    fn select(&mut self, i: usize) -> bool {
+        if i == self.list.selected {
+            return true;
         }
+        if self.leave_draft() {
+            return false;
+        }
+        if let Some(doc) = self.doc.as_mut() {
+            doc.close_group();
+        }
+        self.list.selected = i;
+        self.load_editor();
+        self.reveal_selection();
+        true
+    }
+
+    /// Whether a draft stops the editor from leaving its message (and the
+    /// question was put).
+    fn leave_draft(&mut self) -> bool {
+        if self.editor.has_draft() {
+            self.popup = Some(Popup::Draft);
+            return true;
+        }
+        false
     }
 
     /// The request lines that came from the selected message.
@@ -774,214 +1217,166 @@ impl App {
         let p = self.preview.as_ref()?;
         p.spans
             .iter()
-            .find(|(msgs, _)| msgs.contains(&self.selected))
+            .find(|(msgs, _)| msgs.contains(&self.list.selected))
             .map(|(_, lines)| lines.clone())
     }
 
-    fn scroll_selection_into_view(&mut self) {
-        if self.show_tools {
+    fn reveal_selection(&mut self) {
+        if self.request.show_tools {
             return;
         }
-        let Some(lines) = self.selected_lines() else {
-            return;
-        };
-        let height = self.areas.output.height.saturating_sub(2).max(1) as usize;
-        if lines.start < self.output_scroll || lines.start >= self.output_scroll + height {
-            self.output_scroll = lines.start.saturating_sub(1);
+        if let Some(lines) = self.selected_lines() {
+            let height = self.areas.output.height.saturating_sub(2).max(1) as usize;
+            self.request.reveal(lines, height);
         }
     }
 
-    fn jump_to_match(&mut self, forward: bool, from_current: bool) {
-        let Some(query) = self.search.clone().map(|q| q.to_lowercase()) else {
-            return;
-        };
-        let Some(p) = &self.preview else { return };
-        let lines = if self.show_tools {
-            &p.tool_plain
-        } else {
-            &p.plain
-        };
-        let n = lines.len();
-        if n == 0 {
-            return;
-        }
-        let start = if from_current {
-            self.output_scroll
-        } else if forward {
-            self.output_scroll + 1
-        } else {
-            self.output_scroll + n - 1
-        };
-        let hit = (0..n)
-            .map(|k| {
-                if forward {
-                    (start + k) % n
-                } else {
-                    (start + n - k) % n
-                }
-            })
-            .find(|&i| lines[i].to_lowercase().contains(&query));
-        match hit {
-            Some(i) => {
-                self.output_scroll = i;
+    fn jump(&mut self, forward: bool, from_current: bool) {
+        let lines = self.request.lines(self.preview.as_ref()).to_vec();
+        if let Some(status) = self.request.jump(&lines, forward, from_current) {
+            if !status.ends_with("not found") {
                 self.focus = Focus::Output;
-                self.status = format!("/{query}: line {}", i + 1);
             }
-            None => self.status = format!("/{query}: not found"),
+            self.status = status;
         }
     }
 
     // ---- editing ----------------------------------------------------------
 
-    /// Loads the selected message into the editor: its text (text mode,
-    /// when it has exactly one text) or the whole message as pretty JSON.
+    /// Loads the selected message into the editor.
     pub fn load_editor(&mut self) {
-        self.undo_group = None;
-        self.editor_styled_focus = None;
-        let Some(message) = self.messages().get(self.selected).cloned() else {
-            self.editor = TextArea::default();
-            self.editor_for = None;
-            return;
-        };
-        let message = &message;
-        if self.editor_text_mode && text_of(message).is_none() {
-            self.editor_text_mode = false;
-            self.status = "this message has no single text to edit: editing it as JSON".into();
+        let i = self.list.selected;
+        let message = self.messages().get(i).cloned();
+        if let Some(note) = self.editor.load(message.as_ref(), i) {
+            self.status = note.into();
         }
-        let text = match (self.editor_text_mode, text_of(message)) {
-            (true, Some(t)) => t.to_string(),
-            _ => serde_json::to_string_pretty(message).unwrap_or_default(),
-        };
-        self.editor = TextArea::new(text.lines().map(String::from).collect());
-        self.editor_for = Some(self.selected);
-        self.editor_error = None;
     }
 
-    /// The editor's text changed: a valid message replaces the selected one.
+    /// The editor's text changed: a valid message replaces the selected one;
+    /// text that does not parse stays as a draft.
     fn editor_changed(&mut self) -> Vec<Command> {
-        let Some(i) = self.editor_for else {
+        let Some(i) = self.editor.for_index else {
             return Vec::new();
         };
-        let text = self.editor.lines().join("\n");
-        let parsed = if self.editor_text_mode {
-            match self.messages().get(i) {
-                Some(m) => Ok(with_text(m, text)),
-                None => return Vec::new(),
-            }
-        } else {
-            serde_json::from_str::<Value>(&text)
+        let Some(current) = self.messages().get(i).cloned() else {
+            return Vec::new();
         };
-        match parsed {
+        self.recovery_due = true;
+        match self.editor.parse(&current) {
+            Ok(value) if value == current => Vec::new(),
             Ok(value) => {
-                self.editor_error = None;
-                if self.messages().get(i) == Some(&value) {
-                    return Vec::new();
-                }
-                let snapshot = self.messages().to_vec();
-                let Some(session) = self.session.as_mut() else {
+                let Some(doc) = self.doc.as_mut() else {
                     return Vec::new();
                 };
-                let mut msgs = snapshot.clone();
-                let Some(slot) = msgs.get_mut(i) else {
-                    return Vec::new();
-                };
-                *slot = value;
-                let _ = session.set_messages(msgs);
-                if self.undo_group != Some(i) {
-                    self.push_undo(snapshot);
-                    self.undo_group = Some(i);
-                }
-                self.redo.clear();
-                self.unsaved = true;
+                doc.splice(i, 1, vec![value], Some(i));
                 self.reformat()
             }
-            Err(e) => {
-                self.editor_error = Some(format!(
-                    "editor:{}:{}: {}",
-                    e.line(),
-                    e.column(),
-                    strip_position(&e.to_string())
-                ));
-                Vec::new()
-            }
+            Err(_) => Vec::new(),
         }
     }
 
-    fn edit_messages(
+    /// Replaces messages `at..at + remove` with `insert` (one undo step)
+    /// and selects `select`.
+    fn edit(
         &mut self,
-        edit: impl FnOnce(&mut Vec<Value>),
-        select: Option<usize>,
+        at: usize,
+        remove: usize,
+        insert: Vec<Value>,
+        select: usize,
+        group: Option<usize>,
     ) -> Vec<Command> {
-        let Some(session) = self.session.as_mut() else {
+        if self.leave_draft() {
+            return Vec::new();
+        }
+        let Some(doc) = self.doc.as_mut() else {
             return Vec::new();
         };
-        let before = session.messages.clone();
-        let mut msgs = before.clone();
-        edit(&mut msgs);
-        let _ = session.set_messages(msgs);
-        self.push_undo(before);
-        self.redo.clear();
-        self.unsaved = true;
-        if let Some(s) = select {
-            self.selected = s.min(self.messages().len().saturating_sub(1));
-        }
+        doc.close_group();
+        doc.splice(at, remove, insert, group);
+        self.recovery_due = true;
+        self.list.selected = select.min(self.messages().len().saturating_sub(1));
         self.load_editor();
         self.reformat()
-    }
-
-    /// Remembers a state to undo to (at most `UNDO_DEPTH`).
-    fn push_undo(&mut self, state: Vec<Value>) {
-        const UNDO_DEPTH: usize = 200;
-        self.undo.push(state);
-        if self.undo.len() > UNDO_DEPTH {
-            self.undo.remove(0);
-        }
-        self.undo_group = None;
     }
 
     fn undo_redo(&mut self, undo: bool) -> Vec<Command> {
-        let (from, to) = if undo {
-            (&mut self.undo, &mut self.redo)
-        } else {
-            (&mut self.redo, &mut self.undo)
-        };
-        let Some(state) = from.pop() else {
-            self.status = if undo {
-                "nothing to undo"
-            } else {
-                "nothing to redo"
-            }
-            .into();
-            return Vec::new();
-        };
-        let Some(session) = self.session.as_mut() else {
-            return Vec::new();
-        };
-        to.push(session.messages.clone());
-        let _ = session.set_messages(state);
-        self.unsaved = true;
-        self.selected = self.selected.min(self.messages().len().saturating_sub(1));
-        self.load_editor();
-        self.reformat()
-    }
-
-    fn save(&mut self, then_quit: bool) -> Vec<Command> {
-        let (Some(session), Some(path)) = (self.session.as_ref(), self.path().cloned()) else {
-            return Vec::new();
-        };
-        if let Some(e) = &self.editor_error {
-            self.status = format!("not saved: the editor's JSON is invalid ({e})");
+        if self.leave_draft() {
             return Vec::new();
         }
-        let mut copy = session.clone();
-        if let Err(e) = copy.set_messages(session.messages.clone()) {
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
+        };
+        doc.close_group();
+        match doc.undo_redo(undo) {
+            None => {
+                self.status = if undo {
+                    "nothing to undo"
+                } else {
+                    "nothing to redo"
+                }
+                .into();
+                Vec::new()
+            }
+            Some(at) => {
+                self.recovery_due = true;
+                self.list.selected = at.min(self.messages().len().saturating_sub(1));
+                self.load_editor();
+                self.status = if self.unsaved() {
+                    if undo { "undone" } else { "redone" }.into()
+                } else {
+                    "undone: the session is as on disk".into()
+                };
+                self.reformat()
+            }
+        }
+    }
+
+    /// Saves the open file (asking first when the disk changed or the file
+    /// was deleted); `then` runs once it is written.
+    fn save(&mut self, then: AfterSave) -> Vec<Command> {
+        if let Some(e) = &self.editor.error {
+            self.status = format!("not saved: the editor's text does not parse ({e}); fix it, or leave the message and drop it");
+            return Vec::new();
+        }
+        let Some(doc) = self.doc.as_ref() else {
+            return Vec::new();
+        };
+        if let Err(e) = doc.session.can_save() {
             self.status = format!("not saved: {e}");
             return Vec::new();
         }
-        vec![Command::Write {
-            path,
-            text: copy.to_text(),
-            then_quit,
+        let expect = match &doc.disk {
+            Disk::Same => Expect::Text(Arc::clone(&doc.base)),
+            Disk::Changed {
+                text,
+                overwrite_ok: true,
+            } => Expect::Text(Arc::clone(text)),
+            Disk::Changed { text, .. } => {
+                self.popup = Some(Popup::Conflict {
+                    disk: FileResult::Text {
+                        text: Arc::clone(text),
+                        mode: doc.mode,
+                        real: self.real_path.clone().unwrap_or_default(),
+                    },
+                    error: None,
+                });
+                return Vec::new();
+            }
+            Disk::Missing { recreate_ok: true } => Expect::Missing,
+            Disk::Missing { .. } => {
+                self.popup = Some(Popup::Recreate);
+                return Vec::new();
+            }
+        };
+        self.status = format!("saving {}…", self.file_name());
+        vec![Command::Save {
+            path: doc.path.clone(),
+            base: Arc::clone(&doc.base),
+            expect,
+            session: Box::new(doc.session.clone()),
+            state: doc.state(),
+            mode: doc.mode,
+            then,
         }]
     }
 
@@ -998,31 +1393,32 @@ impl App {
         } else {
             None
         };
+        if self.popup.is_some() {
+            self.dirty = false;
+            return Vec::new();
+        }
         match mouse.kind {
             MouseEventKind::Down(_) => {
                 if let Some(p) = pane {
-                    self.focus = p;
                     if p == Focus::List {
-                        let row = mouse.row.saturating_sub(self.areas.list.y + 1) as usize;
-                        let first = super::view::list_offset(self, self.areas.list.height);
-                        if first + row < self.messages().len() {
-                            self.selected = first + row;
-                            self.load_editor();
-                            self.scroll_selection_into_view();
+                        if let Some(i) =
+                            self.list
+                                .row_at(self.areas.list, mouse.row, self.messages().len())
+                        {
+                            if !self.select(i) {
+                                return Vec::new();
+                            }
                         }
                     }
+                    self.focus = p;
                 }
             }
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let down = mouse.kind == MouseEventKind::ScrollDown;
                 match pane {
                     Some(Focus::Output) => {
-                        let n = self.output_len();
-                        self.output_scroll = if down {
-                            (self.output_scroll + 3).min(n.saturating_sub(1))
-                        } else {
-                            self.output_scroll.saturating_sub(3)
-                        };
+                        let n = self.request.lines(self.preview.as_ref()).len();
+                        self.request.wheel(down, n);
                     }
                     Some(Focus::List) => {
                         let saved = self.focus;
@@ -1039,46 +1435,9 @@ impl App {
     }
 }
 
-/// A message's one text: its string content, or its only text block's text.
-pub fn text_of(message: &Value) -> Option<&str> {
-    match message.get("content")? {
-        Value::String(s) => Some(s),
-        Value::Array(blocks) => {
-            let mut texts = blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"));
-            let only = texts.next()?;
-            if texts.next().is_some() {
-                return None;
-            }
-            only.get("text")?.as_str()
-        }
-        _ => None,
-    }
-}
-
-/// `message` with its one text replaced.
-fn with_text(message: &Value, text: String) -> Value {
-    let mut m = message.clone();
-    match m.get_mut("content") {
-        Some(Value::String(s)) => *s = text,
-        Some(Value::Array(blocks)) => {
-            if let Some(b) = blocks
-                .iter_mut()
-                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            {
-                b["text"] = Value::String(text);
-            }
-        }
-        _ => {}
-    }
-    m
-}
-
-/// serde_json's message without its " at line L column C" tail.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
-    }
+/// `Bob, user` for a message.
+fn describe(m: &Value) -> String {
+    let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
+    let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
+    crate::text::escape_control(&format!("{name}, {role}")).into_owned()
 }

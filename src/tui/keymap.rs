@@ -42,6 +42,8 @@ pub enum Action {
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
+    /// Everywhere, the editor included.
+    Anywhere,
     /// Everywhere but inside the editor.
     Global,
     /// The message list.
@@ -82,8 +84,9 @@ macro_rules! b {
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('q'), NONE)], "q", Action::Quit, Scope::Global, "quit (asks when there are unsaved edits)", Some("quit")),
+    b!(&[(KeyCode::Char('c'), CTRL)], "C-c", Action::Quit, Scope::Anywhere, "quit, from anywhere (asks when there are unsaved edits)", None),
     b!(&[(KeyCode::Char('?'), NONE), (KeyCode::Char('?'), SHIFT), (KeyCode::F(1), NONE)], "?", Action::Help, Scope::Global, "this help", Some("help")),
-    b!(&[(KeyCode::Tab, NONE)], "Tab", Action::NextPane, Scope::Global, "next pane (list, editor, request)", Some("pane")),
+    b!(&[(KeyCode::Tab, NONE)], "Tab", Action::NextPane, Scope::Global, "next pane (list, editor, request); in the editor Tab indents, Esc leaves", Some("pane")),
     b!(&[(KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)], "S-Tab", Action::PrevPane, Scope::Global, "previous pane", None),
     b!(&[(KeyCode::Char('1'), NONE)], "1", Action::Provider(0), Scope::Global, "OpenAI", None),
     b!(&[(KeyCode::Char('2'), NONE)], "2", Action::Provider(1), Scope::Global, "Anthropic", None),
@@ -101,23 +104,23 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::PageDown, NONE), (KeyCode::Char('d'), CTRL)], "PgDn", Action::PageDown, Scope::Global, "page down", None),
     b!(&[(KeyCode::Enter, NONE), (KeyCode::Char('e'), NONE)], "e", Action::Edit, Scope::List, "edit the selected message (JSON)", Some("edit")),
     b!(&[(KeyCode::Char('T'), SHIFT), (KeyCode::Char('T'), NONE)], "T", Action::EditText, Scope::List, "edit just the message's text (no JSON escapes)", None),
-    b!(&[(KeyCode::Char('t'), CTRL)], "C-t", Action::ToggleEditorText, Scope::Editor, "switch the editor between text and JSON", None),
-    b!(&[(KeyCode::Char('s'), CTRL)], "C-s", Action::Save, Scope::Global, "save the session (atomic; also in the editor)", Some("save")),
+    b!(&[(KeyCode::Char('t'), CTRL)], "C-t", Action::ToggleEditorText, Scope::Editor, "switch the editor between text and JSON", Some("text/JSON")),
+    b!(&[(KeyCode::Char('s'), CTRL)], "C-s", Action::Save, Scope::Anywhere, "save the session (atomic; also in the editor)", Some("save")),
     b!(&[(KeyCode::Char('a'), NONE)], "a", Action::AddMessage, Scope::List, "add a message after the selected one", None),
     b!(&[(KeyCode::Char('d'), NONE)], "d", Action::Duplicate, Scope::List, "duplicate the selected message", None),
-    b!(&[(KeyCode::Char('x'), NONE), (KeyCode::Delete, NONE)], "x", Action::Delete, Scope::List, "delete the selected message", None),
+    b!(&[(KeyCode::Char('x'), NONE), (KeyCode::Delete, NONE)], "x", Action::Delete, Scope::List, "delete the selected message", Some("delete")),
     b!(&[(KeyCode::Char('K'), SHIFT), (KeyCode::Char('K'), NONE)], "K", Action::MoveUp, Scope::List, "move the message up", None),
     b!(&[(KeyCode::Char('J'), SHIFT), (KeyCode::Char('J'), NONE)], "J", Action::MoveDown, Scope::List, "move the message down", None),
-    b!(&[(KeyCode::Char('u'), NONE), (KeyCode::Char('z'), CTRL)], "u", Action::Undo, Scope::Global, "undo (messages; C-z inside the editor)", None),
+    b!(&[(KeyCode::Char('u'), NONE), (KeyCode::Char('z'), CTRL)], "u", Action::Undo, Scope::Global, "undo (messages; C-z inside the editor)", Some("undo")),
     b!(&[(KeyCode::Char('r'), CTRL), (KeyCode::Char('y'), CTRL)], "C-r", Action::Redo, Scope::Global, "redo", None),
     b!(&[(KeyCode::Char('/'), NONE)], "/", Action::Search, Scope::Global, "search the request", Some("search")),
-    b!(&[(KeyCode::Char('n'), NONE)], "n", Action::NextMatch, Scope::Global, "next match", None),
+    b!(&[(KeyCode::Char('n'), NONE)], "n", Action::NextMatch, Scope::Global, "next match", Some("next")),
     b!(&[(KeyCode::Char('N'), SHIFT), (KeyCode::Char('N'), NONE)], "N", Action::PrevMatch, Scope::Global, "previous match", None),
     b!(&[(KeyCode::Char('t'), NONE)], "t", Action::ToggleTools, Scope::Global, "request / tool schemas", Some("tools")),
     b!(&[(KeyCode::Char('b'), NONE)], "b", Action::ToggleRaw, Scope::Global, "base64 media short / raw", None),
     b!(&[(KeyCode::Char(']'), NONE)], "]", Action::NextFile, Scope::Global, "next session file in the folder", None),
     b!(&[(KeyCode::Char('['), NONE)], "[", Action::PrevFile, Scope::Global, "previous session file", None),
-    b!(&[(KeyCode::Esc, NONE)], "Esc", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved)", None),
+    b!(&[(KeyCode::Esc, NONE)], "Esc", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved)", Some("leave")),
 ];
 
 /// The action bound to `key` in `scope` (global bindings apply in the
@@ -126,7 +129,11 @@ pub fn action_for(key: &KeyEvent, scope: Scope) -> Option<Action> {
     let mods = key.modifiers - KeyModifiers::SHIFT;
     BINDINGS
         .iter()
-        .filter(|b| b.scope == scope || (b.scope == Scope::Global && scope != Scope::Editor))
+        .filter(|b| {
+            b.scope == scope
+                || b.scope == Scope::Anywhere
+                || (b.scope == Scope::Global && scope != Scope::Editor)
+        })
         .find(|b| {
             b.keys
                 .iter()
@@ -135,14 +142,24 @@ pub fn action_for(key: &KeyEvent, scope: Scope) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The footer's hints.
-pub fn footer() -> Vec<(&'static str, &'static str)> {
-    let mut hints = vec![("1-6", "provider")];
-    hints.extend(
-        BINDINGS
-            .iter()
-            .filter_map(|b| b.footer.map(|word| (b.label, word))),
-    );
+/// The footer's hints for the pane in `scope`: its own keys first, then
+/// the global ones that fit.
+pub fn footer(scope: Scope) -> Vec<(&'static str, &'static str)> {
+    let applies = |b: &&Binding| match scope {
+        Scope::Editor => matches!(b.scope, Scope::Editor | Scope::Anywhere),
+        _ => b.scope == scope || matches!(b.scope, Scope::Global | Scope::Anywhere),
+    };
+    let mut hints: Vec<(&'static str, &'static str)> = Vec::new();
+    if scope != Scope::Editor {
+        hints.push(("1-6", "provider"));
+    }
+    let own = BINDINGS.iter().filter(|b| b.scope == scope);
+    let shared = BINDINGS.iter().filter(|b| b.scope != scope);
+    for b in own.chain(shared).filter(applies) {
+        if let Some(word) = b.footer {
+            hints.push((b.label, word));
+        }
+    }
     hints
 }
 
@@ -162,7 +179,7 @@ pub fn help() -> Vec<(String, String, &'static str)> {
             continue;
         }
         let scope = match b.scope {
-            Scope::Global => "",
+            Scope::Global | Scope::Anywhere => "",
             Scope::List => "messages",
             Scope::Output => "request",
             Scope::Editor => "editor",

@@ -1,38 +1,62 @@
-//! Watching session files: the folder, not the files, so that editors that
-//! save by renaming a temporary file over the original (vim, helix, VS
+//! Watching session files: their folders, not the files, so that editors
+//! that save by renaming a temporary file over the original (vim, helix, VS
 //! Code) and delete-then-recreate are all seen (a watch on the file itself
-//! dies with the first rename).
+//! dies with the first rename). The folders are the ones the app asks for:
+//! the folder shown, the open file's, and its symlink target's. Every
+//! changed path is reported; the app decides which matter. When the
+//! system's watcher cannot start (inotify limits, network file systems),
+//! the folders are polled instead.
 
 use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
+use notify_debouncer_full::{
+    new_debouncer, new_debouncer_opt, DebounceEventResult, Debouncer, FileIdCache, NoCache,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Keeps the watch alive; dropping it stops watching.
-pub struct FolderWatch {
-    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
-}
 
 /// The debounce window: one burst of writes is one change.
 pub const DEBOUNCE: Duration = Duration::from_millis(120);
 
-/// Whether a path is a session file worth reporting (our own temporary
-/// files, hidden files and non-JSON files are not).
+/// How often folders are polled when they cannot be watched.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Whether a path is a session file worth listing: `.json` in any case,
+/// not hidden (our temporary and recovery files are hidden).
 pub fn is_session_file(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
         && !path
             .file_name()
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.starts_with('.'))
 }
 
-/// Calls `on_change` with the session files created, changed, renamed or
-/// removed in `dir` (never for reads).
-pub fn watch_folder(
-    dir: &Path,
+trait Roots: Send {
+    fn add(&mut self, dir: &Path) -> notify::Result<()>;
+    fn remove(&mut self, dir: &Path);
+}
+
+impl<T: notify::Watcher + Send, C: FileIdCache + Send + 'static> Roots for Debouncer<T, C> {
+    fn add(&mut self, dir: &Path) -> notify::Result<()> {
+        self.watch(dir, RecursiveMode::NonRecursive)
+    }
+    fn remove(&mut self, dir: &Path) {
+        let _ = self.unwatch(dir);
+    }
+}
+
+/// Keeps the watch alive; dropping it stops watching.
+pub struct Watcher {
+    roots: Box<dyn Roots>,
+    dirs: Vec<PathBuf>,
+    /// The folders are polled (the system's watcher did not start).
+    pub polling: bool,
+}
+
+fn handler(
     on_change: impl Fn(Vec<PathBuf>) + Send + 'static,
-) -> Result<FolderWatch, String> {
-    let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
+) -> impl FnMut(DebounceEventResult) + Send + 'static {
+    move |result: DebounceEventResult| {
         let Ok(events) = result else { return };
         let mut paths: Vec<PathBuf> = Vec::new();
         for event in events {
@@ -43,7 +67,7 @@ pub fn watch_folder(
                 continue;
             }
             for p in &event.paths {
-                if is_session_file(p) && !paths.contains(p) {
+                if !paths.contains(p) {
                     paths.push(p.clone());
                 }
             }
@@ -51,14 +75,68 @@ pub fn watch_folder(
         if !paths.is_empty() {
             on_change(paths);
         }
-    })
-    .map_err(|e| format!("cannot watch {}: {e}", dir.display()))?;
-    debouncer
-        .watch(dir, RecursiveMode::NonRecursive)
-        .map_err(|e| format!("cannot watch {}: {e}", dir.display()))?;
-    Ok(FolderWatch {
-        _debouncer: debouncer,
-    })
+    }
+}
+
+impl Watcher {
+    /// A watcher that calls `on_change` with the paths created, changed,
+    /// renamed or removed in the folders it watches (never for reads).
+    pub fn new(
+        on_change: impl Fn(Vec<PathBuf>) + Clone + Send + 'static,
+    ) -> Result<Watcher, String> {
+        match new_debouncer(DEBOUNCE, None, handler(on_change.clone())) {
+            Ok(d) => Ok(Watcher {
+                roots: Box::new(d),
+                dirs: Vec::new(),
+                polling: false,
+            }),
+            Err(_) => Watcher::polling(on_change),
+        }
+    }
+
+    /// A watcher that polls.
+    pub fn polling(on_change: impl Fn(Vec<PathBuf>) + Send + 'static) -> Result<Watcher, String> {
+        let config = notify::Config::default()
+            .with_poll_interval(POLL_INTERVAL)
+            .with_compare_contents(false);
+        let d = new_debouncer_opt::<_, notify::PollWatcher, NoCache>(
+            DEBOUNCE,
+            None,
+            handler(on_change),
+            NoCache,
+            config,
+        )
+        .map_err(|e| format!("cannot watch files: {e}"))?;
+        Ok(Watcher {
+            roots: Box::new(d),
+            dirs: Vec::new(),
+            polling: true,
+        })
+    }
+
+    /// Watches exactly `dirs` from now on; the folders that could not be
+    /// watched, with why.
+    pub fn set_dirs(&mut self, dirs: &[PathBuf]) -> Vec<String> {
+        for old in &self.dirs {
+            if !dirs.contains(old) {
+                self.roots.remove(old);
+            }
+        }
+        let mut errors = Vec::new();
+        let mut watched = Vec::new();
+        for dir in dirs {
+            if self.dirs.contains(dir) {
+                watched.push(dir.clone());
+                continue;
+            }
+            match self.roots.add(dir) {
+                Ok(()) => watched.push(dir.clone()),
+                Err(e) => errors.push(format!("cannot watch {}: {e}", dir.display())),
+            }
+        }
+        self.dirs = watched;
+        errors
+    }
 }
 
 /// The folder's session files, sorted.
@@ -67,7 +145,7 @@ pub fn list_sessions(dir: &Path) -> Vec<PathBuf> {
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && is_session_file(p))
+                .filter(|p| is_session_file(p) && p.is_file())
                 .collect()
         })
         .unwrap_or_default();

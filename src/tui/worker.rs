@@ -4,11 +4,12 @@
 //! worker keeps its budget model between jobs, so an edit recounts only the
 //! unit it touched.
 
+use super::consent::AccessMode;
 use super::highlight::highlight_json;
 use crate::budget::{BudgetModel, TokenReport};
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
-use crate::media::{MediaEnv, NoNetwork, WebFetcher};
+use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
 use ratatui::text::Line;
@@ -31,6 +32,9 @@ pub struct Job {
     /// Show base64 media in full instead of `<image/png 34 KB>`.
     pub raw_media: bool,
     pub syntax: Arc<syntect::highlighting::Theme>,
+    /// Reads outside the session's folder and downloads: allowed, or
+    /// refused (and, with `Ask`, reported in `Preview::wanted`).
+    pub access: AccessMode,
 }
 
 /// What the panes show for one session state.
@@ -52,6 +56,9 @@ pub struct Preview {
     pub budget: Option<i64>,
     /// Formatting failed as AgentScope fails: its error.
     pub error: Option<String>,
+    /// Reads and downloads the session wanted that were refused, for the
+    /// user to decide on (only when the job's access was `Ask`).
+    pub wanted: Vec<Access>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -70,6 +77,7 @@ struct ModelKey {
     model: String,
     base_dir: PathBuf,
     tools: Option<Value>,
+    access: AccessMode,
 }
 
 impl Computer {
@@ -133,6 +141,7 @@ impl Computer {
             model: job.model.model.clone(),
             base_dir: job.base_dir.clone(),
             tools: job.tools.clone(),
+            access: job.access,
         };
         let mut preview = Preview {
             generation: job.generation,
@@ -147,7 +156,14 @@ impl Computer {
             plan: None,
             budget: job.budget,
             error: None,
+            wanted: Vec::new(),
         };
+        let gate = match &self.model {
+            Some((k, m)) if *k == key => Arc::clone(m.gate()),
+            _ => Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access))),
+        };
+        // Each job may read and download afresh, within the limits.
+        gate.begin_run();
         let reused = match self.model.take() {
             Some((k, mut m)) if k == key => match m.set_messages(job.messages.clone()) {
                 Ok(()) => Ok(m),
@@ -159,12 +175,15 @@ impl Computer {
                 job.model.clone(),
                 job.messages.clone(),
                 job.tools.clone(),
-                MediaEnv::new(
-                    job.base_dir.clone(),
+                MediaEnv::with_gate(
+                    Arc::clone(&gate),
                     self.web.clone().unwrap_or_else(|| Arc::new(NoNetwork)),
                 ),
             ),
         };
+        if job.access == AccessMode::Ask {
+            preview.wanted = gate.refused();
+        }
         let mut model = match reused {
             Ok(m) => m,
             Err(e) => {
@@ -198,6 +217,9 @@ impl Computer {
                     .plan(budget)
                     .map_err(|e| format!("{}: {}", e.kind, e.message)),
             );
+        }
+        if job.access == AccessMode::Ask {
+            preview.wanted = gate.refused();
         }
         self.model = Some((key, model));
         preview

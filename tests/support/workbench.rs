@@ -1,9 +1,12 @@
 //! Helpers for the workbench tests: an app with a session loaded and its
-//! preview computed synchronously (what the worker thread would send).
+//! preview computed synchronously (what the worker thread would send),
+//! with file commands run by the real I/O executor.
 
 #![allow(dead_code)] // each test file uses part of these helpers
 
-use formatscope::tui::app::{App, Command, Msg};
+use formatscope::tui::app::{App, Msg};
+use formatscope::tui::io::{self, Log};
+use formatscope::tui::msg::Command;
 use formatscope::tui::theme::Theme;
 use formatscope::tui::worker::Computer;
 use std::path::{Path, PathBuf};
@@ -18,13 +21,10 @@ pub fn fixed_clock() -> String {
     "12:00:00".into()
 }
 
-/// Runs commands the way the runtime does, synchronously: reads files,
-/// computes previews; returns what the commands asked to write.
-pub fn run_commands(
-    app: &mut App,
-    computer: &mut Computer,
-    cmds: Vec<Command>,
-) -> Vec<(PathBuf, String)> {
+/// Runs commands the way the runtime does, synchronously: files are read
+/// and written for real, previews computed; returns the paths of the files
+/// the commands wrote (saves, and saves beside).
+pub fn run_commands(app: &mut App, computer: &mut Computer, cmds: Vec<Command>) -> Vec<PathBuf> {
     let mut writes = Vec::new();
     let mut queue = cmds;
     while !queue.is_empty() {
@@ -35,28 +35,15 @@ pub fn run_commands(
                     let preview = computer.compute(&job);
                     next.extend(app.update(Msg::PreviewReady(Box::new(preview))));
                 }
-                Command::Read(path) => {
-                    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string());
-                    next.extend(app.update(Msg::FileRead { path, text }));
+                Command::Watch(_) | Command::Quit => {}
+                other => {
+                    if let Command::Save { path, .. } | Command::SaveBeside { path, .. } = &other {
+                        writes.push(path.clone());
+                    }
+                    if let Some(msg) = io::execute(other, &Log::default()) {
+                        next.extend(app.update(msg));
+                    }
                 }
-                Command::ListFolder(dir) => {
-                    let files = formatscope::tui::watch::list_sessions(&dir);
-                    next.extend(app.update(Msg::FolderListed(files)));
-                }
-                Command::Write {
-                    path,
-                    text,
-                    then_quit,
-                } => {
-                    writes.push((path.clone(), text.clone()));
-                    next.extend(app.update(Msg::Written {
-                        path,
-                        text,
-                        result: Ok(()),
-                        then_quit,
-                    }));
-                }
-                Command::Quit => {}
             }
         }
         queue = next;
@@ -64,20 +51,53 @@ pub fn run_commands(
     writes
 }
 
+/// Sends `msg` and runs what it asks for.
+pub fn send(app: &mut App, computer: &mut Computer, msg: Msg) -> Vec<PathBuf> {
+    let cmds = app.update(msg);
+    run_commands(app, computer, cmds)
+}
+
+fn sized(mut app: App, size: (u16, u16)) -> App {
+    app.clock = fixed_clock;
+    app.size = size;
+    app.areas = formatscope::tui::view::layout(ratatui::layout::Rect::new(0, 0, size.0, size.1)).1;
+    app
+}
+
 /// An app on `path` with everything loaded and computed.
 pub fn loaded_app(path: &Path, size: (u16, u16)) -> (App, Computer) {
-    let mut app = App::new(
+    let app = App::new(
         vec![path.to_path_buf()],
         None,
         Theme::load("dark").expect("dark theme"),
     );
-    app.clock = fixed_clock;
-    app.size = size;
-    app.areas = formatscope::tui::view::layout(ratatui::layout::Rect::new(0, 0, size.0, size.1)).1;
+    let mut app = sized(app, size);
     let mut computer = Computer::default();
     let start = app.start();
     run_commands(&mut app, &mut computer, start);
     (app, computer)
+}
+
+/// An app on the folder `dir`, with its first session shown.
+pub fn folder_app(dir: &Path, size: (u16, u16)) -> (App, Computer) {
+    let app = App::new(
+        Vec::new(),
+        Some(dir.to_path_buf()),
+        Theme::load("dark").expect("dark theme"),
+    );
+    let mut app = sized(app, size);
+    let mut computer = Computer::default();
+    let start = app.start();
+    run_commands(&mut app, &mut computer, start);
+    (app, computer)
+}
+
+/// A copy of a bundled session in a fresh folder.
+pub fn temp_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::copy(session_path(name), &path).expect("copy");
+    (dir, path)
 }
 
 pub fn render(

@@ -1,0 +1,137 @@
+//! The workbench's answer to what a session wants to read or download
+//! (`media::Gate` asks). Nothing outside the session's folder and its
+//! parent is read, and nothing is fetched, until the user says so: once
+//! per session file (allow or deny, for this run), or always for the
+//! session's folder (remembered in the config folder).
+
+use crate::media::{Access, AccessPolicy};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// How a formatting job treats reads outside and downloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccessMode {
+    /// Allowed (by the user, for this file or its folder).
+    Allow,
+    /// Refused, and the user has answered: do not ask again.
+    Deny,
+    /// Refused for now, and the user is asked about what was wanted.
+    Ask,
+}
+
+impl AccessPolicy for AccessMode {
+    fn allows(&self, _: &Access) -> bool {
+        *self == AccessMode::Allow
+    }
+}
+
+/// The user's answers.
+#[derive(Debug, Default)]
+pub struct Consent {
+    /// Per session file, for this run.
+    files: HashMap<PathBuf, bool>,
+    /// Folders whose sessions may always read and fetch.
+    trusted: Vec<PathBuf>,
+}
+
+impl Consent {
+    pub fn new(trusted: Vec<PathBuf>) -> Consent {
+        Consent {
+            files: HashMap::new(),
+            trusted,
+        }
+    }
+
+    pub fn mode(&self, session: &Path) -> AccessMode {
+        if session.parent().is_some_and(|dir| self.is_trusted(dir)) {
+            return AccessMode::Allow;
+        }
+        match self.files.get(session) {
+            Some(true) => AccessMode::Allow,
+            Some(false) => AccessMode::Deny,
+            None => AccessMode::Ask,
+        }
+    }
+
+    fn is_trusted(&self, dir: &Path) -> bool {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        self.trusted.iter().any(|t| *t == real || t == dir)
+    }
+
+    pub fn answer(&mut self, session: &Path, allow: bool) {
+        self.files.insert(session.to_path_buf(), allow);
+    }
+
+    /// Trusts `dir` from now on (the caller also saves it).
+    pub fn trust(&mut self, dir: &Path) -> PathBuf {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if !self.trusted.contains(&real) {
+            self.trusted.push(real.clone());
+        }
+        real
+    }
+}
+
+/// Where trusted folders are remembered:
+/// `$XDG_CONFIG_HOME/formatscope/trusted-folders` (else `~/.config/...`),
+/// one absolute path a line.
+pub fn trust_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("formatscope").join("trusted-folders"))
+}
+
+/// The remembered trusted folders.
+pub fn load_trusted() -> Vec<PathBuf> {
+    let Some(path) = trust_file() else {
+        return Vec::new();
+    };
+    let Ok(bytes) = crate::files::read_regular(&path, 1024 * 1024, "config files") else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// Adds `dir` to the remembered trusted folders.
+pub fn save_trusted(dir: &Path) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let path =
+        trust_file().ok_or_else(|| std::io::Error::other("no config folder (HOME is not set)"))?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
+    writeln!(file, "{}", dir.display())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_per_file_and_trust_is_per_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        let mut c = Consent::default();
+        assert_eq!(c.mode(&a), AccessMode::Ask);
+        c.answer(&a, false);
+        assert_eq!(c.mode(&a), AccessMode::Deny);
+        assert_eq!(c.mode(&b), AccessMode::Ask);
+        c.trust(dir.path());
+        assert_eq!(c.mode(&b), AccessMode::Allow);
+        assert!(AccessMode::Allow.allows(&Access::Fetch("https://x".into())));
+        assert!(!AccessMode::Ask.allows(&Access::Fetch("https://x".into())));
+    }
+}

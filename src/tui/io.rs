@@ -1,0 +1,207 @@
+//! The workbench's file I/O, on its own thread and in order, so the
+//! interface never waits on a disk: reads (only regular files, within the
+//! session limit), listings, saves that look at the file before writing,
+//! recovery files and the trusted-folder list. Each result comes back as a
+//! `Msg`.
+
+use super::consent;
+use super::msg::{Command, Expect, FileResult, Msg, SaveOutcome};
+use super::recovery::Recovery;
+use super::watch;
+use crate::files::{self, ReadError};
+use crate::session::{render_saved, write_beside, write_session_file};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex};
+
+/// Appends lines to `--log FILE` (nothing is printed while the app runs).
+#[derive(Clone, Default)]
+pub struct Log(Option<Arc<Mutex<std::fs::File>>>);
+
+impl Log {
+    pub fn to_file(file: std::fs::File) -> Log {
+        Log(Some(Arc::new(Mutex::new(file))))
+    }
+
+    pub fn line(&self, text: impl AsRef<str>) {
+        if let Some(f) = &self.0 {
+            if let Ok(mut f) = f.lock() {
+                let _ = writeln!(f, "{} {}", super::app::wall_clock(), text.as_ref());
+            }
+        }
+    }
+}
+
+/// Starts the I/O thread; commands sent to the returned sender run in order.
+pub fn spawn(tx: Sender<Msg>, log: Log) -> Sender<Command> {
+    let (cmd_tx, cmd_rx) = channel::<Command>();
+    let spawned = std::thread::Builder::new()
+        .name("formatscope-io".into())
+        .spawn(move || {
+            for cmd in cmd_rx {
+                if let Some(msg) = execute(cmd, &log) {
+                    if tx.send(msg).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        // Without the thread, commands are dropped; the user sees why.
+        let (tx2, _) = channel::<Command>();
+        eprintln!("formatscope: cannot start the I/O thread: {e}");
+        return tx2;
+    }
+    cmd_tx
+}
+
+/// Reads a session file as the workbench does.
+pub fn read_file(path: &Path) -> FileResult {
+    match files::read_regular(path, files::SESSION_LIMIT, "session files") {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => FileResult::Text {
+                text: text.into(),
+                mode: file_mode(path),
+                real: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            },
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let (line, col) = crate::json::line_col(e.as_bytes(), at);
+                FileResult::Failed(format!(
+                    "{}:{line}:{col}: invalid UTF-8; a session file must be UTF-8 text",
+                    path.display()
+                ))
+            }
+        },
+        Err(e) if e.is_not_found() => FileResult::Missing,
+        Err(e @ ReadError::TooLarge { .. }) => FileResult::Failed(e.to_string()),
+        Err(e) => FileResult::Failed(e.to_string()),
+    }
+}
+
+#[cfg(unix)]
+fn file_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn file_mode(_: &Path) -> Option<u32> {
+    None
+}
+
+/// Runs one command; the message to send back, if any.
+pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
+    match cmd {
+        Command::Read(path) => {
+            let result = read_file(&path);
+            log.line(format!("read {}: {}", path.display(), describe(&result)));
+            Some(Msg::FileRead { path, result })
+        }
+        Command::ListFolder(dir) => Some(Msg::FolderListed(watch::list_sessions(&dir))),
+        Command::Save {
+            path,
+            base,
+            expect,
+            session,
+            state,
+            mode,
+            then,
+        } => {
+            let outcome = save(&path, &base, &expect, &session, mode);
+            log.line(
+                format!("save {}: {outcome:?}", path.display())
+                    .chars()
+                    .take(300)
+                    .collect::<String>(),
+            );
+            Some(Msg::Saved {
+                path,
+                state,
+                outcome,
+                then,
+            })
+        }
+        Command::SaveBeside { path, text } => {
+            let result = write_beside(&path, "mine", &text).map_err(|e| e.to_string());
+            log.line(format!("save beside {}: {result:?}", path.display()));
+            Some(Msg::SavedBeside(result))
+        }
+        Command::WriteRecovery(recovery) => {
+            if let Err(e) = recovery.write() {
+                log.line(format!("recovery for {}: {e}", recovery.session.display()));
+            }
+            None
+        }
+        Command::RemoveRecovery(path) => {
+            Recovery::remove(&path);
+            None
+        }
+        Command::FindRecovery(path) => {
+            Recovery::find(&path).map(|found| Msg::RecoveryFound(path, found))
+        }
+        Command::TrustFolder(dir) => {
+            if let Err(e) = consent::save_trusted(&dir) {
+                log.line(format!("trust {}: {e}", dir.display()));
+            }
+            None
+        }
+        // The runtime handles these itself.
+        Command::Reformat(_) | Command::Watch(_) | Command::Quit => None,
+    }
+}
+
+fn describe(result: &FileResult) -> String {
+    match result {
+        FileResult::Text { text, .. } => format!("{} bytes", text.len()),
+        FileResult::Missing => "missing".into(),
+        FileResult::Failed(e) => e.clone(),
+    }
+}
+
+/// A save: look at the file, and write only if it holds what the edits
+/// were made over (or what the user agreed to replace).
+fn save(
+    path: &Path,
+    base: &str,
+    expect: &Expect,
+    session: &crate::session::Session,
+    mode: Option<u32>,
+) -> SaveOutcome {
+    let now = read_file(path);
+    let as_expected = match (expect, &now) {
+        (Expect::Text(t), FileResult::Text { text, .. }) => t == text,
+        (Expect::Missing, FileResult::Missing) => true,
+        _ => false,
+    };
+    if !as_expected {
+        return SaveOutcome::Conflict(now);
+    }
+    let text = match render_saved(base, session) {
+        Ok(t) => t,
+        Err(e) => return SaveOutcome::Failed(e.to_string()),
+    };
+    match write_session_file(path, text.as_bytes(), mode) {
+        Ok(written) => SaveOutcome::Written {
+            text: text.into(),
+            note: note(path, &written.file, written.in_place),
+        },
+        Err(e) => SaveOutcome::Failed(e.to_string()),
+    }
+}
+
+fn note(path: &Path, file: &PathBuf, in_place: bool) -> Option<String> {
+    let through = (std::path::absolute(path).ok().as_ref() != Some(file))
+        .then(|| format!("through the link, to {}", file.display()));
+    let place = in_place.then(|| {
+        "written in place: the file has other links or another owner, which a replace would lose"
+            .to_string()
+    });
+    match (through, place) {
+        (None, None) => None,
+        (a, b) => Some([a, b].into_iter().flatten().collect::<Vec<_>>().join("; ")),
+    }
+}

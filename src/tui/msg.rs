@@ -1,0 +1,128 @@
+//! What flows through the workbench: `Msg`s (events, past tense) into
+//! `App::update`, `Command`s (imperatives) out of it for the runtime.
+
+use super::recovery::Recovery;
+use super::worker::{Job, Preview};
+use crate::session::Session;
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resized(u16, u16),
+    /// Files in a watched folder were created, changed, renamed or removed
+    /// (every path the watcher saw; the app decides what matters).
+    FilesChanged(Vec<PathBuf>),
+    /// A session file was read (to open it or because it changed).
+    FileRead {
+        path: PathBuf,
+        result: FileResult,
+    },
+    /// The folder's session files, listed.
+    FolderListed(Vec<PathBuf>),
+    /// A save of the open file ended.
+    Saved {
+        path: PathBuf,
+        /// The edit state that was saved.
+        state: u64,
+        outcome: SaveOutcome,
+        then: AfterSave,
+    },
+    /// "Save mine beside it" ended: the file it made, or why not.
+    SavedBeside(Result<PathBuf, String>),
+    /// A recovery file from an earlier run was found for `path`.
+    RecoveryFound(PathBuf, Result<Recovery, String>),
+    PreviewReady(Box<Preview>),
+    /// A second passed (recovery copies of unsaved edits are written on it).
+    Tick,
+    /// SIGTERM, SIGHUP, SIGINT or SIGQUIT arrived (the runtime keeps the
+    /// unsaved edits, restores the terminal and exits).
+    Signal(i32),
+}
+
+/// What reading a session file gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileResult {
+    Text {
+        text: Arc<str>,
+        /// The file's mode (kept when a deleted file is made again).
+        mode: Option<u32>,
+        /// The file the path names once symlinks are followed.
+        real: PathBuf,
+    },
+    Missing,
+    /// Unreadable, not a regular file, or too large: why.
+    Failed(String),
+}
+
+/// What the disk held when a save looked before writing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveOutcome {
+    /// Written; the text is what the file now holds.
+    Written {
+        text: Arc<str>,
+        note: Option<String>,
+    },
+    /// The file was not what the save expected: nothing was written.
+    Conflict(FileResult),
+    /// The write failed: nothing changed on disk.
+    Failed(String),
+}
+
+/// What to do once a save succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterSave {
+    Stay,
+    Quit,
+    /// Open the file at this index of the folder's list.
+    Open(usize),
+}
+
+/// What a save may find on disk and still write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expect {
+    /// Exactly this text.
+    Text(Arc<str>),
+    /// No file (the user agreed to make it again).
+    Missing,
+}
+
+#[derive(Debug)]
+pub enum Command {
+    Reformat(Box<Job>),
+    /// Read a session file (off the UI thread; never blocks on a FIFO).
+    Read(PathBuf),
+    ListFolder(PathBuf),
+    /// Write the session over its own file: only if the disk still holds
+    /// what `expect` says, keeping the bytes of `base` that were not
+    /// edited.
+    Save {
+        path: PathBuf,
+        base: Arc<str>,
+        expect: Expect,
+        session: Box<Session>,
+        state: u64,
+        mode: Option<u32>,
+        then: AfterSave,
+    },
+    /// Write `text` to a new file beside `path` (`NAME.mine.json`, or the
+    /// next free name).
+    SaveBeside {
+        path: PathBuf,
+        text: String,
+    },
+    /// Keep a copy of unsaved edits in the recovery file.
+    WriteRecovery(Box<Recovery>),
+    RemoveRecovery(PathBuf),
+    /// Look for a recovery file of this session.
+    FindRecovery(PathBuf),
+    /// Watch these folders (and only these) for changes.
+    Watch(Vec<PathBuf>),
+    /// Remember this folder as trusted.
+    TrustFolder(PathBuf),
+    Quit,
+}

@@ -1,0 +1,122 @@
+//! The budget meter: the request's tokens against the session's budget (or
+//! the model's context window), the tokenizer, and the breakdown.
+
+use super::pane_block;
+use crate::tokens::Category;
+use crate::tui::theme::Palette;
+use crate::tui::worker::Preview;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Gauge, Paragraph, Wrap};
+use ratatui::Frame;
+
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    ui: &Palette,
+    preview: Option<&Preview>,
+    budget: Option<i64>,
+) {
+    let block = pane_block(ui, Line::from(" Budget "), false);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(report) = preview.and_then(|p| p.report.as_ref()) else {
+        // Counted or failed: a preview without a report will never get one.
+        let text = match preview {
+            None => "counting…",
+            Some(_) => "no count: the request does not format (see the request pane)",
+        };
+        frame.render_widget(
+            Paragraph::new(text)
+                .style(Style::default().fg(ui.muted))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    };
+    let (used, limit, what) = match budget {
+        Some(b) if b > 0 => (report.messages_total, b, "max_tokens"),
+        _ => (report.total, report.model.context_window as i64, "context"),
+    };
+    let ratio = if limit > 0 {
+        used as f64 / limit as f64
+    } else {
+        0.0
+    };
+    let colour = if ratio < 0.7 {
+        ui.budget_low
+    } else if ratio < 0.9 {
+        ui.budget_mid
+    } else {
+        ui.budget_high
+    };
+    let exact = if budget.is_some_and(|b| b > 0) {
+        report.messages_exact
+    } else {
+        report.exact
+    };
+    let approx = if exact { "" } else { "≈" };
+    let rows = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(1),
+        ])
+        .split(inner);
+    let gauge = Gauge::default()
+        .gauge_style(Style::default().fg(colour))
+        .ratio(ratio.clamp(0.0, 1.0))
+        .label(format!(
+            "{approx}{used} / {limit} {what} ({:.0}%)",
+            ratio * 100.0
+        ));
+    frame.render_widget(gauge, rows[0]);
+    let tokenizer = format!(
+        "{} {}",
+        report.model.tokenizer.describe(),
+        if report.exact {
+            "· exact"
+        } else {
+            "· estimate"
+        }
+    );
+    frame.render_widget(
+        Paragraph::new(tokenizer).style(Style::default().fg(ui.muted)),
+        rows[1],
+    );
+    let mut parts: Vec<Span> = Vec::new();
+    for cat in Category::ALL {
+        let n = report.by_category.get(cat);
+        if n == 0 && cat == Category::Media {
+            continue;
+        }
+        let exact = report
+            .exact_categories
+            .iter()
+            .find(|(c, _)| *c == cat)
+            .is_some_and(|(_, e)| *e);
+        parts.push(Span::styled(
+            format!("{} ", cat.label()),
+            Style::default().fg(ui.muted),
+        ));
+        parts.push(Span::styled(
+            format!("{}{n}  ", if exact { "" } else { "≈" }),
+            Style::default().fg(ui.text),
+        ));
+    }
+    parts.push(Span::styled("tool schemas ", Style::default().fg(ui.muted)));
+    parts.push(Span::styled(
+        format!(
+            "{}{}",
+            if report.tool_schemas_exact { "" } else { "≈" },
+            report.tool_schemas
+        ),
+        Style::default().fg(ui.text),
+    ));
+    frame.render_widget(
+        Paragraph::new(Line::from(parts)).wrap(Wrap { trim: true }),
+        rows[2],
+    );
+}

@@ -1,0 +1,69 @@
+//! The header: file, unsaved mark, provider and mode, model, budget, and
+//! the six provider tabs.
+
+use crate::formatter::{FormatterId, Mode, Provider};
+use crate::tui::theme::Palette;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+pub struct HeaderView<'a> {
+    pub file: &'a str,
+    pub unsaved: bool,
+    /// The file was deleted on disk.
+    pub deleted: bool,
+    /// Position in the folder's list, and its length.
+    pub position: Option<(usize, usize)>,
+    pub formatter: FormatterId,
+    pub model: Option<&'a str>,
+    pub budget: Option<i64>,
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
+    let base = Style::default().bg(ui.header_bg).fg(ui.header_fg);
+    let mut spans = vec![
+        Span::styled(" formatscope ", base.add_modifier(Modifier::BOLD)),
+        Span::styled(format!("│ {}", view.file), base),
+    ];
+    if view.unsaved {
+        spans.push(Span::styled(" ●", base.fg(ui.warning)));
+    }
+    if view.deleted {
+        spans.push(Span::styled(" (deleted on disk)", base.fg(ui.error)));
+    }
+    if let Some((i, n)) = view.position.filter(|(_, n)| *n > 1) {
+        spans.push(Span::styled(format!(" ({}/{n})", i + 1), base.fg(ui.muted)));
+    }
+    let mode = match view.formatter.mode {
+        Mode::Chat => "chat",
+        Mode::MultiAgent => "multi-agent",
+    };
+    spans.push(Span::styled(
+        format!(" │ {} · {mode}", view.formatter.provider),
+        base.add_modifier(Modifier::BOLD),
+    ));
+    if let Some(model) = view.model {
+        spans.push(Span::styled(format!(" │ {model}"), base));
+    }
+    match view.budget {
+        Some(b) => spans.push(Span::styled(format!(" │ budget {b}"), base)),
+        None => spans.push(Span::styled(" │ no budget", base.fg(ui.muted))),
+    }
+    spans.push(Span::styled(" │ ", base));
+    for (i, p) in Provider::ALL.iter().enumerate() {
+        let style = if *p == view.formatter.provider {
+            base.fg(ui.focus)
+                .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            base.fg(ui.muted)
+        };
+        spans.push(Span::styled(
+            format!("{}:{}", i + 1, p.class_prefix()),
+            style,
+        ));
+        spans.push(Span::styled(" ", base));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+}

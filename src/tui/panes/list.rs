@@ -1,0 +1,204 @@
+//! The message list: index, speaker, role, a summary of the blocks, tokens;
+//! tool calls paired with their results, messages truncation would drop
+//! crossed out.
+
+use super::pane_block;
+use crate::tui::keymap::Action;
+use crate::tui::theme::Palette;
+use crate::tui::worker::Preview;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use serde_json::Value;
+
+#[derive(Debug, Default)]
+pub struct ListPane {
+    pub selected: usize,
+}
+
+impl ListPane {
+    /// Moves the selection; `page` rows a page. Returns whether it moved.
+    pub fn navigate(&mut self, action: Action, n: usize, page: usize) -> bool {
+        if n == 0 {
+            return false;
+        }
+        let before = self.selected;
+        self.selected = match action {
+            Action::Up => self.selected.saturating_sub(1),
+            Action::Down => self.selected + 1,
+            Action::PageUp => self.selected.saturating_sub(page),
+            Action::PageDown => self.selected + page,
+            Action::Top => 0,
+            _ => n - 1,
+        }
+        .min(n - 1);
+        self.selected != before
+    }
+
+    /// Keeps the selection inside a list of `n` messages.
+    pub fn clamp(&mut self, n: usize) {
+        self.selected = self.selected.min(n.saturating_sub(1));
+    }
+
+    /// The first row shown in a pane `height` rows high.
+    pub fn offset(&self, height: u16) -> usize {
+        let rows = height.saturating_sub(2).max(1) as usize;
+        self.selected.saturating_sub(rows.saturating_sub(1))
+    }
+
+    /// The message under screen row `y` of the pane at `area`.
+    pub fn row_at(&self, area: Rect, y: u16, n: usize) -> Option<usize> {
+        let row = y.checked_sub(area.y + 1)? as usize;
+        let i = self.offset(area.height) + row;
+        (i < n && row < area.height.saturating_sub(2) as usize).then_some(i)
+    }
+
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        ui: &Palette,
+        messages: &[Value],
+        preview: Option<&Preview>,
+        focused: bool,
+    ) {
+        let report = preview.and_then(|p| p.report.as_ref());
+        // Sorted indices: looked up by binary search, never copied per frame.
+        let dropped: &[usize] = preview
+            .and_then(|p| p.plan.as_ref())
+            .and_then(|p| p.as_ref().ok())
+            .filter(|p| p.fits())
+            .map_or(&[], |p| p.dropped.as_slice());
+        let offset = self.offset(area.height);
+        let rows = area.height.saturating_sub(2) as usize;
+        let width = area.width.saturating_sub(2) as usize;
+        // Narrow lists drop the role column first.
+        let (name_w, role_w) = if width >= 40 { (10, 10) } else { (8, 0) };
+        let index_w = messages.len().saturating_sub(1).to_string().len().max(3);
+        let tokens_w = 8;
+        let fixed = 1 + index_w + 1 + 1 + name_w + role_w + tokens_w;
+        let sum_width = width.saturating_sub(fixed);
+        let mut lines = Vec::with_capacity(rows);
+        for (i, m) in messages.iter().enumerate().skip(offset).take(rows) {
+            let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
+            let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
+            let (sum, call, result) = summary(m);
+            // The report lists the messages in order, one entry each.
+            let tokens = report
+                .and_then(|r| r.messages.get(i).filter(|t| t.index == i))
+                .map(|t| format!("{}{}", if t.shared { "~" } else { "" }, t.tokens))
+                .unwrap_or_default();
+            let is_dropped = dropped.binary_search(&i).is_ok();
+            let pair = match (&call, &result) {
+                (Some(id), _) => Span::styled("┌", Style::default().fg(pair_colour(id))),
+                (_, Some(id)) => Span::styled("└", Style::default().fg(pair_colour(id))),
+                _ => Span::raw(" "),
+            };
+            let mut style = Style::default().fg(ui.text);
+            if is_dropped {
+                style = style.fg(ui.dropped).add_modifier(Modifier::CROSSED_OUT);
+            }
+            if i == self.selected {
+                style = style.bg(ui.selected_bg).add_modifier(Modifier::BOLD);
+            }
+            lines.push(Line::from(vec![
+                Span::styled(
+                    if is_dropped { "✗" } else { " " },
+                    Style::default().fg(ui.error),
+                ),
+                Span::styled(format!("{i:>index_w$} "), style),
+                pair,
+                Span::styled(fit(&name, name_w), style),
+                Span::styled(fit(&role, role_w), style),
+                Span::styled(fit(&sum, sum_width), style),
+                Span::styled(format!("{tokens:>tokens_w$}"), style.fg(ui.muted)),
+            ]));
+        }
+        let title = Line::from(format!(" Messages ({}) ", messages.len()));
+        let block = pane_block(ui, title, focused);
+        frame.render_widget(Paragraph::new(lines).block(block), area);
+    }
+}
+
+/// `text` in exactly `width` columns: cut with `…` (keeping a space
+/// before the next column), or padded.
+fn fit(text: &str, width: usize) -> String {
+    if width == 0 {
+        return String::new();
+    }
+    let text: String = text.chars().filter(|c| !c.is_control()).collect();
+    let n = text.chars().count();
+    if n < width {
+        format!("{text:<width$}")
+    } else {
+        let cut: String = text.chars().take(width.saturating_sub(2)).collect();
+        format!("{cut}… ")
+    }
+}
+
+/// A compact summary of a message's blocks, and the ids of its tool call
+/// or tool result.
+pub fn summary(message: &Value) -> (String, Option<String>, Option<String>) {
+    let mut parts: Vec<String> = Vec::new();
+    let (mut call, mut result) = (None, None);
+    match message.get("content") {
+        Some(Value::String(s)) => parts.push(format!("text {}", s.chars().count())),
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                let typ = b.get("type").and_then(Value::as_str).unwrap_or("?");
+                match typ {
+                    "text" => {
+                        let n = b
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .map(|t| t.chars().count())
+                            .unwrap_or(0);
+                        parts.push(format!("text {n}"));
+                    }
+                    "tool_use" => {
+                        let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
+                        parts.push(format!("call {name}"));
+                        call = b.get("id").map(crate::py::py_str);
+                    }
+                    "tool_result" => {
+                        let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
+                        parts.push(format!("result {name}"));
+                        result = b.get("id").map(crate::py::py_str);
+                    }
+                    other => parts.push(other.to_string()),
+                }
+            }
+        }
+        _ => parts.push("empty".into()),
+    }
+    (parts.join("·"), call, result)
+}
+
+fn pair_colour(id: &str) -> Color {
+    const COLOURS: [Color; 6] = [
+        Color::Cyan,
+        Color::Magenta,
+        Color::Yellow,
+        Color::Green,
+        Color::Blue,
+        Color::LightRed,
+    ];
+    let h = id
+        .bytes()
+        .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+    COLOURS[h as usize % COLOURS.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_cut_with_an_ellipsis_and_never_run_together() {
+        assert_eq!(fit("Bob", 6), "Bob   ");
+        assert_eq!(fit("Bartholomew", 6), "Bart… ");
+        assert_eq!(fit("a\x1b[2Jb", 6), "a[2Jb ");
+    }
+}

@@ -1,0 +1,257 @@
+//! Popups: help, the formatter picker, and the questions the workbench asks
+//! before it could lose an edit or read what a session names.
+
+use super::{centered, pane_block};
+use crate::formatter::FormatterId;
+use crate::media::Access;
+use crate::tui::keymap;
+use crate::tui::msg::FileResult;
+use crate::tui::recovery::Recovery;
+use crate::tui::theme::Palette;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+use ratatui::Frame;
+use std::path::PathBuf;
+
+/// What waits for an answer about unsaved edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pending {
+    Quit,
+    /// Open the file at this index of the folder's list.
+    Open(usize),
+}
+
+#[derive(Debug)]
+pub enum Popup {
+    /// The keys, scrolled this far.
+    Help(usize),
+    /// The formatter picker, at this row.
+    Formatter(usize),
+    /// The file changed on disk (or cannot be read) while there are
+    /// unsaved edits. `error`: why the last answer did not work.
+    Conflict {
+        disk: FileResult,
+        error: Option<String>,
+    },
+    /// A save found the file deleted: make it again?
+    Recreate,
+    /// Unsaved edits stand in the way of quitting or opening another file.
+    Unsaved(Pending),
+    /// The editor holds text that does not parse, and the selection is
+    /// about to move away from it.
+    Draft,
+    /// Edits from an earlier run were kept in a recovery file.
+    Recovery {
+        recovery: Box<Recovery>,
+        /// The file changed on disk since those edits were made.
+        disk_changed: bool,
+    },
+    /// The session wants to read files outside its folder or to download.
+    Consent {
+        session: PathBuf,
+        wanted: Vec<Access>,
+    },
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
+    match popup {
+        Popup::Help(scroll) => draw_help(frame, area, ui, *scroll),
+        Popup::Formatter(i) => draw_picker(frame, area, ui, *i),
+        Popup::Conflict { disk, error } => {
+            let what = match disk {
+                FileResult::Text { .. } => {
+                    format!("{file} changed on disk while you have unsaved edits.")
+                }
+                FileResult::Missing => {
+                    format!("{file} was deleted on disk while you have unsaved edits.")
+                }
+                FileResult::Failed(e) => {
+                    format!("{file} cannot be read ({e}) while you have unsaved edits.")
+                }
+            };
+            let mut lines = vec![what, String::new()];
+            if matches!(disk, FileResult::Text { .. }) {
+                lines.push("r  reload from disk (drop your edits)".into());
+            }
+            lines.push("k  keep your edits (C-s then replaces the file on disk)".into());
+            lines.push(
+                "s  save yours beside it as NAME.mine.json, then show the file on disk".into(),
+            );
+            if let Some(e) = error {
+                lines.push(String::new());
+                lines.push(format!("! {e}"));
+            }
+            draw_dialog(frame, area, ui, "File changed on disk", &lines);
+        }
+        Popup::Recreate => draw_dialog(
+            frame,
+            area,
+            ui,
+            "File deleted",
+            &[
+                format!("{file} was deleted on disk."),
+                String::new(),
+                "y  create it again with your edits".into(),
+                "Esc  not now (your edits stay here, unsaved)".into(),
+            ],
+        ),
+        Popup::Unsaved(pending) => {
+            let then = match pending {
+                Pending::Quit => "quit",
+                Pending::Open(_) => "open the other file",
+            };
+            draw_dialog(
+                frame,
+                area,
+                ui,
+                "Unsaved edits",
+                &[
+                    format!("{file} has unsaved edits."),
+                    String::new(),
+                    format!("s  save, then {then}"),
+                    format!("d  drop the edits, then {then}"),
+                    "Esc  stay".into(),
+                ],
+            )
+        }
+        Popup::Draft => draw_dialog(
+            frame,
+            area,
+            ui,
+            "Unsaved draft",
+            &[
+                "The editor holds text that does not parse yet.".into(),
+                String::new(),
+                "e  keep editing it".into(),
+                "d  drop the text (the message stays as it was)".into(),
+            ],
+        ),
+        Popup::Recovery {
+            recovery,
+            disk_changed,
+        } => {
+            let mut lines = vec![
+                format!(
+                    "Unsaved edits to {file} were kept when the workbench stopped ({}, {} UTC).",
+                    recovery.reason, recovery.written
+                ),
+                String::new(),
+            ];
+            if *disk_changed {
+                lines.push(
+                    "The file changed on disk since: restoring and saving replaces that version."
+                        .into(),
+                );
+                lines.push(String::new());
+            }
+            lines.push("r  restore them (unsaved until you save)".into());
+            lines.push("d  drop them (delete the recovery file)".into());
+            lines.push("Esc  decide later (the recovery file stays)".into());
+            draw_dialog(frame, area, ui, "Recover unsaved edits", &lines);
+        }
+        Popup::Consent { wanted, .. } => {
+            let reads = wanted
+                .iter()
+                .filter(|a| matches!(a, Access::Read(_)))
+                .count();
+            let fetches = wanted.len() - reads;
+            let mut lines = vec![
+                format!(
+                    "{file} wants to {}:",
+                    match (reads, fetches) {
+                        (_, 0) => "read files outside its folder",
+                        (0, _) => "download from the network",
+                        _ => "read files outside its folder and download",
+                    }
+                ),
+                String::new(),
+            ];
+            for access in wanted.iter().take(8) {
+                lines.push(format!(
+                    "  {}",
+                    crate::text::escape_control(&access.to_string())
+                ));
+            }
+            if wanted.len() > 8 {
+                lines.push(format!("  … and {} more", wanted.len() - 8));
+            }
+            lines.extend([
+                String::new(),
+                "a  allow, for this file (until you quit)".into(),
+                "d  deny (requests that need them show AgentScope's error)".into(),
+                "A  always allow sessions in this folder".into(),
+            ]);
+            draw_dialog(frame, area, ui, "Read or fetch?", &lines);
+        }
+    }
+}
+
+/// The help, scrolled by `scroll` rows when it does not fit.
+fn draw_help(frame: &mut Frame, area: Rect, ui: &Palette, scroll: usize) {
+    let help = keymap::help();
+    let rect = centered(area, 96, help.len() as u16 + 2);
+    let rows = rect.height.saturating_sub(2) as usize;
+    let scroll = scroll.min(help.len().saturating_sub(rows));
+    let lines: Vec<Line> = help
+        .into_iter()
+        .skip(scroll)
+        .map(|(k, what, scope)| {
+            Line::from(vec![
+                Span::styled(format!(" {k:<8}"), Style::default().fg(ui.focus)),
+                Span::styled(format!("{what:<72}"), Style::default().fg(ui.text)),
+                Span::styled(scope.to_string(), Style::default().fg(ui.muted)),
+            ])
+        })
+        .collect();
+    frame.render_widget(Clear, rect);
+    let more = if scroll + rows < keymap::help().len() {
+        " Keys (j/k scroll, Esc closes) "
+    } else {
+        " Keys (Esc closes) "
+    };
+    let block = pane_block(ui, Line::from(more), true);
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, selected: usize) {
+    let all: Vec<FormatterId> = FormatterId::all().collect();
+    let rect = centered(area, 40, all.len() as u16 + 2);
+    let lines: Vec<Line> = all
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let style = if i == selected {
+                Style::default()
+                    .bg(ui.selected_bg)
+                    .fg(ui.text)
+                    .add_modifier(Modifier::BOLD)
+            } else {
+                Style::default().fg(ui.text)
+            };
+            Line::styled(format!(" {}", f.class_name()), style)
+        })
+        .collect();
+    frame.render_widget(Clear, rect);
+    let block = pane_block(ui, Line::from(" Formatter (Enter picks) "), true);
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+fn draw_dialog(frame: &mut Frame, area: Rect, ui: &Palette, title: &str, lines: &[String]) {
+    let width = 76u16;
+    // Long lines wrap: count the rows they take.
+    let inner = width.saturating_sub(2).max(1) as usize;
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.chars().count().max(1).div_ceil(inner))
+        .sum();
+    let rect = centered(area, width, rows as u16 + 2);
+    frame.render_widget(Clear, rect);
+    let block = pane_block(ui, Line::from(format!(" {title} ")), true);
+    let text: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+    frame.render_widget(
+        Paragraph::new(text).block(block).wrap(Wrap { trim: false }),
+        rect,
+    );
+}

@@ -1,0 +1,64 @@
+//! The status line: the search being typed, the file's error, or the last
+//! event; and the focused pane's key hints.
+
+use crate::tui::keymap::{self, Scope};
+use crate::tui::theme::Palette;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+pub struct StatusView<'a> {
+    pub search_input: Option<&'a str>,
+    pub load_error: Option<&'a str>,
+    pub last_reload: Option<&'a str>,
+    pub status: &'a str,
+    /// Whose keys the footer shows.
+    pub scope: Scope,
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) {
+    let mut left: Vec<Span> = Vec::new();
+    if let Some(input) = view.search_input {
+        left.push(Span::styled(
+            format!("/{input}█"),
+            Style::default().fg(ui.focus),
+        ));
+    } else if let Some(e) = view.load_error {
+        left.push(Span::styled(
+            format!("{e} (showing the last good version)"),
+            Style::default().fg(ui.error),
+        ));
+    } else {
+        if let Some(t) = view.last_reload {
+            left.push(Span::styled(
+                format!("reloaded {t} · "),
+                Style::default().fg(ui.muted),
+            ));
+        }
+        left.push(Span::styled(
+            view.status.to_string(),
+            Style::default().fg(ui.text),
+        ));
+    }
+    let hints: Vec<Span> = keymap::footer(view.scope)
+        .into_iter()
+        .flat_map(|(k, what)| {
+            [
+                Span::styled(format!(" {k}"), Style::default().fg(ui.focus)),
+                Span::styled(format!(" {what}"), Style::default().fg(ui.muted)),
+            ]
+        })
+        .collect();
+    let hint_width: usize = hints.iter().map(|s| s.content.chars().count()).sum();
+    let cols = Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints([
+            Constraint::Min(10),
+            Constraint::Length(hint_width.min(area.width as usize / 2) as u16),
+        ])
+        .split(area);
+    frame.render_widget(Paragraph::new(Line::from(left)), cols[0]);
+    frame.render_widget(Paragraph::new(Line::from(hints)), cols[1]);
+}

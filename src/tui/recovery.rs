@@ -1,0 +1,175 @@
+//! Unsaved edits kept through a crash, a signal or a closed terminal: a
+//! recovery file next to the session (`.NAME.formatscope-recovery`, private
+//! to its owner), written when the workbench is stopped by a signal or a
+//! panic and every few seconds while there are unsaved edits, and offered
+//! back the next time the session is opened. It is removed once the edits
+//! are saved or the user drops them.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What a recovery file holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recovery {
+    /// The session file the edits belong to.
+    pub session: PathBuf,
+    /// When it was written (UTC, `YYYY-MM-DD HH:MM:SS`).
+    pub written: String,
+    /// Why: `edits` (a periodic copy), `SIGTERM`, `panic`, ...
+    pub reason: String,
+    /// The session file's text with the edits, as a save would write it.
+    pub text: String,
+    /// The file's text the edits were made over (to tell whether it
+    /// changed since).
+    pub base: String,
+    /// Text in the editor that did not parse yet: the message's index and
+    /// the text.
+    pub draft: Option<(usize, String)>,
+}
+
+/// `dir/.NAME.formatscope-recovery` for `dir/NAME`.
+pub fn path_for(session: &Path) -> PathBuf {
+    let name = session
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    session.with_file_name(format!(".{name}.formatscope-recovery"))
+}
+
+impl Recovery {
+    fn to_json(&self) -> Value {
+        json!({
+            "formatscope_recovery": 1,
+            "session": self.session.display().to_string(),
+            "written": self.written,
+            "reason": self.reason,
+            "text": self.text,
+            "base": self.base,
+            "draft": self.draft.as_ref().map(|(i, t)| json!({"message": i, "text": t})),
+        })
+    }
+
+    fn from_json(v: &Value) -> Option<Recovery> {
+        if v.get("formatscope_recovery")?.as_i64()? != 1 {
+            return None;
+        }
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+        Some(Recovery {
+            session: PathBuf::from(s("session")?),
+            written: s("written").unwrap_or_default(),
+            reason: s("reason").unwrap_or_default(),
+            text: s("text")?,
+            base: s("base").unwrap_or_default(),
+            draft: v.get("draft").and_then(|d| {
+                Some((
+                    d.get("message")?.as_u64()? as usize,
+                    d.get("text")?.as_str()?.to_string(),
+                ))
+            }),
+        })
+    }
+
+    /// Writes it next to its session, atomically and readable only by its
+    /// owner (a session may be private).
+    pub fn write(&self) -> std::io::Result<PathBuf> {
+        let target = path_for(&self.session);
+        let dir = target.parent().unwrap_or(Path::new("."));
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".formatscope-recovery.")
+            .tempfile_in(dir)?;
+        let text = serde_json::to_string(&self.to_json()).unwrap_or_default();
+        tmp.write_all(text.as_bytes())?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&target).map_err(|e| e.error)?;
+        Ok(target)
+    }
+
+    /// The recovery file of `session`, if there is one (`Err`: it exists
+    /// but cannot be read).
+    pub fn find(session: &Path) -> Option<Result<Recovery, String>> {
+        let path = path_for(session);
+        let bytes = match crate::files::read_regular(
+            &path,
+            crate::files::SESSION_LIMIT * 2,
+            "recovery files",
+        ) {
+            Ok(b) => b,
+            Err(e) if e.is_not_found() => return None,
+            Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
+        };
+        let value: Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
+        };
+        Some(
+            Recovery::from_json(&value)
+                .ok_or_else(|| format!("{}: not a recovery file", path.display())),
+        )
+    }
+
+    pub fn remove(session: &Path) {
+        let _ = std::fs::remove_file(path_for(session));
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) now.
+pub fn timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recovery_file_round_trips_and_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s.json");
+        let rec = Recovery {
+            session: session.clone(),
+            written: timestamp(),
+            reason: "SIGTERM".into(),
+            text: "[1]".into(),
+            base: "[]".into(),
+            draft: Some((3, "{\"name\": ".into())),
+        };
+        let path = rec.write().unwrap();
+        assert_eq!(path, dir.path().join(".s.json.formatscope-recovery"));
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(Recovery::find(&session), Some(Ok(rec)));
+        Recovery::remove(&session);
+        assert_eq!(Recovery::find(&session), None);
+    }
+
+    #[test]
+    fn timestamps_are_civil_utc() {
+        let t = timestamp();
+        assert_eq!(t.len(), 19);
+        assert!(t.starts_with("20"), "{t}");
+    }
+}
