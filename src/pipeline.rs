@@ -80,6 +80,16 @@ pub fn run_reference(
     request: &ReferenceRequest,
     web: Arc<dyn WebFetcher>,
 ) -> Map<String, Value> {
+    run_reference_in(session, request, &MediaEnv::new(session.base_dir(), web))
+}
+
+/// [`run_reference`] in a media environment of the caller's (whose gate
+/// then tells what was read and fetched).
+pub fn run_reference_in(
+    session: &Session,
+    request: &ReferenceRequest,
+    env: &MediaEnv,
+) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert(
         "formatter".into(),
@@ -88,7 +98,6 @@ pub fn run_reference(
     if let Some(max) = request.max_tokens {
         out.insert("max_tokens".into(), json!(max));
     }
-    let env = MediaEnv::new(session.base_dir(), Arc::clone(&web));
     let finish = |mut out: Map<String, Value>, env: &MediaEnv| {
         let warnings = env.take_warnings();
         if !warnings.is_empty() {
@@ -101,7 +110,7 @@ pub fn run_reference(
         Ok(m) => m,
         Err(e) => {
             out.extend(error_object("msg", &e));
-            return finish(out, &env);
+            return finish(out, env);
         }
     };
     let counter = OpenAiTokenCounter::new(REFERENCE_TOKEN_MODEL);
@@ -110,12 +119,12 @@ pub fn run_reference(
         web: env.web(),
     };
     let result = match request.max_tokens {
-        None => formatter::format(request.formatter, &request.options, &msgs, &env, None),
+        None => formatter::format(request.formatter, &request.options, &msgs, env, None),
         Some(max_tokens) => truncate::plan_reference(
             request.formatter,
             &request.options,
             &msgs,
-            &env,
+            env,
             &agentscope,
             max_tokens,
         )
@@ -125,7 +134,7 @@ pub fn run_reference(
         Ok(f) => f,
         Err(e) => {
             out.extend(error_object("format", &e));
-            return finish(out, &env);
+            return finish(out, env);
         }
     };
     out.insert("messages".into(), Value::Array(formatted.clone()));
@@ -169,7 +178,7 @@ pub fn run_reference(
             env.warn(w);
         }
     }
-    finish(out, &env)
+    finish(out, env)
 }
 
 /// The oracle's path normalisation, for portable output: absolute paths

@@ -1,6 +1,8 @@
 //! End to end: the real binary in tmux. It opens a session, shows the
 //! request, follows a rename-over save from "another editor", switches
-//! provider with a key, and restores the terminal when it quits.
+//! provider with a key, and restores the terminal when it quits, when it
+//! is sent a signal (keeping unsaved edits for the next start), and at
+//! once while a download hangs.
 //! `.ci/run` installs tmux when it is missing; this test fails (it does not
 //! skip) without it.
 
@@ -21,13 +23,40 @@ impl Tmux {
         let status = Command::new("tmux")
             .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
             .arg(format!(
-                "cd {} && {bin} {args}; echo EXITED $?; sleep 30",
+                "cd {} && {bin} {args}; echo EXITED $?; stty -a > .stty-after; sleep 30",
                 dir.display()
             ))
             .status()
             .expect("tmux is installed (.ci/run installs it)");
         assert!(status.success());
         Tmux { name }
+    }
+
+    /// tmux's view of the pane: `#{alternate_on}`, `#{mouse_any_flag}`, ...
+    fn pane(&self, format: &str) -> String {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &self.name, format])
+            .output()
+            .expect("display-message");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The workbench's process id (the pane's shell's child).
+    fn app_pid(&self) -> String {
+        let shell = self.pane("#{pane_pid}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let out = Command::new("pgrep")
+                .args(["-P", &shell])
+                .output()
+                .expect("pgrep");
+            let pids = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if let Some(pid) = pids.lines().next() {
+                return pid.to_string();
+            }
+            assert!(Instant::now() < deadline, "no workbench process");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     fn screen(&self) -> String {
@@ -134,4 +163,122 @@ fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
     });
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}
+
+/// After the workbench exits, the shell's terminal is cooked again: echo
+/// and line editing on, the alternate screen and the mouse off.
+fn assert_terminal_restored(tmux: &Tmux, dir: &Path) {
+    let stty = (0..100)
+        .find_map(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            std::fs::read_to_string(dir.join(".stty-after"))
+                .ok()
+                .filter(|s| !s.is_empty())
+        })
+        .expect("stty -a ran after the exit");
+    assert!(
+        stty.contains(" icanon") && !stty.contains("-icanon"),
+        "raw mode left on:\n{stty}"
+    );
+    assert!(
+        stty.contains(" echo ") && !stty.contains("-echo "),
+        "echo left off:\n{stty}"
+    );
+    assert_eq!(
+        tmux.pane("#{alternate_on}"),
+        "0",
+        "the alternate screen is left"
+    );
+    assert_eq!(tmux.pane("#{mouse_any_flag}"), "0", "mouse capture is off");
+}
+
+#[test]
+fn a_signal_restores_the_terminal_and_keeps_unsaved_edits_for_the_next_start() {
+    for signal in ["TERM", "HUP", "INT"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+        let file = dir.path().join("chat_plain.json");
+        std::fs::copy(sessions.join("chat_plain.json"), &file).expect("copy");
+        let before = std::fs::read_to_string(&file).expect("read");
+        let tmux = Tmux::start(dir.path(), "chat_plain.json");
+        tmux.wait_for("the request", |s| {
+            s.contains("OpenAIChatFormatter · request")
+        });
+        tmux.keys(&["d"]); // duplicate a message: an unsaved edit
+        tmux.wait_for("the unsaved mark", |s| s.contains("chat_plain.json ●"));
+        let pid = tmux.app_pid();
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let code = match signal {
+            "TERM" => 143,
+            "HUP" => 129,
+            _ => 130,
+        };
+        tmux.wait_for("the exit", |s| s.contains(&format!("EXITED {code}")));
+        assert_terminal_restored(&tmux, dir.path());
+        let screen = tmux.screen();
+        assert!(screen.contains("unsaved edits are kept in"), "{screen}");
+        assert_eq!(
+            std::fs::read_to_string(&file).expect("read"),
+            before,
+            "the file itself is untouched"
+        );
+        let recovery = dir.path().join(".chat_plain.json.formatscope-recovery");
+        assert!(recovery.exists(), "SIG{signal}: the edits are kept");
+        drop(tmux);
+
+        // The next start offers them back.
+        let tmux = Tmux::start(dir.path(), "chat_plain.json");
+        tmux.wait_for("the offer", |s| s.contains("Recover unsaved edits"));
+        tmux.keys(&["r"]);
+        tmux.wait_for("the restored edits", |s| s.contains("chat_plain.json ●"));
+        tmux.keys(&["C-s"]);
+        tmux.wait_for("the save", |s| s.contains("saved chat_plain.json"));
+        let saved = formatscope::session::read_session(&file).expect("saved");
+        let original = formatscope::session::parse_session(&before, "x").expect("parse");
+        assert_eq!(saved.messages.len(), original.messages.len() + 1);
+        assert!(!recovery.exists(), "gone once saved");
+        tmux.keys(&["q"]);
+        tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+    }
+}
+
+#[test]
+fn quitting_does_not_wait_for_a_download_that_hangs() {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut buf = [0u8; 1024];
+                let _ = stream.read(&mut buf);
+                std::thread::sleep(Duration::from_secs(120)); // never answers
+            });
+        }
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = serde_json::json!({"provider": "gemini", "messages": [
+        {"name": "u", "role": "user", "content": [
+            {"type": "image", "source": {"type": "url", "url": format!("http://127.0.0.1:{port}/slow.png")}}
+        ]}
+    ]});
+    std::fs::write(dir.path().join("slow.json"), session.to_string()).expect("write");
+    let tmux = Tmux::start(dir.path(), "slow.json");
+    tmux.wait_for("the question", |s| s.contains("download from the network"));
+    tmux.keys(&["a"]); // allow: the worker now waits on the download
+    std::thread::sleep(Duration::from_millis(500));
+    let asked = Instant::now();
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "quit took {:?}",
+        asked.elapsed()
+    );
+    assert_terminal_restored(&tmux, dir.path());
 }

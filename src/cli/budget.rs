@@ -1,10 +1,12 @@
 //! The token budget commands: `count`, `truncate` and `tokenize`.
 
-use super::{bad_message_location, print_json, usage_error, web_fetcher};
+use super::{
+    bad_message_location, media_env, print_json, report_access, report_session, safe, say,
+    usage_error, web_fetcher,
+};
 use clap::Args;
 use formatscope::budget::{BudgetError, BudgetModel};
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
-use formatscope::media::MediaEnv;
 use formatscope::pipeline;
 use formatscope::session::read_session;
 use formatscope::tokens::{models, TokenizerSpec};
@@ -101,7 +103,8 @@ fn budget_model(target: &TargetArgs) -> Result<BudgetModel, i32> {
             models::resolve(provider, own)
         }
     };
-    let env = MediaEnv::new(session.base_dir(), web_fetcher(&[], target.offline));
+    report_session(&session);
+    let env = media_env(&session, web_fetcher(&[], target.offline));
     BudgetModel::new(
         FormatterId::new(provider, mode),
         FormatOptions::default(),
@@ -114,18 +117,18 @@ fn budget_model(target: &TargetArgs) -> Result<BudgetModel, i32> {
         BudgetError::Message { index, error } => {
             let at = bad_message_location(&target.session, &session)
                 .unwrap_or_else(|| format!("{}: message {index}", target.session.display()));
-            eprintln!(
+            say(format!(
                 "error: {at}: message rejected: {}: {}",
                 error.kind, error.message
-            );
+            ));
             2
         }
         BudgetError::Format(e) => {
-            eprintln!(
+            say(format!(
                 "error: {}: {}",
                 e.kind,
                 e.message.lines().next().unwrap_or_default()
-            );
+            ));
             1
         }
     })
@@ -145,6 +148,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         Err(code) => return code,
     };
     let report = model.report();
+    report_access(model.gate());
     if args.target.json {
         print_json(&report.to_json());
         return 0;
@@ -154,12 +158,12 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     out.push_str(&format!(
         "{} · {} · tokenizer {}{}\n",
         report.formatter,
-        m.model,
+        safe(&m.model),
         m.tokenizer.describe(),
         if report.exact { " (exact)" } else { "" }
     ));
     if let Some(note) = &m.note {
-        out.push_str(&format!("note: {note}\n"));
+        out.push_str(&format!("note: {}\n", safe(note)));
     }
     out.push_str(&format!(
         "total {}{} tokens = messages {} + tool schemas {}; context window {}\n",
@@ -188,8 +192,8 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         out.push_str(&format!(
             "  #{:<4} {:<12} {:<10} {:>7}{}\n",
             msg.index,
-            msg.name,
-            msg.role,
+            safe(&msg.name),
+            safe(&msg.role),
             msg.tokens,
             if msg.shared {
                 " (share of its <history> group)"
@@ -216,10 +220,11 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
     let plan = match model.plan(args.max_tokens) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {}: {}", e.kind, e.message);
+            say(format!("error: {}: {}", e.kind, e.message));
             return 1;
         }
     };
+    report_access(model.gate());
     let info = &model.counter().info;
     if args.target.json {
         let mut out = serde_json::json!({
@@ -246,7 +251,7 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
         println!(
             "{} · {} · tokenizer {}",
             model.formatter,
-            info.model,
+            safe(&info.model),
             info.tokenizer.describe()
         );
         match (&plan.error, plan.tokens_after) {
@@ -267,7 +272,7 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
             ),
             _ => println!(
                 "cannot fit: {} ({} tokens before)",
-                plan.reason().unwrap_or_default(),
+                safe(&plan.reason().unwrap_or_default()),
                 plan.tokens_before
             ),
         }
@@ -299,12 +304,29 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         (None, None) => TokenizerSpec::ALL[0],
     };
     let text = match &args.file {
-        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => {
+            formatscope::files::read_regular(path, formatscope::files::SESSION_LIMIT, "text files")
+                .map_err(|e| format!("{}: {e}", path.display()))
+        }
         None => {
+            // Never more than a session file's worth, whatever is piped in.
+            let limit = formatscope::files::SESSION_LIMIT;
             let mut buf = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
-                .map(|_| buf)
-                .map_err(|e| format!("stdin: {e}"))
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(std::io::stdin(), limit + 1),
+                &mut buf,
+            )
+            .map_err(|e| format!("stdin: {e}"))
+            .and_then(|_| {
+                if buf.len() as u64 > limit {
+                    Err(format!(
+                        "stdin: more than {} of text; formatscope reads at most that",
+                        formatscope::files::megabytes(limit)
+                    ))
+                } else {
+                    Ok(buf)
+                }
+            })
         }
     };
     let text = match text

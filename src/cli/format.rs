@@ -1,7 +1,9 @@
 //! `formatscope format`: one of AgentScope's twelve formatters on a
 //! session, printed in the golden files' shape.
 
-use super::{bad_message_location, usage_error, web_fetcher};
+use super::{
+    bad_message_location, media_env, report_access, report_session, say, usage_error, web_fetcher,
+};
 use clap::Args;
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::pipeline::{self, ReferenceRequest};
@@ -142,11 +144,10 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
         count: args.count,
         tools: args.tools,
     };
-    let out = pipeline::run_reference(
-        &session,
-        &request,
-        web_fetcher(&args.web_root, args.offline),
-    );
+    report_session(&session);
+    let env = media_env(&session, web_fetcher(&args.web_root, args.offline));
+    let out = pipeline::run_reference_in(&session, &request, &env);
+    report_access(env.gate());
     let failed = out.get("error").and_then(Value::as_str).map(|e| {
         let kind = out
             .get("error_type")
@@ -178,8 +179,8 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
         Some(message) => {
             let first_line = message.lines().next().unwrap_or_default();
             match bad_message_location(&args.session, &session) {
-                Some(at) => eprintln!("error: {at}: message rejected: {first_line}"),
-                None => eprintln!("error: {first_line}"),
+                Some(at) => say(format!("error: {at}: message rejected: {first_line}")),
+                None => say(format!("error: {first_line}")),
             }
             1
         }

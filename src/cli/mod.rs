@@ -9,8 +9,10 @@ mod timing;
 use budget::{CountArgs, TokenizeArgs, TruncateArgs};
 use clap::{Parser, Subcommand};
 use format::FormatArgs;
-use formatscope::media::{NoNetwork, WebFetcher, WebRoot};
+use formatscope::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher, WebRoot};
 use formatscope::pipeline;
+use formatscope::session::Session;
+use formatscope::text::escape_control;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,8 +86,47 @@ pub fn run() -> i32 {
 }
 
 pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
-    eprintln!("error: {message}");
+    say(format!("error: {message}"));
     2
+}
+
+/// One line on stderr, with any control character from a session (a name,
+/// a URL, a path) shown as an escape instead of reaching the terminal.
+pub(crate) fn say(line: impl std::fmt::Display) {
+    eprintln!("{}", escape_control(&line.to_string()));
+}
+
+/// `text` safe for a terminal (see `formatscope::text`).
+pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_control(text)
+}
+
+/// What the user should know about the file itself (duplicate keys).
+pub(crate) fn report_session(session: &Session) {
+    for w in &session.warnings {
+        say(format!("warning: {w}"));
+    }
+}
+
+/// The media environment for a session: AgentScope's behaviour (anything
+/// readable, any URL), through a gate that remembers what was done.
+pub(crate) fn media_env(session: &Session, web: Arc<dyn WebFetcher>) -> MediaEnv {
+    MediaEnv::with_gate(Arc::new(Gate::open(session.base_dir())), web)
+}
+
+/// Lists on stderr what a run read outside the session's folder and its
+/// parent, and what it downloaded: the reference reads and fetches
+/// silently, we say so.
+pub(crate) fn report_access(gate: &Gate) {
+    for event in gate.events() {
+        match &event.access {
+            Access::Read(path) => say(format!(
+                "note: read {} (outside the session's folder)",
+                path.display()
+            )),
+            Access::Fetch(url) => say(format!("note: fetched {url}")),
+        }
+    }
 }
 
 pub(crate) fn web_fetcher(web_roots: &[PathBuf], offline: bool) -> Arc<dyn WebFetcher> {
@@ -120,8 +161,8 @@ pub(crate) fn bad_message_location(
         InputShape::BareArray => format!("/{index}"),
         _ => return None,
     };
-    let text = std::fs::read_to_string(path).ok()?;
-    let (line, col) = locate_pointer(&text, &pointer)?;
+    let bytes = formatscope::session::read_session_bytes(path).ok()?;
+    let (line, col) = locate_pointer(&String::from_utf8_lossy(&bytes), &pointer)?;
     Some(format!("{}:{line}:{col}", path.display()))
 }
 

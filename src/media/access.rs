@@ -172,6 +172,48 @@ impl Gate {
         }
     }
 
+    /// What reading or fetching `url` (a media block's URL or path, as a
+    /// session names it) would need permission for, if anything.
+    pub fn classify(&self, url: &str) -> Option<Access> {
+        match super::url_scheme(url).as_str() {
+            "http" | "https" => Some(Access::Fetch(url.to_string())),
+            "data" => None,
+            "file" => {
+                let path = url.trim_start_matches("file://");
+                self.outside(&self.resolve(path)).map(Access::Read)
+            }
+            // A Windows drive letter or no scheme: a local path.
+            s if s.len() <= 1 => self.outside(&self.resolve(url)).map(Access::Read),
+            _ => None,
+        }
+    }
+
+    /// Everything in `messages` that would need permission: every media
+    /// source the session names, in its blocks and in tool results.
+    pub fn wanted_by(&self, messages: &[serde_json::Value]) -> Vec<Access> {
+        let mut out: Vec<Access> = Vec::new();
+        let mut stack: Vec<&serde_json::Value> = messages.iter().collect();
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::Array(items) => stack.extend(items),
+                serde_json::Value::Object(map) => {
+                    if let Some(url) = map
+                        .get("source")
+                        .and_then(|s| s.get("url"))
+                        .and_then(serde_json::Value::as_str)
+                    {
+                        out.extend(self.classify(url));
+                    }
+                    stack.extend(map.values());
+                }
+                _ => {}
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Asks before a read; the error is a Python `PermissionError`.
     fn check_read(&self, shown: &str, full: &Path) -> Result<(), PyErr> {
         let Some(real) = self.outside(full) else {

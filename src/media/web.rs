@@ -88,7 +88,8 @@ impl WebFetcher for WebRoot {
             Some(path) => HttpResponse {
                 status: 200,
                 reason: "OK".into(),
-                body: std::fs::read(&path).unwrap_or_default(),
+                body: crate::files::read_regular(&path, crate::files::MEDIA_LIMIT, "media")
+                    .unwrap_or_default(),
             },
             None => not_found(),
         })
@@ -110,22 +111,36 @@ impl WebFetcher for NoNetwork {
 #[cfg(feature = "http")]
 mod http {
     use super::{HttpResponse, WebFetcher};
+    use crate::files::MEDIA_LIMIT;
     use crate::py::PyErr;
     use std::collections::HashMap;
+    use std::io::Read;
     use std::sync::Mutex;
     use std::time::Duration;
 
-    /// Real HTTP GETs with a timeout; answers are cached per URL for the
-    /// life of the fetcher, so re-formatting does not download again.
+    /// Real HTTP GETs, bounded: a connect timeout and a total timeout per
+    /// request, at most `MEDIA_LIMIT` bytes of body *after* decompression
+    /// (a gzip bomb stops there), answers cached per URL up to `CACHE_LIMIT`
+    /// bytes in all, so re-formatting does not download again.
     pub struct HttpFetcher {
         agent: ureq::Agent,
-        cache: Mutex<HashMap<String, HttpResponse>>,
+        cache: Mutex<Cache>,
     }
+
+    #[derive(Default)]
+    struct Cache {
+        answers: HashMap<String, HttpResponse>,
+        bytes: u64,
+    }
+
+    /// The most the cache holds.
+    const CACHE_LIMIT: u64 = 64 * 1024 * 1024;
 
     impl HttpFetcher {
         pub fn new(timeout: Duration) -> Self {
             let config = ureq::Agent::config_builder()
                 .timeout_global(Some(timeout))
+                .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
                 .http_status_as_error(false)
                 .build();
             Self {
@@ -135,9 +150,24 @@ mod http {
         }
     }
 
+    fn too_large(url: &str) -> PyErr {
+        PyErr::new(
+            "ConnectionError",
+            format!(
+                "formatscope stopped downloading {url}: it is larger than {}, more than any provider accepts for one media item",
+                crate::files::megabytes(MEDIA_LIMIT)
+            ),
+        )
+    }
+
     impl WebFetcher for HttpFetcher {
         fn get(&self, url: &str) -> Result<HttpResponse, PyErr> {
-            if let Some(hit) = self.cache.lock().ok().and_then(|c| c.get(url).cloned()) {
+            if let Some(hit) = self
+                .cache
+                .lock()
+                .ok()
+                .and_then(|c| c.answers.get(url).cloned())
+            {
                 return Ok(hit);
             }
             let scheme = crate::media::url_scheme(url);
@@ -153,19 +183,35 @@ mod http {
                 .call()
                 .map_err(|e| PyErr::new("ConnectionError", e.to_string()))?;
             let status = resp.status();
-            let body = resp
-                .body_mut()
-                .with_config()
-                .limit(64 * 1024 * 1024)
-                .read_to_vec()
+            let declared = resp
+                .headers()
+                .get("content-length")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            if declared.is_some_and(|n| n > MEDIA_LIMIT) {
+                return Err(too_large(url));
+            }
+            // The reader decompresses; bound what comes out of it.
+            let reader = resp.body_mut().with_config().limit(MEDIA_LIMIT).reader();
+            let mut body = Vec::new();
+            reader
+                .take(MEDIA_LIMIT + 1)
+                .read_to_end(&mut body)
                 .map_err(|e| PyErr::new("ConnectionError", e.to_string()))?;
+            if body.len() as u64 > MEDIA_LIMIT {
+                return Err(too_large(url));
+            }
             let answer = HttpResponse {
                 status: status.as_u16(),
                 reason: status.canonical_reason().unwrap_or("").to_string(),
                 body,
             };
             if let Ok(mut cache) = self.cache.lock() {
-                cache.insert(url.to_string(), answer.clone());
+                let size = answer.body.len() as u64;
+                if cache.bytes + size <= CACHE_LIMIT {
+                    cache.bytes += size;
+                    cache.answers.insert(url.to_string(), answer.clone());
+                }
             }
             Ok(answer)
         }

@@ -181,13 +181,11 @@ impl Computer {
                 ),
             ),
         };
-        if job.access == AccessMode::Ask {
-            preview.wanted = gate.refused();
-        }
         let mut model = match reused {
             Ok(m) => m,
             Err(e) => {
                 preview.error = Some(e.to_string());
+                preview.wanted = wanted(&gate, job);
                 return preview;
             }
         };
@@ -218,12 +216,25 @@ impl Computer {
                     .map_err(|e| format!("{}: {}", e.kind, e.message)),
             );
         }
-        if job.access == AccessMode::Ask {
-            preview.wanted = gate.refused();
-        }
+        preview.wanted = wanted(&gate, job);
         self.model = Some((key, model));
         preview
     }
+}
+
+/// What to ask the user about: when the job had to refuse a read or a
+/// download, everything the session names that needs permission, so one
+/// answer covers it all.
+fn wanted(gate: &Gate, job: &Job) -> Vec<Access> {
+    let refused = gate.refused();
+    if job.access != AccessMode::Ask || refused.is_empty() {
+        return Vec::new();
+    }
+    let mut all = gate.wanted_by(&job.messages);
+    all.extend(refused);
+    all.sort();
+    all.dedup();
+    all
 }
 
 /// Pretty JSON of the request array, and per unit the lines it spans.
