@@ -1,9 +1,10 @@
 //! Unsaved edits kept through a crash, a signal or a closed terminal: a
 //! recovery file next to the session (`.NAME.formatscope-recovery`, private
-//! to its owner), written when the workbench is stopped by a signal or a
-//! panic and every few seconds while there are unsaved edits, and offered
-//! back the next time the session is opened. It is removed once the edits
-//! are saved or the user drops them.
+//! to its owner; in `$XDG_STATE_HOME/formatscope/recovery/` when the
+//! session's folder cannot be written), written when the workbench is
+//! stopped by a signal or a panic and every few seconds while there are
+//! unsaved edits, and offered back the next time the session is opened. It
+//! is removed once the edits are saved or the user drops them.
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -35,6 +36,25 @@ pub fn path_for(session: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "session".into());
     session.with_file_name(format!(".{name}.formatscope-recovery"))
+}
+
+/// Where the recovery file goes when the session's folder is read-only:
+/// `$XDG_STATE_HOME/formatscope/recovery/HASH-NAME` (else
+/// `~/.local/state/...`), the hash naming the session's absolute path.
+pub fn fallback_path_for(session: &Path) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+    let absolute = std::path::absolute(session).unwrap_or_else(|_| session.to_path_buf());
+    let digest = Sha256::digest(absolute.as_os_str().as_encoded_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name = session
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(base.join("formatscope/recovery").join(format!("{hex}-{name}")))
 }
 
 impl Recovery {
@@ -70,10 +90,25 @@ impl Recovery {
         })
     }
 
-    /// Writes it next to its session, atomically and readable only by its
+    /// Writes it next to its session (or, if that folder cannot be
+    /// written, in the state folder), atomically and readable only by its
     /// owner (a session may be private).
     pub fn write(&self) -> std::io::Result<PathBuf> {
-        let target = path_for(&self.session);
+        match self.write_to(&path_for(&self.session)) {
+            Ok(p) => Ok(p),
+            Err(beside) => match fallback_path_for(&self.session) {
+                Some(fallback) => {
+                    if let Some(dir) = fallback.parent() {
+                        std::fs::create_dir_all(dir)?;
+                    }
+                    self.write_to(&fallback).map_err(|_| beside)
+                }
+                None => Err(beside),
+            },
+        }
+    }
+
+    fn write_to(&self, target: &Path) -> std::io::Result<PathBuf> {
         let dir = target.parent().unwrap_or(Path::new("."));
         let mut tmp = tempfile::Builder::new()
             .prefix(".formatscope-recovery.")
@@ -81,14 +116,20 @@ impl Recovery {
         let text = serde_json::to_string(&self.to_json()).unwrap_or_default();
         tmp.write_all(text.as_bytes())?;
         tmp.as_file().sync_all()?;
-        tmp.persist(&target).map_err(|e| e.error)?;
-        Ok(target)
+        tmp.persist(target).map_err(|e| e.error)?;
+        Ok(target.to_path_buf())
     }
 
     /// The recovery file of `session`, if there is one (`Err`: it exists
     /// but cannot be read).
     pub fn find(session: &Path) -> Option<Result<Recovery, String>> {
-        let path = path_for(session);
+        std::iter::once(path_for(session))
+            .chain(fallback_path_for(session))
+            .find_map(|p| Recovery::read(&p))
+    }
+
+    fn read(path: &Path) -> Option<Result<Recovery, String>> {
+        let path = path.to_path_buf();
         let bytes = match crate::files::read_regular(
             &path,
             crate::files::SESSION_LIMIT * 2,
@@ -110,6 +151,9 @@ impl Recovery {
 
     pub fn remove(session: &Path) {
         let _ = std::fs::remove_file(path_for(session));
+        if let Some(fallback) = fallback_path_for(session) {
+            let _ = std::fs::remove_file(fallback);
+        }
     }
 }
 
@@ -161,6 +205,27 @@ mod tests {
             std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
         );
+        assert_eq!(Recovery::find(&session), Some(Ok(rec)));
+        Recovery::remove(&session);
+        assert_eq!(Recovery::find(&session), None);
+    }
+
+    #[test]
+    fn when_the_sessions_folder_cannot_be_written_the_state_folder_keeps_it() {
+        let state = tempfile::tempdir().unwrap();
+        // Only this module reads XDG_STATE_HOME, and only its writes use it.
+        std::env::set_var("XDG_STATE_HOME", state.path());
+        let session = state.path().join("gone/folder/s.json");
+        let rec = Recovery {
+            session: session.clone(),
+            written: timestamp(),
+            reason: "panic".into(),
+            text: "[]".into(),
+            base: "[]".into(),
+            draft: None,
+        };
+        let path = rec.write().unwrap();
+        assert!(path.starts_with(state.path().join("formatscope/recovery")), "{path:?}");
         assert_eq!(Recovery::find(&session), Some(Ok(rec)));
         Recovery::remove(&session);
         assert_eq!(Recovery::find(&session), None);
