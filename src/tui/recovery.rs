@@ -54,7 +54,10 @@ pub fn fallback_path_for(session: &Path) -> Option<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Some(base.join("formatscope/recovery").join(format!("{hex}-{name}")))
+    Some(
+        base.join("formatscope/recovery")
+            .join(format!("{hex}-{name}")),
+    )
 }
 
 impl Recovery {
@@ -225,7 +228,10 @@ mod tests {
             draft: None,
         };
         let path = rec.write().unwrap();
-        assert!(path.starts_with(state.path().join("formatscope/recovery")), "{path:?}");
+        assert!(
+            path.starts_with(state.path().join("formatscope/recovery")),
+            "{path:?}"
+        );
         assert_eq!(Recovery::find(&session), Some(Ok(rec)));
         Recovery::remove(&session);
         assert_eq!(Recovery::find(&session), None);
