@@ -8,7 +8,10 @@
 //! corrections: the unit that becomes first (Anthropic's `system` role) and
 //! the history group that takes the prompt. Only a step that ends inside a
 //! `<history>` group needs that group's remainder formatted, and only when
-//! the rest of the request alone fits.
+//! the rest of the request alone fits; when the group's lines start where
+//! the tokenizer provably cuts (`tokens/boundary.rs`), the first state that
+//! fits is searched for, so a request that is one huge group plans in a
+//! few full counts, not one per member.
 
 use crate::formatter::{
     self, format_once, non_termination, system_prompt_over_budget, truncation_span_end, Budget,
@@ -369,12 +372,164 @@ pub fn plan(
                     }),
             );
         }
+        match search_group(req, counter, env, s, max_tokens)? {
+            Search::Fits(at, t) => return Ok(finish(at, Some(t), steps + (at - s), None)),
+            Search::Over(last) => {
+                steps += last - s;
+                s = last;
+                continue;
+            }
+            Search::Walk => {}
+        }
         if let Total::Exact(t) = state_total(req, counter, env, s, max_tokens)? {
             if t <= max_tokens {
                 return Ok(finish(s, Some(t), steps, None));
             }
         }
     }
+}
+
+/// A search inside a history group's states.
+enum Search {
+    /// The first state that fits, and its tokens.
+    Fits(usize, i64),
+    /// No state up to this one (inclusive) fits: go on from here.
+    Over(usize),
+    /// Evaluate this state on its own.
+    Walk,
+}
+
+/// The reference loop drops a history group's members one at a time,
+/// re-formatting and re-counting the rest of the group each time. When the
+/// group's lines all start where the counter splits (`boundary.rs`), each
+/// dropped member removes whole lines and their tokens, so the cost never
+/// rises from one state to the next and the first state that fits is found
+/// by bisection: O(log n) exact counts instead of n. The states searched
+/// stop before a member that would lead the list as a `system` message (the
+/// reference loop takes over there).
+fn search_group(
+    req: &CostedRequest,
+    counter: &dyn MessageCounter,
+    env: &MediaEnv,
+    s: usize,
+    max_tokens: i64,
+) -> Result<Search, PyErr> {
+    let seg = &req.seg;
+    let Some(&u) = seg.unit_of.get(s) else {
+        return Ok(Search::Walk);
+    };
+    let unit = &seg.units[u];
+    let range = unit.range.clone();
+    if unit.kind != UnitKind::AgentGroup || s <= range.start {
+        return Ok(Search::Walk);
+    }
+    let limit = if seg.pinned {
+        range.end
+    } else {
+        (s + 1..range.end)
+            .find(|&k| seg.msgs[k].role == Role::System)
+            .unwrap_or(range.end)
+    };
+    if limit - s < 2 {
+        return Ok(Search::Walk);
+    }
+    let rest = req.base + req.system.total() + req.suffix[u + 1];
+    if rest > max_tokens {
+        return Ok(Search::Over(limit - 1));
+    }
+    let Some(starts) = seg.member_line_starts(unit) else {
+        return Ok(Search::Walk);
+    };
+    let first = |k: usize| starts[k - range.start];
+    if !(s..limit).all(|k| counter.splits_after_newline(first(k))) {
+        return Ok(Search::Walk);
+    }
+    let total_at = |k: usize| -> Result<i64, PyErr> {
+        let tail = seg.partial_group(unit, k, env)?;
+        Ok(rest + cost_of(counter, &tail)?.total())
+    };
+    // Each full evaluation re-formats the rest of the group, so guess the
+    // answer from what each member's lines add, then prove it: a state
+    // that fits after one that does not is the first (the cost never rises).
+    let guess = guess_first_fit(seg, counter, env, s, limit, total_at(s)?, max_tokens)?;
+    let fits = |k: usize| -> Result<Option<i64>, PyErr> {
+        let t = total_at(k)?;
+        Ok((t <= max_tokens).then_some(t))
+    };
+    // Gallop from the guess, then bisect. States before `lo` are over the
+    // budget; `hi` fits (its tokens in `at_hi`), or is `limit`.
+    let (mut lo, mut hi, mut at_hi) = (s, limit, None);
+    match fits(guess)? {
+        Some(t) => {
+            (hi, at_hi) = (guess, Some(t));
+            let mut step = 1;
+            while hi > lo {
+                let probe = hi.saturating_sub(step).max(lo);
+                match fits(probe)? {
+                    Some(t) => (hi, at_hi) = (probe, Some(t)),
+                    None => {
+                        lo = probe + 1;
+                        break;
+                    }
+                }
+                step *= 2;
+            }
+        }
+        None => {
+            lo = guess + 1;
+            let mut step = 1;
+            while lo < limit {
+                let probe = (lo + step - 1).min(limit - 1);
+                match fits(probe)? {
+                    Some(t) => {
+                        (hi, at_hi) = (probe, Some(t));
+                        break;
+                    }
+                    None => lo = probe + 1,
+                }
+                step *= 2;
+            }
+        }
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match fits(mid)? {
+            Some(t) => (hi, at_hi) = (mid, Some(t)),
+            None => lo = mid + 1,
+        }
+    }
+    Ok(match at_hi {
+        Some(t) if hi < limit => Search::Fits(hi, t),
+        _ => Search::Over(limit - 1),
+    })
+}
+
+/// Where the first state that fits should be, from each member's marginal
+/// cost: the tokens its lines add to a group (a group of it twice less a
+/// group of it once). Exact counts decide; this only saves evaluations.
+fn guess_first_fit(
+    seg: &Segmented,
+    counter: &dyn MessageCounter,
+    env: &MediaEnv,
+    s: usize,
+    limit: usize,
+    total_at_s: i64,
+    max_tokens: i64,
+) -> Result<usize, PyErr> {
+    let mut total = total_at_s;
+    for k in s..limit {
+        if total <= max_tokens {
+            return Ok(k);
+        }
+        let member = &seg.msgs[k];
+        let once = cost_of(counter, &seg.group_of(std::slice::from_ref(member), env)?)?;
+        let twice = cost_of(
+            counter,
+            &seg.group_of(&[member.clone(), member.clone()], env)?,
+        )?;
+        total -= (twice.total() - once.total()).max(0);
+    }
+    Ok(limit - 1)
 }
 
 /// Tokens of the list `system + msgs[s..]`.

@@ -233,6 +233,68 @@ proptest! {
     }
 }
 
+/// A multi-agent conversation that is one long `<history>` group (no tool
+/// calls), which the planner bisects: speakers whose lines start with a
+/// letter or digit (searched), and others (walked), texts that end in
+/// spaces or newlines, start with a newline, or are Chinese.
+fn one_group_session(system: Option<String>, turns: &[(usize, usize, String)]) -> Value {
+    let speakers = [
+        "Alice",
+        "小明",
+        "7of9",
+        "_bot",
+        " spaced",
+        "",
+        "Émile",
+        "ｆｕｌｌ",
+    ];
+    let roles = ["user", "assistant", "user", "system"];
+    let mut messages: Vec<Value> = Vec::new();
+    if let Some(s) = system {
+        messages.push(json!({"name": "system", "role": "system", "content": s}));
+    }
+    for (speaker, role, text) in turns {
+        messages.push(json!({"name": speakers[*speaker], "role": roles[*role], "content": text}));
+    }
+    json!({"messages": messages})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn planner_bisects_one_history_group_as_the_loop_walks_it(
+        system in prop::option::weighted(0.8, "[A-Za-z .]{1,40}"),
+        turns in prop::collection::vec(
+            (
+                prop_oneof![8 => 0..3usize, 1 => 3..8usize],
+                prop_oneof![20 => 0..3usize, 1 => Just(3usize)],
+                prop_oneof![
+                    "[a-z ]{0,60}",
+                    "[a-z]{1,8}[.!]? {0,3}\n{0,2}",
+                    "\n[a-z]{1,6}",
+                    Just("今天天气很好，我们去图书馆吧".to_string()),
+                ],
+            ),
+            2..60,
+        ),
+        fraction in 0.0f64..1.05,
+        multi_agent in 0..6usize,
+    ) {
+        let c = case(&one_group_session(system, &turns));
+        let env = env();
+        let id = FormatterId::all()
+            .filter(|f| f.mode == formatscope::provider::Mode::MultiAgent)
+            .nth(multi_agent)
+            .expect("six multi-agent formatters");
+        let reference = OpenAiTokenCounter::new("gpt-4o");
+        let agentscope = AgentScopeCounter { counter: &reference, web: &NoNetwork };
+        check(&c, id, &agentscope, &env, fraction)?;
+        let provider = ProviderCounter::new(models::resolve(id.provider, None), None);
+        check(&c, id, &provider, &env, fraction)?;
+    }
+}
+
 /// Units put back together are the formatter's output, from every unit on.
 #[test]
 fn units_reassemble_to_the_formatted_request_for_every_golden_case() {

@@ -9,6 +9,7 @@
 //! ("front"), and only the first `<history>` group carries the history
 //! prompt ("prompted").
 
+use super::shared::history_line;
 use super::{
     anthropic, chat, history_message, system_message, FormatOptions, FormatterId, Mode, Provider,
 };
@@ -311,6 +312,27 @@ impl Segmented {
         Ok(out)
     }
 
+    /// When every line of a history group follows a `"\n"` (each provider's
+    /// `<history>\n` tag but Gemini's `<history>`) and its members are text
+    /// only: the first character of each member's first line, in order.
+    /// Dropping members from the front then only removes whole lines.
+    pub fn member_line_starts(&self, unit: &Unit) -> Option<Vec<char>> {
+        if unit.kind != UnitKind::AgentGroup || self.id.provider == Provider::Gemini {
+            return None;
+        }
+        self.msgs[unit.range.clone()]
+            .iter()
+            .map(|msg| {
+                let blocks = msg.blocks();
+                let text_only = blocks
+                    .iter()
+                    .all(|b| b.get("type").and_then(Value::as_str) == Some("text"));
+                let first = blocks.first().filter(|_| text_only)?;
+                history_line(msg, first).ok()?.chars().next()
+            })
+            .collect()
+    }
+
     /// A history group formatted from message `from` on (a truncation step
     /// ended inside it), with the prompt as the first group.
     pub fn partial_group(
@@ -319,10 +341,15 @@ impl Segmented {
         from: usize,
         env: &MediaEnv,
     ) -> Result<Vec<Value>, PyErr> {
+        self.group_of(&self.msgs[from..unit.range.end], env)
+    }
+
+    /// Any members, formatted as the history group that takes the prompt.
+    pub fn group_of(&self, members: &[Arc<Msg>], env: &MediaEnv) -> Result<Vec<Value>, PyErr> {
         history_message(
             self.id.provider,
             env,
-            &self.msgs[from..unit.range.end],
+            members,
             self.options.history_prompt(),
         )
     }

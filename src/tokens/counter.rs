@@ -123,6 +123,14 @@ pub trait MessageCounter: Send + Sync {
     /// One formatted message.
     fn message(&self, message: &Value) -> Result<Cost, PyErr>;
 
+    /// Whether a message's text splits right after a `"\n"` followed by
+    /// `first` into parts that count on their own, its cost growing with
+    /// its texts' tokens ([`super::boundary`]). The truncation planner
+    /// searches inside a `<history>` group only when this holds.
+    fn splits_after_newline(&self, _first: char) -> bool {
+        false
+    }
+
     fn count(&self, messages: &[Value]) -> Result<i64, PyErr> {
         let mut n = self.base();
         for m in messages {
@@ -150,5 +158,9 @@ impl MessageCounter for AgentScopeCounter<'_> {
             Category::Conversation,
             self.counter.message_tokens(message, self.web)?,
         ))
+    }
+
+    fn splits_after_newline(&self, first: char) -> bool {
+        super::boundary::encoding_splits_after_newline(first)
     }
 }

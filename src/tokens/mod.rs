@@ -4,6 +4,7 @@
 //! uses; `provider` counts what a provider is actually sent.
 
 mod agentscope;
+pub mod boundary;
 mod counter;
 mod encoding;
 pub mod media_cost;

@@ -403,6 +403,11 @@ impl MessageCounter for ProviderCounter {
         cost.add(Category::Media, self.media_cost(&p));
         Ok(cost)
     }
+
+    fn splits_after_newline(&self, first: char) -> bool {
+        // Texts are counted raw, then scaled per category: monotone.
+        super::boundary::splits_after_newline(self.info.tokenizer.vocab, first)
+    }
 }
 
 #[cfg(test)]
