@@ -9,7 +9,8 @@ use crate::formatter::{
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
 use crate::session::Msg;
-use crate::tokens::{Category, Cost, MessageCounter, ModelInfo, ProviderCounter};
+use crate::tokens::truncation_counter::CharCounter;
+use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
 use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -110,6 +111,13 @@ pub struct BudgetModel {
     total: i64,
     costs: HashMap<u64, UnitCost>,
     shares: HashMap<u64, Vec<i64>>,
+    /// What truncation counts with (AgentScope's `token_counter`), its
+    /// unit costs by content, and the request costed with it (made again
+    /// after an edit, from the cache, when a plan needs it).
+    truncation: CounterSpec,
+    trunc_counter: Box<dyn MessageCounter>,
+    trunc_costs: HashMap<u64, UnitCost>,
+    trunc_request: Option<CostedRequest>,
 }
 
 /// Why a session has no budget figures.
@@ -169,7 +177,12 @@ impl BudgetModel {
             total: 0,
             costs: HashMap::new(),
             shares: HashMap::new(),
+            truncation: CounterSpec::Provider,
+            trunc_counter: Box::new(CharCounter),
+            trunc_costs: HashMap::new(),
+            trunc_request: None,
         };
+        model.set_truncation_counter(CounterSpec::default());
         model.tool_schemas = model.count_tools();
         model.request = model.cost(seg)?;
         Ok(model)
@@ -224,6 +237,7 @@ impl BudgetModel {
             self.cached_cost(&unit)?
         };
         self.request.set_cost(u, cost);
+        self.trunc_request = None;
         self.total = self
             .request
             .total(&self.counter, &self.env)
@@ -271,6 +285,7 @@ impl BudgetModel {
         )
         .map_err(segment_error)?;
         self.request = self.cost(seg)?;
+        self.trunc_request = None;
         Ok(())
     }
 
@@ -422,9 +437,35 @@ impl BudgetModel {
         shares
     }
 
+    /// The counter truncation plans with (default: AgentScope's
+    /// `OpenAITokenCounter(gpt-4o)`, as `format --max-tokens`).
+    pub fn set_truncation_counter(&mut self, spec: CounterSpec) {
+        if spec == self.truncation {
+            return;
+        }
+        self.trunc_counter = spec.build(
+            &self.counter.info,
+            self.env.web_arc(),
+            Some(Arc::clone(self.env.gate())),
+        );
+        self.truncation = spec;
+        self.trunc_costs.clear();
+        self.trunc_request = None;
+    }
+
+    pub fn truncation_counter(&self) -> &CounterSpec {
+        &self.truncation
+    }
+
+    /// What truncation counts with, said as AgentScope would name it.
+    pub fn truncation_label(&self) -> String {
+        self.truncation.label(self.counter.info.tokenizer.name)
+    }
+
     /// What FIFO truncation would do at `max_tokens` (formatted messages
-    /// only, as AgentScope budgets them), counted with this model's tokenizer.
-    pub fn plan(&self, max_tokens: i64) -> Result<TruncationPlan, PyErr> {
+    /// only, as AgentScope budgets them), counted with the truncation
+    /// counter.
+    pub fn plan(&mut self, max_tokens: i64) -> Result<TruncationPlan, PyErr> {
         if self.request.seg.rewrites_list {
             // Promoted media rewrite the list AgentScope truncates.
             return truncate::plan_reference(
@@ -432,12 +473,42 @@ impl BudgetModel {
                 &self.options,
                 &self.msgs,
                 &self.env,
-                &self.counter,
+                self.trunc_counter.as_ref(),
                 max_tokens,
             )
             .map(|p| p.plan);
         }
-        truncate::plan(&self.request, &self.counter, &self.env, max_tokens)
+        if self.truncation == CounterSpec::Provider {
+            return truncate::plan(&self.request, &self.counter, &self.env, max_tokens);
+        }
+        let request = match self.trunc_request.take() {
+            Some(r) => r,
+            None => self.trunc_cost()?,
+        };
+        let plan = truncate::plan(&request, self.trunc_counter.as_ref(), &self.env, max_tokens);
+        self.trunc_request = Some(request);
+        plan
+    }
+
+    /// The request costed with the truncation counter, each unit counted
+    /// once per content.
+    fn trunc_cost(&mut self) -> Result<CostedRequest, PyErr> {
+        let counter = self.trunc_counter.as_ref();
+        let seg = self.request.seg.clone();
+        let system = truncate::cost_of(counter, &seg.system)?;
+        let mut units = Vec::with_capacity(seg.units.len());
+        for unit in &seg.units {
+            let cost = match self.trunc_costs.get(&unit.key) {
+                Some(c) => *c,
+                None => {
+                    let c = cost_unit(counter, unit)?;
+                    self.trunc_costs.insert(unit.key, c);
+                    c
+                }
+            };
+            units.push(cost);
+        }
+        Ok(CostedRequest::new(seg, counter.base(), system, units))
     }
 
     /// The formatted request with, per unit, `(input messages, output

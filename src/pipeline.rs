@@ -6,7 +6,7 @@ use crate::formatter::{self, FormatOptions, FormatterId, Mode, Provider};
 use crate::media::{MediaEnv, WebFetcher};
 use crate::py::{self, PyErr};
 use crate::session::{Msg, Session};
-use crate::tokens::{AgentScopeCounter, OpenAiTokenCounter};
+use crate::tokens::{models, AgentScopeCounter, CounterSpec, MessageCounter, OpenAiTokenCounter};
 use crate::truncate;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -25,6 +25,9 @@ pub struct ReferenceRequest {
     pub count: bool,
     /// Add the provider-formatted tool schemas.
     pub tools: bool,
+    /// Count and truncate with this counter instead of the oracle's
+    /// `OpenAITokenCounter(gpt-4o)` (the output then says which).
+    pub token_counter: Option<CounterSpec>,
 }
 
 /// The formatter a session asks for (`provider` + `mode`; OpenAI chat when
@@ -98,6 +101,9 @@ pub fn run_reference_in(
     if let Some(max) = request.max_tokens {
         out.insert("max_tokens".into(), json!(max));
     }
+    if let Some(spec) = &request.token_counter {
+        out.insert("token_counter".into(), Value::String(spec.id()));
+    }
     let finish = |mut out: Map<String, Value>, env: &MediaEnv| {
         let warnings = env.take_warnings();
         if !warnings.is_empty() {
@@ -113,10 +119,27 @@ pub fn run_reference_in(
             return finish(out, env);
         }
     };
-    let counter = OpenAiTokenCounter::new(REFERENCE_TOKEN_MODEL);
+    let spec = request.token_counter.clone().unwrap_or_default();
+    let counter = OpenAiTokenCounter::new(match &spec {
+        CounterSpec::OpenAi(model) => model,
+        _ => REFERENCE_TOKEN_MODEL,
+    });
     let agentscope = AgentScopeCounter {
         counter: &counter,
         web: env.web(),
+    };
+    // Another counter, as the agent was built with (`--token-counter`).
+    let other: Option<Box<dyn MessageCounter>> = match &spec {
+        CounterSpec::OpenAi(_) => None,
+        other => Some(other.build(
+            &models::resolve(request.formatter.provider, session.model()),
+            env.web_arc(),
+            Some(Arc::clone(env.gate())),
+        )),
+    };
+    let truncation_counter: &dyn MessageCounter = match &other {
+        Some(c) => c.as_ref(),
+        None => &agentscope,
     };
     let result = match request.max_tokens {
         None => formatter::format(request.formatter, &request.options, &msgs, env, None),
@@ -125,7 +148,7 @@ pub fn run_reference_in(
             &request.options,
             &msgs,
             env,
-            &agentscope,
+            truncation_counter,
             max_tokens,
         )
         .map(|planned| planned.formatted),
@@ -140,7 +163,7 @@ pub fn run_reference_in(
     out.insert("messages".into(), Value::Array(formatted.clone()));
 
     if request.count || request.max_tokens.is_some() {
-        match counter.count(&formatted, None, env.web()) {
+        match truncation_counter.count(&formatted) {
             Ok(n) => out.insert("tokens".into(), json!(n)),
             Err(e) => out.insert(
                 "tokens_error".into(),
@@ -149,12 +172,22 @@ pub fn run_reference_in(
         };
         let tools = session.tools.as_ref().filter(|t| py::truthy(t));
         if let (true, Some(tools)) = (request.count, tools) {
-            match counter.count(&formatted, Some(tools), env.web()) {
-                Ok(n) => out.insert("tokens_with_tools".into(), json!(n)),
-                Err(e) => out.insert(
+            let with_tools = match &spec {
+                CounterSpec::OpenAi(_) => Some(counter.count(&formatted, Some(tools), env.web())),
+                // `"\n".join([str(m) for m in messages] + [str(tools)])`.
+                CounterSpec::Char => Some(truncation_counter.count(&formatted).map(|n| {
+                    n + i64::from(!formatted.is_empty()) + py::py_repr(tools).chars().count() as i64
+                })),
+                // Tools in a chat template, or not AgentScope's: not counted.
+                _ => None,
+            };
+            match with_tools {
+                Some(Ok(n)) => out.insert("tokens_with_tools".into(), json!(n)),
+                Some(Err(e)) => out.insert(
                     "tokens_with_tools_error".into(),
                     Value::Object(error_object("count", &e)),
                 ),
+                None => None,
             };
         }
     }

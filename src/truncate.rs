@@ -194,7 +194,13 @@ impl CostedRequest {
     ) -> Result<i64, PyErr> {
         let head = self.base + self.system.total();
         if u >= self.units.len() {
-            return Ok(head);
+            // Nothing left but the system prompt, if any (a counter whose
+            // base is not what an empty list costs says so in `count`).
+            return if self.seg.system.is_empty() {
+                counter.count(&[])
+            } else {
+                Ok(head)
+            };
         }
         let unit = &self.seg.units[u];
         let cost = &self.units[u];

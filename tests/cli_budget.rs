@@ -198,3 +198,69 @@ fn bad_input_is_one_line_and_exit_code_2() {
         assert!(err.starts_with("error: "), "{args:?}: {err}");
     }
 }
+
+/// `truncate` and `format --max-tokens` count with the same counter by
+/// default (AgentScope's `OpenAITokenCounter(gpt-4o)`), so they drop the
+/// same messages, and each says what it counted with; the session or
+/// `--token-counter` picks another.
+#[test]
+fn truncate_counts_with_the_agents_token_counter_and_says_which() {
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "truncate",
+            "sessions/library_trip.json",
+            "--max-tokens",
+            "200",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json_of(&formatscope(&args))
+    };
+    let default = plan(&[]);
+    assert_eq!(default["token_counter"], "openai:gpt-4o");
+    assert_eq!(default["counted_with"], "OpenAITokenCounter(gpt-4o)");
+    let format = json_of(&formatscope(&[
+        "format",
+        "sessions/library_trip.json",
+        "--max-tokens",
+        "200",
+    ]));
+    assert_eq!(default["tokens_after"], format["tokens"]);
+    assert_eq!(default["dropped"], serde_json::json!([1, 2, 3]));
+
+    let provider = plan(&["--token-counter", "provider"]);
+    assert_eq!(provider["counted_with"], "the provider's tokenizer (qwen)");
+    assert_eq!(provider["dropped"], serde_json::json!([1, 2]));
+
+    let chars = plan(&["--token-counter", "char"]);
+    assert_eq!(chars["counted_with"], "CharTokenCounter()");
+    assert_eq!(chars["tokens_before"], 1071);
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let session: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json"),
+        )
+        .expect("session"),
+    )
+    .expect("json");
+    let mut own = session.clone();
+    own["token_counter"] = "huggingface:qwen".into();
+    let path = dir.path().join("trip.json");
+    std::fs::write(&path, own.to_string()).expect("write");
+    let p = path.to_str().expect("utf-8 path");
+    let from_session = json_of(&formatscope(&[
+        "truncate",
+        p,
+        "--max-tokens",
+        "200",
+        "--json",
+    ]));
+    assert_eq!(from_session["token_counter"], "huggingface:qwen");
+
+    own["token_counter"] = "tiktoken".into();
+    std::fs::write(&path, own.to_string()).expect("write");
+    let bad = formatscope(&["truncate", p, "--max-tokens", "200"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown token counter"));
+}

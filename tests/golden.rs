@@ -26,6 +26,14 @@ fn every_oracle_edge_case_matches_agentscope() {
     run_suite("tests/oracle", 500);
 }
 
+/// Every golden case counted and truncated with AgentScope's
+/// `CharTokenCounter` (`"token_counter": "char"`), by the real AgentScope
+/// (scripts/counter-regen.py).
+#[test]
+fn every_char_counter_vector_matches_agentscope() {
+    run_suite("tests/counters", 1600);
+}
+
 /// The example sessions in sessions/, judged by the oracle too.
 #[test]
 fn every_bundled_session_matches_agentscope() {
@@ -57,7 +65,13 @@ fn run_suite(dir: &str, at_least: usize) {
         let out = pipeline::run_reference(&session, &request, web.clone());
         let text = serde_json::to_string(&Value::Object(out)).unwrap();
         let dir = std::path::absolute(session.base_dir()).unwrap();
-        let actual: Value = serde_json::from_str(&pipeline::portable_paths(&text, &dir)).unwrap();
+        let mut actual: Value =
+            serde_json::from_str(&pipeline::portable_paths(&text, &dir)).unwrap();
+        // We say which counter counted; the oracle's shape does not.
+        if let Some(spec) = &request.token_counter {
+            let said = actual.as_object_mut().unwrap().remove("token_counter");
+            assert_eq!(said, Some(Value::String(spec.id())));
+        }
         let rel = entry["expected"].as_str().unwrap();
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(root.join(rel)).unwrap()).unwrap();

@@ -101,6 +101,7 @@ proptest! {
                 max_tokens: budget,
                 count: true,
                 tools: true,
+            token_counter: None,
             };
             let out = pipeline::run_reference(&session, &request, Arc::new(NoNetwork));
             // Either messages or an error object, never both, never neither.

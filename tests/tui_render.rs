@@ -66,7 +66,8 @@ fn a_session_that_stops_parsing_keeps_the_last_output_marked_stale() {
 fn the_truncation_preview_says_what_is_dropped_or_why_it_cannot_fit() {
     let (app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
     let screen = screen_text(&app, 120, 40);
-    assert!(screen.contains("Drops 2 of 11 messages"), "{screen}");
+    assert!(screen.contains("Drops 3 of 11 messages"), "{screen}");
+    assert!(screen.contains("OpenAITokenCounter(gpt-4o)"), "{screen}");
     insta::assert_snapshot!("truncation_preview", screen);
 
     let dir = tempfile::tempdir().expect("tempdir");

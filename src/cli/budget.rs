@@ -9,7 +9,7 @@ use formatscope::budget::{BudgetError, BudgetModel};
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::pipeline;
 use formatscope::session::read_session;
-use formatscope::tokens::{models, TokenizerSpec};
+use formatscope::tokens::{models, CounterSpec, TokenizerSpec};
 use std::path::PathBuf;
 
 /// Which request to count: a session under a provider, mode and model.
@@ -56,6 +56,15 @@ pub(crate) struct TruncateArgs {
     /// part of it, as in AgentScope).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) max_tokens: i64,
+
+    /// What truncation counts with, as the agent's `token_counter`:
+    /// openai[:MODEL] (AgentScope's OpenAITokenCounter; default gpt-4o),
+    /// char (CharTokenCounter), huggingface:qwen or huggingface:deepseek
+    /// (HuggingFaceTokenCounter with a tokenizer we ship), or provider (the
+    /// provider's own tokenizer). Default: the session's `token_counter`,
+    /// else openai:gpt-4o.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) token_counter: Option<String>,
 }
 
 #[derive(Args)]
@@ -74,8 +83,14 @@ pub(crate) struct TokenizeArgs {
 }
 
 /// A session's budget model for `count` and `truncate`, or the exit code.
-fn budget_model(target: &TargetArgs) -> Result<BudgetModel, i32> {
+fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetModel, i32> {
     let session = read_session(&target.session).map_err(usage_error)?;
+    let truncation = match counter.or(session.token_counter()) {
+        Some(spec) => CounterSpec::parse(spec).map_err(|e| {
+            usage_error(format!("{}: token_counter: {e}", target.session.display()))
+        })?,
+        None => CounterSpec::default(),
+    };
     let default = pipeline::formatter_for_session(&session);
     let provider = match &target.provider {
         Some(p) => Provider::from_id(p).ok_or_else(|| {
@@ -105,7 +120,7 @@ fn budget_model(target: &TargetArgs) -> Result<BudgetModel, i32> {
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&[], target.offline));
-    BudgetModel::new(
+    let mut model = BudgetModel::new(
         FormatterId::new(provider, mode),
         FormatOptions::default(),
         model,
@@ -131,7 +146,9 @@ fn budget_model(target: &TargetArgs) -> Result<BudgetModel, i32> {
             ));
             1
         }
-    })
+    })?;
+    model.set_truncation_counter(truncation);
+    Ok(model)
 }
 
 fn mark(exact: bool) -> &'static str {
@@ -143,7 +160,7 @@ fn mark(exact: bool) -> &'static str {
 }
 
 pub(crate) fn count(args: CountArgs) -> i32 {
-    let mut model = match budget_model(&args.target) {
+    let mut model = match budget_model(&args.target, None) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -213,7 +230,7 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
             args.max_tokens
         ));
     }
-    let model = match budget_model(&args.target) {
+    let mut model = match budget_model(&args.target, args.token_counter.as_deref()) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -233,6 +250,11 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
             "model": info.model,
             "tokenizer": info.tokenizer.describe(),
             "exact": model.counter().exact(Some(formatscope::tokens::Category::Conversation)),
+            "token_counter": model.truncation_counter().id(),
+            "counted_with": model.truncation_label(),
+            "counter_exact": model.truncation_counter().exact(
+                model.counter().exact(Some(formatscope::tokens::Category::Conversation))
+            ),
             "max_tokens": plan.max_tokens,
             "tokens_before": plan.tokens_before,
             "tokens_after": plan.tokens_after,
@@ -249,10 +271,10 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
         print_json(&out);
     } else {
         println!(
-            "{} · {} · tokenizer {}",
+            "{} · {} · truncation counted with {}",
             model.formatter,
             safe(&info.model),
-            info.tokenizer.describe()
+            model.truncation_label()
         );
         match (&plan.error, plan.tokens_after) {
             (None, Some(after)) if plan.dropped.is_empty() => println!(

@@ -8,6 +8,7 @@ use clap::Args;
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::pipeline::{self, ReferenceRequest};
 use formatscope::session::read_session;
+use formatscope::tokens::CounterSpec;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
@@ -35,6 +36,13 @@ pub(crate) struct FormatArgs {
     /// gpt-4o, oldest messages first) and add "tokens".
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) max_tokens: Option<i64>,
+
+    /// Count and truncate with this counter, as the agent's `token_counter`:
+    /// openai[:MODEL], char, huggingface:qwen, huggingface:deepseek or
+    /// provider. Default: the session's `token_counter`, else the oracle's
+    /// OpenAITokenCounter(gpt-4o).
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) token_counter: Option<String>,
 
     /// Use the session's own "max_tokens" as the budget (when --max-tokens
     /// is not given).
@@ -137,12 +145,20 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     let max_tokens = args
         .max_tokens
         .or_else(|| args.session_budget.then(|| session.max_tokens()).flatten());
+    let token_counter = match args.token_counter.as_deref().or(session.token_counter()) {
+        Some(spec) => match CounterSpec::parse(spec) {
+            Ok(c) => Some(c),
+            Err(e) => return usage_error(format!("token_counter: {e}")),
+        },
+        None => None,
+    };
     let request = ReferenceRequest {
         formatter,
         options,
         max_tokens,
         count: args.count,
         tools: args.tools,
+        token_counter,
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&args.web_root, args.offline));

@@ -40,6 +40,7 @@ pub struct MediaEnv {
 }
 
 /// The web as the formatters see it: through the gate.
+#[derive(Clone)]
 struct GatedWeb {
     gate: Arc<Gate>,
     inner: Arc<dyn WebFetcher>,
@@ -80,6 +81,11 @@ impl MediaEnv {
     }
 
     /// `requests`, through the gate.
+    /// The gated web, to keep (a counter that outlives this run).
+    pub fn web_arc(&self) -> Arc<dyn WebFetcher> {
+        Arc::new(self.web.clone())
+    }
+
     pub fn web(&self) -> &dyn WebFetcher {
         &self.web
     }

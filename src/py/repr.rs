@@ -43,6 +43,10 @@ fn write_repr(out: &mut String, v: &Value) {
             }
             out.push(']');
         }
+        // Bytes travel as `{"$bytes": base64}` (Gemini's thought_signature).
+        Value::Object(map) if bytes_of(map).is_some() => {
+            write_bytes_repr(out, &bytes_of(map).unwrap_or_default())
+        }
         Value::Object(map) => {
             out.push('{');
             for (i, (k, item)) in map.iter().enumerate() {
@@ -56,6 +60,45 @@ fn write_repr(out: &mut String, v: &Value) {
             out.push('}');
         }
     }
+}
+
+fn bytes_of(map: &serde_json::Map<String, Value>) -> Option<Vec<u8>> {
+    match (map.len(), map.get("$bytes")) {
+        (1, Some(Value::String(b64))) => {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD.decode(b64).ok()
+        }
+        _ => None,
+    }
+}
+
+/// A Python bytes literal (`b'...'`): quotes as for strings, printable
+/// ASCII as is, `\t` `\n` `\r`, anything else `\xNN`.
+fn write_bytes_repr(out: &mut String, bytes: &[u8]) {
+    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    out.push('b');
+    out.push(quote as char);
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b if b == quote => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out.push(quote as char);
 }
 
 /// A Python string literal: single quotes unless the text has `'` and no `"`.

@@ -88,6 +88,10 @@ impl Session {
     pub fn max_tokens(&self) -> Option<i64> {
         self.settings.get("max_tokens").and_then(Value::as_i64)
     }
+    /// The counter truncation runs with (`openai:gpt-4o`, `char`, ...).
+    pub fn token_counter(&self) -> Option<&str> {
+        self.settings.get("token_counter").and_then(Value::as_str)
+    }
 }
 
 /// Reads a session file: a regular file of at most `SESSION_LIMIT` bytes

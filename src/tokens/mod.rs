@@ -10,6 +10,7 @@ mod encoding;
 pub mod media_cost;
 pub mod models;
 mod provider;
+pub mod truncation_counter;
 mod vocab;
 
 pub use agentscope::OpenAiTokenCounter;
@@ -17,4 +18,5 @@ pub use counter::{AgentScopeCounter, Category, Cost, MessageCounter};
 pub use encoding::{encoding_for_model, Encoding};
 pub use models::{ModelInfo, Template, TokenizerSpec};
 pub use provider::ProviderCounter;
+pub use truncation_counter::CounterSpec;
 pub use vocab::{special_tokens, Vocab};

@@ -20,6 +20,7 @@ use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
 use crate::session::{parse_session, render_saved, Session};
 use crate::tokens::models;
+use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use serde_json::Value;
@@ -672,6 +673,10 @@ impl App {
             raw_media: self.request.raw_media,
             syntax: Arc::clone(&self.syntax),
             access: self.consent.mode(&doc.path),
+            token_counter: session
+                .token_counter()
+                .map(|spec| CounterSpec::parse(spec).map_err(|e| format!("token_counter: {e}")))
+                .unwrap_or_else(|| Ok(CounterSpec::default())),
         };
         vec![Command::Reformat(Box::new(job))]
     }

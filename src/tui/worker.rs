@@ -10,6 +10,7 @@ use crate::budget::{BudgetModel, TokenReport};
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
+use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
 use ratatui::text::Line;
@@ -35,6 +36,9 @@ pub struct Job {
     /// Reads outside the session's folder and downloads: allowed, or
     /// refused (and, with `Ask`, reported in `Preview::wanted`).
     pub access: AccessMode,
+    /// What truncation counts with (the session's `token_counter`), or why
+    /// the session's spec is not one.
+    pub token_counter: Result<CounterSpec, String>,
 }
 
 /// What the panes show for one session state.
@@ -53,6 +57,8 @@ pub struct Preview {
     pub tool_plain: Vec<String>,
     pub report: Option<TokenReport>,
     pub plan: Option<Result<TruncationPlan, String>>,
+    /// What the plan counts with (`OpenAITokenCounter(gpt-4o)`).
+    pub truncation_label: String,
     pub budget: Option<i64>,
     /// Formatting failed as AgentScope fails: its error.
     pub error: Option<String>,
@@ -154,6 +160,7 @@ impl Computer {
             tool_plain: Vec::new(),
             report: None,
             plan: None,
+            truncation_label: String::new(),
             budget: job.budget,
             error: None,
             wanted: Vec::new(),
@@ -209,12 +216,17 @@ impl Computer {
             preview.tool_plain = plain;
         }
         preview.report = Some(model.report());
+        if let Ok(spec) = &job.token_counter {
+            model.set_truncation_counter(spec.clone());
+        }
+        preview.truncation_label = model.truncation_label();
         if let Some(budget) = job.budget.filter(|b| *b > 0) {
-            preview.plan = Some(
-                model
+            preview.plan = Some(match &job.token_counter {
+                Ok(_) => model
                     .plan(budget)
                     .map_err(|e| format!("{}: {}", e.kind, e.message)),
-            );
+                Err(e) => Err(e.clone()),
+            });
         }
         preview.wanted = wanted(&gate, job);
         self.model = Some((key, model));

@@ -13,6 +13,7 @@ pub fn request_from_oracle_args(args: &[String]) -> ReferenceRequest {
         max_tokens: None,
         count: false,
         tools: false,
+        token_counter: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -27,6 +28,11 @@ pub fn request_from_oracle_args(args: &[String]) -> ReferenceRequest {
             "--promote-tool-result-audios" => request.options.promote_audios = true,
             "--promote-tool-result-videos" => request.options.promote_videos = true,
             "--conversation-history-prompt" => request.options.history_prompt = it.next().cloned(),
+            // Not the oracle's: our suites made with another counter.
+            "--token-counter" => {
+                request.token_counter =
+                    Some(formatscope::tokens::CounterSpec::parse(it.next().unwrap()).unwrap())
+            }
             other => panic!("unexpected oracle argument {other}"),
         }
     }

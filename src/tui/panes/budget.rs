@@ -74,7 +74,7 @@ pub fn draw(
         ));
     frame.render_widget(gauge, rows[0]);
     let tokenizer = format!(
-        "{} {}",
+        "provider tokenizer {} {}",
         report.model.tokenizer.describe(),
         if report.exact {
             "· exact"

@@ -2,6 +2,7 @@
 //! fit the budget, or why it cannot.
 
 use super::pane_block;
+use crate::tokens::CounterSpec;
 use crate::tui::theme::Palette;
 use crate::tui::worker::Preview;
 use ratatui::layout::Rect;
@@ -11,7 +12,12 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Preview>) {
-    let block = pane_block(ui, Line::from(" Truncation (FIFO, as AgentScope) "), false);
+    // AgentScope truncates with the agent's token counter: say which.
+    let title = match preview.map(|p| p.truncation_label.as_str()) {
+        Some(label) if !label.is_empty() => format!(" Truncation (FIFO as AgentScope · {label}) "),
+        _ => " Truncation (FIFO as AgentScope) ".to_string(),
+    };
+    let block = pane_block(ui, Line::from(title), false);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(preview) = preview else { return };
@@ -78,7 +84,17 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Previe
                 Style::default().fg(ui.muted),
             ),
         ],
-        (Some(Err(e)), _) => vec![Line::styled(e.clone(), Style::default().fg(ui.error))],
+        (Some(Err(e)), _) => vec![
+            Line::styled(e.clone(), Style::default().fg(ui.error)),
+            // AgentScope's OpenAI counter raises on other providers' shapes.
+            Line::styled(
+                format!(
+                    "AgentScope's truncation raises this with the agent's token counter. Another one can be set in the session: \"token_counter\": {}.",
+                    CounterSpec::CHOICES
+                ),
+                Style::default().fg(ui.muted),
+            ),
+        ],
         (None, Some(_)) => vec![Line::raw("")],
     };
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
