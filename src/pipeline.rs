@@ -93,6 +93,32 @@ pub fn run_reference_in(
     request: &ReferenceRequest,
     env: &MediaEnv,
 ) -> Map<String, Value> {
+    run_with(session, build_msgs_at(session), request, env)
+}
+
+/// [`run_reference_in`] taking the session's messages out of it, so a large
+/// session is not held twice; also says which message `Msg.from_dict`
+/// rejected, if one was.
+pub fn run_reference_owned(
+    session: &mut Session,
+    request: &ReferenceRequest,
+    env: &MediaEnv,
+) -> (Map<String, Value>, Option<usize>) {
+    let msgs = std::mem::take(&mut session.messages)
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| Msg::from_dict_owned(m).map(Arc::new).map_err(|e| (i, e)))
+        .collect::<Result<Vec<_>, _>>();
+    let invalid = msgs.as_ref().err().map(|(i, _)| *i);
+    (run_with(session, msgs, request, env), invalid)
+}
+
+fn run_with(
+    session: &Session,
+    msgs: Result<Vec<Arc<Msg>>, (usize, PyErr)>,
+    request: &ReferenceRequest,
+    env: &MediaEnv,
+) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert(
         "formatter".into(),
@@ -112,9 +138,9 @@ pub fn run_reference_in(
         out
     };
 
-    let msgs = match build_msgs(session) {
+    let msgs = match msgs {
         Ok(m) => m,
-        Err(e) => {
+        Err((_, e)) => {
             out.extend(error_object("msg", &e));
             return finish(out, env);
         }
@@ -160,8 +186,9 @@ pub fn run_reference_in(
             return finish(out, env);
         }
     };
-    out.insert("messages".into(), Value::Array(formatted.clone()));
-
+    // The key now, in the oracle's order; the value once counted, so the
+    // output takes the messages without a copy.
+    out.insert("messages".into(), Value::Null);
     if request.count || request.max_tokens.is_some() {
         match truncation_counter.count(&formatted) {
             Ok(n) => out.insert("tokens".into(), json!(n)),
@@ -191,6 +218,7 @@ pub fn run_reference_in(
             };
         }
     }
+    out.insert("messages".into(), Value::Array(formatted));
     if request.tools {
         let tools = session
             .tools

@@ -1,8 +1,8 @@
 //! The token budget commands: `count`, `truncate` and `tokenize`.
 
 use super::{
-    bad_message_location, media_env, print_json, report_access, report_session, safe, say,
-    usage_error, web_fetcher,
+    media_env, message_location, print_json, report_access, report_session, safe, say, usage_error,
+    web_fetcher,
 };
 use clap::Args;
 use formatscope::budget::{BudgetError, BudgetModel};
@@ -120,17 +120,19 @@ fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetMode
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&[], target.offline));
+    let mut session = session;
+    let messages = std::mem::take(&mut session.messages);
     let mut model = BudgetModel::new(
         FormatterId::new(provider, mode),
         FormatOptions::default(),
         model,
-        session.messages.clone(),
-        session.tools.clone(),
+        messages,
+        session.tools.take(),
         env,
     )
     .map_err(|e| match e {
         BudgetError::Message { index, error } => {
-            let at = bad_message_location(&target.session, &session)
+            let at = message_location(&target.session, &session, index)
                 .unwrap_or_else(|| format!("{}: message {index}", target.session.display()));
             say(format!(
                 "error: {at}: message rejected: {}: {}",

@@ -2,7 +2,7 @@
 //! session, printed in the golden files' shape.
 
 use super::{
-    bad_message_location, media_env, report_access, report_session, say, usage_error, web_fetcher,
+    media_env, message_location, report_access, report_session, say, usage_error, web_fetcher,
 };
 use clap::Args;
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
@@ -162,7 +162,8 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&args.web_root, args.offline));
-    let out = pipeline::run_reference_in(&session, &request, &env);
+    let mut session = session;
+    let (out, invalid) = pipeline::run_reference_owned(&mut session, &request, &env);
     report_access(env.gate());
     let failed = out.get("error").and_then(Value::as_str).map(|e| {
         let kind = out
@@ -184,17 +185,23 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     } else {
         Value::Object(out)
     };
-    let mut text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if args.portable_paths {
         let dir = session.base_dir();
-        text = pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir));
+        let text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+        let text = pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir));
+        let _ = writeln!(stdout, "{text}");
+    } else {
+        // Streamed: a large request is never held twice, as values and text.
+        let _ = serde_json::to_writer_pretty(&mut stdout, &shown);
+        let _ = writeln!(stdout);
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
+    drop(stdout);
     match failed {
         Some(message) => {
             let first_line = message.lines().next().unwrap_or_default();
-            match bad_message_location(&args.session, &session) {
+            match invalid.and_then(|i| message_location(&args.session, &session, i)) {
                 Some(at) => say(format!("error: {at}: message rejected: {first_line}")),
                 None => say(format!("error: {first_line}")),
             }

@@ -10,7 +10,6 @@ use budget::{CountArgs, TokenizeArgs, TruncateArgs};
 use clap::{Parser, Subcommand};
 use format::FormatArgs;
 use formatscope::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher, WebRoot};
-use formatscope::pipeline;
 use formatscope::session::Session;
 use formatscope::text::escape_control;
 use serde_json::Value;
@@ -148,14 +147,13 @@ pub(crate) fn web_fetcher(web_roots: &[PathBuf], offline: bool) -> Arc<dyn WebFe
     }
 }
 
-/// `file:line:col` of the first message AgentScope's `Msg` rejects, when the
-/// failure is that (the file is our session object or a bare array).
-pub(crate) fn bad_message_location(
+/// `file:line:col` of message `index` of a session read from `path`.
+pub(crate) fn message_location(
     path: &std::path::Path,
     session: &formatscope::session::Session,
+    index: usize,
 ) -> Option<String> {
     use formatscope::session::{locate_pointer, InputShape};
-    let (index, _) = pipeline::invalid_message(session)?;
     let pointer = match session.shape {
         InputShape::Session => format!("/messages/{index}"),
         InputShape::BareArray => format!("/{index}"),

@@ -38,7 +38,35 @@ impl Msg {
     /// `Msg.from_dict`: `name`, `content` and `role` are required (KeyError),
     /// content must be a str or list, role one of the three (AssertionError).
     pub fn from_dict(v: &Value) -> Result<Msg, PyErr> {
+        let role = Self::checked_role(v)?;
         let name = get_item(v, "name")?.clone();
+        Ok(match get_item(v, "content")? {
+            Value::String(s) => Msg::text(name, role, s.clone()),
+            other => Msg::with_blocks(name, role, other.as_array().cloned().unwrap_or_default()),
+        })
+    }
+
+    /// [`Msg::from_dict`] taking the dict, so its content is moved, not
+    /// copied (large sessions are held once, not twice).
+    pub fn from_dict_owned(v: Value) -> Result<Msg, PyErr> {
+        let role = Self::checked_role(&v)?;
+        let Value::Object(mut map) = v else {
+            // `checked_role` read keys from it: it is a dict.
+            return Err(PyErr::type_error("a message must be a dict"));
+        };
+        let name = map.swap_remove("name").unwrap_or(Value::Null);
+        Ok(match map.swap_remove("content") {
+            Some(Value::String(s)) => Msg::text(name, role, s),
+            Some(Value::Array(blocks)) => Msg::with_blocks(name, role, blocks),
+            _ => Msg::with_blocks(name, role, Vec::new()),
+        })
+    }
+
+    /// `Msg.from_dict`'s checks: `name`, `content` and `role` are required
+    /// (KeyError), content must be a str or list, role one of the three
+    /// (AssertionError).
+    fn checked_role(v: &Value) -> Result<Role, PyErr> {
+        get_item(v, "name")?;
         let content = get_item(v, "content")?;
         let role = get_item(v, "role")?;
         let content_is_valid = matches!(content, Value::String(_) | Value::Array(_));
@@ -47,16 +75,12 @@ impl Msg {
                 "The content must be a string or a list of content blocks.",
             ));
         }
-        let role = match role.as_str() {
-            Some("user") => Role::User,
-            Some("assistant") => Role::Assistant,
-            Some("system") => Role::System,
-            _ => return Err(PyErr::assertion("")),
-        };
-        Ok(match content {
-            Value::String(s) => Msg::text(name, role, s.clone()),
-            other => Msg::with_blocks(name, role, other.as_array().cloned().unwrap_or_default()),
-        })
+        match role.as_str() {
+            Some("user") => Ok(Role::User),
+            Some("assistant") => Ok(Role::Assistant),
+            Some("system") => Ok(Role::System),
+            _ => Err(PyErr::assertion("")),
+        }
     }
 
     pub fn text(name: Value, role: Role, text: String) -> Msg {
