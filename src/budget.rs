@@ -293,6 +293,14 @@ impl BudgetModel {
         let system = truncate::cost_of(&self.counter, &seg.system)
             .map_err(BudgetError::Format)?
             .recategorised(Category::SystemPrompt);
+        let missing: Vec<&Arc<Unit>> = seg
+            .units
+            .iter()
+            .filter(|u| !self.costs.contains_key(&u.key))
+            .collect();
+        for (key, cost) in count_in_parallel(&self.counter, &missing) {
+            self.costs.insert(key, cost);
+        }
         let mut units = Vec::with_capacity(seg.units.len());
         for unit in &seg.units {
             units.push(self.cached_cost(unit)?);
@@ -496,6 +504,14 @@ impl BudgetModel {
         let counter = self.trunc_counter.as_ref();
         let seg = self.request.seg.clone();
         let system = truncate::cost_of(counter, &seg.system)?;
+        let missing: Vec<&Arc<Unit>> = seg
+            .units
+            .iter()
+            .filter(|u| !self.trunc_costs.contains_key(&u.key))
+            .collect();
+        for (key, cost) in count_in_parallel(counter, &missing) {
+            self.trunc_costs.insert(key, cost);
+        }
         let mut units = Vec::with_capacity(seg.units.len());
         for unit in &seg.units {
             let cost = match self.trunc_costs.get(&unit.key) {
@@ -532,6 +548,35 @@ impl BudgetModel {
     pub fn formatted(&self) -> Vec<Value> {
         self.request.seg.assemble(0, &self.env).unwrap_or_default()
     }
+}
+
+/// Costs of `units` counted on every core (each unit counts on its own; a
+/// cold count of a large request is mostly BPE). Only the successes: a unit
+/// that raises is counted again in order, so the first error is the
+/// reference's. Small requests are left to the caller.
+fn count_in_parallel(counter: &dyn MessageCounter, units: &[&Arc<Unit>]) -> Vec<(u64, UnitCost)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || units.len() < 256 {
+        return Vec::new();
+    }
+    let per = units.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = units
+            .chunks(per)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .filter_map(|u| cost_unit(counter, u).ok().map(|c| (u.key, c)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 fn segment_error(e: SegmentError) -> BudgetError {

@@ -159,7 +159,7 @@ fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
     });
     tmux.keys(&["]", "]"]);
     tmux.wait_for("the third session", |s| {
-        s.contains("library_trip.json (3/") && s.contains("Drops 2 of 11")
+        s.contains("library_trip.json (3/") && s.contains("Drops 3 of 11")
     });
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("EXITED 0"));

@@ -429,3 +429,41 @@ mod random_use {
         }
     }
 }
+
+/// A large request is highlighted as it comes on screen, not all at once:
+/// drawing a 2,000-message session highlights the few messages in view.
+#[test]
+fn only_the_messages_on_screen_are_highlighted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("large.json");
+    let messages: Vec<serde_json::Value> = (0..2000)
+        .map(|i| serde_json::json!({"name": "Bob", "role": "user", "content": format!("message {i}")}))
+        .collect();
+    std::fs::write(&path, serde_json::json!({"messages": messages}).to_string()).expect("write");
+    let (app, _) = loaded_app(&path, (120, 40));
+    assert_eq!(app.request.highlighted.cached(), 0, "nothing before a draw");
+    screen_text(&app, 120, 40);
+    let highlighted = app.request.highlighted.cached();
+    assert!(
+        (1..=40).contains(&highlighted),
+        "{highlighted} messages highlighted for one screen"
+    );
+}
+
+/// The budget is published as soon as the request is counted, before the
+/// truncation plan (which may count it again with the agent's counter).
+#[test]
+fn counts_are_published_before_the_plan() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let Command::Reformat(job) = app.update(key('1')).remove(0) else {
+        panic!("reformat")
+    };
+    let mut early = Vec::new();
+    let done = computer.compute_phased(&job, &mut |p| early.push(p));
+    assert_eq!(early.len(), 1);
+    assert!(early[0].report.is_some(), "the counts come first");
+    assert!(early[0].plan.is_none(), "then the plan");
+    assert!(done.plan.is_some());
+    app.update(Msg::PreviewReady(Box::new(early.remove(0))));
+    assert!(screen_text(&app, 120, 40).contains("planning the truncation"));
+}

@@ -66,7 +66,7 @@ pub struct App {
     pub last_reload: Option<String>,
     pub consent: Consent,
     pub theme: Theme,
-    syntax: Arc<syntect::highlighting::Theme>,
+    pub(crate) syntax: Arc<syntect::highlighting::Theme>,
     pub size: (u16, u16),
     pub areas: Areas,
     pub quit: bool,

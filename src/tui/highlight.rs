@@ -1,11 +1,16 @@
 //! JSON highlighting for the request pane, with syntect and the theme's
-//! `.tmTheme`. Runs on the worker thread, never while drawing. Huge requests
-//! (more than `SYNTECT_MAX_LINES`) are coloured line by line with the same
-//! theme's scope colours, which is exact for pretty-printed JSON and fast.
+//! `.tmTheme`. A request is highlighted a message at a time, when a message
+//! is first on screen ([`LazyLines`]), so a 10,000-message request costs
+//! what is seen, not what is there. Huge pieces (more than
+//! `SYNTECT_MAX_LINES`) are coloured line by line with the same theme's
+//! scope colours, which is exact for pretty-printed JSON and fast.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use std::sync::OnceLock;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, Highlighter, Theme};
 use syntect::parsing::{Scope, SyntaxSet};
@@ -167,5 +172,71 @@ mod tests {
                 .style;
             assert_ne!(key.fg, value.fg);
         }
+    }
+}
+
+/// The highlighted lines of a pretty-printed request, made on demand: each
+/// message's lines (a `chunk`) are highlighted on their own (each starts at
+/// the same depth after the array's `[`), cached by content and theme, so
+/// scrolling back and forth and unchanged messages cost nothing again.
+#[derive(Debug, Default)]
+pub struct LazyLines {
+    cache: RefCell<HashMap<u64, Arc<Vec<Line<'static>>>>>,
+}
+
+/// Chunks kept before the cache starts again (a few screens of huge
+/// requests; each chunk is one message).
+const LAZY_CACHE_CHUNKS: usize = 4096;
+
+impl LazyLines {
+    /// Line `i` of `plain`, highlighted; `chunks` are the messages' line
+    /// ranges, in order.
+    pub fn line(
+        &self,
+        plain: &[String],
+        chunks: &[Range<usize>],
+        i: usize,
+        theme: &Theme,
+    ) -> Line<'static> {
+        let Some(text) = plain.get(i) else {
+            return Line::raw("");
+        };
+        let at = chunks.partition_point(|c| c.end <= i);
+        let Some(chunk) = chunks.get(at).filter(|c| c.contains(&i)) else {
+            // The array's own brackets.
+            return highlight_json(std::slice::from_ref(text), theme)
+                .pop()
+                .unwrap_or_default();
+        };
+        let lines = self.chunk(&plain[chunk.clone()], theme);
+        lines.get(i - chunk.start).cloned().unwrap_or_default()
+    }
+
+    fn chunk(&self, lines: &[String], theme: &Theme) -> Arc<Vec<Line<'static>>> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        lines.hash(&mut h);
+        theme.name.hash(&mut h);
+        let key = h.finish();
+        if let Some(hit) = self.cache.borrow().get(&key) {
+            return Arc::clone(hit);
+        }
+        let mut text = Vec::with_capacity(lines.len() + 1);
+        text.push("[".to_string());
+        text.extend_from_slice(lines);
+        let mut styled = highlight_json(&text, theme);
+        styled.remove(0);
+        let styled = Arc::new(styled);
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() >= LAZY_CACHE_CHUNKS {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&styled));
+        styled
+    }
+
+    /// How many messages are highlighted (for tests).
+    pub fn cached(&self) -> usize {
+        self.cache.borrow().len()
     }
 }

@@ -120,6 +120,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             stale: load_error.is_some() && doc.is_some(),
             updating: preview.is_some_and(|p| p.generation < app.generation),
             focused: app.focus == Focus::Output,
+            syntax: &app.syntax,
         },
     );
     budget::draw(frame, budget_area, ui, preview, app.budget());

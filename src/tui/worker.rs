@@ -47,9 +47,11 @@ pub struct Preview {
     pub generation: u64,
     pub formatter: FormatterId,
     pub model: ModelInfo,
-    /// The formatted messages, pretty JSON, highlighted and plain.
-    pub lines: Vec<Line<'static>>,
-    pub plain: Vec<String>,
+    /// The formatted messages, pretty JSON (highlighted when drawn); shared,
+    /// as the preview is published twice (counts first, then the plan).
+    pub plain: Arc<Vec<String>>,
+    /// Each request message's lines in `plain`.
+    pub chunks: Vec<Range<usize>>,
     /// Input message range -> the request lines that came from it.
     pub spans: Vec<Span>,
     /// The provider's tool schemas, the same way.
@@ -73,8 +75,6 @@ pub struct Computer {
     /// Fetches remote media some formatters download (none: offline).
     web: Option<Arc<dyn WebFetcher>>,
     model: Option<(ModelKey, BudgetModel)>,
-    /// Highlighted lines of one request message, by its text and theme.
-    highlighted: std::collections::HashMap<u64, Arc<Vec<Line<'static>>>>,
 }
 
 #[derive(PartialEq)]
@@ -96,52 +96,14 @@ impl Computer {
         }
     }
 
-    /// Highlights the request array message by message (each starts at the
-    /// same depth, so each is highlighted on its own after a `[`), reusing
-    /// the lines of messages that did not change.
-    fn highlight_cached(
-        &mut self,
-        plain: &[String],
-        syntax: &syntect::highlighting::Theme,
-    ) -> Vec<Line<'static>> {
-        use std::hash::{Hash, Hasher};
-        let mut out: Vec<Line<'static>> = Vec::with_capacity(plain.len());
-        let mut used = std::collections::HashMap::new();
-        let mut i = 0;
-        while i < plain.len() {
-            // A message spans from a "  {" line to its "  }" / "  }," line.
-            if plain[i] == "  {" {
-                let end = (i..plain.len())
-                    .find(|&j| plain[j] == "  }" || plain[j] == "  },")
-                    .map_or(plain.len(), |j| j + 1);
-                let mut h = std::collections::hash_map::DefaultHasher::new();
-                plain[i..end].hash(&mut h);
-                syntax.name.hash(&mut h);
-                let key = h.finish();
-                let lines = match self.highlighted.get(&key) {
-                    Some(l) => Arc::clone(l),
-                    None => {
-                        let mut text = vec!["[".to_string()];
-                        text.extend_from_slice(&plain[i..end]);
-                        let mut lines = highlight_json(&text, syntax);
-                        lines.remove(0);
-                        Arc::new(lines)
-                    }
-                };
-                out.extend(lines.iter().cloned());
-                used.insert(key, lines);
-                i = end;
-            } else {
-                out.extend(highlight_json(&plain[i..=i], syntax));
-                i += 1;
-            }
-        }
-        // Keep only what this request uses, so the cache cannot grow without bound.
-        self.highlighted = used;
-        out
+    pub fn compute(&mut self, job: &Job) -> Preview {
+        self.compute_phased(job, &mut |_| {})
     }
 
-    pub fn compute(&mut self, job: &Job) -> Preview {
+    /// [`Computer::compute`], publishing the request and its counts through
+    /// `early` as soon as they are known, before the truncation plan (which
+    /// may count the request again with the agent's token counter).
+    pub fn compute_phased(&mut self, job: &Job, early: &mut dyn FnMut(Preview)) -> Preview {
         let key = ModelKey {
             formatter: job.formatter,
             model: job.model.model.clone(),
@@ -153,8 +115,8 @@ impl Computer {
             generation: job.generation,
             formatter: job.formatter,
             model: job.model.clone(),
-            lines: Vec::new(),
-            plain: Vec::new(),
+            plain: Arc::default(),
+            chunks: Vec::new(),
             spans: Vec::new(),
             tool_lines: Vec::new(),
             tool_plain: Vec::new(),
@@ -198,11 +160,11 @@ impl Computer {
         };
         match model.formatted_with_spans() {
             Ok(request) => {
-                let (plain, spans) =
+                let (plain, spans, chunks) =
                     pretty_with_spans(&request.messages, &request.spans, job.raw_media);
-                preview.lines = self.highlight_cached(&plain, &job.syntax);
-                preview.plain = plain;
+                preview.plain = Arc::new(plain);
                 preview.spans = spans;
+                preview.chunks = chunks;
             }
             Err(e) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
         }
@@ -216,6 +178,9 @@ impl Computer {
             preview.tool_plain = plain;
         }
         preview.report = Some(model.report());
+        if job.budget.is_some_and(|b| b > 0) {
+            early(preview.clone());
+        }
         if let Ok(spec) = &job.token_counter {
             model.set_truncation_counter(spec.clone());
         }
@@ -255,7 +220,7 @@ pub fn pretty_with_spans(
     messages: &[Value],
     spans: &[Span],
     raw: bool,
-) -> (Vec<String>, Vec<Span>) {
+) -> (Vec<String>, Vec<Span>, Vec<Range<usize>>) {
     let mut lines = vec!["[".to_string()];
     let mut message_lines: Vec<Range<usize>> = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
@@ -279,7 +244,7 @@ pub fn pretty_with_spans(
             (msgs.clone(), start..end)
         })
         .collect();
-    (lines, line_spans)
+    (lines, line_spans, message_lines)
 }
 
 /// Strings of base64 (data URLs, `data` fields, Ollama images) longer than
@@ -376,7 +341,8 @@ pub fn spawn(
         .name("formatscope-worker".into())
         .spawn(move || {
             while let Some(job) = slot.take() {
-                send(computer.compute(&job));
+                let done = computer.compute_phased(&job, &mut |counted| send(counted));
+                send(done);
             }
         })
         .expect("spawn the worker thread")
@@ -394,7 +360,7 @@ mod tests {
             json!({"role": "user", "content": "b"}),
         ];
         let spans = vec![(0..1, 0..1), (1..2, 1..2)];
-        let (lines, line_spans) = pretty_with_spans(&messages, &spans, false);
+        let (lines, line_spans, _) = pretty_with_spans(&messages, &spans, false);
         let whole: Value = serde_json::from_str(&lines.join("\n")).expect("valid JSON");
         assert_eq!(whole, Value::Array(messages));
         assert!(lines[line_spans[1].1.start].contains('{'));

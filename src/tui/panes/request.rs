@@ -1,9 +1,11 @@
 //! The request pane: the formatter's output (or the provider's tool
-//! schemas), highlighted by the worker, scrolled and searched here. The
-//! lines that came from the selected message are marked.
+//! schemas), scrolled and searched here, highlighted as it comes on screen
+//! (a message at a time, cached). The lines that came from the selected
+//! message are marked.
 
 use super::pane_block;
 use crate::formatter::FormatterId;
+use crate::tui::highlight::LazyLines;
 use crate::tui::keymap::Action;
 use crate::tui::theme::Palette;
 use crate::tui::worker::Preview;
@@ -24,6 +26,8 @@ pub struct RequestPane {
     /// Typing a search (`/`): the text so far.
     pub search_input: Option<String>,
     pub search: Option<String>,
+    /// The request's lines highlighted so far.
+    pub highlighted: LazyLines,
 }
 
 /// What the pane draws besides its own state.
@@ -37,6 +41,8 @@ pub struct RequestView<'a> {
     /// A newer preview is being computed.
     pub updating: bool,
     pub focused: bool,
+    /// The syntax theme the request is highlighted with.
+    pub syntax: &'a syntect::highlighting::Theme,
 }
 
 impl RequestPane {
@@ -113,10 +119,19 @@ impl RequestPane {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
-        let (what, lines, plain): (&str, &[Line<'static>], &[String]) = match view.preview {
-            Some(p) if self.show_tools => ("tool schemas", &p.tool_lines, &p.tool_plain),
-            Some(p) => ("request", &p.lines, &p.plain),
-            None => ("request", &[], &[]),
+        let (what, plain): (&str, &[String]) = match view.preview {
+            Some(p) if self.show_tools => ("tool schemas", &p.tool_plain),
+            Some(p) => ("request", &p.plain),
+            None => ("request", &[]),
+        };
+        // Only the lines on screen are highlighted (the tool schemas, small,
+        // come highlighted from the worker).
+        let line_at = |i: usize| -> Line<'static> {
+            match view.preview {
+                Some(p) if self.show_tools => p.tool_lines.get(i).cloned().unwrap_or_default(),
+                Some(p) => self.highlighted.line(&p.plain, &p.chunks, i, view.syntax),
+                None => Line::default(),
+            }
         };
         let formatter = view.preview.map_or(view.formatter, |p| p.formatter);
         let mut title = vec![Span::raw(format!(" {formatter} · {what} "))];
@@ -157,9 +172,10 @@ impl RequestPane {
         };
         let query = self.search.as_ref().map(|q| q.to_lowercase());
         let height = inner.height as usize;
-        let start = self.scroll.min(lines.len().saturating_sub(1));
+        let start = self.scroll.min(plain.len().saturating_sub(1));
         let mut shown = Vec::with_capacity(height);
-        for (i, line) in lines.iter().enumerate().skip(start).take(height) {
+        for i in (start..plain.len()).take(height) {
+            let line = line_at(i);
             let in_selected = selected.as_ref().is_some_and(|r| r.contains(&i));
             let gutter = if in_selected {
                 Span::styled("▌", Style::default().fg(ui.provenance_mark))

@@ -95,7 +95,10 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Previe
                 Style::default().fg(ui.muted),
             ),
         ],
-        (None, Some(_)) => vec![Line::raw("")],
+        (None, Some(_)) => vec![Line::styled(
+            "planning the truncation…",
+            Style::default().fg(ui.muted),
+        )],
     };
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }

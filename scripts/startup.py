@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Launch to first budget number: starts the workbench in tmux (120x40) on a
+session, polls the screen until the budget meter shows a number, and
+samples the process's resident memory for two seconds more.
+
+    python3 scripts/startup.py target/release/formatscope SESSION [BASELINE_BINARY]
+
+With a baseline binary (an earlier build), both run in turn, three times
+each, and the ratios are printed: this machine is shared, so a figure
+means something only beside a baseline measured in the same run.
+"""
+import subprocess, time, sys, re, os
+
+
+def measure(binary, session):
+    name = "su%d" % os.getpid()
+    subprocess.run(["tmux", "kill-session", "-t", name], stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", binary, session], check=True)
+    first = None
+    peak = 0
+    pid = None
+    while time.time() - t0 < 20:
+        out = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+        if pid is None:
+            p = subprocess.run(["tmux", "list-panes", "-t", name, "-F", "#{pane_pid}"], capture_output=True, text=True).stdout.strip()
+            pid = p or None
+        if pid:
+            try:
+                for line in open(f"/proc/{pid}/status"):
+                    if line.startswith("VmRSS"):
+                        peak = max(peak, int(line.split()[1]))
+            except FileNotFoundError:
+                pass
+        if first is None and re.search(r"\d+ / \d+ (max_tokens|context)", out):
+            first = time.time() - t0
+        if first is not None and time.time() - t0 > first + 2:
+            break
+        time.sleep(0.01)
+    subprocess.run(["tmux", "kill-session", "-t", name])
+    return first, peak / 1024
+
+
+def main():
+    binary, session = sys.argv[1], sys.argv[2]
+    baseline = sys.argv[3] if len(sys.argv) > 3 else None
+    runs = {binary: []}
+    if baseline:
+        runs[baseline] = []
+    for _ in range(3):
+        for b in runs:
+            runs[b].append(measure(b, session))
+    size = os.path.getsize(session) / 2**20
+    for b, rs in runs.items():
+        first = sorted(r[0] for r in rs if r[0] is not None)
+        mem = sorted(r[1] for r in rs)
+        med = first[len(first) // 2] if first else float("nan")
+        print(f"{b}: first budget number {med:.2f} s (median of 3), peak RSS {mem[1]:.0f} MB ({mem[1]/size:.0f}x the {size:.1f} MB session)")
+    if baseline:
+        def med(b, k):
+            v = sorted(r[k] for r in runs[b] if r[k] is not None)
+            return v[len(v) // 2]
+        print(f"ratio baseline/new: time {med(baseline, 0) / med(binary, 0):.2f}x, memory {med(baseline, 1) / med(binary, 1):.2f}x")
+
+
+main()
