@@ -11,7 +11,9 @@ use crate::py::{self, PyErr};
 use crate::session::Msg;
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
-use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
+use crate::truncate::{
+    self, cost_unit, count_in_parallel, CostedRequest, TruncationPlan, UnitCost,
+};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -548,35 +550,6 @@ impl BudgetModel {
     pub fn formatted(&self) -> Vec<Value> {
         self.request.seg.assemble(0, &self.env).unwrap_or_default()
     }
-}
-
-/// Costs of `units` counted on every core (each unit counts on its own; a
-/// cold count of a large request is mostly BPE). Only the successes: a unit
-/// that raises is counted again in order, so the first error is the
-/// reference's. Small requests are left to the caller.
-fn count_in_parallel(counter: &dyn MessageCounter, units: &[&Arc<Unit>]) -> Vec<(u64, UnitCost)> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || units.len() < 256 {
-        return Vec::new();
-    }
-    let per = units.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = units
-            .chunks(per)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .filter_map(|u| cost_unit(counter, u).ok().map(|c| (u.key, c)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    })
 }
 
 fn segment_error(e: SegmentError) -> BudgetError {

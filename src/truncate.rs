@@ -57,6 +57,38 @@ pub fn cost_unit(counter: &dyn MessageCounter, unit: &Unit) -> Result<UnitCost, 
     })
 }
 
+/// Costs of `units` counted on every core (each unit counts on its own; a
+/// cold count of a large request is mostly BPE). Only the successes: a unit
+/// that raises is counted again in order, so the first error is the
+/// reference's. Small requests are left to the caller.
+pub fn count_in_parallel(
+    counter: &dyn MessageCounter,
+    units: &[&Arc<Unit>],
+) -> Vec<(u64, UnitCost)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || units.len() < 256 {
+        return Vec::new();
+    }
+    let per = units.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = units
+            .chunks(per)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .filter_map(|u| cost_unit(counter, u).ok().map(|c| (u.key, c)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 /// Units with their costs and the suffix sums the planner reads.
 #[derive(Debug, Clone)]
 pub struct CostedRequest {
@@ -150,10 +182,16 @@ impl CostedRequest {
         env: &MediaEnv,
     ) -> Result<Self, PyErr> {
         let system = cost_of(counter, &seg.system)?;
+        let all: Vec<&Arc<Unit>> = seg.units.iter().collect();
+        let counted: std::collections::HashMap<u64, UnitCost> =
+            count_in_parallel(counter, &all).into_iter().collect();
         let units = seg
             .units
             .iter()
-            .map(|u| cost_unit(counter, u))
+            .map(|u| match counted.get(&u.key) {
+                Some(c) => Ok(*c),
+                None => cost_unit(counter, u),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let req = Self::new(seg, counter.base(), system, units);
         req.total(counter, env)?;
