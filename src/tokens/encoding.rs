@@ -2,9 +2,12 @@
 //! chooses them (tiktoken 0.13), with `o200k_base` for unknown names as
 //! AgentScope falls back.
 
+use super::whitespace::{self, Runs};
 use crate::py::PyErr;
+use rustc_hash::FxHashMap;
 use std::collections::HashSet;
-use tiktoken_rs::CoreBPE;
+use std::sync::{Mutex, OnceLock};
+use tiktoken_rs::{CoreBPE, Rank};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -53,7 +56,15 @@ impl Encoding {
                  To disable this check for all special tokens, pass `disallowed_special=()`.\n"
             )));
         }
-        Ok(count_ordinary(bpe, text))
+        Ok(count_ordinary(bpe, self.runs(), text))
+    }
+
+    /// How its pattern splits whitespace runs.
+    pub fn runs(self) -> Runs {
+        match self {
+            Encoding::P50kBase | Encoding::P50kEdit | Encoding::R50kBase => Runs::Plain,
+            _ => Runs::NewlinesApart,
+        }
     }
 }
 
@@ -77,19 +88,49 @@ fn first_special(bpe: &CoreBPE, text: &str) -> Option<String> {
 /// Ordinary (no special tokens) count. The regex can fail on pathological
 /// whitespace runs; then count line by line, which gives the same pieces
 /// for all but those runs.
-pub fn count_ordinary(bpe: &CoreBPE, text: &str) -> usize {
+pub fn count_ordinary(bpe: &'static CoreBPE, runs: Runs, text: &str) -> usize {
     let none: HashSet<&str> = HashSet::new();
-    match bpe.encode(text, &none) {
-        Ok((tokens, _)) => tokens.len(),
-        Err(_) => text
-            .split_inclusive('\n')
-            .map(|line| {
-                bpe.encode(line, &none)
-                    .map(|(t, _)| t.len())
-                    .unwrap_or(line.len())
-            })
-            .sum(),
+    count_exactly(bpe, runs, text, &none)
+}
+
+/// `len(bpe.encode(text, allowed_special))`, exact even where the regex
+/// gives up on a huge whitespace stretch ([`super::whitespace`]).
+pub fn count_exactly(
+    bpe: &'static CoreBPE,
+    runs: Runs,
+    text: &str,
+    allowed: &HashSet<&str>,
+) -> usize {
+    let regex = |t: &str| bpe.encode(t, allowed).ok().map(|(tokens, _)| tokens.len());
+    regex(text)
+        .or_else(|| {
+            let ranks = ranks_of(bpe);
+            whitespace::count(text, runs, &regex, &|piece| super::bpe::count(piece, ranks))
+        })
+        // Not reached: every piece left to the regex is short.
+        .unwrap_or_else(|| text.len())
+}
+
+/// A vocabulary's ranks, recovered from its `CoreBPE` (which keeps them
+/// private) the first time a huge whitespace piece needs merging directly.
+fn ranks_of(bpe: &'static CoreBPE) -> &'static FxHashMap<Vec<u8>, Rank> {
+    type Registry = Mutex<Vec<(usize, &'static FxHashMap<Vec<u8>, Rank>)>>;
+    static KNOWN: OnceLock<Registry> = OnceLock::new();
+    let key = bpe as *const CoreBPE as usize;
+    let mut known = KNOWN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, ranks)) = known.iter().find(|(k, _)| *k == key) {
+        return ranks;
     }
+    // Every vocabulary we ship has fewer than 300,000 tokens.
+    let ranks: FxHashMap<Vec<u8>, Rank> = (0..300_000)
+        .filter_map(|r| bpe.decode_bytes(&[r]).ok().map(|bytes| (bytes, r)))
+        .collect();
+    let ranks: &'static FxHashMap<Vec<u8>, Rank> = Box::leak(Box::new(ranks));
+    known.push((key, ranks));
+    ranks
 }
 
 /// `tiktoken.encoding_for_model(name)`, falling back to `o200k_base`.

@@ -5,6 +5,7 @@
 
 mod agentscope;
 pub mod boundary;
+mod bpe;
 mod counter;
 mod encoding;
 pub mod media_cost;
@@ -12,6 +13,7 @@ pub mod models;
 mod provider;
 pub mod truncation_counter;
 mod vocab;
+mod whitespace;
 
 pub use agentscope::OpenAiTokenCounter;
 pub use counter::{AgentScopeCounter, Category, Cost, MessageCounter};

@@ -3,7 +3,8 @@
 //! (embedded in the binary). Each loads once per process, on first use or when
 //! [`Vocab::warm`] is called from a background thread.
 
-use super::encoding::count_ordinary;
+use super::encoding::{count_exactly, count_ordinary};
+use super::whitespace::Runs;
 use fancy_regex::Regex;
 use rustc_hash::FxHashMap;
 use std::collections::HashSet;
@@ -69,117 +70,38 @@ impl Vocab {
         if text.is_empty() {
             return 0;
         }
-        if has_long_whitespace_run(text) {
-            // The pre-tokenizer regexes backtrack badly on huge whitespace
-            // runs (tiktoken-rs errors out after seconds): count such runs
-            // in slices. Exact everywhere but at those runs' edges.
-            return split_long_whitespace_runs(text)
-                .map(|part| self.count_exact(part))
-                .sum();
-        }
-        self.count_exact(text)
-    }
-
-    fn count_exact(self, text: &str) -> usize {
         match self {
-            Vocab::O200kBase => count_ordinary(tiktoken_rs::o200k_base_singleton(), text),
-            Vocab::Cl100kBase => count_ordinary(tiktoken_rs::cl100k_base_singleton(), text),
-            Vocab::O200kHarmony => count_ordinary(tiktoken_rs::o200k_harmony_singleton(), text),
+            Vocab::O200kBase => count_ordinary(
+                tiktoken_rs::o200k_base_singleton(),
+                Runs::NewlinesApart,
+                text,
+            ),
+            Vocab::Cl100kBase => count_ordinary(
+                tiktoken_rs::cl100k_base_singleton(),
+                Runs::NewlinesApart,
+                text,
+            ),
+            Vocab::O200kHarmony => count_ordinary(
+                tiktoken_rs::o200k_harmony_singleton(),
+                Runs::NewlinesApart,
+                text,
+            ),
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_with_specials(qwen(), &text)
+                count_with_specials(qwen(), Runs::NewlinesApart, &text)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_with_specials(claude(), &text)
+                count_with_specials(claude(), Runs::Plain, &text)
             }
             Vocab::DeepSeek => deepseek().count(text),
         }
     }
 }
 
-const LONG_RUN: usize = 1024;
-
-fn has_long_whitespace_run(text: &str) -> bool {
-    text.len() >= LONG_RUN
-        && text
-            .as_bytes()
-            .split(|b| !b.is_ascii_whitespace())
-            .any(|run| run.len() >= LONG_RUN)
-}
-
-/// The text cut before and after every ASCII whitespace run of at least
-/// `LONG_RUN` bytes, and such runs cut into `LONG_RUN`-byte slices.
-fn split_long_whitespace_runs(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i].is_ascii_whitespace() {
-            let run_start = i;
-            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            if i - run_start >= LONG_RUN {
-                if run_start > start {
-                    parts.push(&text[start..run_start]);
-                }
-                let mut s = run_start;
-                while s < i {
-                    let e = (s + LONG_RUN).min(i);
-                    parts.push(&text[s..e]);
-                    s = e;
-                }
-                start = i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    if start < text.len() {
-        parts.push(&text[start..]);
-    }
-    parts.into_iter()
-}
-
-/// `encode(text, allowed_special="all")`; on the regex's backtracking error
-/// (long whitespace runs) counts line by line, then in fixed chunks.
-fn count_with_specials(bpe: &CoreBPE, text: &str) -> usize {
-    let specials = bpe.special_tokens();
-    match bpe.encode(text, &specials) {
-        Ok((tokens, _)) => tokens.len(),
-        Err(_) => text
-            .split_inclusive('\n')
-            .map(|line| match bpe.encode(line, &specials) {
-                Ok((tokens, _)) => tokens.len(),
-                Err(_) => chunks(line, 4096)
-                    .map(|c| {
-                        bpe.encode(c, &specials)
-                            .map(|(t, _)| t.len())
-                            .unwrap_or(c.len())
-                    })
-                    .sum(),
-            })
-            .sum(),
-    }
-}
-
-/// `text` in pieces of about `size` bytes, cut at character boundaries.
-fn chunks(text: &str, size: usize) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut cut = size.min(rest.len());
-        while !rest.is_char_boundary(cut) {
-            cut += 1;
-        }
-        let (head, tail) = rest.split_at(cut);
-        rest = tail;
-        Some(head)
-    })
+/// `encode(text, allowed_special="all")`.
+fn count_with_specials(bpe: &'static CoreBPE, runs: Runs, text: &str) -> usize {
+    count_exactly(bpe, runs, text, &bpe.special_tokens())
 }
 
 fn parse_ranks(data: &str) -> FxHashMap<Vec<u8>, Rank> {
@@ -318,10 +240,29 @@ impl DeepSeekTokenizer {
                     n += self.bpe_len(piece);
                     return;
                 }
-                isolated_split(&self.main, piece, &mut |piece, _| n += self.bpe_len(piece));
+                n += self.count_main(piece);
             });
         });
         n
+    }
+
+    /// The main split and byte-pair merging of one gap the first two splits
+    /// left, exact on huge whitespace stretches too (HF applies the regex to
+    /// each gap alone, so a gap's end is the end of the text for it).
+    fn count_main(&self, gap: &str) -> usize {
+        let regex = |t: &str| {
+            let mut n = 0;
+            let complete = isolated_split(&self.main, t, &mut |piece, _| n += self.bpe_len(piece));
+            complete.then_some(n)
+        };
+        regex(gap)
+            .or_else(|| {
+                super::whitespace::count(gap, Runs::NewlinesApart, &regex, &|piece| {
+                    super::bpe::count(piece, &self.ranks)
+                })
+            })
+            // Not reached: every piece left to the regex is short.
+            .unwrap_or(gap.len())
     }
 
     fn bpe_len(&self, piece: &str) -> usize {
@@ -331,18 +272,19 @@ impl DeepSeekTokenizer {
         } else if self.ranks.contains_key(bytes) {
             1
         } else {
-            tiktoken_rs::byte_pair_split(bytes, &self.ranks).len()
+            // Long pieces (80,000 letters in one word) merge in O(n log n).
+            super::bpe::count(bytes, &self.ranks)
         }
     }
 }
 
 /// HF `Split(pattern, behavior="isolated")`: matches and the gaps between
-/// them, in order; `matched` tells which. A regex error (backtracking limit)
-/// leaves the rest as one gap.
-fn isolated_split(re: &Regex, text: &str, out: &mut dyn FnMut(&str, bool)) {
+/// them, in order; `matched` tells which. False when the regex gave up
+/// (its backtracking limit) before the end.
+fn isolated_split(re: &Regex, text: &str, out: &mut dyn FnMut(&str, bool)) -> bool {
     let mut last = 0;
     for m in re.find_iter(text) {
-        let Ok(m) = m else { break };
+        let Ok(m) = m else { return false };
         if m.start() > last {
             out(&text[last..m.start()], false);
         }
@@ -354,6 +296,7 @@ fn isolated_split(re: &Regex, text: &str, out: &mut dyn FnMut(&str, bool)) {
     if last < text.len() {
         out(&text[last..], false);
     }
+    true
 }
 
 /// The special-token strings of a vocabulary, for callers that must keep
@@ -376,23 +319,6 @@ fn strings(bpe: &CoreBPE) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chunks_cut_at_character_boundaries() {
-        let text = "é".repeat(3000);
-        let parts: Vec<&str> = chunks(&text, 4095).collect();
-        assert_eq!(parts.concat(), text);
-        assert!(parts.iter().all(|p| p.len() <= 4096));
-    }
-
-    #[test]
-    fn long_whitespace_runs_are_sliced_and_nothing_is_lost() {
-        let text = format!("a{}b\n{}c", " ".repeat(3000), "\t".repeat(10));
-        let parts: Vec<&str> = split_long_whitespace_runs(&text).collect();
-        assert_eq!(parts.concat(), text);
-        assert_eq!(parts[0], "a");
-        assert!(parts.iter().all(|p| p.len() <= 1024 || !p.starts_with(' ')));
-    }
 
     #[test]
     fn names_round_trip() {

