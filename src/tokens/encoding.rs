@@ -108,7 +108,7 @@ pub fn count_exactly(
             whitespace::count(text, runs, &regex, &|piece| super::bpe::count(piece, ranks))
         })
         // Not reached: every piece left to the regex is short.
-        .unwrap_or_else(|| text.len())
+        .unwrap_or(text.len())
 }
 
 /// A vocabulary's ranks, recovered from its `CoreBPE` (which keeps them
