@@ -6,6 +6,7 @@ use crate::formatter::{
     self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind,
     SYSTEM_UNIT,
 };
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
 use crate::session::Msg;
@@ -14,7 +15,7 @@ use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, Prov
 use crate::truncate::{
     self, cost_unit, count_in_parallel, CostedRequest, TruncationPlan, UnitCost,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -3,12 +3,13 @@
 //! it raises, as one JSON object in the golden files' shape.
 
 use crate::formatter::{self, FormatOptions, FormatterId, Mode, Provider};
+use crate::json;
 use crate::media::{MediaEnv, WebFetcher};
 use crate::py::{self, PyErr};
 use crate::session::{Msg, Session};
 use crate::tokens::{models, AgentScopeCounter, CounterSpec, MessageCounter, OpenAiTokenCounter};
 use crate::truncate;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// The model AgentScope's counter is built with for `--count` and budgets.

@@ -187,7 +187,67 @@ fn a_message_agentscope_rejects_is_located_in_the_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.starts_with("error: tests/golden/cases/err_content_not_list.json:")
-            && stderr.contains(": message rejected: AssertionError: The content must be a string"),
+            && stderr
+                .contains(": message 0 rejected (AssertionError: The content must be a string")
+            && stderr.contains("\"content\" is dict"),
+        "{stderr}"
+    );
+}
+
+/// AgentScope rejects a `tool` role with an empty AssertionError: the JSON
+/// keeps the reference's error, stderr says where and why.
+#[test]
+fn an_unknown_role_is_explained_with_the_roles_that_exist() {
+    let out = formatscope(&["format", "tests/golden/cases/err_invalid_role.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = stdout_json(&out);
+    assert_eq!(
+        (json["error_type"].as_str(), json["error"].as_str()),
+        (Some("AssertionError"), Some(""))
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        "error: tests/golden/cases/err_invalid_role.json:9:5: message 1 rejected (AssertionError): \
+         role \"tool\" is not one of AgentScope's roles (\"system\", \"user\" or \"assistant\"): \
+         a tool's output is a tool_result block, usually in a \"system\" message"
+    );
+}
+
+/// Python's json reads NaN, Infinity, 1e400 and lone surrogates: so do we,
+/// printing the numbers as AgentScope does and saying where a surrogate was.
+#[test]
+fn what_pythons_json_reads_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(
+        &path,
+        "{\"messages\": [\n {\"name\": \"u\", \"role\": \"user\", \"content\": \"a \\ud800 b\"},\n \
+         {\"name\": \"f\", \"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"1\", \"name\": \"c\", \
+         \"input\": {\"x\": 1e400, \"y\": NaN, \"z\": -Infinity}}]}]}",
+    )
+    .unwrap();
+    let out = formatscope(&[
+        "format",
+        path.to_str().unwrap(),
+        "--formatter",
+        "OpenAIChatFormatter",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(r#""arguments": "{\"x\": Infinity, \"y\": NaN, \"z\": -Infinity}""#),
+        "{stdout}"
+    );
+    assert!(stdout.contains("a \u{fffd} b"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("s.json:2:46: \\ud800 is half of a surrogate pair"),
         "{stderr}"
     );
 }

@@ -131,3 +131,44 @@ fn the_selected_message_is_marked_in_the_request() {
         "message #9's text is scrolled into view\n{screen}"
     );
 }
+
+/// Nothing to format or a message AgentScope rejects: every pane says so
+/// (no "counting…" that never ends), and the status line says where and why.
+#[test]
+fn failures_are_shown_in_every_pane_not_left_counting() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let (app, _computer) = folder_app(empty.path(), (120, 30));
+    let screen = screen_text(&app, 120, 30);
+    assert!(
+        screen.contains("this folder has no .json session files"),
+        "{screen}"
+    );
+    assert!(!screen.contains("counting…"), "{screen}");
+    assert_eq!(
+        screen.matches("no session").count(),
+        2,
+        "budget and truncation\n{screen}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("roles.json");
+    std::fs::write(
+        &path,
+        "{\"messages\": [\n  {\"name\": \"u\", \"role\": \"user\", \"content\": \"hi\"},\n  {\"name\": \"calc\", \"role\": \"tool\", \"content\": \"4\"}\n]}",
+    )
+    .expect("write");
+    let (app, _computer) = loaded_app(&path, (160, 30));
+    let screen = screen_text(&app, 160, 30);
+    assert!(
+        screen.contains(
+            "roles.json:3:3: message 1 rejected: role \"tool\" is not one of AgentScope's roles"
+        ),
+        "{screen}"
+    );
+    assert!(screen.contains("Why: role \"tool\""), "{screen}");
+    assert!(
+        screen.contains("no count: the request does not format"),
+        "{screen}"
+    );
+    assert!(!screen.contains("counting…"), "{screen}");
+}

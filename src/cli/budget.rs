@@ -1,8 +1,8 @@
 //! The token budget commands: `count`, `truncate` and `tokenize`.
 
 use super::{
-    media_env, message_location, print_json, report_access, report_session, safe, say, usage_error,
-    web_fetcher,
+    media_env, print_json, rejected_message_line, report_access, report_session, safe, say,
+    usage_error, web_fetcher,
 };
 use clap::Args;
 use formatscope::budget::{BudgetError, BudgetModel};
@@ -132,11 +132,12 @@ fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetMode
     )
     .map_err(|e| match e {
         BudgetError::Message { index, error } => {
-            let at = message_location(&target.session, &session, index)
-                .unwrap_or_else(|| format!("{}: message {index}", target.session.display()));
-            say(format!(
-                "error: {at}: message rejected: {}: {}",
-                error.kind, error.message
+            say(rejected_message_line(
+                &target.session,
+                &session,
+                index,
+                error.kind,
+                &error.message,
             ));
             2
         }

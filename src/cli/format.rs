@@ -2,7 +2,7 @@
 //! session, printed in the golden files' shape.
 
 use super::{
-    media_env, message_location, report_access, report_session, say, usage_error, web_fetcher,
+    media_env, rejected_message_line, report_access, report_session, say, usage_error, web_fetcher,
 };
 use clap::Args;
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
@@ -165,12 +165,10 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     let mut session = session;
     let (out, invalid) = pipeline::run_reference_owned(&mut session, &request, &env);
     report_access(env.gate());
+    // AgentScope's error: its type and text.
     let failed = out.get("error").and_then(Value::as_str).map(|e| {
-        let kind = out
-            .get("error_type")
-            .and_then(Value::as_str)
-            .unwrap_or("Error");
-        format!("{kind}: {e}")
+        let kind = out.get("error_type").and_then(Value::as_str);
+        (kind.unwrap_or("Error").to_string(), e.to_string())
     });
     let shown = if args.raw {
         match out.get("messages") {
@@ -199,11 +197,19 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     let _ = stdout.flush();
     drop(stdout);
     match failed {
-        Some(message) => {
-            let first_line = message.lines().next().unwrap_or_default();
-            match invalid.and_then(|i| message_location(&args.session, &session, i)) {
-                Some(at) => say(format!("error: {at}: message rejected: {first_line}")),
-                None => say(format!("error: {first_line}")),
+        Some((kind, text)) => {
+            match invalid {
+                Some(i) => say(rejected_message_line(
+                    &args.session,
+                    &session,
+                    i,
+                    &kind,
+                    &text,
+                )),
+                None => say(format!(
+                    "error: {kind}: {}",
+                    text.lines().next().unwrap_or_default()
+                )),
             }
             1
         }

@@ -164,6 +164,33 @@ pub(crate) fn message_location(
     Some(format!("{}:{line}:{col}", path.display()))
 }
 
+/// The line that says a message was rejected: where, AgentScope's error
+/// (often an `AssertionError` with no text), and why in plain words.
+pub(crate) fn rejected_message_line(
+    path: &std::path::Path,
+    session: &formatscope::session::Session,
+    index: usize,
+    kind: &str,
+    message: &str,
+) -> String {
+    let at = message_location(path, session, index)
+        .unwrap_or_else(|| format!("{}: message {index}", path.display()));
+    let reference = match message.lines().next().unwrap_or_default().trim() {
+        "" => kind.to_string(),
+        first => format!("{kind}: {first}"),
+    };
+    // The session's messages may have moved into the request: read it again.
+    let why = formatscope::session::read_session(path).ok().and_then(|s| {
+        s.messages
+            .get(index)
+            .and_then(formatscope::session::Msg::explain_rejection)
+    });
+    match why {
+        Some(why) => format!("error: {at}: message {index} rejected ({reference}): {why}"),
+        None => format!("error: {at}: message {index} rejected: {reference}"),
+    }
+}
+
 pub(crate) fn print_json(value: &Value) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(

@@ -4,10 +4,11 @@ use super::shared::{
     block_type, collect_history, get_or, get_or_null, strip_file_scheme, unsupported_warning,
     wrap_history,
 };
+use crate::json;
 use crate::media::{sniff_mime, splitext, url_scheme, MediaEnv};
 use crate::py::{self, get_item, py_get, py_str, PyErr};
 use crate::session::{Msg, Role};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> {

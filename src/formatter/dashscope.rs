@@ -5,10 +5,11 @@ use super::shared::{
     tool_result_text, unsupported_warning, wrap_history, Promotion,
 };
 use super::FormatOptions;
+use crate::json;
 use crate::media::{guess_type, MediaEnv};
 use crate::py::{self, get_item, py_get, py_str, PyErr};
 use crate::session::Msg;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub fn chat(

@@ -5,10 +5,11 @@ use super::shared::{
     block_type, collect_history, get_or_null, join_field, openai_tool_call, tool_message,
     tool_result_text, unsupported_warning, wrap_history,
 };
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
 use crate::session::Msg;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> {

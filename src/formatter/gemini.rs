@@ -5,10 +5,11 @@ use super::shared::{
     tool_result_text, wrap_history, Promotion,
 };
 use super::FormatOptions;
+use crate::json;
 use crate::media::{url_scheme, MediaEnv};
 use crate::py::{self, get_item, py_str, PyErr};
 use crate::session::{Msg, Role};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// `GeminiChatFormatter.supported_extensions`, in its order.

@@ -6,10 +6,11 @@ use super::shared::{
     Promotion,
 };
 use super::FormatOptions;
+use crate::json;
 use crate::media::{url_scheme, MediaEnv};
 use crate::py::{self, get_item, py_str, PyErr};
 use crate::session::Msg;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub fn chat(

@@ -5,10 +5,11 @@ use super::shared::{
     tool_message, tool_result_text, unsupported_warning, wrap_history, Promotion,
 };
 use super::FormatOptions;
+use crate::json;
 use crate::media::{sniff_mime, url_scheme, MediaEnv};
 use crate::py::{self, get_item, py_str, PyErr};
 use crate::session::{Msg, Role};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 const IMAGE_EXTENSIONS: [&str; 5] = [".png", ".jpg", ".jpeg", ".gif", ".webp"];

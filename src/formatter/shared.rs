@@ -1,9 +1,10 @@
 //! Pieces several providers share.
 
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, get_item, py_get, py_str, PyErr};
 use crate::session::{Msg, Role};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// `block.get(key)`, `None` (JSON null) when absent.

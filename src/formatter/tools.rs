@@ -2,8 +2,9 @@
 //! (`_format_tools_json_schemas`).
 
 use super::Provider;
+use crate::json;
 use crate::py::{self, get_item, py_get, py_str, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 /// The session's tools (OpenAI function shape) for `provider`. Warnings

@@ -8,9 +8,11 @@
 
 mod parse;
 mod splice;
+mod value_macro;
 
 pub use parse::{parse, Options, Parsed, SyntaxError};
 pub use splice::{splice, Style};
+pub use value_macro::ToJson;
 
 use std::ops::Range;
 

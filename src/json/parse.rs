@@ -18,6 +18,10 @@ pub struct Parsed {
     pub tree: Option<Node>,
     /// Keys repeated in one object, in file order.
     pub duplicates: Vec<DuplicateKey>,
+    /// Byte offsets of `\uXXXX` escapes of lone surrogates, which Python's
+    /// `json` accepts and keeps but no UTF-8 text can hold: each is read as
+    /// U+FFFD.
+    pub lone_surrogates: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,6 +71,7 @@ pub fn parse(bytes: &[u8], options: Options) -> Result<Parsed, SyntaxError> {
         depth: 0,
         path: Vec::new(),
         duplicates: Vec::new(),
+        lone_surrogates: Vec::new(),
     };
     parser.skip_ws();
     let (value, tree) = parser.value()?;
@@ -78,6 +83,7 @@ pub fn parse(bytes: &[u8], options: Options) -> Result<Parsed, SyntaxError> {
         value,
         tree,
         duplicates: parser.duplicates,
+        lone_surrogates: parser.lone_surrogates,
     })
 }
 
@@ -106,6 +112,7 @@ struct Parser<'a> {
     depth: usize,
     path: Vec<PathStep>,
     duplicates: Vec<DuplicateKey>,
+    lone_surrogates: Vec<usize>,
 }
 
 type Parse<T> = Result<T, SyntaxError>;
@@ -142,6 +149,13 @@ impl Parser<'_> {
             Some(b't') => self.ident("true", Value::Bool(true))?,
             Some(b'f') => self.ident("false", Value::Bool(false))?,
             Some(b'n') => self.ident("null", Value::Null)?,
+            // Python's `json` reads these three (JSON itself does not).
+            Some(b'N') => self.ident("NaN", Value::Number(number_from_text("NaN")))?,
+            Some(b'I') => self.ident("Infinity", Value::Number(number_from_text("Infinity")))?,
+            Some(b'-') if self.bytes.get(self.pos + 1) == Some(&b'I') => {
+                self.pos += 1;
+                self.ident("Infinity", Value::Number(number_from_text("-Infinity")))?
+            }
             Some(b'-' | b'0'..=b'9') => Value::Number(self.number()?),
             Some(_) => return Err(self.err("expected value")),
         };
@@ -293,6 +307,7 @@ impl Parser<'_> {
                         depth: 0,
                         path: Vec::new(),
                         duplicates: Vec::new(),
+                        lone_surrogates: Vec::new(),
                     }
                     .string()
                     .unwrap_or_default();
@@ -372,21 +387,36 @@ impl Parser<'_> {
         Ok(n)
     }
 
+    /// After `\u`: a code point, a surrogate pair, or (as Python's `json`
+    /// reads them) a lone surrogate, kept here as U+FFFD and reported.
     fn unicode_escape(&mut self, out: &mut String) -> Parse<()> {
+        let escape_start = self.pos - 2;
         let first = self.hex4()?;
         let code = match first {
             0xD800..=0xDBFF => {
-                if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
-                    return Err(self.err("unexpected end of hex escape"));
+                let pair_start = self.pos;
+                let second = if self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u") {
+                    self.pos += 2;
+                    Some(self.hex4()?)
+                } else {
+                    None
+                };
+                match second {
+                    Some(low @ 0xDC00..=0xDFFF) => {
+                        0x10000 + (((first as u32) - 0xD800) << 10) + ((low as u32) - 0xDC00)
+                    }
+                    _ => {
+                        // Not a pair: the next escape, if any, stands alone.
+                        self.pos = pair_start;
+                        self.lone_surrogates.push(escape_start);
+                        0xFFFD
+                    }
                 }
-                self.pos += 2;
-                let second = self.hex4()?;
-                if !(0xDC00..=0xDFFF).contains(&second) {
-                    return Err(self.err("lone leading surrogate in hex escape"));
-                }
-                0x10000 + (((first as u32) - 0xD800) << 10) + ((second as u32) - 0xDC00)
             }
-            0xDC00..=0xDFFF => return Err(self.err("lone leading surrogate in hex escape")),
+            0xDC00..=0xDFFF => {
+                self.lone_surrogates.push(escape_start);
+                0xFFFD
+            }
             n => n as u32,
         };
         match char::from_u32(code) {
@@ -496,13 +526,52 @@ mod tests {
         assert_eq!(error("[1.]"), "1:4: invalid number");
         assert_eq!(error("[tru]"), "1:5: expected ident");
         assert_eq!(error("\"\\x\""), "1:3: invalid escape");
-        assert_eq!(error("\"\\ud800\""), "1:8: unexpected end of hex escape");
         assert_eq!(
             error("\"a\nb\""),
             "1:3: control character (\\u0000-\\u001F) found while parsing a string"
         );
         assert_eq!(error(""), "1:1: EOF while parsing a value");
         assert_eq!(error(&"[".repeat(200)), "1:129: recursion limit exceeded");
+    }
+
+    #[test]
+    fn pythons_extensions_are_read_as_python_reads_them() {
+        let v = value("[NaN, Infinity, -Infinity, 1e400, -1]");
+        let texts: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(texts, ["NaN", "Infinity", "-Infinity", "1e400", "-1"]);
+        assert_eq!(error("[Inf]"), "1:5: expected ident");
+        assert_eq!(error("[-I]"), "1:4: expected ident");
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_are_reported() {
+        let text =
+            r#"["a\ud800b", "\udc00", "\ud83d\ude00", "\ud800\ud83d\ude00", "\ud800\u0041"]"#;
+        let parsed = parse(text.as_bytes(), Options::default()).unwrap();
+        let strings: Vec<&str> = parsed
+            .value
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            strings,
+            [
+                "a\u{fffd}b",
+                "\u{fffd}",
+                "\u{1f600}",
+                "\u{fffd}\u{1f600}",
+                "\u{fffd}A"
+            ]
+        );
+        assert_eq!(parsed.lone_surrogates, vec![3, 14, 40, 62]);
+        assert_eq!(&text[40..46], "\\ud800");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `json.dumps(obj, ensure_ascii=False)` and Python's float repr.
 //!
 //! Numbers are normalised once, when a session is loaded, to the text Python
-//! would print for them (`36.30` → `36.3`, `1e20` → `1e+20`, `-0` → `0`);
+//! would print for them (`36.30` → `36.3`, `1e20` → `1e+20`, `-0` → `0`,
+//! `1e400` → `Infinity`);
 //! with serde_json's `arbitrary_precision` that text is then what every
 //! serialisation writes, so big integers stay exact.
 
@@ -68,9 +69,9 @@ pub fn normalize_numbers(v: &mut Value) {
                 return;
             };
             if normal != text {
-                if let Ok(num) = serde_json::from_str::<Number>(&normal) {
-                    *n = num;
-                }
+                // `Infinity` (from `1e400`) is not JSON, so it is not parsed
+                // back: it is Python's text, kept as the number's text.
+                *n = Number::from_string_unchecked(normal);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
@@ -158,5 +159,20 @@ mod tests {
         );
         assert_eq!(norm("{}"), "{}");
         assert_eq!(norm("[]"), "[]");
+    }
+
+    #[test]
+    fn out_of_range_and_non_finite_numbers_print_as_python_prints_them() {
+        let mut v = crate::json::parse(
+            b"[1e400, -1e400, NaN, Infinity, -Infinity, 1e-400]",
+            Default::default(),
+        )
+        .unwrap()
+        .value;
+        normalize_numbers(&mut v);
+        assert_eq!(
+            dumps(&v),
+            "[Infinity, -Infinity, NaN, Infinity, -Infinity, 0.0]"
+        );
     }
 }

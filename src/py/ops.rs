@@ -10,7 +10,11 @@ pub fn type_name(v: &Value) -> &'static str {
         Value::Bool(_) => "bool",
         Value::Number(n) => {
             let s = n.to_string();
-            if s.contains(['.', 'e', 'E']) || s.contains("inf") || s.contains("NaN") {
+            if s.contains(['.', 'e', 'E'])
+                || s.contains("inf")
+                || s.contains("Infinity")
+                || s.contains("NaN")
+            {
                 "float"
             } else {
                 "int"

@@ -150,6 +150,15 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                 if d.pointer.is_empty() { "the top-level object" } else { &d.pointer }
             )
         })
+        .chain(parsed.lone_surrogates.iter().map(|offset| {
+            let (line, column) = json::line_col(bytes, *offset);
+            let escape = String::from_utf8_lossy(&bytes[*offset..(*offset + 6).min(bytes.len())]);
+            format!(
+                "{origin}:{line}:{column}: {escape} is half of a surrogate pair with no other half: \
+                 Python's json keeps it, but it cannot be written as UTF-8 (AgentScope's output \
+                 fails to print); it is read here as U+FFFD"
+            )
+        }))
         .collect();
     let doc = parsed.value;
     let mut session = match doc {

@@ -1,8 +1,9 @@
 //! AgentScope's `Msg`: what `Msg.from_dict` accepts and the two accessors the
 //! formatters use (content blocks, text content).
 
+use crate::json;
 use crate::py::{self, get_item, py_get, PyErr};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -83,6 +84,53 @@ impl Msg {
         }
     }
 
+    /// Why `Msg.from_dict` rejects `v`, in plain words: AgentScope's own
+    /// error for a bad role or content is an `AssertionError` with no text.
+    /// `None` when it does not.
+    pub fn explain_rejection(v: &Value) -> Option<String> {
+        const ROLES: &str = "\"system\", \"user\" or \"assistant\"";
+        let Value::Object(map) = v else {
+            return Some(format!(
+                "a message must be a JSON object with \"name\", \"role\" and \"content\"; this one is {}",
+                crate::py::type_name(v)
+            ));
+        };
+        let missing: Vec<&str> = ["name", "content", "role"]
+            .into_iter()
+            .filter(|k| !map.contains_key(*k))
+            .collect();
+        if !missing.is_empty() {
+            return Some(format!(
+                "the message has no {}: Msg.from_dict needs \"name\", \"role\" and \"content\"",
+                missing
+                    .iter()
+                    .map(|k| format!("\"{k}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ));
+        }
+        if !matches!(map.get("content"), Some(Value::String(_) | Value::Array(_))) {
+            return Some(format!(
+                "\"content\" is {}; it must be a string or a list of content blocks",
+                map.get("content").map_or("missing", crate::py::type_name)
+            ));
+        }
+        match map.get("role") {
+            Some(Value::String(r)) if matches!(r.as_str(), "system" | "user" | "assistant") => None,
+            Some(Value::String(r)) if r == "tool" || r == "function" => Some(format!(
+                "role \"{r}\" is not one of AgentScope's roles ({ROLES}): a tool's output is a \
+                 tool_result block, usually in a \"system\" message"
+            )),
+            Some(Value::String(r)) => Some(format!(
+                "role \"{r}\" is not one of AgentScope's roles ({ROLES})"
+            )),
+            other => Some(format!(
+                "\"role\" is {}; it must be one of the strings {ROLES}",
+                other.map_or("missing", crate::py::type_name)
+            )),
+        }
+    }
+
     pub fn text(name: Value, role: Role, text: String) -> Msg {
         Msg {
             name,
@@ -153,6 +201,33 @@ impl Msg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rejections_are_explained_in_plain_words() {
+        let explain = |v: Value| Msg::explain_rejection(&v).unwrap_or_default();
+        assert_eq!(
+            explain(json!({"name": "calc", "role": "tool", "content": "x"})),
+            "role \"tool\" is not one of AgentScope's roles (\"system\", \"user\" or \"assistant\"): a tool's output is a tool_result block, usually in a \"system\" message"
+        );
+        assert!(
+            explain(json!({"name": "a", "role": "robot", "content": "x"}))
+                .starts_with("role \"robot\" is not")
+        );
+        assert!(
+            explain(json!({"name": "a", "role": 3, "content": "x"})).starts_with("\"role\" is int")
+        );
+        assert_eq!(
+            explain(json!({"role": "user"})),
+            "the message has no \"name\" or \"content\": Msg.from_dict needs \"name\", \"role\" and \"content\""
+        );
+        assert!(explain(json!({"name": "a", "role": "user", "content": 5}))
+            .starts_with("\"content\" is int"));
+        assert!(explain(json!("hi")).contains("this one is str"));
+        assert_eq!(
+            Msg::explain_rejection(&json!({"name": "a", "role": "user", "content": []})),
+            None
+        );
+    }
 
     #[test]
     fn from_dict_checks_like_agentscope() {

@@ -5,7 +5,8 @@
 //! own session shape, exactly as the reference oracle reads it.
 
 use super::load::{InputShape, Session};
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 
 pub fn looks_like_openai_request(map: &Map<String, Value>) -> bool {
     let Some(messages) = map.get("messages").and_then(Value::as_array) else {

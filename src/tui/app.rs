@@ -18,7 +18,7 @@ use super::theme::Theme;
 use super::worker::{Job, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
-use crate::session::{parse_session, render_saved, Session};
+use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Session};
 use crate::tokens::models;
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
@@ -48,6 +48,8 @@ pub struct App {
     /// The folder shown (folder mode), and its session files.
     pub folder: Option<PathBuf>,
     pub files: Vec<PathBuf>,
+    /// The folder has been listed at least once (`files` is its content).
+    pub folder_listed: bool,
     /// The open file and its edits.
     pub doc: Option<Document>,
     /// A file asked for and not shown yet (it is being read, or it does
@@ -96,6 +98,7 @@ impl App {
         App {
             folder,
             files,
+            folder_listed: false,
             doc: None,
             opening: None,
             open_error: None,
@@ -149,6 +152,29 @@ impl App {
 
     pub fn session(&self) -> Option<&Session> {
         self.doc.as_ref().map(|d| &d.session)
+    }
+
+    /// Why nothing is being formatted, when nothing is: no file could be
+    /// shown, or the folder holds none. The panes say it instead of
+    /// waiting for a preview that will not come.
+    pub fn idle_reason(&self) -> Option<String> {
+        if self.doc.is_some() {
+            return None;
+        }
+        if let Some(e) = &self.open_error {
+            return Some(format!("No session to format: {e}"));
+        }
+        if self.folder.is_some()
+            && self.folder_listed
+            && self.files.is_empty()
+            && self.opening.is_none()
+        {
+            return Some(
+                "No session to format: this folder has no .json session files. Save one here and it opens."
+                    .into(),
+            );
+        }
+        None
     }
 
     /// The session's budget: its `max_tokens`.
@@ -220,6 +246,9 @@ impl App {
                     self.dirty = false;
                     return Vec::new(); // a newer request is on its way
                 }
+                if let Some((index, why)) = &preview.rejected {
+                    self.status = self.rejection_status(*index, why);
+                }
                 self.preview = Some(*preview);
                 self.reveal_selection();
                 Vec::new()
@@ -227,6 +256,23 @@ impl App {
             Msg::Tick => self.on_tick(),
             // The runtime acts on signals before they reach the app.
             Msg::Signal(_) => Vec::new(),
+        }
+    }
+
+    /// `file:line:col: message N rejected: why` for the status line.
+    fn rejection_status(&self, index: usize, why: &str) -> String {
+        let at = self.doc.as_ref().and_then(|doc| {
+            let pointer = match doc.session.shape {
+                InputShape::Session => format!("/messages/{index}"),
+                InputShape::BareArray => format!("/{index}"),
+                _ => return None,
+            };
+            let (line, col) = locate_pointer(&doc.base, &pointer)?;
+            Some(format!("{}:{line}:{col}", self.file_name()))
+        });
+        match at {
+            Some(at) => format!("{at}: message {index} rejected: {why}"),
+            None => format!("message {index} rejected: {why}"),
         }
     }
 
@@ -279,6 +325,7 @@ impl App {
 
     fn on_folder_listed(&mut self, files: Vec<PathBuf>) -> Vec<Command> {
         self.files = files;
+        self.folder_listed = true;
         if self.doc.is_none() && self.opening.is_none() {
             return match self.files.first().cloned() {
                 Some(first) => self.open(first),

@@ -6,7 +6,8 @@
 //! unsaved edits, and offered back the next time the session is opened. It
 //! is removed once the edits are saved or the user drops them.
 
-use serde_json::{json, Value};
+use crate::json;
+use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

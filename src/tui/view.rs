@@ -106,6 +106,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         .unwrap_or_default();
     app.editor
         .draw(frame, areas.editor, ui, &who, app.focus == Focus::Editor);
+    let idle = app.idle_reason();
     let load_error = doc
         .and_then(|d| d.load_error.as_deref())
         .or(app.open_error.as_deref());
@@ -121,10 +122,18 @@ pub fn draw(frame: &mut Frame, app: &App) {
             updating: preview.is_some_and(|p| p.generation < app.generation),
             focused: app.focus == Focus::Output,
             syntax: &app.syntax,
+            idle: idle.as_deref(),
         },
     );
-    budget::draw(frame, budget_area, ui, preview, app.budget());
-    truncation::draw(frame, truncation_area, ui, preview);
+    budget::draw(
+        frame,
+        budget_area,
+        ui,
+        preview,
+        app.budget(),
+        idle.is_some(),
+    );
+    truncation::draw(frame, truncation_area, ui, preview, idle.is_some());
     status::draw(
         frame,
         status_area,

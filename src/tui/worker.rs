@@ -6,10 +6,11 @@
 
 use super::consent::AccessMode;
 use super::highlight::highlight_json;
-use crate::budget::{BudgetModel, TokenReport};
+use crate::budget::{BudgetError, BudgetModel, TokenReport};
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
+use crate::session::Msg;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
@@ -64,6 +65,9 @@ pub struct Preview {
     pub budget: Option<i64>,
     /// Formatting failed as AgentScope fails: its error.
     pub error: Option<String>,
+    /// The message AgentScope's `Msg` rejected, and why in plain words
+    /// (its own error is often an `AssertionError` with no text).
+    pub rejected: Option<(usize, String)>,
     /// Reads and downloads the session wanted that were refused, for the
     /// user to decide on (only when the job's access was `Ask`).
     pub wanted: Vec<Access>,
@@ -125,6 +129,7 @@ impl Computer {
             truncation_label: String::new(),
             budget: job.budget,
             error: None,
+            rejected: None,
             wanted: Vec::new(),
         };
         let gate = match &self.model {
@@ -154,6 +159,13 @@ impl Computer {
             Ok(m) => m,
             Err(e) => {
                 preview.error = Some(e.to_string());
+                if let BudgetError::Message { index, .. } = &e {
+                    preview.rejected = job
+                        .messages
+                        .get(*index)
+                        .and_then(Msg::explain_rejection)
+                        .map(|why| (*index, why));
+                }
                 preview.wanted = wanted(&gate, job);
                 return preview;
             }

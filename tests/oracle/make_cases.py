@@ -94,8 +94,30 @@ TOOLS_CASES = {
     ],
 }
 
+# Cases written as text: JSON that Python's json reads but json.dump would
+# never write (1e400 overflows to inf; NaN and Infinity are Python's own).
+RAW_CASES = {
+    "x_python_json_extensions": """{
+  "title": "Numbers Python's json reads: out of range, NaN, Infinity",
+  "messages": [
+    {"name": "Bob", "role": "user", "content": "compute"},
+    {"name": "Friday", "role": "assistant", "content": [
+      {"type": "tool_use", "id": "n1", "name": "calc",
+       "input": {"big": 1e400, "neg": -1E+400, "tiny": 1e-400, "nan": NaN, "inf": Infinity, "ninf": -Infinity, "list": [NaN, 2.50]}}]},
+    {"name": "system", "role": "system", "content": [
+      {"type": "tool_result", "id": "n1", "name": "calc", "output": {"value": Infinity, "nan": NaN, "big": 1e400}}]},
+    {"name": "Friday", "role": "assistant", "content": "done"}
+  ]
+}
+""",
+}
+
+
 def main():
     out = os.path.join(HERE, "cases")
+    for name, text in RAW_CASES.items():
+        with open(os.path.join(out, name + ".json"), "w", encoding="utf-8") as f:
+            f.write(text)
     os.makedirs(out, exist_ok=True)
     for name, msgs in CASES.items():
         with open(os.path.join(out, name + ".json"), "w", encoding="utf-8") as f:

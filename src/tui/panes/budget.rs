@@ -17,6 +17,7 @@ pub fn draw(
     ui: &Palette,
     preview: Option<&Preview>,
     budget: Option<i64>,
+    idle: bool,
 ) {
     let block = pane_block(ui, Line::from(" Budget "), false);
     let inner = block.inner(area);
@@ -24,6 +25,7 @@ pub fn draw(
     let Some(report) = preview.and_then(|p| p.report.as_ref()) else {
         // Counted or failed: a preview without a report will never get one.
         let text = match preview {
+            None if idle => "no session",
             None => "counting…",
             Some(_) => "no count: the request does not format (see the request pane)",
         };

@@ -33,6 +33,8 @@ pub struct RequestPane {
 /// What the pane draws besides its own state.
 pub struct RequestView<'a> {
     pub preview: Option<&'a Preview>,
+    /// Nothing is being formatted, and why (no file could be shown).
+    pub idle: Option<&'a str>,
     pub formatter: FormatterId,
     /// The lines of the selected message.
     pub selected: Option<Range<usize>>,
@@ -147,7 +149,7 @@ impl RequestPane {
         let inner = block.inner(area);
         frame.render_widget(block, area);
         if let Some(err) = view.preview.and_then(|p| p.error.as_ref()) {
-            let text = vec![
+            let mut text = vec![
                 Line::styled(
                     "AgentScope raises here:",
                     Style::default().fg(ui.error).add_modifier(Modifier::BOLD),
@@ -155,12 +157,22 @@ impl RequestPane {
                 Line::raw(""),
                 Line::styled(err.clone(), Style::default().fg(ui.error)),
             ];
+            if let Some((_, why)) = view.preview.and_then(|p| p.rejected.as_ref()) {
+                text.push(Line::raw(""));
+                text.push(Line::styled(
+                    format!("Why: {why}."),
+                    Style::default().fg(ui.text),
+                ));
+            }
             frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
             return;
         }
         if view.preview.is_none() {
+            let text = view.idle.unwrap_or("formatting and counting…");
             frame.render_widget(
-                Paragraph::new("formatting and counting…").style(Style::default().fg(ui.muted)),
+                Paragraph::new(text)
+                    .style(Style::default().fg(ui.muted))
+                    .wrap(Wrap { trim: true }),
                 inner,
             );
             return;

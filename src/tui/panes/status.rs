@@ -51,13 +51,17 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) 
             ]
         })
         .collect();
+    // The status comes first (an error's file:line:col must be readable);
+    // the hints take what is left, up to half the line.
     let hint_width: usize = hints.iter().map(|s| s.content.chars().count()).sum();
+    let left_width: usize = left.iter().map(|s| s.content.chars().count()).sum();
+    let width = area.width as usize;
+    let hint_room = hint_width
+        .min(width / 2)
+        .min(width.saturating_sub(left_width + 1));
     let cols = Layout::default()
         .direction(Direction::Horizontal)
-        .constraints([
-            Constraint::Min(10),
-            Constraint::Length(hint_width.min(area.width as usize / 2) as u16),
-        ])
+        .constraints([Constraint::Min(10), Constraint::Length(hint_room as u16)])
         .split(area);
     frame.render_widget(Paragraph::new(Line::from(left)), cols[0]);
     frame.render_widget(Paragraph::new(Line::from(hints)), cols[1]);

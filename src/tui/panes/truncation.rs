@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Preview>) {
+pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Preview>, idle: bool) {
     // AgentScope truncates with the agent's token counter: say which.
     let title = match preview.map(|p| p.truncation_label.as_str()) {
         Some(label) if !label.is_empty() => format!(" Truncation (FIFO as AgentScope · {label}) "),
@@ -20,7 +20,14 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Previe
     let block = pane_block(ui, Line::from(title), false);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(preview) = preview else { return };
+    let Some(preview) = preview else {
+        let text = if idle { "no session" } else { "formatting…" };
+        frame.render_widget(
+            Paragraph::new(text).style(Style::default().fg(ui.muted)),
+            inner,
+        );
+        return;
+    };
     if let (Some(_), None) = (&preview.error, &preview.plan) {
         frame.render_widget(
             Paragraph::new("No truncation preview: the request does not format.")
