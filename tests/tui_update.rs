@@ -467,3 +467,94 @@ fn counts_are_published_before_the_plan() {
     app.update(Msg::PreviewReady(Box::new(early.remove(0))));
     assert!(screen_text(&app, 120, 40).contains("planning the truncation"));
 }
+
+/// `s` sets the model, the budget and the token counter from the
+/// workbench: one undo step, saved in the session with C-s.
+#[test]
+fn settings_set_model_budget_and_counter_and_save_them_in_the_session() {
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    app.update(key('3')); // DashScope
+    app.update(key('s'));
+    assert!(matches!(app.popup, Some(Popup::Settings(_))));
+    for c in "qwen-max".chars() {
+        app.update(key(c));
+    }
+    app.update(code(KeyCode::Tab));
+    for c in "90".chars() {
+        app.update(key(c));
+    }
+    app.update(code(KeyCode::Tab));
+    for c in "char".chars() {
+        app.update(key(c));
+    }
+    let cmds = app.update(code(KeyCode::Enter));
+    assert!(app.popup.is_none());
+    assert!(matches!(cmds.as_slice(), [Command::Reformat(_)]));
+    assert!(app.unsaved());
+    run_commands(&mut app, &mut computer, cmds);
+    let preview = app.preview.as_ref().expect("preview");
+    assert_eq!(preview.model.model, "qwen-max");
+    assert_eq!(preview.budget, Some(90));
+    assert!(
+        preview.truncation_label.contains("CharTokenCounter"),
+        "{}",
+        preview.truncation_label
+    );
+    let cmds = app.update(ctrl('s'));
+    run_commands(&mut app, &mut computer, cmds);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        (
+            &saved["model"],
+            &saved["provider"],
+            &saved["max_tokens"],
+            &saved["token_counter"]
+        ),
+        (
+            &"qwen-max".into(),
+            &"dashscope".into(),
+            &90.into(),
+            &"char".into()
+        )
+    );
+    // One undo step takes all three back.
+    app.update(key('u'));
+    let session = app.session().expect("session");
+    assert_eq!(
+        (session.model(), session.max_tokens()),
+        (Some("gpt-4o"), Some(120))
+    );
+}
+
+/// Long lines scroll sideways (and a search match is brought into view),
+/// or wrap with `w`.
+#[test]
+fn the_request_scrolls_sideways_to_a_match_and_wraps() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (100, 30));
+    let screen = screen_text(&app, 100, 30);
+    assert!(
+        !screen.contains("library?\\nAlice"),
+        "off to the right at first"
+    );
+    app.update(key('/'));
+    for c in "nearest library?\\nAlice".chars() {
+        app.update(key(c));
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(app.request.hscroll > 0, "the match is scrolled into view");
+    let screen = screen_text(&app, 100, 30);
+    assert!(screen.contains("library?\\nAlice"), "{screen}");
+    app.update(key('h'));
+    app.update(key('h'));
+    let left = app.request.hscroll;
+    app.update(key('l'));
+    assert!(app.request.hscroll > left);
+    let cmds = app.update(key('w'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(app.request.wrap);
+    assert_eq!(app.request.hscroll, 0);
+    let screen = screen_text(&app, 100, 30);
+    assert!(screen.contains("library?\\nAlice"), "{screen}");
+}

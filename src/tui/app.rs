@@ -13,6 +13,7 @@ use super::panes::editor::{EditorEvent, EditorPane};
 use super::panes::list::ListPane;
 use super::panes::popup::{Pending, Popup};
 use super::panes::request::RequestPane;
+use super::panes::settings::{FormOutcome, SettingsForm};
 use super::recovery::{self, Recovery};
 use super::theme::Theme;
 use super::worker::{Job, Preview};
@@ -257,6 +258,35 @@ impl App {
             // The runtime acts on signals before they reach the app.
             Msg::Signal(_) => Vec::new(),
         }
+    }
+
+    /// Writes the settings form's values into the session (one undo step)
+    /// and formats again with them.
+    fn apply_settings(&mut self, settings: Vec<(String, Option<Value>)>) -> Vec<Command> {
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
+        };
+        let before = doc.state();
+        doc.close_group();
+        doc.set_settings(settings);
+        if doc.state() == before {
+            self.status = "settings unchanged".into();
+            return Vec::new();
+        }
+        self.recovery_due = true;
+        // The model belongs to the provider on screen, which the session
+        // now names: the header follows it.
+        if let Ok(id) = formatter_for_session(&doc.session) {
+            self.formatter = FormatterId::new(id.provider, self.formatter.mode);
+        }
+        let s = &doc.session;
+        self.status = format!(
+            "model {} · budget {} · token counter {} · C-s saves them in the session, u undoes",
+            s.model().unwrap_or("(default)"),
+            s.max_tokens().map_or("none".to_string(), |b| b.to_string()),
+            s.token_counter().unwrap_or("(default openai:gpt-4o)")
+        );
+        self.reformat()
     }
 
     /// `file:line:col: message N rejected: why` for the status line.
@@ -820,6 +850,23 @@ impl App {
                 return vec![Command::Quit];
             }
             Action::Help => self.popup = Some(Popup::Help(0)),
+            Action::Settings => {
+                let Some(session) = self.session() else {
+                    self.status = "no session: nothing to set".into();
+                    return Vec::new();
+                };
+                // The model field shows the session's model when it is for
+                // the provider on screen.
+                let own = formatter_for_session(session).ok().map(|f| f.provider)
+                    == Some(self.formatter.provider);
+                let form = SettingsForm::new(
+                    self.formatter.provider,
+                    session.model().filter(|_| own),
+                    session.max_tokens(),
+                    session.token_counter(),
+                );
+                self.popup = Some(Popup::Settings(Box::new(form)));
+            }
             Action::NextPane | Action::PrevPane => {
                 let order = [Focus::List, Focus::Editor, Focus::Output];
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
@@ -912,6 +959,18 @@ impl App {
                 self.request.show_tools = !self.request.show_tools;
                 self.request.scroll = 0;
             }
+            Action::Left | Action::Right => {
+                let lines = self.request.lines(self.preview.as_ref());
+                self.request.sideways(action == Action::Right, lines);
+            }
+            Action::ToggleWrap => {
+                self.request.toggle_wrap();
+                self.status = if self.request.wrap {
+                    "long request lines wrap (w: scroll sideways instead)".into()
+                } else {
+                    "long request lines scroll sideways with h/l or ←/→ (w: wrap)".into()
+                };
+            }
             Action::ToggleRaw => {
                 self.request.raw_media = !self.request.raw_media;
                 return self.reformat();
@@ -950,6 +1009,17 @@ impl App {
     fn on_popup_key(&mut self, popup: Popup, key: KeyEvent) -> Vec<Command> {
         let code = key.code;
         match popup {
+            Popup::Settings(mut form) => match form.on_key(key) {
+                FormOutcome::Editing => {
+                    self.popup = Some(Popup::Settings(form));
+                    Vec::new()
+                }
+                FormOutcome::Cancelled => {
+                    self.status = "settings unchanged".into();
+                    Vec::new()
+                }
+                FormOutcome::Apply(settings) => self.apply_settings(settings),
+            },
             Popup::Help(scroll) => {
                 let n = keymap::help().len();
                 match code {
@@ -964,6 +1034,9 @@ impl App {
                         self.popup = Some(Popup::Help((scroll + 10).min(n)))
                     }
                     KeyCode::PageUp => self.popup = Some(Popup::Help(scroll.saturating_sub(10))),
+                    KeyCode::Home | KeyCode::Char('g') => self.popup = Some(Popup::Help(0)),
+                    // The drawing stops at the last screenful.
+                    KeyCode::End | KeyCode::Char('G') => self.popup = Some(Popup::Help(n)),
                     _ => self.popup = Some(Popup::Help(scroll)),
                 }
                 Vec::new()

@@ -162,13 +162,20 @@ impl Document {
 
     /// Sets (or, with `None`, removes) a top-level setting, as one undo step.
     pub fn set_setting(&mut self, key: &str, value: Option<Value>) {
+        self.set_settings(vec![(key.to_string(), value)]);
+    }
+
+    /// Sets (or removes) several top-level settings, as one undo step.
+    pub fn set_settings(&mut self, changes: Vec<(String, Option<Value>)>) {
         let before = self.session.settings.clone();
-        match value {
-            Some(v) => {
-                self.session.settings.insert(key.to_string(), v);
-            }
-            None => {
-                self.session.settings.shift_remove(key);
+        for (key, value) in changes {
+            match value {
+                Some(v) => {
+                    self.session.settings.insert(key, v);
+                }
+                None => {
+                    self.session.settings.shift_remove(&key);
+                }
             }
         }
         if before == self.session.settings {

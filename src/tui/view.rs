@@ -27,8 +27,10 @@ pub fn layout(area: Rect) -> (Rect, Areas, Rect, Rect, Rect) {
             Constraint::Length(1),
         ])
         .split(area);
+    // Wide terminals give the list and editor room too (46 at 110 columns,
+    // 60 at 200, at most 72), the request keeps the rest.
     let left_width = if area.width >= 110 {
-        46
+        (area.width * 3 / 10).clamp(46, 72)
     } else {
         (area.width * 2 / 5).max(28)
     };

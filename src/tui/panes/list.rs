@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use serde_json::Value;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 #[derive(Debug, Default)]
 pub struct ListPane {
@@ -74,10 +75,24 @@ impl ListPane {
         let offset = self.offset(area.height);
         let rows = area.height.saturating_sub(2) as usize;
         let width = area.width.saturating_sub(2) as usize;
-        // Narrow lists drop the role column first.
-        let (name_w, role_w) = if width >= 40 { (10, 10) } else { (8, 0) };
+        // Narrow lists drop the role column first; wide ones give names room.
+        let (name_w, role_w) = match width {
+            w if w >= 64 => (16, 10),
+            w if w >= 40 => (10, 10),
+            _ => (8, 0),
+        };
         let index_w = messages.len().saturating_sub(1).to_string().len().max(3);
-        let tokens_w = 8;
+        // As wide as the widest count (a shared "~" included), never cut.
+        let tokens_w = report
+            .and_then(|r| {
+                r.messages
+                    .iter()
+                    .map(|t| t.tokens.to_string().len() + usize::from(t.shared))
+                    .max()
+            })
+            .unwrap_or(0)
+            .max(4)
+            + 1;
         let fixed = 1 + index_w + 1 + 1 + name_w + role_w + tokens_w;
         let sum_width = width.saturating_sub(fixed);
         let mut lines = Vec::with_capacity(rows);
@@ -124,18 +139,27 @@ impl ListPane {
 
 /// `text` in exactly `width` columns: cut with `…` (keeping a space
 /// before the next column), or padded.
+/// Counts display columns: a CJK character or an emoji takes two.
 fn fit(text: &str, width: usize) -> String {
     if width == 0 {
         return String::new();
     }
     let text: String = text.chars().filter(|c| !c.is_control()).collect();
-    let n = text.chars().count();
-    if n < width {
-        format!("{text:<width$}")
-    } else {
-        let cut: String = text.chars().take(width.saturating_sub(2)).collect();
-        format!("{cut}… ")
+    let cols = UnicodeWidthStr::width(text.as_str());
+    if cols < width {
+        return format!("{text}{}", " ".repeat(width - cols));
     }
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width.saturating_sub(2) {
+            break;
+        }
+        cut.push(c);
+        used += w;
+    }
+    format!("{cut}…{}", " ".repeat(width - used - 1))
 }
 
 /// A compact summary of a message's blocks, and the ids of its tool call
@@ -200,5 +224,9 @@ mod tests {
         assert_eq!(fit("Bob", 6), "Bob   ");
         assert_eq!(fit("Bartholomew", 6), "Bart… ");
         assert_eq!(fit("a\x1b[2Jb", 6), "a[2Jb ");
+        // Wide characters take two columns: a name never runs into the role.
+        assert_eq!(fit("图书馆管理员小王", 10), "图书馆管… ");
+        assert_eq!(fit("图书馆", 10), "图书馆    ");
+        assert_eq!(fit("a图书馆管理", 6), "a图…  ");
     }
 }

@@ -7,6 +7,7 @@ pub mod header;
 pub mod list;
 pub mod popup;
 pub mod request;
+pub mod settings;
 pub mod status;
 pub mod truncation;
 

@@ -1,6 +1,7 @@
 //! Popups: help, the formatter picker, and the questions the workbench asks
 //! before it could lose an edit or read what a session names.
 
+use super::settings::SettingsForm;
 use super::{centered, pane_block};
 use crate::formatter::FormatterId;
 use crate::media::Access;
@@ -53,11 +54,14 @@ pub enum Popup {
         session: PathBuf,
         wanted: Vec<Access>,
     },
+    /// Model, budget and token counter (`s`).
+    Settings(Box<SettingsForm>),
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
     match popup {
         Popup::Help(scroll) => draw_help(frame, area, ui, *scroll),
+        Popup::Settings(form) => form.draw(frame, area, ui),
         Popup::Formatter(i) => draw_picker(frame, area, ui, *i),
         Popup::Conflict { disk, error } => {
             let what = match disk {
@@ -191,28 +195,72 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
 /// The help, scrolled by `scroll` rows when it does not fit.
 fn draw_help(frame: &mut Frame, area: Rect, ui: &Palette, scroll: usize) {
     let help = keymap::help();
-    let rect = centered(area, 96, help.len() as u16 + 2);
-    let rows = rect.height.saturating_sub(2) as usize;
-    let scroll = scroll.min(help.len().saturating_sub(rows));
-    let lines: Vec<Line> = help
-        .into_iter()
-        .skip(scroll)
-        .map(|(k, what, scope)| {
-            Line::from(vec![
-                Span::styled(format!(" {k:<8}"), Style::default().fg(ui.focus)),
-                Span::styled(format!("{what:<72}"), Style::default().fg(ui.text)),
+    let width = area.width.min(96);
+    // Key column, description (wrapped to fit), where the key applies.
+    let (key_w, scope_w) = (9usize, 10usize);
+    let what_w = (width as usize)
+        .saturating_sub(2 + key_w + scope_w + 1)
+        .max(16);
+    let mut rows: Vec<Line> = Vec::new();
+    for (k, what, scope) in help {
+        for (i, part) in wrap_words(&what, what_w).into_iter().enumerate() {
+            let (key, scope) = if i == 0 {
+                (k.as_str(), scope)
+            } else {
+                ("", "")
+            };
+            rows.push(Line::from(vec![
+                Span::styled(format!(" {key:<8}"), Style::default().fg(ui.focus)),
+                Span::styled(format!("{part:<what_w$} "), Style::default().fg(ui.text)),
                 Span::styled(scope.to_string(), Style::default().fg(ui.muted)),
-            ])
-        })
-        .collect();
-    frame.render_widget(Clear, rect);
-    let more = if scroll + rows < keymap::help().len() {
-        " Keys (j/k scroll, Esc closes) "
+            ]));
+        }
+    }
+    let total = rows.len();
+    let rect = centered(area, width, total as u16 + 2);
+    let visible = rect.height.saturating_sub(2) as usize;
+    let scroll = scroll.min(total.saturating_sub(visible));
+    let title = if visible < total {
+        format!(
+            " Keys {}–{} of {total} (j/k PgUp/PgDn g/G scroll, Esc closes) ",
+            scroll + 1,
+            (scroll + visible).min(total)
+        )
     } else {
-        " Keys (Esc closes) "
+        " Keys (Esc closes) ".to_string()
     };
-    let block = pane_block(ui, Line::from(more), true);
+    let lines: Vec<Line> = rows.into_iter().skip(scroll).take(visible).collect();
+    frame.render_widget(Clear, rect);
+    let block = pane_block(ui, Line::from(title), true);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (a word
+/// longer than that is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().expect("one line at least");
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(String::new());
+        }
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines
+        .into_iter()
+        .flat_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars
+                .chunks(width.max(1))
+                .map(|c| c.iter().collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, selected: usize) {

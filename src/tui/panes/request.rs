@@ -14,7 +14,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
+use std::cell::Cell;
 use std::ops::Range;
+use unicode_width::UnicodeWidthChar;
 
 #[derive(Debug, Default)]
 pub struct RequestPane {
@@ -28,7 +30,17 @@ pub struct RequestPane {
     pub search: Option<String>,
     /// The request's lines highlighted so far.
     pub highlighted: LazyLines,
+    /// Long lines wrap (`w`) instead of scrolling sideways.
+    pub wrap: bool,
+    /// Columns scrolled sideways (`h`/`l`, `←`/`→`) when not wrapping.
+    pub hscroll: usize,
+    /// The text area's width at the last draw (a search match is brought
+    /// into it).
+    pub width: Cell<usize>,
 }
+
+/// Columns one sideways step moves.
+const SIDEWAYS_STEP: usize = 8;
 
 /// What the pane draws besides its own state.
 pub struct RequestView<'a> {
@@ -66,6 +78,34 @@ impl RequestPane {
             _ => n,
         }
         .min(n.saturating_sub(1));
+    }
+
+    /// Scrolls sideways (`Action::Left`/`Right`); wrapping stops it.
+    pub fn sideways(&mut self, right: bool, lines: &[String]) {
+        if self.wrap {
+            return;
+        }
+        let widest = lines.iter().map(|l| columns(l)).max().unwrap_or(0);
+        let last = widest.saturating_sub(self.width.get().max(1));
+        self.hscroll = if right {
+            (self.hscroll + SIDEWAYS_STEP).min(last)
+        } else {
+            self.hscroll.saturating_sub(SIDEWAYS_STEP)
+        };
+    }
+
+    pub fn toggle_wrap(&mut self) {
+        self.wrap = !self.wrap;
+        self.hscroll = 0;
+    }
+
+    /// Brings columns `cols` of a line into view (sideways).
+    fn reveal_columns(&mut self, cols: Range<usize>) {
+        let width = self.width.get().max(1);
+        if self.wrap || (cols.start >= self.hscroll && cols.end <= self.hscroll + width) {
+            return;
+        }
+        self.hscroll = cols.start.saturating_sub(width / 4);
     }
 
     pub fn wheel(&mut self, down: bool, n: usize) {
@@ -113,6 +153,10 @@ impl RequestPane {
         Some(match next {
             Some(i) => {
                 self.scroll = i;
+                if let Some(hit) = matches(&lines[i], &query).first() {
+                    let before = columns(&lines[i][..hit.start]);
+                    self.reveal_columns(before..before + columns(&lines[i][hit.clone()]));
+                }
                 let which = hits.binary_search(&i).map_or(0, |k| k + 1);
                 format!("/{query}: {which} of {} (line {})", hits.len(), i + 1)
             }
@@ -194,22 +238,144 @@ impl RequestPane {
             } else {
                 Span::raw(" ")
             };
+            let mut hits = match (&query, plain.get(i)) {
+                (Some(q), Some(l)) => matches(l, q),
+                _ => Vec::new(),
+            };
+            // The highlighted spans spell the plain line; if they ever did
+            // not, the whole line is marked rather than cut wrongly.
+            let spelled: usize = line.spans.iter().map(|s| s.content.len()).sum();
+            if !hits.is_empty() && Some(spelled) != plain.get(i).map(String::len) {
+                hits = std::iter::once(0..spelled).collect();
+            }
             let mut spans = vec![gutter];
-            let hit = query
-                .as_ref()
-                .is_some_and(|q| plain.get(i).is_some_and(|l| l.to_lowercase().contains(q)));
+            let mut at = 0;
             for s in &line.spans {
                 let mut style = s.style;
                 if in_selected {
                     style = style.bg(ui.provenance_bg);
                 }
-                if hit {
-                    style = style.bg(ui.search_bg);
+                // Only the matched text is marked, not its whole line.
+                let text = s.content.as_ref();
+                let mut from = 0;
+                for cut in cuts(at..at + text.len(), &hits) {
+                    let Some(piece) = text.get(from..cut - at) else {
+                        break;
+                    };
+                    let in_hit = hits.iter().any(|h| h.contains(&(at + from)));
+                    let style = if in_hit {
+                        style.bg(ui.search_bg)
+                    } else {
+                        style
+                    };
+                    spans.push(Span::styled(piece.to_string(), style));
+                    from = cut - at;
                 }
-                spans.push(Span::styled(s.content.clone(), style));
+                at += text.len();
             }
+            let spans = if self.wrap {
+                spans
+            } else {
+                skip_columns(spans, 1, self.hscroll)
+            };
             shown.push(Line::from(spans));
         }
-        frame.render_widget(Paragraph::new(shown), inner);
+        self.width.set((inner.width as usize).saturating_sub(1));
+        let paragraph = Paragraph::new(shown);
+        let paragraph = if self.wrap {
+            paragraph.wrap(Wrap { trim: false })
+        } else {
+            paragraph
+        };
+        frame.render_widget(paragraph, inner);
+    }
+}
+
+/// Columns `text` takes on screen.
+fn columns(text: &str) -> usize {
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// Byte ranges of `line` where `query` (lower case) matches, ignoring
+/// case. Lines whose lower case changes their length are marked whole.
+fn matches(line: &str, query: &str) -> Vec<Range<usize>> {
+    if query.is_empty() {
+        return Vec::new();
+    }
+    let lower = line.to_lowercase();
+    if lower.len() != line.len() {
+        return if lower.contains(query) {
+            std::iter::once(0..line.len()).collect()
+        } else {
+            Vec::new()
+        };
+    }
+    lower
+        .match_indices(query)
+        .map(|(start, m)| start..start + m.len())
+        .filter(|r| line.is_char_boundary(r.start) && line.is_char_boundary(r.end))
+        .collect()
+}
+
+/// Where a span covering `span` must be cut so that each piece is wholly
+/// inside or outside the hits: the cut points, ending with `span.end`.
+fn cuts(span: Range<usize>, hits: &[Range<usize>]) -> Vec<usize> {
+    let mut points: Vec<usize> = hits
+        .iter()
+        .flat_map(|h| [h.start, h.end])
+        .filter(|p| *p > span.start && *p < span.end)
+        .collect();
+    points.push(span.end);
+    points.sort_unstable();
+    points.dedup();
+    points
+}
+
+/// The line without its first `skip` columns after the first `keep` spans
+/// (the gutter stays).
+fn skip_columns(spans: Vec<Span<'static>>, keep: usize, skip: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::with_capacity(spans.len());
+    let mut left = skip;
+    for (i, span) in spans.into_iter().enumerate() {
+        if i < keep || left == 0 {
+            out.push(span);
+            continue;
+        }
+        let mut cut = 0;
+        for (at, c) in span.content.char_indices() {
+            if left == 0 {
+                break;
+            }
+            left = left.saturating_sub(c.width().unwrap_or(0));
+            cut = at + c.len_utf8();
+        }
+        if cut < span.content.len() {
+            out.push(Span::styled(span.content[cut..].to_string(), span.style));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_are_found_ignoring_case_and_cut_out_of_spans() {
+        assert_eq!(matches("  \"Role\": \"role\"", "role"), vec![3..7, 11..15]);
+        let hit = std::iter::once(3..7).collect::<Vec<_>>();
+        assert_eq!(cuts(0..10, &hit), vec![3, 7, 10]);
+        assert_eq!(cuts(5..10, &hit), vec![7, 10]);
+        assert_eq!(cuts(0..3, &hit), vec![3]);
+    }
+
+    #[test]
+    fn columns_are_skipped_after_the_gutter_counting_wide_characters() {
+        let spans = vec![Span::raw("▌"), Span::raw("ab"), Span::raw("中文x")];
+        let text: String = skip_columns(spans, 1, 4)
+            .iter()
+            .map(|s| s.content.to_string())
+            .collect();
+        assert_eq!(text, "▌文x");
     }
 }
