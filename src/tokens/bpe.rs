@@ -10,15 +10,73 @@ use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
 use tiktoken_rs::Rank;
 
+/// A vocabulary's ranks, however they are held.
+pub trait Ranks {
+    fn rank(&self, bytes: &[u8]) -> Option<Rank>;
+}
+
+impl Ranks for FxHashMap<Vec<u8>, Rank> {
+    fn rank(&self, bytes: &[u8]) -> Option<Rank> {
+        self.get(bytes).copied()
+    }
+}
+
+impl Ranks for FxHashMap<&'static [u8], Rank> {
+    fn rank(&self, bytes: &[u8]) -> Option<Rank> {
+        self.get(bytes).copied()
+    }
+}
+
 /// Tokens byte-pair merging makes of `piece`.
-pub fn count(piece: &[u8], ranks: &FxHashMap<Vec<u8>, Rank>) -> usize {
+pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
     match piece.len() {
         0 => 0,
         1 => 1,
-        _ if ranks.contains_key(piece) => 1,
-        n if n < 100 => tiktoken_rs::byte_pair_split(piece, ranks).len(),
+        _ if ranks.rank(piece).is_some() => 1,
+        n if n < 100 => count_small(piece, ranks),
         _ => count_large(piece, ranks),
     }
+}
+
+/// tiktoken's `_byte_pair_merge` (rescanning for the lowest rank after
+/// each merge: fastest on short pieces), counting the parts it leaves.
+fn count_small(piece: &[u8], ranks: &impl Ranks) -> usize {
+    // (start, rank of the merge of this part with the next).
+    let mut parts: Vec<(usize, Rank)> = Vec::with_capacity(piece.len() + 1);
+    let mut min_rank: (Rank, usize) = (Rank::MAX, usize::MAX);
+    for i in 0..piece.len() - 1 {
+        let rank = ranks.rank(&piece[i..i + 2]).unwrap_or(Rank::MAX);
+        if rank < min_rank.0 {
+            min_rank = (rank, i);
+        }
+        parts.push((i, rank));
+    }
+    parts.push((piece.len() - 1, Rank::MAX));
+    parts.push((piece.len(), Rank::MAX));
+    let rank_at = |parts: &[(usize, Rank)], i: usize| -> Rank {
+        if i + 3 < parts.len() {
+            ranks
+                .rank(&piece[parts[i].0..parts[i + 3].0])
+                .unwrap_or(Rank::MAX)
+        } else {
+            Rank::MAX
+        }
+    };
+    while min_rank.0 != Rank::MAX {
+        let i = min_rank.1;
+        if i > 0 {
+            parts[i - 1].1 = rank_at(&parts, i - 1);
+        }
+        parts[i].1 = rank_at(&parts, i);
+        parts.remove(i + 1);
+        min_rank = (Rank::MAX, usize::MAX);
+        for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
+            if rank < min_rank.0 {
+                min_rank = (rank, i);
+            }
+        }
+    }
+    parts.len() - 1
 }
 
 #[derive(Eq, PartialEq, Clone, Copy)]
@@ -52,7 +110,7 @@ struct Part {
     next_rank: Rank,
 }
 
-fn count_large(piece: &[u8], ranks: &FxHashMap<Vec<u8>, Rank>) -> usize {
+fn count_large(piece: &[u8], ranks: &impl Ranks) -> usize {
     let n = piece.len();
     let mut parts: Vec<Part> = (0..n)
         .map(|i| Part {
@@ -64,7 +122,7 @@ fn count_large(piece: &[u8], ranks: &FxHashMap<Vec<u8>, Rank>) -> usize {
         .collect();
     let mut heap = BinaryHeap::with_capacity(n);
     for i in 0..n - 1 {
-        if let Some(&rank) = ranks.get(&piece[i..i + 2]) {
+        if let Some(rank) = ranks.rank(&piece[i..i + 2]) {
             heap.push(Merge { start: i, rank });
             parts[i].next_rank = rank;
         }
@@ -74,7 +132,7 @@ fn count_large(piece: &[u8], ranks: &FxHashMap<Vec<u8>, Rank>) -> usize {
             parts[start].next_end = end;
             parts[start].next_rank = Rank::MAX;
             if end <= n {
-                if let Some(&rank) = ranks.get(&piece[start..end]) {
+                if let Some(rank) = ranks.rank(&piece[start..end]) {
                     heap.push(Merge { start, rank });
                     parts[start].next_rank = rank;
                 }
@@ -137,6 +195,15 @@ mod tests {
                     String::from_utf8_lossy(&piece)
                 );
             }
+        }
+        for len in 2..100 {
+            let piece: Vec<u8> = (0..len).map(|i| b"ab a"[(i * 7 + len) % 4]).collect();
+            assert_eq!(
+                count_small(&piece, &r),
+                tiktoken_rs::byte_pair_split(&piece, &r).len(),
+                "{:?}",
+                String::from_utf8_lossy(&piece)
+            );
         }
         let same = vec![b'a'; 5000];
         assert_eq!(

@@ -2,7 +2,9 @@
 //! chooses them (tiktoken 0.13), with `o200k_base` for unknown names as
 //! AgentScope falls back.
 
+use super::counting::CountingBpe;
 use super::whitespace::{self, Runs};
+use super::Vocab;
 use crate::py::PyErr;
 use rustc_hash::FxHashMap;
 use std::collections::HashSet;
@@ -47,8 +49,16 @@ impl Encoding {
     /// `len(encoding.encode(text))` with tiktoken's defaults: text that
     /// contains a special token raises, as in Python.
     pub fn count(self, text: &str) -> Result<usize, PyErr> {
-        let bpe = self.bpe();
-        if let Some(token) = first_special(bpe, text) {
+        let counting = match self {
+            Encoding::O200kBase => Some(Vocab::O200kBase.counting()),
+            Encoding::Cl100kBase => Some(Vocab::Cl100kBase.counting()),
+            _ => None,
+        };
+        let special = match counting {
+            Some(c) => first_special(c.specials().iter().map(String::as_str), text),
+            None => first_special(self.bpe().special_tokens().into_iter(), text),
+        };
+        if let Some(token) = special {
             return Err(PyErr::value(format!(
                 "Encountered text corresponding to disallowed special token '{token}'.\n\
                  If you want this text to be encoded as a special token, pass it to `allowed_special`, e.g. `allowed_special={{'{token}', ...}}`.\n\
@@ -56,7 +66,11 @@ impl Encoding {
                  To disable this check for all special tokens, pass `disallowed_special=()`.\n"
             )));
         }
-        Ok(count_ordinary(bpe, self.runs(), text))
+        Ok(match counting {
+            // The common encodings count over the embedded rank table.
+            Some(c) => count_exactly(c, self.runs(), text, &[]),
+            None => count_ordinary_core(self.bpe(), self.runs(), text),
+        })
     }
 
     /// How its pattern splits whitespace runs.
@@ -69,11 +83,10 @@ impl Encoding {
 }
 
 /// The leftmost special token in `text`, if any.
-fn first_special(bpe: &CoreBPE, text: &str) -> Option<String> {
+fn first_special<'a>(specials: impl Iterator<Item = &'a str>, text: &str) -> Option<String> {
     if !text.contains("<|") {
         return None;
     }
-    let specials = bpe.special_tokens();
     let mut best: Option<(usize, &str)> = None;
     for token in specials {
         if let Some(pos) = text.find(token) {
@@ -85,29 +98,31 @@ fn first_special(bpe: &CoreBPE, text: &str) -> Option<String> {
     best.map(|(_, t)| t.to_string())
 }
 
-/// Ordinary (no special tokens) count. The regex can fail on pathological
-/// whitespace runs; then count line by line, which gives the same pieces
-/// for all but those runs.
-pub fn count_ordinary(bpe: &'static CoreBPE, runs: Runs, text: &str) -> usize {
-    let none: HashSet<&str> = HashSet::new();
-    count_exactly(bpe, runs, text, &none)
+/// `len(encode(text, allowed_special=allowed))` over a counting BPE, exact
+/// even where the regex gives up on a huge whitespace stretch
+/// ([`super::whitespace`]).
+pub fn count_exactly(bpe: &CountingBpe, runs: Runs, text: &str, allowed: &[&str]) -> usize {
+    let regex = |t: &str| bpe.count(t, allowed);
+    regex(text)
+        .or_else(|| {
+            whitespace::count(text, runs, &regex, &|piece| {
+                super::bpe::count(piece, bpe.ranks())
+            })
+        })
+        // Not reached: every piece left to the regex is short.
+        .unwrap_or(text.len())
 }
 
-/// `len(bpe.encode(text, allowed_special))`, exact even where the regex
-/// gives up on a huge whitespace stretch ([`super::whitespace`]).
-pub fn count_exactly(
-    bpe: &'static CoreBPE,
-    runs: Runs,
-    text: &str,
-    allowed: &HashSet<&str>,
-) -> usize {
-    let regex = |t: &str| bpe.encode(t, allowed).ok().map(|(tokens, _)| tokens.len());
+/// The same for the rarely used encodings kept on tiktoken-rs's `CoreBPE`
+/// (p50k, r50k, o200k_harmony with its specials).
+fn count_ordinary_core(bpe: &'static CoreBPE, runs: Runs, text: &str) -> usize {
+    let none: HashSet<&str> = HashSet::new();
+    let regex = |t: &str| bpe.encode(t, &none).ok().map(|(tokens, _)| tokens.len());
     regex(text)
         .or_else(|| {
             let ranks = ranks_of(bpe);
             whitespace::count(text, runs, &regex, &|piece| super::bpe::count(piece, ranks))
         })
-        // Not reached: every piece left to the regex is short.
         .unwrap_or(text.len())
 }
 

@@ -7,6 +7,7 @@ mod agentscope;
 pub mod boundary;
 mod bpe;
 mod counter;
+mod counting;
 mod encoding;
 pub mod media_cost;
 pub mod models;

@@ -3,13 +3,14 @@
 //! (embedded in the binary). Each loads once per process, on first use or when
 //! [`Vocab::warm`] is called from a background thread.
 
-use super::encoding::{count_exactly, count_ordinary};
+use super::counting::CountingBpe;
+use super::encoding::count_exactly;
 use super::whitespace::Runs;
 use fancy_regex::Regex;
 use rustc_hash::FxHashMap;
 use std::collections::HashSet;
 use std::sync::OnceLock;
-use tiktoken_rs::{CoreBPE, Rank};
+use tiktoken_rs::Rank;
 use unicode_normalization::UnicodeNormalization;
 
 /// A vocabulary with its pre-tokenizer and normalisation.
@@ -23,6 +24,15 @@ pub enum Vocab {
     ClaudeLegacy,
 }
 
+/// A rank table build.rs decoded from assets/tokenizers/NAME.tiktoken.
+macro_rules! table {
+    ($name:literal) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".ranks"))
+    };
+}
+
+/// cl100k_base's pattern, as tiktoken-rs builds it.
+const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 const QWEN_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 const CLAUDE_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
@@ -71,54 +81,72 @@ impl Vocab {
             return 0;
         }
         match self {
-            Vocab::O200kBase => count_ordinary(
-                tiktoken_rs::o200k_base_singleton(),
-                Runs::NewlinesApart,
-                text,
-            ),
-            Vocab::Cl100kBase => count_ordinary(
-                tiktoken_rs::cl100k_base_singleton(),
-                Runs::NewlinesApart,
-                text,
-            ),
-            Vocab::O200kHarmony => count_ordinary(
-                tiktoken_rs::o200k_harmony_singleton(),
-                Runs::NewlinesApart,
-                text,
-            ),
+            // o200k_harmony has o200k_base's ranks and pattern; as ordinary
+            // text its extra specials do not count.
+            Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => {
+                count_exactly(self.counting(), Runs::NewlinesApart, text, &[])
+            }
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_with_specials(qwen(), Runs::NewlinesApart, &text)
+                count_with_specials(self.counting(), Runs::NewlinesApart, &text)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_with_specials(claude(), Runs::Plain, &text)
+                count_with_specials(self.counting(), Runs::Plain, &text)
             }
             Vocab::DeepSeek => deepseek().count(text),
+        }
+    }
+
+    /// The counting BPE of a tiktoken-style vocabulary, loaded once from
+    /// the rank table build.rs embedded (DeepSeek, which splits text its own
+    /// way, shares o200k_base's only in name: it is never asked for here).
+    pub(crate) fn counting(self) -> &'static CountingBpe {
+        static O200K: OnceLock<CountingBpe> = OnceLock::new();
+        static CL100K: OnceLock<CountingBpe> = OnceLock::new();
+        static QWEN: OnceLock<CountingBpe> = OnceLock::new();
+        static CLAUDE: OnceLock<CountingBpe> = OnceLock::new();
+        let owned = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
+        match self {
+            Vocab::Cl100kBase => CL100K.get_or_init(|| {
+                CountingBpe::new(
+                    table!("cl100k_base"),
+                    CL100K_PATTERN,
+                    owned(&[
+                        "<|endoftext|>",
+                        "<|fim_prefix|>",
+                        "<|fim_middle|>",
+                        "<|fim_suffix|>",
+                        "<|endofprompt|>",
+                    ]),
+                )
+            }),
+            Vocab::Qwen => QWEN.get_or_init(|| {
+                let specials = parse_specials(include_str!("../../assets/tokenizers/qwen.special"));
+                CountingBpe::new(table!("qwen"), QWEN_PATTERN, specials.into_keys().collect())
+            }),
+            Vocab::ClaudeLegacy => CLAUDE.get_or_init(|| {
+                CountingBpe::new(
+                    table!("claude_legacy"),
+                    CLAUDE_PATTERN,
+                    owned(&["<EOT>", "<META>", "<META_START>", "<META_END>", "<SOS>"]),
+                )
+            }),
+            _ => O200K.get_or_init(|| {
+                CountingBpe::new(
+                    table!("o200k_base"),
+                    tiktoken_rs::O200K_BASE_PAT_STR,
+                    owned(&["<|endoftext|>", "<|endofprompt|>"]),
+                )
+            }),
         }
     }
 }
 
 /// `encode(text, allowed_special="all")`.
-fn count_with_specials(bpe: &'static CoreBPE, runs: Runs, text: &str) -> usize {
-    count_exactly(bpe, runs, text, &bpe.special_tokens())
-}
-
-fn parse_ranks(data: &str) -> FxHashMap<Vec<u8>, Rank> {
-    use base64::Engine;
-    let mut ranks = FxHashMap::default();
-    for line in data.lines() {
-        let mut parts = line.split_whitespace();
-        if let (Some(token), Some(rank)) = (parts.next(), parts.next()) {
-            if let (Ok(bytes), Ok(rank)) = (
-                base64::engine::general_purpose::STANDARD.decode(token),
-                rank.parse::<Rank>(),
-            ) {
-                ranks.insert(bytes, rank);
-            }
-        }
-    }
-    ranks
+fn count_with_specials(bpe: &CountingBpe, runs: Runs, text: &str) -> usize {
+    let allowed: Vec<&str> = bpe.specials().iter().map(String::as_str).collect();
+    count_exactly(bpe, runs, text, &allowed)
 }
 
 /// `id text` lines.
@@ -131,40 +159,11 @@ fn parse_specials(data: &str) -> FxHashMap<String, Rank> {
         .collect()
 }
 
-fn qwen() -> &'static CoreBPE {
-    static BPE: OnceLock<CoreBPE> = OnceLock::new();
-    BPE.get_or_init(|| {
-        let ranks = parse_ranks(include_str!("../../assets/tokenizers/qwen.tiktoken"));
-        let specials = parse_specials(include_str!("../../assets/tokenizers/qwen.special"));
-        CoreBPE::new(ranks, specials, QWEN_PATTERN).expect("the Qwen pattern compiles")
-    })
-}
-
-fn claude() -> &'static CoreBPE {
-    static BPE: OnceLock<CoreBPE> = OnceLock::new();
-    BPE.get_or_init(|| {
-        let ranks = parse_ranks(include_str!(
-            "../../assets/tokenizers/claude_legacy.tiktoken"
-        ));
-        let specials = [
-            ("<EOT>", 0),
-            ("<META>", 1),
-            ("<META_START>", 2),
-            ("<META_END>", 3),
-            ("<SOS>", 4),
-        ]
-        .into_iter()
-        .map(|(s, r)| (s.to_string(), r))
-        .collect();
-        CoreBPE::new(ranks, specials, CLAUDE_PATTERN).expect("the Claude pattern compiles")
-    })
-}
-
 /// DeepSeek's HF tokenizer: added tokens, then three isolated regex splits
 /// (digits, CJK runs, the main pattern; the gaps between matches are pieces
 /// too), then byte-level BPE on each piece.
 struct DeepSeekTokenizer {
-    ranks: FxHashMap<Vec<u8>, Rank>,
+    ranks: FxHashMap<&'static [u8], Rank>,
     added: Vec<String>,
     digits: Regex,
     cjk: Regex,
@@ -181,7 +180,7 @@ fn deepseek() -> &'static DeepSeekTokenizer {
         // Longest first, so a token that contains another wins.
         added.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
         DeepSeekTokenizer {
-            ranks: parse_ranks(include_str!("../../assets/tokenizers/deepseek.tiktoken")),
+            ranks: super::counting::rank_table(table!("deepseek")),
             added,
             digits: Regex::new(DEEPSEEK_DIGITS).expect("digit pattern"),
             cjk: Regex::new(DEEPSEEK_CJK).expect("CJK pattern"),
@@ -303,17 +302,14 @@ fn isolated_split(re: &Regex, text: &str, out: &mut dyn FnMut(&str, bool)) -> bo
 /// user text from being read as one.
 pub fn special_tokens(vocab: Vocab) -> HashSet<String> {
     match vocab {
-        Vocab::O200kBase => strings(tiktoken_rs::o200k_base_singleton()),
-        Vocab::Cl100kBase => strings(tiktoken_rs::cl100k_base_singleton()),
-        Vocab::O200kHarmony => strings(tiktoken_rs::o200k_harmony_singleton()),
-        Vocab::Qwen => strings(qwen()),
-        Vocab::ClaudeLegacy => strings(claude()),
+        Vocab::O200kHarmony => tiktoken_rs::o200k_harmony_singleton()
+            .special_tokens()
+            .into_iter()
+            .map(String::from)
+            .collect(),
         Vocab::DeepSeek => deepseek().added.iter().cloned().collect(),
+        _ => vocab.counting().specials().iter().cloned().collect(),
     }
-}
-
-fn strings(bpe: &CoreBPE) -> HashSet<String> {
-    bpe.special_tokens().into_iter().map(String::from).collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,70 @@
+//! Decodes the tokenizer vocabularies in assets/tokenizers (`base64 rank`
+//! lines) into packed rank tables in OUT_DIR, so a process that counts
+//! tokens reads a table embedded in the binary instead of decoding 200,000
+//! base64 lines at start-up.
+//!
+//! Table format: for each token, in file order, its rank (u32 LE), its
+//! length (u16 LE), its bytes.
+
+use std::path::Path;
+
+const VOCABS: [&str; 5] = [
+    "o200k_base",
+    "cl100k_base",
+    "qwen",
+    "deepseek",
+    "claude_legacy",
+];
+
+fn main() {
+    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    for name in VOCABS {
+        let source = format!("assets/tokenizers/{name}.tiktoken");
+        println!("cargo:rerun-if-changed={source}");
+        let text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{source}: {e}"));
+        let mut table = Vec::with_capacity(text.len());
+        for (i, line) in text.lines().enumerate() {
+            let mut parts = line.split_whitespace();
+            let (Some(token), Some(rank)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let bytes =
+                decode_base64(token).unwrap_or_else(|| panic!("{source}:{}: bad base64", i + 1));
+            let rank: u32 = rank
+                .parse()
+                .unwrap_or_else(|_| panic!("{source}:{}: bad rank", i + 1));
+            let len = u16::try_from(bytes.len()).expect("tokens are short");
+            table.extend_from_slice(&rank.to_le_bytes());
+            table.extend_from_slice(&len.to_le_bytes());
+            table.extend_from_slice(&bytes);
+        }
+        std::fs::write(Path::new(&out_dir).join(format!("{name}.ranks")), table)
+            .expect("OUT_DIR is writable");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// Standard base64 with padding.
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * i);
+        }
+        let full = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&full[..chunk.len().saturating_sub(1)]);
+    }
+    Some(out)
+}
