@@ -58,7 +58,8 @@ fn session(n: usize, one_group: bool) -> Session {
     if !path.exists() {
         std::fs::create_dir_all(&dir).expect("create target/bench-sessions");
         let mut cmd = Command::new("python3");
-        cmd.arg(root.join("benches/gen_session.py")).arg(n.to_string());
+        cmd.arg(root.join("benches/gen_session.py"))
+            .arg(n.to_string());
         if one_group {
             cmd.arg("--one-group");
         }
