@@ -105,7 +105,8 @@ pub struct BudgetModel {
     options: FormatOptions,
     counter: ProviderCounter,
     env: MediaEnv,
-    messages: Vec<Value>,
+    /// The messages as AgentScope's `Msg`s (moved in: a session is held
+    /// here once, not also as JSON), and each one's content key.
     keys: Vec<u64>,
     msgs: Vec<Arc<Msg>>,
     tools: Option<Value>,
@@ -126,8 +127,13 @@ pub struct BudgetModel {
 /// Why a session has no budget figures.
 #[derive(Debug, Clone)]
 pub enum BudgetError {
-    /// Message `index` is not a valid AgentScope `Msg`.
-    Message { index: usize, error: PyErr },
+    /// Message `index` is not a valid AgentScope `Msg`: AgentScope's error,
+    /// and why in plain words.
+    Message {
+        index: usize,
+        error: PyErr,
+        why: Option<String>,
+    },
     /// The formatter or the counter raised.
     Format(PyErr),
 }
@@ -135,7 +141,7 @@ pub enum BudgetError {
 impl std::fmt::Display for BudgetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BudgetError::Message { index, error } => {
+            BudgetError::Message { index, error, .. } => {
                 write!(f, "message {index}: {}: {}", error.kind, error.message)
             }
             BudgetError::Format(e) => write!(f, "{}: {}", e.kind, e.message),
@@ -153,16 +159,16 @@ impl BudgetModel {
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
+        let keys: Vec<u64> = messages.iter().map(message_key).collect();
         let msgs = messages
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(index, m)| {
-                Msg::from_dict(m)
+                Msg::from_dict_explained(m)
                     .map(Arc::new)
-                    .map_err(|error| BudgetError::Message { index, error })
+                    .map_err(|(error, why)| BudgetError::Message { index, error, why })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let keys: Vec<u64> = messages.iter().map(message_key).collect();
         // Promotion allowed: right for counting; plans then run the reference loop.
         let seg = Segmented::build_with(formatter, &options, &msgs, &keys, &env, None, true)
             .map_err(segment_error)?;
@@ -171,7 +177,6 @@ impl BudgetModel {
             options,
             counter,
             env,
-            messages,
             keys,
             msgs,
             tools,
@@ -200,10 +205,6 @@ impl BudgetModel {
         &self.counter
     }
 
-    pub fn messages(&self) -> &[Value] {
-        &self.messages
-    }
-
     /// Replaces message `index` and recounts only what it changed.
     pub fn set_message(&mut self, index: usize, value: Value) -> Result<(), BudgetError> {
         if index >= self.msgs.len() {
@@ -212,12 +213,15 @@ impl BudgetModel {
                 "list assignment index out of range",
             )));
         }
+        self.keys[index] = message_key(&value);
         let msg = Arc::new(
-            Msg::from_dict(&value).map_err(|error| BudgetError::Message { index, error })?,
+            Msg::from_dict_explained(value).map_err(|(error, why)| BudgetError::Message {
+                index,
+                error,
+                why,
+            })?,
         );
         self.msgs[index] = Arc::clone(&msg);
-        self.keys[index] = message_key(&value);
-        self.messages[index] = value;
         let replaced = self
             .request
             .seg
@@ -259,20 +263,21 @@ impl BudgetModel {
             .collect();
         let mut msgs = Vec::with_capacity(messages.len());
         let mut keys = Vec::with_capacity(messages.len());
-        for (index, m) in messages.iter().enumerate() {
-            let key = message_key(m);
-            let msg = match by_key.remove(&key) {
-                Some(msg) => msg,
-                None => Arc::new(
-                    Msg::from_dict(m).map_err(|error| BudgetError::Message { index, error })?,
-                ),
-            };
+        for (index, m) in messages.into_iter().enumerate() {
+            let key = message_key(&m);
+            let msg =
+                match by_key.remove(&key) {
+                    Some(msg) => msg,
+                    None => Arc::new(
+                        Msg::from_dict_explained(m)
+                            .map_err(|(error, why)| BudgetError::Message { index, error, why })?,
+                    ),
+                };
             msgs.push(msg);
             keys.push(key);
         }
         self.msgs = msgs;
         self.keys = keys;
-        self.messages = messages;
         self.rebuild()
     }
 

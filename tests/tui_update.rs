@@ -459,7 +459,7 @@ fn counts_are_published_before_the_plan() {
         panic!("reformat")
     };
     let mut early = Vec::new();
-    let done = computer.compute_phased(&job, &mut |p| early.push(p));
+    let done = computer.compute_phased(*job, &mut |p| early.push(p));
     assert_eq!(early.len(), 1);
     assert!(early[0].report.is_some(), "the counts come first");
     assert!(early[0].plan.is_none(), "then the plan");

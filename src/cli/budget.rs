@@ -131,7 +131,7 @@ fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetMode
         env,
     )
     .map_err(|e| match e {
-        BudgetError::Message { index, error } => {
+        BudgetError::Message { index, error, .. } => {
             say(rejected_message_line(
                 &target.session,
                 &session,

@@ -50,10 +50,16 @@ impl Msg {
     /// [`Msg::from_dict`] taking the dict, so its content is moved, not
     /// copied (large sessions are held once, not twice).
     pub fn from_dict_owned(v: Value) -> Result<Msg, PyErr> {
-        let role = Self::checked_role(&v)?;
+        Self::from_dict_explained(v).map_err(|(e, _)| e)
+    }
+
+    /// [`Msg::from_dict_owned`], saying why in plain words when it rejects
+    /// the message ([`Msg::explain_rejection`]), which it no longer holds.
+    pub fn from_dict_explained(v: Value) -> Result<Msg, (PyErr, Option<String>)> {
+        let role = Self::checked_role(&v).map_err(|e| (e, Self::explain_rejection(&v)))?;
         let Value::Object(mut map) = v else {
             // `checked_role` read keys from it: it is a dict.
-            return Err(PyErr::type_error("a message must be a dict"));
+            return Err((PyErr::type_error("a message must be a dict"), None));
         };
         let name = map.swap_remove("name").unwrap_or(Value::Null);
         Ok(match map.swap_remove("content") {

@@ -10,7 +10,6 @@ use crate::budget::{BudgetError, BudgetModel, TokenReport};
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
-use crate::session::Msg;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
@@ -101,13 +100,22 @@ impl Computer {
     }
 
     pub fn compute(&mut self, job: &Job) -> Preview {
-        self.compute_phased(job, &mut |_| {})
+        self.compute_phased(job.clone(), &mut |_| {})
     }
 
     /// [`Computer::compute`], publishing the request and its counts through
     /// `early` as soon as they are known, before the truncation plan (which
     /// may count the request again with the agent's token counter).
-    pub fn compute_phased(&mut self, job: &Job, early: &mut dyn FnMut(Preview)) -> Preview {
+    pub fn compute_phased(&mut self, mut job: Job, early: &mut dyn FnMut(Preview)) -> Preview {
+        // The messages move into the budget model (a large session is not
+        // held twice), unless a consent question may need to list what
+        // they would read.
+        let messages = if job.access == AccessMode::Ask {
+            job.messages.clone()
+        } else {
+            std::mem::take(&mut job.messages)
+        };
+        let job = &job;
         let key = ModelKey {
             formatter: job.formatter,
             model: job.model.model.clone(),
@@ -139,7 +147,7 @@ impl Computer {
         // Each job may read and download afresh, within the limits.
         gate.begin_run();
         let reused = match self.model.take() {
-            Some((k, mut m)) if k == key => match m.set_messages(job.messages.clone()) {
+            Some((k, mut m)) if k == key => match m.set_messages(messages) {
                 Ok(()) => Ok(m),
                 Err(e) => Err(e),
             },
@@ -147,7 +155,7 @@ impl Computer {
                 job.formatter,
                 FormatOptions::default(),
                 job.model.clone(),
-                job.messages.clone(),
+                messages,
                 job.tools.clone(),
                 MediaEnv::with_gate(
                     Arc::clone(&gate),
@@ -159,12 +167,8 @@ impl Computer {
             Ok(m) => m,
             Err(e) => {
                 preview.error = Some(e.to_string());
-                if let BudgetError::Message { index, .. } = &e {
-                    preview.rejected = job
-                        .messages
-                        .get(*index)
-                        .and_then(Msg::explain_rejection)
-                        .map(|why| (*index, why));
+                if let BudgetError::Message { index, why, .. } = &e {
+                    preview.rejected = why.clone().map(|why| (*index, why));
                 }
                 preview.wanted = wanted(&gate, job);
                 return preview;
@@ -353,7 +357,7 @@ pub fn spawn(
         .name("formatscope-worker".into())
         .spawn(move || {
             while let Some(job) = slot.take() {
-                let done = computer.compute_phased(&job, &mut |counted| send(counted));
+                let done = computer.compute_phased(job, &mut |counted| send(counted));
                 send(done);
             }
         })
