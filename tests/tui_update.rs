@@ -558,3 +558,16 @@ fn the_request_scrolls_sideways_to_a_match_and_wraps() {
     let screen = screen_text(&app, 100, 30);
     assert!(screen.contains("library?\\nAlice"), "{screen}");
 }
+
+/// Found by the random-keys property: dropping the edits that added the
+/// selected message (quit, then "d") leaves the selection in range.
+#[test]
+fn dropping_edits_keeps_the_selection_on_a_message() {
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    for k in [code(KeyCode::PageDown), key('a'), key('q'), key('d')] {
+        let cmds = app.update(k);
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    assert!(app.list.selected < app.messages().len());
+}

@@ -1291,6 +1291,9 @@ impl App {
         if let Some(doc) = self.doc.as_mut() {
             while doc.unsaved() && doc.undo_redo(true).is_some() {}
         }
+        // Undoing may have taken away the selected message.
+        let n = self.messages().len();
+        self.list.selected = self.list.selected.min(n.saturating_sub(1));
         cmds
     }
 

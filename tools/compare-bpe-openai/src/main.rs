@@ -1,4 +1,4 @@
-//! Usage: compare-bpe-openai [cold-ours|cold-bpe-openai]
+//! Usage: compare-bpe-openai [cold-ours|cold-bpe-openai|count-file FILE]
 //! Without an argument: counts and speed on tests/tokenizers/fixtures.json
 //! and on one large text, for o200k_base and cl100k_base; with one, a single
 //! cold load and count in this fresh process (run it under `time`).
@@ -13,6 +13,13 @@ fn main() {
             let t = Instant::now();
             let n = Vocab::O200kBase.count("hello world");
             println!("ours: {n} tokens, load+count {:?}", t.elapsed());
+            return;
+        }
+        Some("count-file") => {
+            // For memory profiles (heaptrack): one count of a file.
+            let path = std::env::args().nth(2).expect("a file");
+            let text = std::fs::read_to_string(path).expect("readable");
+            println!("ours: {} tokens", Vocab::O200kBase.count(&text));
             return;
         }
         Some("cold-bpe-openai") => {
