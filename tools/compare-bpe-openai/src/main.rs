@@ -22,6 +22,26 @@ fn main() {
             println!("ours: {} tokens", Vocab::O200kBase.count(&text));
             return;
         }
+        Some("count-session") => {
+            // For memory profiles: what `formatscope count` holds.
+            use formatscope::budget::BudgetModel;
+            use formatscope::formatter::FormatOptions;
+            use formatscope::media::{MediaEnv, NoNetwork};
+            let path = std::env::args().nth(2).expect("a session");
+            let session = formatscope::session::read_session(std::path::Path::new(&path)).expect("loads");
+            let id = formatscope::pipeline::formatter_for_session(&session).expect("formatter");
+            let mut model = BudgetModel::new(
+                id,
+                FormatOptions::default(),
+                formatscope::tokens::models::resolve(id.provider, session.model()),
+                session.messages,
+                session.tools,
+                MediaEnv::new(std::path::PathBuf::from("."), std::sync::Arc::new(NoNetwork)),
+            )
+            .expect("counts");
+            println!("{} tokens", model.report().total);
+            return;
+        }
         Some("cold-bpe-openai") => {
             let t = Instant::now();
             let n = bpe_openai::o200k_base().count("hello world");
