@@ -16,3 +16,4 @@ pub mod tokens;
 pub mod truncate;
 #[cfg(feature = "tui")]
 pub mod tui;
+pub mod wire;

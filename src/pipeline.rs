@@ -9,6 +9,7 @@ use crate::py::{self, PyErr};
 use crate::session::{Msg, Session};
 use crate::tokens::{models, AgentScopeCounter, CounterSpec, MessageCounter, OpenAiTokenCounter};
 use crate::truncate;
+use crate::wire;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -268,4 +269,110 @@ pub fn portable_paths(text: &str, session_dir: &std::path::Path) -> String {
         text = text.replace(quoted, &format!("{label}/"));
     }
     text
+}
+
+/// The full request a provider would receive, in the request oracle's shape
+/// (`request_oracle.py`): the formatter's output wrapped by AgentScope's
+/// model class and serialised as its SDK would ([`crate::wire`]).
+pub fn run_request(
+    session: &Session,
+    request: &ReferenceRequest,
+    settings: &wire::Settings,
+    env: &MediaEnv,
+) -> Map<String, Value> {
+    let provider = request.formatter.provider;
+    let model = settings
+        .model
+        .clone()
+        .unwrap_or_else(|| wire::default_model(provider).to_string());
+    let formatted_request = ReferenceRequest {
+        count: false,
+        tools: false,
+        token_counter: None,
+        ..request.clone()
+    };
+    let mut formatted = run_reference_in(session, &formatted_request, env);
+    let mut warnings: Vec<Value> = match formatted.shift_remove("warnings") {
+        Some(Value::Array(w)) => w,
+        _ => Vec::new(),
+    };
+    let mut out = Map::new();
+    out.insert(
+        "formatter".into(),
+        Value::String(request.formatter.class_name()),
+    );
+    out.insert("model_class".into(), json!(wire::model_class(provider)));
+    out.insert("model".into(), Value::String(model));
+    let finish = |mut out: Map<String, Value>, warnings: Vec<Value>| {
+        if !warnings.is_empty() {
+            out.insert("warnings".into(), Value::Array(warnings));
+        }
+        out
+    };
+    let messages = match formatted.shift_remove("messages") {
+        Some(Value::Array(m)) => m,
+        _ => {
+            for key in ["error", "error_type", "stage"] {
+                if let Some(v) = formatted.shift_remove(key) {
+                    out.insert(key.into(), v);
+                }
+            }
+            return finish(out, warnings);
+        }
+    };
+    let mut warn = |w: String| warnings.push(Value::String(w));
+    let built = wire::build(
+        request.formatter,
+        messages,
+        session.tools.as_ref(),
+        settings,
+        &mut warn,
+    );
+    let tool_choice = settings
+        .tool_choice
+        .clone()
+        .map_or(Value::Null, Value::String);
+    let call_kwargs =
+        (!settings.call_kwargs.is_empty()).then(|| Value::Object(settings.call_kwargs.clone()));
+    let constructed = |out: &mut Map<String, Value>, stream: bool, ctor: &Map<String, Value>| {
+        out.insert("stream".into(), Value::Bool(stream));
+        if !ctor.is_empty() {
+            out.insert("model_kwargs".into(), Value::Object(ctor.clone()));
+        }
+        out.insert("tool_choice".into(), tool_choice.clone());
+        if let Some(c) = &call_kwargs {
+            out.insert("call_kwargs".into(), c.clone());
+        }
+    };
+    match built {
+        Ok(w) => {
+            constructed(&mut out, w.stream, &w.model_kwargs);
+            out.insert("sdk_call".into(), json!(w.sdk_call));
+            out.insert("kwargs".into(), w.kwargs);
+            match w.sdk_error {
+                None => {
+                    out.insert(
+                        "http".into(),
+                        json!({"method": w.method, "url": w.url, "headers": w.headers}),
+                    );
+                    out.insert("http_body".into(), w.body);
+                }
+                Some(e) => {
+                    out.insert("http_error".into(), Value::Object(error_object("sdk", &e)));
+                }
+            }
+        }
+        Err(rejected) => {
+            let (constructed_with, failure) = *rejected;
+            let (stage, e) = match failure {
+                wire::Failure::ModelInit(e) => ("model_init", e),
+                wire::Failure::Model(e) => ("model", e),
+            };
+            if let Some(c) = constructed_with {
+                constructed(&mut out, c.stream, &c.model_kwargs);
+            }
+            out.extend(error_object(stage, &e));
+        }
+    }
+    finish(out, warnings)
 }

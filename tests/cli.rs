@@ -251,3 +251,66 @@ fn what_pythons_json_reads_is_read() {
         "{stderr}"
     );
 }
+
+/// `formatscope request`: the model class's call and the HTTP request, with
+/// the session's "request" object as defaults and flags over it.
+#[test]
+fn request_prints_the_wire_request_and_flags_override_the_sessions_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(
+        &path,
+        r#"{"provider": "anthropic", "request": {"model": "claude-opus-4-1", "stream": false, "model_kwargs": {"max_tokens": 512}},
+            "messages": [{"name": "system", "role": "system", "content": "Be brief."},
+                         {"name": "Bob", "role": "user", "content": "Hi"}]}"#,
+    )
+    .unwrap();
+    let out = formatscope(&["request", path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = stdout_json(&out);
+    assert_eq!(json["http"]["url"], "https://api.anthropic.com/v1/messages");
+    assert_eq!(json["http"]["headers"]["x-api-key"], "<API_KEY>");
+    assert_eq!(
+        json["http_body"]["system"],
+        serde_json::json!([{"type": "text", "text": "Be brief."}])
+    );
+    assert_eq!(json["http_body"]["model"], "claude-opus-4-1");
+    assert_eq!(json["http_body"]["max_tokens"], 512);
+    assert_eq!(json["http_body"]["stream"], false);
+    let keys: Vec<&String> = json["http_body"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["max_tokens", "messages", "model", "stream", "system"]
+    );
+
+    let out = formatscope(&[
+        "request",
+        path.to_str().unwrap(),
+        "--stream",
+        "--model",
+        "claude-sonnet-4-6",
+        "--tool-choice",
+        "nope",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = stdout_json(&out);
+    assert_eq!(
+        (json["stage"].as_str(), json["error_type"].as_str()),
+        (Some("model"), Some("TypeError"))
+    );
+    assert_eq!(json["stream"], true);
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("TypeError: 'NoneType' object is not iterable"));
+
+    std::fs::write(&path, r#"{"request": {"stream": "yes"}, "messages": []}"#).unwrap();
+    let out = formatscope(&["request", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("\"request\".stream must be true or false")
+    );
+}

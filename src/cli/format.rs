@@ -100,19 +100,34 @@ fn pick_formatter(
     args: &FormatArgs,
     session: &formatscope::session::Session,
 ) -> Result<FormatterId, String> {
-    if let Some(name) = &args.formatter {
+    choose_formatter(
+        args.formatter.as_deref(),
+        args.provider.as_deref(),
+        args.mode.as_deref(),
+        session,
+    )
+}
+
+/// `--formatter`, or `--provider`/`--mode`, else the session's own.
+pub(crate) fn choose_formatter(
+    formatter: Option<&str>,
+    provider: Option<&str>,
+    mode: Option<&str>,
+    session: &formatscope::session::Session,
+) -> Result<FormatterId, String> {
+    if let Some(name) = formatter {
         return FormatterId::from_class_name(name).ok_or_else(|| {
             let all: Vec<String> = FormatterId::all().map(|f| f.class_name()).collect();
             format!("unknown formatter {name}; one of {}", all.join(", "))
         });
     }
     let default = pipeline::formatter_for_session(session);
-    let provider = match &args.provider {
+    let provider = match provider {
         Some(p) => Provider::from_id(p)
             .ok_or_else(|| format!("unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"))?,
         None => default.clone()?.provider,
     };
-    let mode = match &args.mode {
+    let mode = match mode {
         Some(m) => {
             Mode::from_id(m).ok_or_else(|| format!("unknown mode {m:?}; chat or multi-agent"))?
         }

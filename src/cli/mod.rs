@@ -4,6 +4,7 @@
 
 mod budget;
 mod format;
+mod request;
 mod timing;
 
 use budget::{CountArgs, TokenizeArgs, TruncateArgs};
@@ -61,6 +62,11 @@ enum Command {
     /// provider's tokenizer: which messages are kept and dropped, tokens
     /// before and after, or why it cannot fit.
     Truncate(TruncateArgs),
+    /// The full request a provider receives: the formatted messages wrapped
+    /// by AgentScope's model class, the SDK call's kwargs, and the HTTP
+    /// method, URL, headers (key as <API_KEY>) and body (request_oracle.py's
+    /// shape). Built for OpenAI, DeepSeek, Anthropic and DashScope.
+    Request(request::RequestArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -78,6 +84,7 @@ pub fn run() -> i32 {
         Some(Command::Format(args)) => format::run(args),
         Some(Command::Count(args)) => budget::count(args),
         Some(Command::Tokenize(args)) => budget::tokenize(args),
+        Some(Command::Request(args)) => request::run(args),
         Some(Command::Truncate(args)) => budget::truncate(args),
         Some(Command::Timing(args)) => timing::run(args),
         None => workbench(cli.target, cli.theme, cli.log, cli.offline),

@@ -1,0 +1,220 @@
+//! `formatscope request`: the full request a provider would receive (the
+//! formatter's output wrapped by AgentScope's model class and serialised as
+//! its SDK would), in `request_oracle.py`'s shape.
+
+use super::format::choose_formatter;
+use super::{
+    media_env, rejected_message_line, report_access, report_session, say, usage_error, web_fetcher,
+};
+use clap::Args;
+use formatscope::formatter::FormatOptions;
+use formatscope::pipeline::{self, ReferenceRequest};
+use formatscope::session::read_session;
+use formatscope::wire::Settings;
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct RequestArgs {
+    /// Session file (as for `format`). Its "request" object (model, stream,
+    /// tool_choice, model_kwargs, call_kwargs) sets the defaults the flags
+    /// below override.
+    session: PathBuf,
+
+    /// Formatter class, e.g. AnthropicChatFormatter. Default: the session's
+    /// provider and mode.
+    #[arg(long, value_name = "CLASS", conflicts_with_all = ["provider", "mode"])]
+    formatter: Option<String>,
+
+    /// Provider: openai, anthropic, dashscope, gemini, ollama or deepseek.
+    #[arg(long, value_name = "P")]
+    provider: Option<String>,
+
+    /// Mode: chat or multi-agent.
+    #[arg(long, value_name = "M")]
+    mode: Option<String>,
+
+    /// Model name. Default: the provider's (gpt-4o, deepseek-chat,
+    /// claude-sonnet-4-6, qwen-max, gemini-2.5-flash, qwen2.5).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+
+    /// auto, none, required, or the name of one of the session's tools.
+    #[arg(long, value_name = "CHOICE")]
+    tool_choice: Option<String>,
+
+    /// Build the model with stream=True.
+    #[arg(long, conflicts_with = "no_stream")]
+    stream: bool,
+
+    /// Build the model with stream=False.
+    #[arg(long)]
+    no_stream: bool,
+
+    /// JSON object of model constructor arguments, e.g.
+    /// '{"thinking": {"type": "enabled", "budget_tokens": 1024}}' or
+    /// '{"generate_kwargs": {"temperature": 0.2}}'.
+    #[arg(long, value_name = "JSON")]
+    model_kwargs: Option<String>,
+
+    /// JSON object of keyword arguments to the model call.
+    #[arg(long, value_name = "JSON")]
+    call_kwargs: Option<String>,
+
+    /// Formatter truncation budget (AgentScope's OpenAITokenCounter, gpt-4o).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    max_tokens: Option<i64>,
+
+    /// Promote images in tool results to a user message.
+    #[arg(long)]
+    promote_tool_result_images: bool,
+
+    /// Promote audio in tool results to a user message.
+    #[arg(long)]
+    promote_tool_result_audios: bool,
+
+    /// Promote videos in tool results to a user message.
+    #[arg(long)]
+    promote_tool_result_videos: bool,
+
+    /// Multi-agent formatters: the prompt before the first <history> block.
+    #[arg(long, value_name = "TEXT")]
+    conversation_history_prompt: Option<String>,
+
+    /// Serve https://HOST/PATH from DIR/HOST/PATH instead of the network.
+    #[arg(long, value_name = "DIR")]
+    web_root: Vec<PathBuf>,
+
+    /// Never use the network: remote media fail to download.
+    #[arg(long)]
+    offline: bool,
+
+    /// Write absolute paths under the session's folder as <SESSION_DIR>/...
+    #[arg(long)]
+    portable_paths: bool,
+}
+
+/// A JSON object from the command line.
+fn object_arg(flag: &str, text: &str) -> Result<Map<String, Value>, String> {
+    match formatscope::json::parse(text.as_bytes(), Default::default()) {
+        Ok(parsed) => match parsed.value {
+            Value::Object(m) => Ok(m),
+            _ => Err(format!("{flag}: expected a JSON object")),
+        },
+        Err(e) => Err(format!("{flag}: {e}")),
+    }
+}
+
+pub(crate) fn run(args: RequestArgs) -> i32 {
+    let session = match read_session(&args.session) {
+        Ok(s) => s,
+        Err(e) => return usage_error(e),
+    };
+    let formatter = match choose_formatter(
+        args.formatter.as_deref(),
+        args.provider.as_deref(),
+        args.mode.as_deref(),
+        &session,
+    ) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
+    };
+    let mut settings = match Settings::from_session(session.settings.get("request")) {
+        Ok(s) => s,
+        Err(e) => return usage_error(format!("{}: {e}", args.session.display())),
+    };
+    if args.model.is_some() {
+        settings.model = args.model.clone();
+    }
+    if args.tool_choice.is_some() {
+        settings.tool_choice = args.tool_choice.clone();
+    }
+    if args.stream || args.no_stream {
+        settings.stream = Some(args.stream);
+    }
+    for (flag, given, slot) in [
+        (
+            "--model-kwargs",
+            &args.model_kwargs,
+            &mut settings.model_kwargs,
+        ),
+        (
+            "--call-kwargs",
+            &args.call_kwargs,
+            &mut settings.call_kwargs,
+        ),
+    ] {
+        if let Some(text) = given {
+            match object_arg(flag, text) {
+                Ok(m) => *slot = m,
+                Err(e) => return usage_error(e),
+            }
+        }
+    }
+    let options = FormatOptions {
+        promote_images: args.promote_tool_result_images,
+        promote_audios: args.promote_tool_result_audios,
+        promote_videos: args.promote_tool_result_videos,
+        history_prompt: args.conversation_history_prompt.clone(),
+    };
+    if let Some(option) = options.unsupported_by(formatter).first() {
+        return usage_error(format!(
+            "{formatter} has no option {}",
+            option.python_name()
+        ));
+    }
+    let request = ReferenceRequest {
+        formatter,
+        options,
+        max_tokens: args.max_tokens,
+        count: false,
+        tools: false,
+        token_counter: None,
+    };
+    report_session(&session);
+    let env = media_env(&session, web_fetcher(&args.web_root, args.offline));
+    let out = pipeline::run_request(&session, &request, &settings, &env);
+    report_access(env.gate());
+    let failed = out.get("error").is_some() || out.get("http_error").is_some();
+    if let (Some(Value::String(kind)), Some(Value::String(text)), Some("msg")) = (
+        out.get("error_type"),
+        out.get("error"),
+        out.get("stage").and_then(Value::as_str),
+    ) {
+        if let Some(i) = pipeline::invalid_message(&session).map(|(i, _)| i) {
+            say(rejected_message_line(
+                &args.session,
+                &session,
+                i,
+                kind,
+                text,
+            ));
+        }
+    } else if let (Some(Value::String(kind)), Some(Value::String(text))) =
+        (out.get("error_type"), out.get("error"))
+    {
+        say(format!(
+            "error: {kind}: {}",
+            text.lines().next().unwrap_or_default()
+        ));
+    } else if let Some(Value::Object(e)) = out.get("http_error") {
+        say(format!(
+            "error: the SDK would raise {}: {}",
+            e.get("error_type")
+                .and_then(Value::as_str)
+                .unwrap_or("Error"),
+            e.get("error").and_then(Value::as_str).unwrap_or_default()
+        ));
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(out)).unwrap_or_default();
+    let text = if args.portable_paths {
+        let dir = session.base_dir();
+        pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir))
+    } else {
+        text
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    i32::from(failed)
+}
