@@ -2,21 +2,13 @@
 //! (anthropic 0.104).
 
 use super::{
-    any_to_required, check_ctor, ctor_map, headers, in_parameter_order, validate_tool_choice,
-    Constructed, Failure, Rejected, Wire, API_KEY,
+    any_to_required, ctor_map, headers, in_parameter_order, validate_tool_choice,
+    warn_unknown_ctor, Constructed, Failure, Rejected, Wire, API_KEY,
 };
 use crate::formatter::{format_tools, Provider};
 use crate::json;
 use crate::py::PyErr;
 use serde_json::{Map, Value};
-
-const CONSTRUCTOR: [&str; 5] = [
-    "max_tokens",
-    "stream",
-    "thinking",
-    "client_kwargs",
-    "generate_kwargs",
-];
 
 /// `AsyncMessages.create`'s parameters, in order: the body's key order.
 const CREATE: [&str; 18] = [
@@ -50,8 +42,19 @@ pub(super) fn build(
     settings: &super::Settings,
     warn: &mut dyn FnMut(String),
 ) -> Result<Wire, Rejected> {
-    check_ctor("AnthropicChatModel", &ctor, &CONSTRUCTOR).map_err(|f| Box::new((None, f)))?;
     let stream = ctor.get("stream").is_none_or(crate::py::truthy);
+    warn_unknown_ctor(
+        &ctor,
+        &[
+            "max_tokens",
+            "stream",
+            "thinking",
+            "stream_tool_parsing",
+            "client_kwargs",
+            "generate_kwargs",
+        ],
+        warn,
+    );
     let constructed = Constructed {
         stream,
         model_kwargs: ctor.clone(),

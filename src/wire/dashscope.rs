@@ -2,20 +2,10 @@
 //! `AioGeneration.call` (text-generation) or `AioMultiModalConversation.call`
 //! (multimodal-generation, chosen by the model name).
 
-use super::{
-    check_ctor, ctor_map, validate_tool_choice, Constructed, Failure, Rejected, Wire, API_KEY,
-};
+use super::{ctor_map, validate_tool_choice, Constructed, Failure, Rejected, Wire, API_KEY};
 use crate::json;
-use crate::py::PyErr;
+use crate::py::{self, PyErr};
 use serde_json::{Map, Value};
-
-const CONSTRUCTOR: [&str; 5] = [
-    "stream",
-    "enable_thinking",
-    "multimodality",
-    "generate_kwargs",
-    "base_http_api_url",
-];
 
 pub(super) fn build(
     model: &str,
@@ -25,7 +15,6 @@ pub(super) fn build(
     settings: &super::Settings,
     warn: &mut dyn FnMut(String),
 ) -> Result<Wire, Rejected> {
-    check_ctor("DashScopeChatModel", &ctor, &CONSTRUCTOR).map_err(|f| Box::new((None, f)))?;
     let enable_thinking = ctor.get("enable_thinking").filter(|v| !v.is_null());
     let mut stream = ctor.get("stream").is_none_or(crate::py::truthy);
     // Thinking needs streaming: the constructor switches it on.
@@ -116,11 +105,12 @@ pub(super) fn build(
             head.insert(k.to_lowercase(), v);
         }
     }
-    // Text generation drops `enable_search` for qwen models unless true.
+    // Text generation takes `enable_search` out for qwen models and puts it
+    // first in the parameters when it is truthy.
     if !multimodal && model.starts_with("qwen") {
         if let Some(search) = parameters.shift_remove("enable_search") {
-            if search == Value::Bool(true) {
-                parameters.insert("enable_search".into(), search);
+            if py::truthy(&search) {
+                parameters.shift_insert(0, "enable_search".into(), search);
             }
         }
     }

@@ -4,12 +4,13 @@
 //! messages, the session's tools and the model settings
 //! (`../shared/spec/wire-requests.md`). Pure: nothing here sends anything.
 //!
-//! Built so far: OpenAI and DeepSeek (`OpenAIChatModel`), Anthropic and
-//! DashScope's text-generation and multimodal endpoints. Gemini and Ollama
-//! answer with an error that says they are not built yet.
+//! Built so far: OpenAI and DeepSeek (`OpenAIChatModel`), Anthropic,
+//! DashScope's text-generation and multimodal endpoints, and Ollama.
+//! Gemini answers with an error that says it is not built yet.
 
 mod anthropic;
 mod dashscope;
+mod ollama;
 mod openai;
 
 use crate::json;
@@ -83,7 +84,8 @@ pub type Rejected = Box<(Option<Constructed>, Failure)>;
 /// Where a request failed, as the oracle's `stage`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure {
-    /// The model class's constructor raised.
+    /// The model class's constructor raised. (Every class takes `**kwargs`,
+    /// so an unknown argument does not; kept for the SDK clients' own.)
     ModelInit(PyErr),
     /// The call raised before the SDK was reached.
     Model(PyErr),
@@ -112,7 +114,8 @@ pub fn build(
         }
         Provider::Anthropic => anthropic::build(&model, ctor, messages, tools, settings, warn),
         Provider::DashScope => dashscope::build(&model, ctor, messages, tools, settings, warn),
-        Provider::Gemini | Provider::Ollama => Err(Box::new((
+        Provider::Ollama => ollama::build(&model, ctor, messages, tools, settings, warn),
+        Provider::Gemini => Err(Box::new((
             None,
             Failure::Model(PyErr::new(
                 "NotImplementedError",
@@ -161,13 +164,20 @@ pub struct Constructed {
     pub model_kwargs: Map<String, Value>,
 }
 
-/// A constructor argument the class does not take: Python's TypeError.
-fn check_ctor(class: &str, ctor: &Map<String, Value>, allowed: &[&str]) -> Result<(), Failure> {
-    match ctor.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(Failure::ModelInit(PyErr::type_error(format!(
-            "{class}.__init__() got an unexpected keyword argument '{k}'"
-        )))),
-        None => Ok(()),
+/// `Unknown keyword arguments: [...]. These will be ignored.`: what
+/// OpenAI's and Anthropic's constructors log for arguments they do not
+/// take (they accept `**kwargs`).
+fn warn_unknown_ctor(ctor: &Map<String, Value>, known: &[&str], warn: &mut dyn FnMut(String)) {
+    let unknown: Vec<Value> = ctor
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .map(|k| Value::String(k.clone()))
+        .collect();
+    if !unknown.is_empty() {
+        warn(format!(
+            "Unknown keyword arguments: {}. These will be ignored.",
+            crate::py::py_repr(&Value::Array(unknown))
+        ));
     }
 }
 

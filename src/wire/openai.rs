@@ -2,20 +2,11 @@
 //! openai SDK's `chat.completions.create` (openai 2.38).
 
 use super::{
-    any_to_required, check_ctor, ctor_map, headers, in_parameter_order, validate_tool_choice,
-    Constructed, Failure, Rejected, Wire, API_KEY,
+    any_to_required, ctor_map, headers, in_parameter_order, validate_tool_choice,
+    warn_unknown_ctor, Constructed, Failure, Rejected, Wire, API_KEY,
 };
 use crate::json;
 use serde_json::{Map, Value};
-
-const CONSTRUCTOR: [&str; 6] = [
-    "stream",
-    "reasoning_effort",
-    "organization",
-    "client_type",
-    "client_kwargs",
-    "generate_kwargs",
-];
 
 /// `AsyncCompletions.create`'s parameters, in order: the body's key order.
 const CREATE: [&str; 35] = [
@@ -67,8 +58,20 @@ pub(super) fn build(
     settings: &super::Settings,
     warn: &mut dyn FnMut(String),
 ) -> Result<Wire, Rejected> {
-    check_ctor("OpenAIChatModel", &ctor, &CONSTRUCTOR).map_err(|f| Box::new((None, f)))?;
     let stream = ctor.get("stream").is_none_or(crate::py::truthy);
+    warn_unknown_ctor(
+        &ctor,
+        &[
+            "stream",
+            "reasoning_effort",
+            "organization",
+            "stream_tool_parsing",
+            "client_type",
+            "client_kwargs",
+            "generate_kwargs",
+        ],
+        warn,
+    );
     let constructed = Constructed {
         stream,
         model_kwargs: ctor.clone(),

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Regenerates tests/wire/: our own request vectors, for rules the shared
+request vectors do not reach (extra_body and extra_headers, organizations,
+base URLs, unknown arguments, thinking switches, DashScope's headers,
+search and endpoints, Ollama's host, images and thinking, ...), judged by
+the real request oracle (AgentScope 1.0.21 with its release-day SDKs).
+
+    bash ../shared/reference/setup.sh            # once: the oracle's venv
+    ../.venv/bin/python scripts/request-regen.py # from the repo root
+
+Writes tests/wire/expected/NAME.json and tests/wire/manifest.json in the
+shared vectors' format. Dev-time only: tests read the stored outputs.
+"""
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ORACLE_DIR = os.environ.get("ORACLE_DIR", os.path.join(REPO, "..", "shared", "reference"))
+sys.path.insert(0, ORACLE_DIR)
+import request_oracle  # noqa: E402
+
+LIB = "sessions/library_trip.json"
+CHAT = "sessions/chat_plain.json"
+MEDIA = "sessions/multimodal.json"
+CASES = "tests/golden/cases/"
+OWN = "tests/oracle/cases/"
+
+# name -> (session, arguments as on request_oracle.py's command line)
+VECTORS = {
+    "openai_extra_body_headers": (CHAT, ["--formatter", "OpenAIChatFormatter", "--call-kwargs", '{"extra_body": {"top_k": 5}, "extra_headers": {"X-Trace": "1"}, "temperature": 0.3}']),
+    "openai_organization": (CHAT, ["--formatter", "OpenAIChatFormatter", "--model-kwargs", '{"organization": "org-1"}']),
+    "openai_unknown_constructor_argument": (CHAT, ["--formatter", "OpenAIChatFormatter", "--model-kwargs", '{"bogus": 1}']),
+    "openai_unknown_call_argument": (CHAT, ["--formatter", "OpenAIChatFormatter", "--call-kwargs", '{"bogus": 1}']),
+    "openai_tool_choice_unknown_name": (LIB, ["--formatter", "OpenAIChatFormatter", "--tool-choice", "nope"]),
+    "openai_tool_choice_any": (LIB, ["--formatter", "OpenAIChatFormatter", "--tool-choice", "any"]),
+    "openai_tool_choice_empty": (LIB, ["--formatter", "OpenAIChatFormatter", "--tool-choice", ""]),
+    "openai_omni_audio": (CASES + "audio_blocks.json", ["--formatter", "OpenAIChatFormatter", "--model", "qwen-omni-turbo"]),
+    "openai_multi_agent_no_stream": (LIB, ["--formatter", "OpenAIMultiAgentFormatter", "--no-stream", "--tool-choice", "required"]),
+    "openai_base_url_slash": (CHAT, ["--formatter", "OpenAIChatFormatter", "--model-kwargs", '{"client_kwargs": {"base_url": "http://127.0.0.1:8000/v1/"}}']),
+    "deepseek_reasoner": (LIB, ["--formatter", "DeepSeekChatFormatter", "--model", "deepseek-reasoner", "--model-kwargs", '{"reasoning_effort": "high"}']),
+    "deepseek_reasoning_effort_in_call": (CHAT, ["--formatter", "DeepSeekMultiAgentFormatter", "--model-kwargs", '{"reasoning_effort": "high"}', "--call-kwargs", '{"reasoning_effort": "low"}']),
+    "anthropic_base_url": (CHAT, ["--formatter", "AnthropicChatFormatter", "--model-kwargs", '{"client_kwargs": {"base_url": "https://proxy.example.com/"}}']),
+    "anthropic_no_system": (CASES + "no_system_prompt.json", ["--formatter", "AnthropicChatFormatter"]),
+    "anthropic_empty_session": (OWN + "x_empty_session.json", ["--formatter", "AnthropicChatFormatter"]),
+    "anthropic_tool_choice_none": (LIB, ["--formatter", "AnthropicMultiAgentFormatter", "--tool-choice", "none"]),
+    "anthropic_tool_choice_named": (LIB, ["--formatter", "AnthropicChatFormatter", "--tool-choice", "search_around"]),
+    "anthropic_top_k_and_extra_headers": (CHAT, ["--formatter", "AnthropicChatFormatter", "--call-kwargs", '{"top_k": 3, "extra_headers": {"anthropic-beta": "x"}}']),
+    "anthropic_unknown_call_argument": (CHAT, ["--formatter", "AnthropicChatFormatter", "--call-kwargs", '{"frequency_penalty": 1}']),
+    "anthropic_max_tokens_and_thinking_in_call": (CHAT, ["--formatter", "AnthropicChatFormatter", "--model-kwargs", '{"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}}', "--call-kwargs", '{"thinking": {"type": "disabled"}}']),
+    "dashscope_thinking_forces_stream": (CHAT, ["--formatter", "DashScopeChatFormatter", "--no-stream", "--model-kwargs", '{"enable_thinking": true}']),
+    "dashscope_no_stream": (LIB, ["--formatter", "DashScopeMultiAgentFormatter", "--no-stream"]),
+    "dashscope_headers": (CHAT, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"generate_kwargs": {"headers": {"X-DashScope-WorkSpace": "ws-1"}}}']),
+    "dashscope_search_false": (CHAT, ["--formatter", "DashScopeChatFormatter", "--call-kwargs", '{"enable_search": false}']),
+    "dashscope_search_true": (CHAT, ["--formatter", "DashScopeChatFormatter", "--call-kwargs", '{"enable_search": true}']),
+    "dashscope_multimodality": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"multimodality": true}']),
+    "dashscope_qvq": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model", "qvq-max"]),
+    "dashscope_intl": (CHAT, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"base_http_api_url": "https://dashscope-intl.aliyuncs.com/api/v1"}']),
+    "dashscope_tool_choice_unknown_name": (LIB, ["--formatter", "DashScopeChatFormatter", "--tool-choice", "nope"]),
+    "dashscope_tools_not_function": (OWN + "x_tools_not_function.json", ["--formatter", "DashScopeChatFormatter"]),
+    "ollama_host": (CHAT, ["--formatter", "OllamaChatFormatter", "--model-kwargs", '{"host": "localhost:9999"}']),
+    "ollama_thinking": (CHAT, ["--formatter", "OllamaChatFormatter", "--model-kwargs", '{"enable_thinking": true}', "--stream"]),
+    "ollama_generate_kwargs_temperature": (CHAT, ["--formatter", "OllamaChatFormatter", "--model-kwargs", '{"generate_kwargs": {"temperature": 0.2}}']),
+    "ollama_images": (MEDIA, ["--formatter", "OllamaChatFormatter"]),
+    "ollama_tool_choice_and_tools": (LIB, ["--formatter", "OllamaMultiAgentFormatter", "--tool-choice", "auto"]),
+    "ollama_rich_tools": (OWN + "x_tools_rich.json", ["--formatter", "OllamaChatFormatter"]),
+    "ollama_format_call": (CHAT, ["--formatter", "OllamaChatFormatter", "--call-kwargs", '{"format": "json", "think": false}']),
+}
+
+
+def parse(args):
+    out = {"formatter_name": None, "model": None, "stream": None, "tool_choice": None, "model_kwargs": {}, "call_kwargs": {}}
+    it = iter(args)
+    for a in it:
+        if a == "--formatter":
+            out["formatter_name"] = next(it)
+        elif a == "--model":
+            out["model"] = next(it)
+        elif a == "--tool-choice":
+            out["tool_choice"] = next(it)
+        elif a == "--stream":
+            out["stream"] = True
+        elif a == "--no-stream":
+            out["stream"] = False
+        elif a == "--model-kwargs":
+            out["model_kwargs"] = json.loads(next(it))
+        elif a == "--call-kwargs":
+            out["call_kwargs"] = json.loads(next(it))
+        else:
+            raise SystemExit(f"unknown argument {a}")
+    return out
+
+
+def main():
+    request_oracle.setup()
+    out_dir = os.path.join(REPO, "tests", "wire", "expected")
+    os.makedirs(out_dir, exist_ok=True)
+    files = []
+    for name, (session, args) in VECTORS.items():
+        result = request_oracle.run(os.path.join(REPO, session), **parse(args))
+        rel = f"expected/{name}.json"
+        with open(os.path.join(REPO, "tests", "wire", rel), "w", encoding="utf-8") as f:
+            json.dump(result, f, ensure_ascii=False, indent=2)
+            f.write("\n")
+        files.append({"name": name, "expected": rel, "command": ["python", "shared/reference/request_oracle.py", session] + args})
+    with open(os.path.join(REPO, "tests", "wire", "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump({"files": files}, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print(f"{len(files)} request vectors written")
+
+
+if __name__ == "__main__":
+    main()
