@@ -93,6 +93,13 @@ pub(crate) struct RequestArgs {
     /// Write absolute paths under the session's folder as <SESSION_DIR>/...
     #[arg(long)]
     portable_paths: bool,
+
+    /// Print the request as something to run or read instead: `curl` (a
+    /// command that sends the same bytes; the key from the provider's usual
+    /// environment variable, e.g. "$ANTHROPIC_API_KEY"), `http` (the raw
+    /// HTTP request) or `json` (the body's exact bytes).
+    #[arg(long = "as", value_name = "FORMAT", value_parser = ["curl", "http", "json"])]
+    export: Option<String>,
 }
 
 /// A JSON object from the command line.
@@ -207,6 +214,15 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
             e.get("error").and_then(Value::as_str).unwrap_or_default()
         ));
     }
+    if let Some(format) = &args.export {
+        if failed {
+            return 1;
+        }
+        let text = export(formatter.provider, format, &out);
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{text}");
+        return 0;
+    }
     let text = serde_json::to_string_pretty(&Value::Object(out)).unwrap_or_default();
     let text = if args.portable_paths {
         let dir = session.base_dir();
@@ -217,4 +233,27 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{text}");
     i32::from(failed)
+}
+
+/// The built request (`run_request`'s object) as `curl`, `http` or `json`.
+fn export(
+    provider: formatscope::formatter::Provider,
+    format: &str,
+    out: &Map<String, Value>,
+) -> String {
+    use formatscope::wire::export;
+    let http = out.get("http").cloned().unwrap_or(Value::Null);
+    let method = http.get("method").and_then(Value::as_str).unwrap_or("POST");
+    let url = http.get("url").and_then(Value::as_str).unwrap_or_default();
+    let headers = http
+        .get("headers")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let body = export::body_bytes(provider, out.get("http_body").unwrap_or(&Value::Null));
+    match format {
+        "curl" => export::curl(provider, method, url, &headers, &body),
+        "http" => export::http_text(method, url, &headers, &body),
+        _ => body,
+    }
 }

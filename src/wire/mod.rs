@@ -10,6 +10,7 @@
 
 mod anthropic;
 mod dashscope;
+pub mod export;
 mod ollama;
 mod openai;
 

@@ -1,0 +1,144 @@
+//! A built request as something to run or read: the body's exact bytes as
+//! the SDK writes them, the raw HTTP request, or a `curl` command that sends
+//! the same bytes, the key read from the provider's usual environment
+//! variable (never written out).
+
+use super::API_KEY;
+use crate::provider::Provider;
+use serde_json::{Map, Value};
+
+/// The environment variable a provider's key is usually kept in (`None`:
+/// Ollama takes no key).
+pub fn key_variable(provider: Provider) -> Option<&'static str> {
+    match provider {
+        Provider::OpenAi => Some("OPENAI_API_KEY"),
+        Provider::DeepSeek => Some("DEEPSEEK_API_KEY"),
+        Provider::Anthropic => Some("ANTHROPIC_API_KEY"),
+        Provider::DashScope => Some("DASHSCOPE_API_KEY"),
+        Provider::Gemini => Some("GEMINI_API_KEY"),
+        Provider::Ollama => None,
+    }
+}
+
+/// The body's bytes as the provider's SDK serialises them: httpx (openai,
+/// anthropic, ollama) writes compact JSON with UTF-8 as is; aiohttp
+/// (dashscope, google-genai) writes `json.dumps` defaults: `", "`, `": "`
+/// and non-ASCII as `\uXXXX`.
+pub fn body_bytes(provider: Provider, body: &Value) -> String {
+    match provider {
+        Provider::DashScope | Provider::Gemini => ascii_escaped(&crate::py::dumps(body)),
+        _ => serde_json::to_string(body).unwrap_or_default(),
+    }
+}
+
+/// JSON text with every non-ASCII character as `\uXXXX` (a surrogate pair
+/// above U+FFFF), as Python's `ensure_ascii`. Outside strings JSON has none.
+fn ascii_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}
+
+/// Splits a URL into (host, path with query).
+fn host_and_path(url: &str) -> (&str, &str) {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    }
+}
+
+/// The HTTP/1.1 request, key as `<API_KEY>`.
+pub fn http_text(method: &str, url: &str, headers: &Map<String, Value>, body: &str) -> String {
+    let (host, path) = host_and_path(url);
+    let mut out = format!("{method} {path} HTTP/1.1\r\nhost: {host}\r\n");
+    for (name, value) in headers {
+        out.push_str(&format!(
+            "{name}: {}\r\n",
+            value.as_str().unwrap_or_default()
+        ));
+    }
+    out.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+    out
+}
+
+/// A shell word: single-quoted, a `'` written as `'\''`.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// A `curl` command that sends exactly this request; the key comes from
+/// `$VARIABLE` when the shell runs it.
+pub fn curl(
+    provider: Provider,
+    method: &str,
+    url: &str,
+    headers: &Map<String, Value>,
+    body: &str,
+) -> String {
+    let mut lines = vec![format!("curl -sS -X {method} {}", quoted(url))];
+    for (name, value) in headers {
+        let header = format!("{name}: {}", value.as_str().unwrap_or_default());
+        let word = match key_variable(provider) {
+            Some(var) if header.contains(API_KEY) => {
+                // Double quotes so the shell expands the key variable only.
+                let escaped = header
+                    .replace('\\', "\\\\")
+                    .replace('"', "\\\"")
+                    .replace('$', "\\$")
+                    .replace('`', "\\`");
+                format!("\"{}\"", escaped.replace(API_KEY, &format!("${{{var}}}")))
+            }
+            _ => quoted(&header),
+        };
+        lines.push(format!("  -H {word}"));
+    }
+    lines.push(format!("  --data-binary {}", quoted(body)));
+    lines.join(" \\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    #[test]
+    fn bodies_are_written_as_each_sdk_writes_them() {
+        let body = json!({"a": "é😀", "b": [1, 2.5]});
+        assert_eq!(
+            body_bytes(Provider::OpenAi, &body),
+            r#"{"a":"é😀","b":[1,2.5]}"#
+        );
+        assert_eq!(
+            body_bytes(Provider::DashScope, &body),
+            r#"{"a": "\u00e9\ud83d\ude00", "b": [1, 2.5]}"#
+        );
+    }
+
+    #[test]
+    fn curl_reads_the_key_from_the_environment_and_quotes_the_body() {
+        let mut headers = Map::new();
+        headers.insert("authorization".into(), json!("Bearer <API_KEY>"));
+        headers.insert("content-type".into(), json!("application/json"));
+        let cmd = curl(
+            Provider::OpenAi,
+            "POST",
+            "https://x/v1",
+            &headers,
+            r#"{"t":"it's"}"#,
+        );
+        assert_eq!(
+            cmd,
+            "curl -sS -X POST 'https://x/v1' \\\n  -H \"authorization: Bearer ${OPENAI_API_KEY}\" \\\n  -H 'content-type: application/json' \\\n  --data-binary '{\"t\":\"it'\\''s\"}'"
+        );
+    }
+}
