@@ -65,7 +65,7 @@ enum Command {
     /// The full request a provider receives: the formatted messages wrapped
     /// by AgentScope's model class, the SDK call's kwargs, and the HTTP
     /// method, URL, headers (key as <API_KEY>) and body (request_oracle.py's
-    /// shape). Built for OpenAI, DeepSeek, Anthropic, DashScope and Ollama.
+    /// shape), for all six providers.
     Request(request::RequestArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]

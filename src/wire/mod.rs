@@ -4,13 +4,14 @@
 //! messages, the session's tools and the model settings
 //! (`../shared/spec/wire-requests.md`). Pure: nothing here sends anything.
 //!
-//! Built so far: OpenAI and DeepSeek (`OpenAIChatModel`), Anthropic,
-//! DashScope's text-generation and multimodal endpoints, and Ollama.
-//! Gemini answers with an error that says it is not built yet.
+//! Every class: OpenAI and DeepSeek (`OpenAIChatModel`), Anthropic,
+//! DashScope (text-generation and multimodal endpoints), Gemini and Ollama.
+//! A module per provider; what they share is here.
 
 mod anthropic;
 mod dashscope;
 pub mod export;
+mod gemini;
 mod ollama;
 mod openai;
 
@@ -116,16 +117,7 @@ pub fn build(
         Provider::Anthropic => anthropic::build(&model, ctor, messages, tools, settings, warn),
         Provider::DashScope => dashscope::build(&model, ctor, messages, tools, settings, warn),
         Provider::Ollama => ollama::build(&model, ctor, messages, tools, settings, warn),
-        Provider::Gemini => Err(Box::new((
-            None,
-            Failure::Model(PyErr::new(
-                "NotImplementedError",
-                format!(
-                    "formatscope does not build {}'s wire request yet (issue 10)",
-                    model_class(provider)
-                ),
-            )),
-        ))),
+        Provider::Gemini => gemini::build(&model, ctor, messages, tools, settings, warn),
     }
 }
 

@@ -1,0 +1,507 @@
+//! `GeminiChatModel` and google-genai 2.6's `models.generate_content[_stream]`:
+//! the SDK validates the call into its pydantic types and converts them to
+//! REST names (`_GenerateContentParameters_to_mldev`), so part keys become
+//! camelCase, `None`s disappear, bytes are re-encoded URL-safe, and tool
+//! schemas become genai `Schema`s (types upper-cased, fields in the model's
+//! order, numbers where it wants floats).
+
+use super::{
+    any_to_required, ctor_map, validate_tool_choice, Constructed, Failure, Rejected, Wire,
+};
+use crate::formatter::{format_tools, Provider};
+use crate::json;
+use crate::py::{self, PyErr};
+use base64::Engine;
+use serde_json::{Map, Number, Value};
+
+/// `GenerateContentConfig` fields the REST request keeps at the top level,
+/// and the rest, in `_GenerateContentConfig_to_mldev`'s order with their
+/// REST names (`None`: copied as is under its python name).
+const GENERATION: [(&str, &str); 17] = [
+    ("temperature", "temperature"),
+    ("top_p", "topP"),
+    ("top_k", "topK"),
+    ("candidate_count", "candidateCount"),
+    ("max_output_tokens", "maxOutputTokens"),
+    ("stop_sequences", "stopSequences"),
+    ("response_logprobs", "responseLogprobs"),
+    ("logprobs", "logprobs"),
+    ("presence_penalty", "presencePenalty"),
+    ("frequency_penalty", "frequencyPenalty"),
+    ("seed", "seed"),
+    ("response_mime_type", "responseMimeType"),
+    ("response_json_schema", "responseJsonSchema"),
+    ("response_modalities", "responseModalities"),
+    ("media_resolution", "mediaResolution"),
+    ("thinking_config", "thinkingConfig"),
+    (
+        "enable_enhanced_civic_answers",
+        "enableEnhancedCivicAnswers",
+    ),
+];
+
+/// `Schema`'s fields, in the model's order (its dump's key order).
+const SCHEMA_FIELDS: [(&str, &str); 25] = [
+    ("additional_properties", "additionalProperties"),
+    ("defs", "defs"),
+    ("ref", "ref"),
+    ("any_of", "anyOf"),
+    ("default", "default"),
+    ("description", "description"),
+    ("enum", "enum"),
+    ("example", "example"),
+    ("format", "format"),
+    ("items", "items"),
+    ("max_items", "maxItems"),
+    ("max_length", "maxLength"),
+    ("max_properties", "maxProperties"),
+    ("maximum", "maximum"),
+    ("min_items", "minItems"),
+    ("min_length", "minLength"),
+    ("min_properties", "minProperties"),
+    ("minimum", "minimum"),
+    ("nullable", "nullable"),
+    ("pattern", "pattern"),
+    ("properties", "properties"),
+    ("property_ordering", "propertyOrdering"),
+    ("required", "required"),
+    ("title", "title"),
+    ("type", "type"),
+];
+
+pub(super) fn build(
+    model: &str,
+    ctor: Map<String, Value>,
+    messages: Vec<Value>,
+    tools: Option<&Value>,
+    settings: &super::Settings,
+    warn: &mut dyn FnMut(String),
+) -> Result<Wire, Rejected> {
+    super::warn_unknown_ctor(
+        &ctor,
+        &[
+            "stream",
+            "thinking_config",
+            "stream_tool_parsing",
+            "client_kwargs",
+            "generate_kwargs",
+        ],
+        warn,
+    );
+    let stream = ctor.get("stream").is_none_or(py::truthy);
+    let constructed = Constructed {
+        stream,
+        model_kwargs: ctor.clone(),
+    };
+    let fail = |e| Box::new((Some(constructed.clone()), Failure::Model(e)));
+    let mut config = Map::new();
+    config.insert(
+        "thinking_config".into(),
+        ctor.get("thinking_config").cloned().unwrap_or(Value::Null),
+    );
+    config.extend(ctor_map(&ctor, "generate_kwargs"));
+    config.extend(settings.call_kwargs.clone());
+    if let Some(tools) = tools {
+        config.insert(
+            "tools".into(),
+            format_tools(Provider::Gemini, tools, warn).map_err(fail)?,
+        );
+    }
+    if let Some(choice) = settings.tool_choice.as_deref().filter(|c| !c.is_empty()) {
+        let choice = any_to_required(choice, warn);
+        validate_tool_choice(&choice, tools).map_err(fail)?;
+        let calling = match choice.as_str() {
+            "auto" => json!({"mode": "AUTO"}),
+            "none" => json!({"mode": "NONE"}),
+            "required" => json!({"mode": "ANY"}),
+            name => json!({"mode": "ANY", "allowed_function_names": [name]}),
+        };
+        config.insert(
+            "tool_config".into(),
+            json!({"function_calling_config": calling}),
+        );
+    }
+    let mut kwargs = Map::new();
+    kwargs.insert("model".into(), Value::String(model.to_string()));
+    kwargs.insert("contents".into(), Value::Array(messages));
+    kwargs.insert("config".into(), Value::Object(config));
+    let (sdk_call, method_name) = if stream {
+        (
+            "google.genai.Client.aio.models.generate_content_stream",
+            "streamGenerateContent?alt=sse",
+        )
+    } else {
+        (
+            "google.genai.Client.aio.models.generate_content",
+            "generateContent",
+        )
+    };
+    let (body, sdk_error) = match request_body(&kwargs) {
+        Ok(b) => (b, None),
+        Err(e) => (Value::Null, Some(e)),
+    };
+    let model_path = if model.starts_with("models/") || model.starts_with("tunedModels/") {
+        model.to_string()
+    } else {
+        format!("models/{model}")
+    };
+    Ok(Wire {
+        stream,
+        model_kwargs: ctor,
+        sdk_call,
+        kwargs: Value::Object(kwargs),
+        method: "POST",
+        url: format!("https://generativelanguage.googleapis.com/v1beta/{model_path}:{method_name}"),
+        headers: super::headers(&[
+            ("content-type", "application/json"),
+            ("x-goog-api-key", super::API_KEY),
+        ]),
+        body,
+        sdk_error,
+    })
+}
+
+/// `_GenerateContentParameters_to_mldev`: `contents`, the top-level parts
+/// of the config, then `generationConfig`.
+fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
+    let contents = py::iterate(kwargs.get("contents").unwrap_or(&Value::Null))?;
+    if contents.is_empty() {
+        return Err(PyErr::value("contents are required."));
+    }
+    let mut body = Map::new();
+    body.insert(
+        "contents".into(),
+        Value::Array(contents.iter().map(content).collect::<Result<_, _>>()?),
+    );
+    let config = match kwargs.get("config") {
+        Some(Value::Object(c)) => c.clone(),
+        _ => Map::new(),
+    };
+    if let Some(v) = config.get("system_instruction").filter(|v| !v.is_null()) {
+        body.insert("systemInstruction".into(), content(v)?);
+    }
+    if let Some(v) = config.get("safety_settings").filter(|v| !v.is_null()) {
+        body.insert("safetySettings".into(), v.clone());
+    }
+    if let Some(v) = config.get("tools").filter(|v| !v.is_null()) {
+        body.insert("tools".into(), tools(v)?);
+    }
+    if let Some(v) = config.get("tool_config").filter(|v| !v.is_null()) {
+        body.insert("toolConfig".into(), tool_config(v)?);
+    }
+    if let Some(v) = config.get("cached_content").filter(|v| !v.is_null()) {
+        body.insert("cachedContent".into(), v.clone());
+    }
+    let mut generation = Map::new();
+    for (python, rest) in GENERATION {
+        if let Some(v) = config.get(python).filter(|v| !v.is_null()) {
+            let v = match python {
+                "thinking_config" => dump_plain(v),
+                // `Optional[float]` in GenerateContentConfig: 20 is sent as 20.0.
+                "temperature" | "top_p" | "top_k" | "presence_penalty" | "frequency_penalty" => {
+                    match v.as_f64() {
+                        Some(f) if v.is_number() => {
+                            Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
+                        }
+                        _ => v.clone(),
+                    }
+                }
+                _ => v.clone(),
+            };
+            generation.insert(rest.into(), v);
+        }
+    }
+    let top_level = [
+        "system_instruction",
+        "safety_settings",
+        "tools",
+        "tool_config",
+        "cached_content",
+        "service_tier",
+    ];
+    if let Some(k) = config
+        .keys()
+        .find(|k| !top_level.contains(&k.as_str()) && !GENERATION.iter().any(|(p, _)| p == k))
+    {
+        let value = &config[k];
+        return Err(PyErr::new(
+            "ValidationError",
+            format!(
+                "1 validation error for GenerateContentConfig\n{k}\n  Extra inputs are not permitted \
+                 [type=extra_forbidden, input_value={}, input_type={}]\n    \
+                 For further information visit https://errors.pydantic.dev/2.13/v/extra_forbidden",
+                py::py_repr(value),
+                py::type_name(value)
+            ),
+        ));
+    }
+    body.insert("generationConfig".into(), Value::Object(generation));
+    if let Some(v) = config.get("service_tier").filter(|v| !v.is_null()) {
+        body.insert("serviceTier".into(), v.clone());
+    }
+    Ok(Value::Object(body))
+}
+
+/// A nested dict the SDK copies whole: `None`s dropped.
+fn dump_plain(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), dump_plain(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `value[snake]` or `value[camelCase]`, as pydantic reads an alias.
+fn field<'a>(value: &'a Value, snake: &str, camel: &str) -> Option<&'a Value> {
+    value
+        .get(snake)
+        .or_else(|| value.get(camel))
+        .filter(|v| !v.is_null())
+}
+
+/// `_Content_to_mldev`: `parts`, then `role`.
+fn content(c: &Value) -> Result<Value, PyErr> {
+    if let Value::String(text) = c {
+        return Ok(json!({"parts": [{"text": text}], "role": "user"}));
+    }
+    let mut out = Map::new();
+    if let Some(parts) = field(c, "parts", "parts") {
+        out.insert(
+            "parts".into(),
+            Value::Array(
+                py::iterate(parts)?
+                    .iter()
+                    .map(part)
+                    .collect::<Result<_, _>>()?,
+            ),
+        );
+    }
+    if let Some(role) = field(c, "role", "role") {
+        out.insert("role".into(), role.clone());
+    }
+    Ok(Value::Object(out))
+}
+
+/// `_Part_to_mldev`, in its order.
+fn part(p: &Value) -> Result<Value, PyErr> {
+    let mut out = Map::new();
+    if let Some(v) = field(p, "media_resolution", "mediaResolution") {
+        out.insert("mediaResolution".into(), v.clone());
+    }
+    if let Some(v) = field(p, "code_execution_result", "codeExecutionResult") {
+        out.insert("codeExecutionResult".into(), dump_plain(v));
+    }
+    if let Some(v) = field(p, "executable_code", "executableCode") {
+        out.insert("executableCode".into(), dump_plain(v));
+    }
+    if let Some(v) = field(p, "file_data", "fileData") {
+        let mut f = Map::new();
+        if let Some(u) = field(v, "file_uri", "fileUri") {
+            f.insert("fileUri".into(), u.clone());
+        }
+        if let Some(m) = field(v, "mime_type", "mimeType") {
+            f.insert("mimeType".into(), m.clone());
+        }
+        out.insert("fileData".into(), Value::Object(f));
+    }
+    if let Some(v) = field(p, "function_call", "functionCall") {
+        let mut f = Map::new();
+        for (snake, rest) in [("id", "id"), ("args", "args"), ("name", "name")] {
+            if let Some(x) = field(v, snake, rest) {
+                f.insert(rest.into(), x.clone());
+            }
+        }
+        out.insert("functionCall".into(), Value::Object(f));
+    }
+    if let Some(v) = field(p, "function_response", "functionResponse") {
+        let mut f = Map::new();
+        for (snake, camel) in [
+            ("will_continue", "willContinue"),
+            ("scheduling", "scheduling"),
+            ("parts", "parts"),
+            ("id", "id"),
+            ("name", "name"),
+            ("response", "response"),
+        ] {
+            if let Some(x) = field(v, snake, camel) {
+                f.insert(snake.into(), x.clone());
+            }
+        }
+        out.insert("functionResponse".into(), Value::Object(f));
+    }
+    if let Some(v) = field(p, "inline_data", "inlineData") {
+        let mut f = Map::new();
+        if let Some(d) = field(v, "data", "data") {
+            f.insert(
+                "data".into(),
+                Value::String(url_safe(d, "inline_data.data")?),
+            );
+        }
+        if let Some(m) = field(v, "mime_type", "mimeType") {
+            f.insert("mimeType".into(), m.clone());
+        }
+        out.insert("inlineData".into(), Value::Object(f));
+    }
+    if let Some(v) = field(p, "text", "text") {
+        out.insert("text".into(), v.clone());
+    }
+    if let Some(v) = field(p, "thought", "thought") {
+        out.insert("thought".into(), v.clone());
+    }
+    if let Some(v) = field(p, "thought_signature", "thoughtSignature") {
+        out.insert(
+            "thoughtSignature".into(),
+            Value::String(url_safe(v, "thought_signature")?),
+        );
+    }
+    if let Some(v) = field(p, "video_metadata", "videoMetadata") {
+        out.insert("videoMetadata".into(), dump_plain(v));
+    }
+    Ok(Value::Object(out))
+}
+
+/// A bytes field, written URL-safe as pydantic serialises bytes.
+/// Python `bytes` in the formatter's output (`{"$bytes": base64}`) are
+/// the bytes themselves; a string is base64 text.
+fn url_safe(v: &Value, what: &str) -> Result<String, PyErr> {
+    let text = match v.get("$bytes") {
+        Some(Value::String(b64)) => b64.as_str(),
+        _ => v.as_str().unwrap_or_default(),
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(text))
+        .map_err(|_| {
+            PyErr::new(
+                "ValidationError",
+                format!("1 validation error for Part\n{what}\n  Base64 decoding error"),
+            )
+        })?;
+    Ok(base64::engine::general_purpose::URL_SAFE.encode(bytes))
+}
+
+/// `t_tools` then `_Tool_to_mldev`: function declarations merged into one
+/// tool, each a `FunctionDeclaration` dump (`description`, `name`,
+/// `parameters` as a genai `Schema`).
+fn tools(v: &Value) -> Result<Value, PyErr> {
+    let mut declarations = Vec::new();
+    let mut others = Vec::new();
+    for tool in py::iterate(v)? {
+        match field(&tool, "function_declarations", "functionDeclarations") {
+            Some(list) if py::truthy(list) => {
+                for d in py::iterate(list)? {
+                    declarations.push(declaration(&d)?);
+                }
+            }
+            _ => others.push(dump_plain(&tool)),
+        }
+    }
+    if !declarations.is_empty() {
+        others.push(json!({"functionDeclarations": declarations}));
+    }
+    Ok(Value::Array(others))
+}
+
+fn declaration(d: &Value) -> Result<Value, PyErr> {
+    let mut out = Map::new();
+    for key in ["description", "name"] {
+        if let Some(v) = field(d, key, key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(p) = field(d, "parameters", "parameters") {
+        out.insert("parameters".into(), schema(p)?);
+    }
+    if let Some(p) = field(d, "parameters_json_schema", "parametersJsonSchema") {
+        out.insert("parameters_json_schema".into(), p.clone());
+    }
+    Ok(Value::Object(out))
+}
+
+/// A JSON schema as genai's `Schema` dumps it.
+fn schema(s: &Value) -> Result<Value, PyErr> {
+    let Value::Object(map) = s else {
+        return Err(invalid("Schema", "Input should be a valid dictionary"));
+    };
+    if let Some(k) = map.keys().find(|k| {
+        !SCHEMA_FIELDS
+            .iter()
+            .any(|(snake, camel)| k.as_str() == *snake || k.as_str() == *camel)
+    }) {
+        return Err(invalid(k, "Extra inputs are not permitted"));
+    }
+    let mut out = Map::new();
+    for (snake, camel) in SCHEMA_FIELDS {
+        let Some(v) = field(s, snake, camel) else {
+            continue;
+        };
+        let v = match snake {
+            "type" => match v {
+                Value::String(t) => Value::String(t.to_uppercase()),
+                _ => return Err(invalid("type", "Input should be a valid string")),
+            },
+            "items" => schema(v)?,
+            "any_of" => Value::Array(
+                py::iterate(v)?
+                    .iter()
+                    .map(schema)
+                    .collect::<Result<_, _>>()?,
+            ),
+            "properties" | "defs" => {
+                let Value::Object(m) = v else {
+                    return Err(invalid(snake, "Input should be a valid dictionary"));
+                };
+                let mut props = Map::new();
+                for (k, sub) in m {
+                    props.insert(k.clone(), schema(sub)?);
+                }
+                Value::Object(props)
+            }
+            "maximum" | "minimum" => match v {
+                Value::Number(n) => {
+                    let f = n.as_f64().unwrap_or_default();
+                    Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
+                }
+                _ => return Err(invalid(snake, "Input should be a valid number")),
+            },
+            "enum" => {
+                for member in py::iterate(v)? {
+                    if !member.is_string() {
+                        return Err(invalid("enum", "Input should be a valid string"));
+                    }
+                }
+                v.clone()
+            }
+            _ => v.clone(),
+        };
+        out.insert(snake.into(), v);
+    }
+    Ok(Value::Object(out))
+}
+
+fn invalid(field: &str, what: &str) -> PyErr {
+    PyErr::new(
+        "ValidationError",
+        format!("1 validation error for Schema\n{field}\n  {what}"),
+    )
+}
+
+/// `_ToolConfig_to_mldev`.
+fn tool_config(v: &Value) -> Result<Value, PyErr> {
+    let mut out = Map::new();
+    if let Some(c) = field(v, "function_calling_config", "functionCallingConfig") {
+        let mut f = Map::new();
+        if let Some(names) = field(c, "allowed_function_names", "allowedFunctionNames") {
+            f.insert("allowedFunctionNames".into(), names.clone());
+        }
+        if let Some(mode) = field(c, "mode", "mode") {
+            f.insert("mode".into(), mode.clone());
+        }
+        out.insert("functionCallingConfig".into(), Value::Object(f));
+    }
+    Ok(Value::Object(out))
+}
