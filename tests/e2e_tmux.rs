@@ -110,7 +110,7 @@ fn the_workbench_follows_a_rename_over_save_and_switches_provider() {
     let tmux = Tmux::start(dir.path(), "library_trip.json");
 
     tmux.wait_for("the request", |s| {
-        s.contains("DashScopeMultiAgentFormatter · request") && s.contains("\"role\": \"system\"")
+        s.contains("DashScopeMultiAgentFormatter · messages") && s.contains("\"role\": \"system\"")
     });
 
     // Another editor saves by writing a temp file and renaming it over.
@@ -128,7 +128,22 @@ fn the_workbench_follows_a_rename_over_save_and_switches_provider() {
 
     tmux.keys(&["1"]);
     tmux.wait_for("OpenAI", |s| {
-        s.contains("OpenAIMultiAgentFormatter · request") && s.contains("gpt-4o")
+        s.contains("OpenAIMultiAgentFormatter · messages") && s.contains("gpt-4o")
+    });
+
+    // The wire view: what Anthropic receives has the system prompt at the
+    // top level of the body, not as a message.
+    tmux.keys(&["2", "v"]);
+    tmux.wait_for("Anthropic's wire request", |s| {
+        s.contains("AnthropicMultiAgentFormatter · wire")
+            && s.contains("https://api.anthropic.com/v1/messages")
+            && s.contains("\"x-api-key\": \"<API_KEY>\"")
+    });
+    tmux.keys(&["/"]);
+    tmux.keys(&["\"system\": ["]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the top-level system", |s| {
+        s.contains("  \"system\": [") && s.contains(" of 1")
     });
 
     tmux.keys(&["q"]);
@@ -154,7 +169,7 @@ fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
     let tmux = Tmux::start(dir.path(), "");
     tmux.wait_for("the first session", |s| {
         s.contains("chat_plain.json (1/")
-            && s.contains("OpenAIChatFormatter · request")
+            && s.contains("OpenAIChatFormatter · messages")
             && s.contains("\"role\": \"system\"")
     });
     tmux.keys(&["]", "]"]);
@@ -202,7 +217,7 @@ fn a_signal_restores_the_terminal_and_keeps_unsaved_edits_for_the_next_start() {
         let before = std::fs::read_to_string(&file).expect("read");
         let tmux = Tmux::start(dir.path(), "chat_plain.json");
         tmux.wait_for("the request", |s| {
-            s.contains("OpenAIChatFormatter · request")
+            s.contains("OpenAIChatFormatter · messages")
         });
         tmux.keys(&["d"]); // duplicate a message: an unsaved edit
         tmux.wait_for("the unsaved mark", |s| s.contains("chat_plain.json ●"));

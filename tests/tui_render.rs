@@ -180,3 +180,32 @@ fn failures_are_shown_in_every_pane_not_left_counting() {
     );
     assert!(!screen.contains("counting…"), "{screen}");
 }
+
+/// The wire and text views of the library trip under each provider: what
+/// the provider's SDK sends (URL, headers with the key redacted, body), and
+/// every string of the request unescaped.
+#[test]
+fn the_library_trip_on_the_wire_and_as_text_under_each_provider() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    for (k, name) in ['1', '2', '3', '4', '5', '6'].into_iter().zip([
+        "openai",
+        "anthropic",
+        "dashscope",
+        "gemini",
+        "ollama",
+        "deepseek",
+    ]) {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+        for view in ["wire", "text"] {
+            let cmds = app.update(key('v'));
+            run_commands(&mut app, &mut computer, cmds);
+            let screen = screen_text(&app, 120, 40);
+            assert!(screen.contains(&format!("· {view} ")), "{screen}");
+            insta::assert_snapshot!(format!("library_trip_{name}_{view}"), screen);
+        }
+        // Back to the messages.
+        let cmds = app.update(key('v'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+}

@@ -735,14 +735,16 @@ impl App {
         };
         let session = &doc.session;
         self.generation += 1;
-        let own_model = (formatter_for_session(session).ok().map(|f| f.provider)
-            == Some(self.formatter.provider))
-        .then(|| session.model())
-        .flatten();
+        let own_provider = formatter_for_session(session).ok().map(|f| f.provider)
+            == Some(self.formatter.provider);
+        let own_model = own_provider.then(|| session.model()).flatten();
+        // The header's model: the wire view sends the same one (a
+        // "request" object's model is for the session's own provider).
+        let model = models::resolve(self.formatter.provider, own_model);
         let job = Job {
             generation: self.generation,
             formatter: self.formatter,
-            model: models::resolve(self.formatter.provider, own_model),
+            model: model.clone(),
             messages: session.messages.clone(),
             tools: session.tools.clone(),
             base_dir: session.base_dir(),
@@ -754,6 +756,17 @@ impl App {
                 .token_counter()
                 .map(|spec| CounterSpec::parse(spec).map_err(|e| format!("token_counter: {e}")))
                 .unwrap_or_else(|| Ok(CounterSpec::default())),
+            shown: self.request.shown,
+            // The wire's model: the "request" object's, else the session's
+            // own for its provider, else the provider's default.
+            request: crate::wire::Settings::from_session(session.settings.get("request")).map(
+                |mut s| {
+                    if s.model.is_none() || !own_provider {
+                        s.model = Some(model.model.clone());
+                    }
+                    s
+                },
+            ),
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -970,6 +983,13 @@ impl App {
                 } else {
                     "long request lines scroll sideways with h/l or ←/→ (w: wrap)".into()
                 };
+            }
+            Action::CycleView => {
+                self.request.shown = self.request.shown.next();
+                self.request.scroll = 0;
+                self.request.hscroll = 0;
+                self.status = format!("request view: {}", self.request.shown.label());
+                return self.reformat();
             }
             Action::ToggleRaw => {
                 self.request.raw_media = !self.request.raw_media;

@@ -13,11 +13,43 @@ use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
+use crate::wire;
 use ratatui::text::Line;
 use serde_json::Value;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
+
+/// What the request pane shows of the request (`v` cycles).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Shown {
+    /// The formatter's output: AgentScope's message list.
+    #[default]
+    Messages,
+    /// What goes on the wire: method, URL, headers (key redacted), body.
+    Wire,
+    /// Every string of the request unescaped, so a `<history>` prompt
+    /// reads as text.
+    Text,
+}
+
+impl Shown {
+    pub fn next(self) -> Shown {
+        match self {
+            Shown::Messages => Shown::Wire,
+            Shown::Wire => Shown::Text,
+            Shown::Text => Shown::Messages,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Shown::Messages => "messages",
+            Shown::Wire => "wire",
+            Shown::Text => "text",
+        }
+    }
+}
 
 /// What to compute.
 #[derive(Debug, Clone)]
@@ -39,12 +71,19 @@ pub struct Job {
     /// What truncation counts with (the session's `token_counter`), or why
     /// the session's spec is not one.
     pub token_counter: Result<CounterSpec, String>,
+    /// Which view of the request to lay out.
+    pub shown: Shown,
+    /// How the model class is built and called (the session's `"request"`
+    /// object), or why it is not valid.
+    pub request: Result<wire::Settings, String>,
 }
 
 /// What the panes show for one session state.
 #[derive(Debug, Clone)]
 pub struct Preview {
     pub generation: u64,
+    /// The view `plain` lays out.
+    pub shown: Shown,
     pub formatter: FormatterId,
     pub model: ModelInfo,
     /// The formatted messages, pretty JSON (highlighted when drawn); shared,
@@ -125,6 +164,7 @@ impl Computer {
         };
         let mut preview = Preview {
             generation: job.generation,
+            shown: job.shown,
             formatter: job.formatter,
             model: job.model.clone(),
             plain: Arc::default(),
@@ -175,13 +215,25 @@ impl Computer {
             }
         };
         match model.formatted_with_spans() {
-            Ok(request) => {
-                let (plain, spans, chunks) =
-                    pretty_with_spans(&request.messages, &request.spans, job.raw_media);
-                preview.plain = Arc::new(plain);
-                preview.spans = spans;
-                preview.chunks = chunks;
-            }
+            Ok(request) => match job.shown {
+                Shown::Messages => {
+                    let (plain, spans, chunks) =
+                        pretty_with_spans(&request.messages, &request.spans, job.raw_media);
+                    preview.plain = Arc::new(plain);
+                    preview.spans = spans;
+                    preview.chunks = chunks;
+                }
+                Shown::Wire => {
+                    let plain = wire_lines(job, request.messages, job.raw_media);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain);
+                }
+                Shown::Text => {
+                    let plain = text_lines(&request.messages);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain);
+                }
+            },
             Err(e) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
         }
         if let Ok(tools) = model.formatted_tools() {
@@ -228,6 +280,112 @@ fn wanted(gate: &Gate, job: &Job) -> Vec<Access> {
     all.sort();
     all.dedup();
     all
+}
+
+/// Highlighting units for a view without messages: 200 lines each, so a
+/// large request is highlighted as it comes on screen, not all at once.
+fn chunks_of(lines: usize) -> Vec<Range<usize>> {
+    (0..lines)
+        .step_by(200)
+        .map(|start| start..(start + 200).min(lines))
+        .collect()
+}
+
+/// The wire view: the HTTP request the provider's SDK would send (the key
+/// as `<API_KEY>`), or why AgentScope or the SDK would raise first.
+fn wire_lines(job: &Job, messages: Vec<Value>, raw: bool) -> Vec<String> {
+    let settings = match &job.request {
+        Ok(s) => s,
+        Err(e) => return vec![format!("// the session's \"request\" object: {e}")],
+    };
+    let mut warnings = Vec::new();
+    let built = wire::build(
+        job.formatter,
+        messages,
+        job.tools.as_ref(),
+        settings,
+        &mut |w| warnings.push(w),
+    );
+    let mut lines = Vec::new();
+    match built {
+        Ok(w) => {
+            lines.push(format!(
+                "// {} · {}",
+                w.sdk_call,
+                if w.stream { "stream" } else { "no stream" }
+            ));
+            for warning in &warnings {
+                lines.push(format!("// warning: {warning}"));
+            }
+            let shown = if raw {
+                w.body.clone()
+            } else {
+                shorten_media(&w.body)
+            };
+            let value = match w.sdk_error {
+                None => crate::json!({
+                    "method": w.method,
+                    "url": w.url,
+                    "headers": w.headers,
+                    "body": shown,
+                }),
+                Some(e) => crate::json!({
+                    "kwargs": w.kwargs,
+                    "the SDK raises": format!("{}: {}", e.kind, e.message),
+                }),
+            };
+            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            lines.extend(text.lines().map(String::from));
+        }
+        Err(rejected) => {
+            let (_, failure) = *rejected;
+            let e = match failure {
+                wire::Failure::ModelInit(e) | wire::Failure::Model(e) => e,
+            };
+            lines.push(format!(
+                "// AgentScope's model class raises {}: {}",
+                e.kind, e.message
+            ));
+        }
+    }
+    lines
+}
+
+/// The text view: each message's role, then every string in it unescaped
+/// (a `<history>` prompt reads as the model reads it).
+fn text_lines(messages: &[Value]) -> Vec<String> {
+    fn strings(v: &Value, path: &str, out: &mut Vec<String>) {
+        match v {
+            // Roles head each message; block types say nothing to read.
+            Value::String(s) if path != "role" && path != "type" && !path.ends_with(".type") => {
+                out.push(format!("  {path}:"));
+                out.extend(s.lines().map(|l| format!("    {l}")));
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    strings(item, &format!("{path}[{i}]"), out);
+                }
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    strings(item, &p, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("?");
+        out.push(format!("── message {i} · {role} ──"));
+        strings(&shorten_media(m), "", &mut out);
+    }
+    out
 }
 
 /// Pretty JSON of the request array, and per unit the lines it spans.

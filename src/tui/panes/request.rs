@@ -8,7 +8,7 @@ use crate::formatter::FormatterId;
 use crate::tui::highlight::LazyLines;
 use crate::tui::keymap::Action;
 use crate::tui::theme::Palette;
-use crate::tui::worker::Preview;
+use crate::tui::worker::{Preview, Shown};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -37,6 +37,8 @@ pub struct RequestPane {
     /// The text area's width at the last draw (a search match is brought
     /// into it).
     pub width: Cell<usize>,
+    /// Which view of the request is asked for (`v`).
+    pub shown: Shown,
 }
 
 /// Columns one sideways step moves.
@@ -167,7 +169,7 @@ impl RequestPane {
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
         let (what, plain): (&str, &[String]) = match view.preview {
             Some(p) if self.show_tools => ("tool schemas", &p.tool_plain),
-            Some(p) => ("request", &p.plain),
+            Some(p) => (p.shown.label(), &p.plain),
             None => ("request", &[]),
         };
         // Only the lines on screen are highlighted (the tool schemas, small,
