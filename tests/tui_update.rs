@@ -571,3 +571,47 @@ fn dropping_edits_keeps_the_selection_on_a_message() {
     }
     assert!(app.list.selected < app.messages().len());
 }
+
+/// `y` copies the request view (OSC 52 through the runtime); `E` writes the
+/// request as a curl command beside the session, the key left to `$VAR`.
+#[test]
+fn y_copies_the_view_and_e_exports_a_curl_command_beside_the_session() {
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('2'));
+    run_commands(&mut app, &mut computer, cmds);
+    let cmds = app.update(key('v'));
+    run_commands(&mut app, &mut computer, cmds);
+    let cmds = app.update(key('y'));
+    let [Command::Clipboard(text)] = cmds.as_slice() else {
+        panic!("y asks for the clipboard: {cmds:?}")
+    };
+    assert!(
+        text.contains("\"url\": \"https://api.anthropic.com/v1/messages\""),
+        "{text}"
+    );
+    assert!(
+        app.status.contains("copied the wire view"),
+        "{}",
+        app.status
+    );
+
+    let cmds = app.update(key('E'));
+    assert!(matches!(cmds.as_slice(), [Command::Export { .. }]));
+    run_commands(&mut app, &mut computer, cmds);
+    let script = path.with_file_name("library_trip.anthropic.curl.sh");
+    let text = std::fs::read_to_string(&script).expect("the export is written beside the session");
+    assert!(
+        text.starts_with("curl -sS -X POST 'https://api.anthropic.com/v1/messages'"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"x-api-key: ${ANTHROPIC_API_KEY}\""),
+        "{text}"
+    );
+    assert!(
+        app.status.contains("library_trip.anthropic.curl.sh"),
+        "{}",
+        app.status
+    );
+}

@@ -241,6 +241,18 @@ impl App {
                 then,
             } => self.on_saved(path, state, outcome, then),
             Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::Exported(result) => {
+                self.status = match result {
+                    Ok(path) => format!(
+                        "wrote {} (the key is read from the environment)",
+                        path.file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    ),
+                    Err(e) => format!("not exported: {e}"),
+                };
+                Vec::new()
+            }
             Msg::RecoveryFound(path, found) => self.on_recovery_found(path, found),
             Msg::PreviewReady(preview) => {
                 if preview.generation < self.generation {
@@ -983,6 +995,53 @@ impl App {
                 } else {
                     "long request lines scroll sideways with h/l or ←/→ (w: wrap)".into()
                 };
+            }
+            Action::Copy => {
+                let lines = self.request.lines(self.preview.as_ref());
+                if lines.is_empty() {
+                    self.status = "nothing to copy yet".into();
+                    return Vec::new();
+                }
+                let text = lines.join("\n");
+                self.status = format!(
+                    "copied the {} view ({} lines) to the clipboard",
+                    self.request.shown.label(),
+                    lines.len()
+                );
+                return vec![Command::Clipboard(text)];
+            }
+            Action::Export => {
+                let (Some(doc), Some(path)) = (self.doc.as_ref(), self.path().cloned()) else {
+                    self.status = "no session to export".into();
+                    return Vec::new();
+                };
+                let session = &doc.session;
+                let own_provider = formatter_for_session(session).ok().map(|f| f.provider)
+                    == Some(self.formatter.provider);
+                let model = models::resolve(
+                    self.formatter.provider,
+                    own_provider.then(|| session.model()).flatten(),
+                );
+                let settings =
+                    match crate::wire::Settings::from_session(session.settings.get("request")) {
+                        Ok(mut s) => {
+                            if s.model.is_none() || !own_provider {
+                                s.model = Some(model.model.clone());
+                            }
+                            s
+                        }
+                        Err(e) => {
+                            self.status = format!("not exported: {e}");
+                            return Vec::new();
+                        }
+                    };
+                self.status = "exporting…".into();
+                return vec![Command::Export {
+                    path,
+                    session: Box::new(session.clone()),
+                    formatter: self.formatter,
+                    settings: Box::new(settings),
+                }];
             }
             Action::CycleView => {
                 self.request.shown = self.request.shown.next();

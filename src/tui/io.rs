@@ -130,6 +130,16 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             log.line(format!("save beside {}: {result:?}", path.display()));
             Some(Msg::SavedBeside(result))
         }
+        Command::Export {
+            path,
+            session,
+            formatter,
+            settings,
+        } => {
+            let result = export_curl(&path, &session, formatter, &settings);
+            log.line(format!("export beside {}: {result:?}", path.display()));
+            Some(Msg::Exported(result))
+        }
         Command::WriteRecovery(recovery) => {
             if let Err(e) = recovery.write() {
                 log.line(format!("recovery for {}: {e}", recovery.session.display()));
@@ -150,7 +160,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             None
         }
         // The runtime handles these itself.
-        Command::Reformat(_) | Command::Watch(_) | Command::Quit => None,
+        Command::Reformat(_) | Command::Watch(_) | Command::Clipboard(_) | Command::Quit => None,
     }
 }
 
@@ -204,4 +214,61 @@ fn note(path: &Path, file: &PathBuf, in_place: bool) -> Option<String> {
         (None, None) => None,
         (a, b) => Some([a, b].into_iter().flatten().collect::<Vec<_>>().join("; ")),
     }
+}
+
+/// The request as a `curl` command, written beside the session as
+/// `NAME.PROVIDER.curl.sh` (the key stays a `$VARIABLE`).
+pub fn export_curl(
+    path: &std::path::Path,
+    session: &crate::session::Session,
+    formatter: crate::formatter::FormatterId,
+    settings: &crate::wire::Settings,
+) -> Result<PathBuf, String> {
+    use crate::pipeline::{run_request, ReferenceRequest};
+    use crate::wire::export;
+    let request = ReferenceRequest {
+        formatter,
+        options: Default::default(),
+        max_tokens: None,
+        count: false,
+        tools: false,
+        token_counter: None,
+    };
+    let env = crate::media::MediaEnv::new(
+        session.base_dir(),
+        std::sync::Arc::new(crate::media::NoNetwork),
+    );
+    let out = run_request(session, &request, settings, &env);
+    let (Some(http), Some(body)) = (out.get("http"), out.get("http_body")) else {
+        let why = out
+            .get("error")
+            .or_else(|| out.get("http_error").and_then(|e| e.get("error")))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("no request was built");
+        return Err(format!("the request cannot be built: {why}"));
+    };
+    let provider = formatter.provider;
+    let headers = http
+        .get("headers")
+        .and_then(serde_json::Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let text = export::curl(
+        provider,
+        http.get("method")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("POST"),
+        http.get("url")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default(),
+        &headers,
+        &export::body_bytes(provider, body),
+    );
+    let script = path.with_extension("sh");
+    crate::session::write_beside(
+        &script,
+        &format!("{}.curl", provider.id()),
+        &format!("{text}\n"),
+    )
+    .map_err(|e| e.to_string())
 }

@@ -34,6 +34,8 @@ pub enum Msg {
     },
     /// "Save mine beside it" ended: the file it made, or why not.
     SavedBeside(Result<PathBuf, String>),
+    /// An export was written (or why not).
+    Exported(Result<PathBuf, String>),
     /// A recovery file from an earlier run was found for `path`.
     RecoveryFound(PathBuf, Result<Recovery, String>),
     PreviewReady(Box<Preview>),
@@ -114,6 +116,17 @@ pub enum Command {
     SaveBeside {
         path: PathBuf,
         text: String,
+    },
+    /// Put `text` on the terminal's clipboard (OSC 52: works in tmux and
+    /// over ssh).
+    Clipboard(String),
+    /// Build the request `formatter`'s provider would receive for
+    /// `session` and write it as a `curl` command beside `path`.
+    Export {
+        path: PathBuf,
+        session: Box<Session>,
+        formatter: crate::formatter::FormatterId,
+        settings: Box<crate::wire::Settings>,
     },
     /// Keep a copy of unsaved edits in the recovery file.
     WriteRecovery(Box<Recovery>),

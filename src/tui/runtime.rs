@@ -167,6 +167,14 @@ impl Runtime {
                     }
                 }
                 Command::Quit => self.app.quit = true,
+                Command::Clipboard(text) => {
+                    use base64::Engine;
+                    use std::io::Write;
+                    let code = base64::engine::general_purpose::STANDARD.encode(text);
+                    let mut out = std::io::stdout();
+                    let _ = write!(out, "\x1b]52;c;{code}\x07");
+                    let _ = out.flush();
+                }
                 other => {
                     if self.io.send(other).is_err() {
                         self.app.status = "the I/O thread stopped: save is not possible".into();
