@@ -537,6 +537,16 @@ impl BudgetModel {
 
     /// The formatted request with, per unit, `(input messages, output
     /// messages)` ranges: which part of the request came from which message.
+    /// The request AgentScope sends after truncation keeps the messages
+    /// `kept` (a plan's): the formatter's output for those messages.
+    pub fn formatted_kept(&self, kept: &[usize]) -> Result<Vec<Value>, PyErr> {
+        let msgs: Vec<Arc<Msg>> = kept
+            .iter()
+            .filter_map(|i| self.msgs.get(*i).cloned())
+            .collect();
+        crate::formatter::format(self.formatter, &self.options, &msgs, &self.env, None)
+    }
+
     pub fn formatted_with_spans(&self) -> Result<FormattedRequest, PyErr> {
         let (messages, spans) = self.request.seg.assemble_with_spans(0, &self.env)?;
         Ok(FormattedRequest { messages, spans })

@@ -183,9 +183,10 @@ fn failures_are_shown_in_every_pane_not_left_counting() {
     assert!(!screen.contains("counting…"), "{screen}");
 }
 
-/// The wire and text views of the library trip under each provider: what
-/// the provider's SDK sends (URL, headers with the key redacted, body), and
-/// every string of the request unescaped.
+/// The wire, text and after-truncation views of the library trip under
+/// each provider: what the provider's SDK sends (URL, headers with the key
+/// redacted, body), every string of the request unescaped, and the request
+/// the truncation leaves.
 #[test]
 fn the_library_trip_on_the_wire_and_as_text_under_each_provider() {
     let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
@@ -199,12 +200,13 @@ fn the_library_trip_on_the_wire_and_as_text_under_each_provider() {
     ]) {
         let cmds = app.update(key(k));
         run_commands(&mut app, &mut computer, cmds);
-        for view in ["wire", "text"] {
+        for view in ["wire", "text", "after truncation"] {
             let cmds = app.update(key('v'));
             run_commands(&mut app, &mut computer, cmds);
             let screen = screen_text(&app, 120, 40);
             assert!(screen.contains(&format!("· {view} ")), "{screen}");
-            insta::assert_snapshot!(format!("library_trip_{name}_{view}"), screen);
+            let file = view.replace(' ', "_");
+            insta::assert_snapshot!(format!("library_trip_{name}_{file}"), screen);
         }
         // Back to the messages.
         let cmds = app.update(key('v'));

@@ -615,3 +615,43 @@ fn y_copies_the_view_and_e_exports_a_curl_command_beside_the_session() {
         app.status
     );
 }
+
+/// The "after truncation" view is the request AgentScope sends once its
+/// truncation has run: the same messages `format --max-tokens` gives.
+#[test]
+fn the_after_truncation_view_is_agentscopes_truncated_request() {
+    use formatscope::pipeline::{self, ReferenceRequest};
+    let path = session_path("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    for _ in 0..3 {
+        let cmds = app.update(key('v'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let preview = app.preview.as_ref().expect("preview");
+    assert_eq!(preview.shown.label(), "after truncation");
+    let session = formatscope::session::read_session(&path).unwrap();
+    let request = ReferenceRequest {
+        formatter: app.formatter,
+        options: Default::default(),
+        max_tokens: session.max_tokens(),
+        count: false,
+        tools: false,
+        token_counter: None,
+    };
+    let out = pipeline::run_reference(
+        &session,
+        &request,
+        std::sync::Arc::new(formatscope::media::NoNetwork),
+    );
+    let reference = out["messages"]
+        .as_array()
+        .expect("the reference truncates")
+        .clone();
+    let (want, _, _) = formatscope::tui::worker::pretty_with_spans(&reference, &[], false);
+    assert!(
+        preview.plain[0].starts_with("// 8 of 11 messages kept"),
+        "{}",
+        preview.plain[0]
+    );
+    assert_eq!(&preview.plain[1..], &want[..]);
+}

@@ -126,7 +126,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('N'), SHIFT), (KeyCode::Char('N'), NONE)], "N", Action::PrevMatch, Scope::Global, "previous match", None),
     b!(&[(KeyCode::Char('t'), NONE)], "t", Action::ToggleTools, Scope::Global, "request / tool schemas", Some("tools")),
     b!(&[(KeyCode::Char('b'), NONE)], "b", Action::ToggleRaw, Scope::Global, "base64 media short / raw", None),
-    b!(&[(KeyCode::Char('v'), NONE)], "v", Action::CycleView, Scope::Global, "request view: messages, wire (HTTP request), text (strings unescaped)", Some("view")),
+    b!(&[(KeyCode::Char('v'), NONE)], "v", Action::CycleView, Scope::Global, "request view: messages, wire, text, after truncation", Some("view")),
     b!(&[(KeyCode::Char('y'), NONE)], "y", Action::Copy, Scope::Global, "copy the request view to the clipboard (OSC 52: tmux, ssh)", None),
     b!(&[(KeyCode::Char('E'), SHIFT), (KeyCode::Char('E'), NONE)], "E", Action::Export, Scope::Global, "write the request as a curl command beside the session", None),
     b!(&[(KeyCode::Char('h'), NONE), (KeyCode::Left, NONE)], "h ←", Action::Left, Scope::Global, "scroll the request left", None),

@@ -31,6 +31,8 @@ pub enum Shown {
     /// Every string of the request unescaped, so a `<history>` prompt
     /// reads as text.
     Text,
+    /// The request the truncation preview would leave (the budget's).
+    Truncated,
 }
 
 impl Shown {
@@ -38,7 +40,8 @@ impl Shown {
         match self {
             Shown::Messages => Shown::Wire,
             Shown::Wire => Shown::Text,
-            Shown::Text => Shown::Messages,
+            Shown::Text => Shown::Truncated,
+            Shown::Truncated => Shown::Messages,
         }
     }
 
@@ -47,6 +50,7 @@ impl Shown {
             Shown::Messages => "messages",
             Shown::Wire => "wire",
             Shown::Text => "text",
+            Shown::Truncated => "after truncation",
         }
     }
 }
@@ -216,7 +220,8 @@ impl Computer {
         };
         match model.formatted_with_spans() {
             Ok(request) => match job.shown {
-                Shown::Messages => {
+                // Until the plan is known, the whole request.
+                Shown::Messages | Shown::Truncated => {
                     let (plain, spans, chunks) =
                         pretty_with_spans(&request.messages, &request.spans, job.raw_media);
                     preview.plain = Arc::new(plain);
@@ -261,9 +266,52 @@ impl Computer {
                 Err(e) => Err(e.clone()),
             });
         }
+        if job.shown == Shown::Truncated {
+            let plain = truncated_lines(&model, preview.plan.as_ref(), job.raw_media);
+            preview.chunks = chunks_of(plain.len());
+            preview.spans = Vec::new();
+            preview.plain = Arc::new(plain);
+        }
         preview.wanted = wanted(&gate, job);
         self.model = Some((key, model));
         preview
+    }
+}
+
+/// The "after truncation" view: what the formatter gives for the messages
+/// the plan keeps, or why there is nothing to show.
+fn truncated_lines(
+    model: &BudgetModel,
+    plan: Option<&Result<TruncationPlan, String>>,
+    raw: bool,
+) -> Vec<String> {
+    let plan = match plan {
+        None => {
+            return vec!["// no budget: set max_tokens (s) to see what truncation keeps".into()]
+        }
+        Some(Err(e)) => return vec![format!("// the truncation cannot be planned: {e}")],
+        Some(Ok(plan)) => plan,
+    };
+    if let Some(reason) = plan.reason() {
+        return vec![format!(
+            "// AgentScope cannot fit the request in {} tokens: {reason}",
+            plan.max_tokens
+        )];
+    }
+    match model.formatted_kept(&plan.kept) {
+        Ok(messages) => {
+            let mut lines = vec![format!(
+                "// {} of {} messages kept, {} tokens of {}",
+                plan.kept.len(),
+                plan.kept.len() + plan.dropped.len(),
+                plan.tokens_after.unwrap_or_default(),
+                plan.max_tokens
+            )];
+            let (plain, _, _) = pretty_with_spans(&messages, &[], raw);
+            lines.extend(plain);
+            lines
+        }
+        Err(e) => vec![format!("// AgentScope raises {}: {}", e.kind, e.message)],
     }
 }
 
