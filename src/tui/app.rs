@@ -889,6 +889,7 @@ impl App {
                     session.model().filter(|_| own),
                     session.max_tokens(),
                     session.token_counter(),
+                    session.settings.get("request"),
                 );
                 self.popup = Some(Popup::Settings(Box::new(form)));
             }

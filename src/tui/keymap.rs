@@ -103,7 +103,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('6'), NONE)], "6", Action::Provider(5), Scope::Global, "DeepSeek", None),
     b!(&[(KeyCode::Char('m'), NONE)], "m", Action::ToggleMode, Scope::Global, "chat / multi-agent", Some("mode")),
     b!(&[(KeyCode::Char('p'), NONE)], "p", Action::PickFormatter, Scope::Global, "pick a formatter from a list", None),
-    b!(&[(KeyCode::Char('s'), NONE)], "s", Action::Settings, Scope::Global, "settings: model, budget, token counter (saved in the session)", Some("settings")),
+    b!(&[(KeyCode::Char('s'), NONE)], "s", Action::Settings, Scope::Global, "settings: model, budget, token counter, stream, tool_choice, thinking", Some("settings")),
     b!(&[(KeyCode::Char('k'), NONE), (KeyCode::Up, NONE)], "k ↑", Action::Up, Scope::Global, "up (message, or line in the request)", None),
     b!(&[(KeyCode::Char('j'), NONE), (KeyCode::Down, NONE)], "j ↓", Action::Down, Scope::Global, "down", None),
     b!(&[(KeyCode::Char('g'), NONE), (KeyCode::Home, NONE)], "g", Action::Top, Scope::Global, "first message / line", None),

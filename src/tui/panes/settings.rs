@@ -13,21 +13,46 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 use ratatui::Frame;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The fields, in order: the session key each one sets, and its label.
-const FIELDS: [(&str, &str); 3] = [
+const FIELDS: [(&str, &str); 6] = [
     ("model", "model"),
     ("max_tokens", "budget"),
     ("token_counter", "token counter"),
+    ("request.stream", "stream"),
+    ("request.tool_choice", "tool_choice"),
+    ("request.thinking", "thinking"),
 ];
+
+/// The constructor argument that switches a provider's thinking on or off,
+/// and its two values (`model_kwargs` of the session's `"request"`).
+fn thinking_switch(provider: Provider) -> (&'static str, Value, Value) {
+    use crate::json;
+    match provider {
+        Provider::OpenAi | Provider::DeepSeek => ("reasoning_effort", json!("medium"), Value::Null),
+        Provider::Anthropic => (
+            "thinking",
+            json!({"type": "enabled", "budget_tokens": 1024}),
+            json!({"type": "disabled"}),
+        ),
+        Provider::DashScope | Provider::Ollama => ("enable_thinking", json!(true), json!(false)),
+        Provider::Gemini => (
+            "thinking_config",
+            json!({"include_thoughts": true}),
+            json!({"thinking_budget": 0}),
+        ),
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingsForm {
     /// The provider shown: the model is one of its models.
     pub provider: Provider,
     /// The text of each field (empty: not set, AgentScope's default).
-    pub values: [String; 3],
+    pub values: [String; 6],
+    /// The session's `"request"` object, which the last three fields edit.
+    pub request: Map<String, Value>,
     pub focus: usize,
     /// The focused field has not been typed in since it got the focus:
     /// typing replaces its text (as in a selected input), Backspace edits it.
@@ -52,14 +77,38 @@ impl SettingsForm {
         model: Option<&str>,
         budget: Option<i64>,
         counter: Option<&str>,
+        request: Option<&Value>,
     ) -> SettingsForm {
+        let request = request
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let stream = match request.get("stream") {
+            Some(Value::Bool(true)) => "on",
+            Some(Value::Bool(false)) => "off",
+            _ => "",
+        };
+        let tool_choice = request
+            .get("tool_choice")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let (key, on, _) = thinking_switch(provider);
+        let thinking = match request.get("model_kwargs").and_then(|m| m.get(key)) {
+            None | Some(Value::Null) => "",
+            Some(v) if *v == on => "on",
+            Some(_) => "off",
+        };
         SettingsForm {
             provider,
             values: [
                 model.unwrap_or_default().to_string(),
                 budget.map(|b| b.to_string()).unwrap_or_default(),
                 counter.unwrap_or_default().to_string(),
+                stream.to_string(),
+                tool_choice.to_string(),
+                thinking.to_string(),
             ],
+            request,
             focus: 0,
             fresh: true,
             error: None,
@@ -101,7 +150,7 @@ impl SettingsForm {
 
     /// The fields as session settings, or what is wrong with one.
     fn settings(&self) -> Result<Vec<(String, Option<Value>)>, String> {
-        let [model, budget, counter] = &self.values;
+        let [model, budget, counter, stream, tool_choice, thinking] = &self.values;
         let model = model.trim();
         let budget = budget.trim().replace(['_', ','], "");
         let budget = match budget.as_str() {
@@ -130,11 +179,51 @@ impl SettingsForm {
         }
         out.push((FIELDS[1].0.to_string(), budget));
         out.push((FIELDS[2].0.to_string(), text(counter)));
+        // The model class's settings, in the session's "request" object.
+        let mut request = self.request.clone();
+        let switch = |v: &str, what: &str| -> Result<Option<bool>, String> {
+            match v.trim() {
+                "" => Ok(None),
+                "on" | "true" | "yes" => Ok(Some(true)),
+                "off" | "false" | "no" => Ok(Some(false)),
+                other => Err(format!(
+                    "{what}: {other:?} is not on, off or empty (the default)"
+                )),
+            }
+        };
+        match switch(stream, "stream")? {
+            Some(b) => request.insert("stream".into(), Value::Bool(b)),
+            None => request.shift_remove("stream"),
+        };
+        match tool_choice.trim() {
+            "" => request.shift_remove("tool_choice"),
+            c => request.insert("tool_choice".into(), Value::String(c.into())),
+        };
+        let (key, on, off) = thinking_switch(self.provider);
+        let mut kwargs = request
+            .get("model_kwargs")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        match switch(thinking, "thinking")? {
+            Some(true) => kwargs.insert(key.into(), on),
+            Some(false) if !off.is_null() => kwargs.insert(key.into(), off),
+            _ => kwargs.shift_remove(key),
+        };
+        if kwargs.is_empty() {
+            request.shift_remove("model_kwargs");
+        } else {
+            request.insert("model_kwargs".into(), Value::Object(kwargs));
+        }
+        out.push((
+            "request".into(),
+            (!request.is_empty()).then_some(Value::Object(request)),
+        ));
         Ok(out)
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
-        let rect = centered(area, 78, 14);
+        let rect = centered(area, 78, 17);
         let mut lines = Vec::new();
         for (i, (_, label)) in FIELDS.iter().enumerate() {
             let focused = i == self.focus;
@@ -202,6 +291,12 @@ impl SettingsForm {
                     self.provider.id()
                 ),
             },
+            3 => " on or off: the model class's stream (empty: on, Ollama off). The wire view shows it.".into(),
+            4 => " auto, none, required, or a tool's name (empty: none given).".into(),
+            5 => {
+                let (key, on, _) = thinking_switch(self.provider);
+                format!(" on or off: {key} = {} for {} (empty: AgentScope's default).", crate::py::dumps(&on), self.provider.id())
+            }
             1 => " Tokens the messages may take; truncation drops the oldest past it. Empty: none."
                 .into(),
             _ => format!(
@@ -228,7 +323,7 @@ mod tests {
 
     #[test]
     fn the_form_applies_model_budget_and_counter_as_session_settings() {
-        let mut form = SettingsForm::new(Provider::DashScope, None, Some(200), None);
+        let mut form = SettingsForm::new(Provider::DashScope, None, Some(200), None, None);
         type_text(&mut form, "qwen-max");
         key(&mut form, KeyCode::Tab);
         // Typing into a field that just got the focus replaces its text.
@@ -245,13 +340,14 @@ mod tests {
                 ("provider".to_string(), Some(Value::from("dashscope"))),
                 ("max_tokens".to_string(), Some(Value::from(1000))),
                 ("token_counter".to_string(), Some(Value::from("char"))),
+                ("request".to_string(), None),
             ]
         );
     }
 
     #[test]
     fn bad_values_are_refused_with_a_reason_and_empty_ones_unset() {
-        let mut form = SettingsForm::new(Provider::OpenAi, Some("gpt-4o"), None, None);
+        let mut form = SettingsForm::new(Provider::OpenAi, Some("gpt-4o"), None, None, None);
         key(&mut form, KeyCode::Tab);
         key(&mut form, KeyCode::Backspace);
         type_text(&mut form, "-5");
@@ -273,5 +369,39 @@ mod tests {
         };
         assert!(settings.iter().all(|(_, v)| v.is_none()), "{settings:?}");
         assert_eq!(key(&mut form, KeyCode::Esc), FormOutcome::Cancelled);
+    }
+
+    #[test]
+    fn stream_tool_choice_and_thinking_go_in_the_request_object() {
+        let existing = serde_json::json!({"call_kwargs": {"temperature": 0.2}});
+        let mut form = SettingsForm::new(Provider::DashScope, None, None, None, Some(&existing));
+        for _ in 0..3 {
+            key(&mut form, KeyCode::Tab);
+        }
+        type_text(&mut form, "off");
+        key(&mut form, KeyCode::Tab);
+        type_text(&mut form, "auto");
+        key(&mut form, KeyCode::Tab);
+        type_text(&mut form, "on");
+        let FormOutcome::Apply(settings) = key(&mut form, KeyCode::Enter) else {
+            panic!("applies")
+        };
+        let request = settings
+            .iter()
+            .find(|(k, _)| k == "request")
+            .and_then(|(_, v)| v.clone());
+        assert_eq!(
+            request,
+            Some(
+                serde_json::json!({"call_kwargs": {"temperature": 0.2}, "stream": false,
+                "tool_choice": "auto", "model_kwargs": {"enable_thinking": true}})
+            )
+        );
+        // Opened again, the form shows them.
+        let form = SettingsForm::new(Provider::DashScope, None, None, None, request.as_ref());
+        assert_eq!(&form.values[3..], ["off", "auto", "on"]);
+        let mut bad = form.clone();
+        bad.values[3] = "maybe".into();
+        assert!(bad.settings().unwrap_err().starts_with("stream:"));
     }
 }
