@@ -168,3 +168,66 @@ fn the_curl_export_sends_exactly_the_wire_request() {
         );
     }
 }
+
+/// `--as python`: the SDK call AgentScope makes, with AgentScope's kwargs
+/// (no key in them: it is read from the environment). Run by hand with the
+/// pinned SDKs against a recording server, the snippets for OpenAI,
+/// Anthropic, DashScope and Ollama sent the same body bytes as `--as json`.
+#[test]
+fn the_python_export_makes_the_same_sdk_call_with_the_same_kwargs() {
+    for (provider, call, var) in [
+        (
+            "openai",
+            "client.chat.completions.create(**kwargs)",
+            "OPENAI_API_KEY",
+        ),
+        (
+            "anthropic",
+            "client.messages.create(**kwargs)",
+            "ANTHROPIC_API_KEY",
+        ),
+        (
+            "dashscope",
+            "dashscope.Generation.call(api_key=os.environ[\"DASHSCOPE_API_KEY\"], **kwargs)",
+            "DASHSCOPE_API_KEY",
+        ),
+        (
+            "gemini",
+            "client.models.generate_content_stream(**kwargs)",
+            "GEMINI_API_KEY",
+        ),
+        ("ollama", "client.chat(**kwargs)", ""),
+    ] {
+        let base = [
+            "request",
+            "sessions/library_trip.json",
+            "--provider",
+            provider,
+        ];
+        let wire: Value = serde_json::from_slice(&formatscope(&base).stdout).unwrap();
+        let mut args = base.to_vec();
+        args.extend(["--as", "python"]);
+        let snippet = String::from_utf8(formatscope(&args).stdout).unwrap();
+        assert!(snippet.contains(call), "{provider}:\n{snippet}");
+        assert!(
+            var.is_empty() || snippet.contains(&format!("os.environ[\"{var}\"]")),
+            "{provider}"
+        );
+        assert!(
+            !snippet.contains("<API_KEY>"),
+            "{provider}: no key placeholder in the call"
+        );
+        let line = snippet
+            .lines()
+            .find(|l| l.starts_with("kwargs = json.loads("))
+            .unwrap();
+        let literal = &line["kwargs = json.loads(".len()..line.len() - 1];
+        let text: String = serde_json::from_str(literal).unwrap();
+        let kwargs: Value = formatscope::json::parse(text.as_bytes(), Default::default())
+            .unwrap()
+            .value;
+        let mut want = wire["kwargs"].clone();
+        want.as_object_mut().unwrap().remove("api_key");
+        assert_eq!(kwargs, want, "{provider}");
+    }
+}

@@ -97,8 +97,9 @@ pub(crate) struct RequestArgs {
     /// Print the request as something to run or read instead: `curl` (a
     /// command that sends the same bytes; the key from the provider's usual
     /// environment variable, e.g. "$ANTHROPIC_API_KEY"), `http` (the raw
-    /// HTTP request) or `json` (the body's exact bytes).
-    #[arg(long = "as", value_name = "FORMAT", value_parser = ["curl", "http", "json"])]
+    /// HTTP request), `json` (the body's exact bytes) or `python` (the same
+    /// call made with the provider's SDK).
+    #[arg(long = "as", value_name = "FORMAT", value_parser = ["curl", "http", "json", "python"])]
     export: Option<String>,
 }
 
@@ -254,6 +255,7 @@ fn export(
     match format {
         "curl" => export::curl(provider, method, url, &headers, &body),
         "http" => export::http_text(method, url, &headers, &body),
+        "python" => export::python(provider, url, out.get("kwargs").unwrap_or(&Value::Null)),
         _ => body,
     }
 }

@@ -106,6 +106,95 @@ pub fn curl(
     lines.join(" \\\n")
 }
 
+/// A Python snippet that makes the same call with the provider's SDK:
+/// AgentScope's `kwargs` passed to the SDK method it calls, the client
+/// pointed at the same URL, the key read from the environment.
+pub fn python(provider: Provider, url: &str, kwargs: &Value) -> String {
+    let mut kwargs = kwargs.clone();
+    if let Some(map) = kwargs.as_object_mut() {
+        // DashScope's recorded call names the key; the snippet passes it.
+        map.shift_remove("api_key");
+    }
+    // JSON text as a Python string literal (JSON's escapes are Python's).
+    let literal = serde_json::to_string(&serde_json::to_string(&kwargs).unwrap_or_default())
+        .unwrap_or_default();
+    let key = |var: &str| format!("os.environ[\"{var}\"]");
+    let prefix = |suffix: &str| url.strip_suffix(suffix).unwrap_or(url).to_string();
+    let (imports, call) = match provider {
+        Provider::OpenAi | Provider::DeepSeek => (
+            "from openai import OpenAI".to_string(),
+            format!(
+                "client = OpenAI(api_key={}, base_url={:?})\nresponse = client.chat.completions.create(**kwargs)",
+                key(key_variable(provider).unwrap_or("OPENAI_API_KEY")),
+                prefix("/chat/completions")
+            ),
+        ),
+        Provider::Anthropic => (
+            "from anthropic import Anthropic".to_string(),
+            format!(
+                "client = Anthropic(api_key={}, base_url={:?})\nresponse = client.messages.create(**kwargs)",
+                key("ANTHROPIC_API_KEY"),
+                prefix("/v1/messages")
+            ),
+        ),
+        Provider::DashScope => {
+            let base = url.split("/services/").next().unwrap_or(url).to_string();
+            let call = if url.contains("multimodal-generation") {
+                "dashscope.MultiModalConversation.call"
+            } else {
+                "dashscope.Generation.call"
+            };
+            (
+                "import dashscope".to_string(),
+                format!(
+                    "dashscope.base_http_api_url = {base:?}\nresponse = {call}(api_key={}, **kwargs)",
+                    key("DASHSCOPE_API_KEY")
+                ),
+            )
+        }
+        Provider::Gemini => (
+            "from google import genai".to_string(),
+            format!(
+                "# Python bytes (thought signatures) are written {{\"$bytes\": base64}}.\n\
+                 def unbytes(v):\n    \
+                     if isinstance(v, dict):\n        \
+                         if set(v) == {{\"$bytes\"}}:\n            \
+                             return base64.b64decode(v[\"$bytes\"])\n        \
+                         return {{k: unbytes(x) for k, x in v.items()}}\n    \
+                     if isinstance(v, list):\n        \
+                         return [unbytes(x) for x in v]\n    \
+                     return v\n\n\
+                 kwargs = unbytes(kwargs)\n\
+                 client = genai.Client(api_key={})\n\
+                 response = client.models.{}(**kwargs)",
+                key("GEMINI_API_KEY"),
+                if url.contains("streamGenerateContent") {
+                    "generate_content_stream"
+                } else {
+                    "generate_content"
+                }
+            ),
+        ),
+        Provider::Ollama => (
+            "import ollama".to_string(),
+            format!(
+                "client = ollama.Client(host={:?})\nresponse = client.chat(**kwargs)",
+                prefix("/api/chat")
+            ),
+        ),
+    };
+    let base64_import = if provider == Provider::Gemini {
+        "import base64\n"
+    } else {
+        ""
+    };
+    format!(
+        "# The call AgentScope 1.0.21 makes, made with the provider's SDK.\n\
+         {base64_import}import json\nimport os\n\n{imports}\n\n\
+         kwargs = json.loads({literal})\n{call}\nprint(response)\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
