@@ -182,6 +182,19 @@ fn tokenizer(name: &str) -> TokenizerSpec {
     TokenizerSpec::from_name(name).unwrap_or(TokenizerSpec::ALL[0])
 }
 
+/// The model names the table files under `provider`, for completion (a
+/// prefix pattern such as `gpt-5*` is offered as `gpt-5`).
+pub fn names_for(provider: Provider) -> Vec<String> {
+    let mut names: Vec<String> = table()
+        .models
+        .iter()
+        .filter(|e| e.provider == provider.id())
+        .map(|e| e.pattern.trim_end_matches('*').to_string())
+        .collect();
+    names.dedup();
+    names
+}
+
 /// The model table's entry for `model` under `provider`, if it has one.
 /// OpenAI-compatible endpoints and Ollama serve other makers' models, so for
 /// those an entry filed under another provider counts too (Qwen behind an

@@ -131,6 +131,12 @@ impl SettingsForm {
                 self.focus = (self.focus + FIELDS.len() - 1) % FIELDS.len();
                 self.fresh = true;
             }
+            // Completes the model from the models table.
+            KeyCode::Right if self.focus == 0 => {
+                if let Some(name) = self.completions().into_iter().next() {
+                    self.values[0] = name;
+                }
+            }
             KeyCode::Backspace => {
                 self.values[self.focus].pop();
             }
@@ -258,7 +264,7 @@ impl SettingsForm {
         }
         lines.push(Line::raw(""));
         lines.push(Line::styled(
-            " Enter applies (u undoes, C-s saves) · Tab/↑↓ field · typing replaces · Esc cancels",
+            " Enter applies (u undoes, C-s saves) · Tab/↑↓ field · → completes the model · Esc cancels",
             Style::default().fg(ui.muted),
         ));
         frame.render_widget(Clear, rect);
@@ -271,8 +277,26 @@ impl SettingsForm {
         );
     }
 
+    /// Known models of the provider that start with the model field's text
+    /// (and are longer than it).
+    pub fn completions(&self) -> Vec<String> {
+        let typed = self.values[0].trim();
+        models::names_for(self.provider)
+            .into_iter()
+            .filter(|n| n.starts_with(typed) && n.len() > typed.len())
+            .collect()
+    }
+
     /// What the focused field means, and what its text would do.
     fn hint(&self) -> String {
+        if self.focus == 0 {
+            let known = self.completions();
+            if !known.is_empty() {
+                let shown: Vec<&str> = known.iter().take(6).map(String::as_str).collect();
+                let more = if known.len() > 6 { ", …" } else { "" };
+                return format!(" → completes: {}{more}", shown.join(", "));
+            }
+        }
         let value = self.values[self.focus].trim();
         match self.focus {
             0 if value.is_empty() => format!(
@@ -369,6 +393,28 @@ mod tests {
         };
         assert!(settings.iter().all(|(_, v)| v.is_none()), "{settings:?}");
         assert_eq!(key(&mut form, KeyCode::Esc), FormOutcome::Cancelled);
+    }
+
+    #[test]
+    fn the_model_completes_from_the_models_table() {
+        let mut form = SettingsForm::new(Provider::Anthropic, None, None, None, None);
+        type_text(&mut form, "claude-op");
+        assert!(form
+            .completions()
+            .iter()
+            .all(|n| n.starts_with("claude-op")));
+        assert!(!form.completions().is_empty());
+        key(&mut form, KeyCode::Right);
+        assert!(
+            form.values[0].starts_with("claude-op") && form.values[0].len() > 9,
+            "{}",
+            form.values[0]
+        );
+        assert!(
+            form.hint().contains(&form.values[0])
+                || form.completions().is_empty()
+                || form.hint().starts_with(" → completes")
+        );
     }
 
     #[test]
