@@ -7,9 +7,12 @@ pub mod files;
 pub mod formatter;
 pub mod json;
 pub mod media;
+#[cfg(feature = "net")]
+pub mod net;
 pub mod pipeline;
 pub mod provider;
 pub mod py;
+pub mod response;
 pub mod session;
 pub mod text;
 pub mod tokens;

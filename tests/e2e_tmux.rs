@@ -6,6 +6,9 @@
 //! `.ci/run` installs tmux when it is missing; this test fails (it does not
 //! skip) without it.
 
+#[path = "support/provider.rs"]
+mod provider;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -16,12 +19,21 @@ struct Tmux {
 
 impl Tmux {
     fn start(dir: &Path, args: &str) -> Tmux {
+        Tmux::start_env(dir, args, &[])
+    }
+
+    /// With these environment variables set for the workbench only.
+    fn start_env(dir: &Path, args: &str, env: &[(&str, &str)]) -> Tmux {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("formatscope-e2e-{}-{n}", std::process::id());
         let bin = env!("CARGO_BIN_EXE_formatscope");
         let status = Command::new("tmux")
             .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
+            .args(
+                env.iter()
+                    .flat_map(|(k, v)| ["-e".to_string(), format!("{k}={v}")]),
+            )
             .arg(format!(
                 "cd {} && {bin} {args}; echo EXITED $?; stty -a > .stty-after; sleep 30",
                 dir.display()
@@ -296,4 +308,76 @@ fn quitting_does_not_wait_for_a_download_that_hangs() {
         asked.elapsed()
     );
     assert_terminal_restored(&tmux, dir.path());
+}
+
+#[test]
+fn the_workbench_sends_streams_the_reply_and_appends_it() {
+    use provider::{FakeProvider, Plan};
+    // A reply streamed slowly enough to be seen growing.
+    let frames: Vec<Vec<u8>> = ["The answer", " is forty-two", ", streamed."]
+        .iter()
+        .map(|t| {
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"id": "chatcmpl-e2e", "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": {"content": t}, "finish_reason": null}]})
+            )
+            .into_bytes()
+        })
+        .chain([
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"id": "chatcmpl-e2e", "choices": [],
+                    "usage": {"prompt_tokens": 21, "completion_tokens": 9, "total_tokens": 30}})
+            )
+            .into_bytes(),
+            b"data: [DONE]\n\n".to_vec(),
+        ])
+        .collect();
+    let server = FakeProvider::start(Plan::stream(
+        "text/event-stream",
+        frames,
+        Duration::from_millis(400),
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("ask.json");
+    std::fs::write(
+        &file,
+        format!(
+            "{{\"provider\": \"openai\",\n \"request\": {{\"model_kwargs\": {{\"client_kwargs\": {{\"base_url\": \"{}/v1\"}}}}}},\n \"messages\": [{{\"name\": \"Bob\", \"role\": \"user\", \"content\": \"What is the answer?\"}}]}}\n",
+            server.base()
+        ),
+    )
+    .expect("write");
+    let tmux = Tmux::start_env(
+        dir.path(),
+        "ask.json",
+        &[("OPENAI_API_KEY", "sk-e2e-secret")],
+    );
+    tmux.wait_for("the request", |s| {
+        s.contains("OpenAIChatFormatter · messages")
+    });
+    tmux.keys(&["S"]);
+    tmux.wait_for("the reply streaming", |s| {
+        s.contains("Reply · OpenAI · streaming") && s.contains("The answer")
+    });
+    let done = tmux.wait_for("the whole reply", |s| {
+        s.contains("The answer is forty-two, streamed.") && s.contains("billed 21 in, 9 out")
+    });
+    assert!(!done.contains("sk-e2e-secret"), "the key never shows");
+    assert_eq!(server.requests().len(), 1);
+    tmux.keys(&["A"]);
+    tmux.wait_for("the appended message", |s| {
+        s.contains("appended the reply as message #1")
+    });
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("the save", |s| s.contains("saved"));
+    let saved = std::fs::read_to_string(&file).expect("read");
+    assert!(
+        saved.contains("The answer is forty-two, streamed."),
+        "{saved}"
+    );
+    assert!(!saved.contains("sk-e2e-secret"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
 }

@@ -213,3 +213,55 @@ fn the_library_trip_on_the_wire_and_as_text_under_each_provider() {
         run_commands(&mut app, &mut computer, cmds);
     }
 }
+
+#[test]
+fn a_streamed_reply_is_shown_with_billed_usage_beside_our_count() {
+    use formatscope::net::Outcome;
+    use formatscope::response::{ChatResponse, Usage};
+    use formatscope::tui::msg::Command;
+    use formatscope::tui::panes::reply::ReplyUpdate;
+    use std::time::Duration;
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let cmds = app.update(key('2'));
+    run_commands(&mut app, &mut computer, cmds);
+    let cmds = app.update(key('S'));
+    let id = cmds
+        .iter()
+        .find_map(|c| match c {
+            Command::Send(job) => Some(job.id),
+            _ => None,
+        })
+        .expect("a send");
+    let response = ChatResponse {
+        id: Some("msg_1".into()),
+        content: vec![
+            serde_json::json!({"type": "thinking", "thinking": "Bob wants the weather.", "signature": ""}),
+            serde_json::json!({"type": "text", "text": "Let me check."}),
+            serde_json::json!({"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}, "raw_input": "{\"city\": \"Paris\"}"}),
+        ],
+        usage: Some(Usage {
+            input_tokens: 512.into(),
+            output_tokens: 41.into(),
+            time: 1.2,
+            metadata: serde_json::Value::Null,
+        }),
+        metadata: serde_json::Value::Null,
+    };
+    app.update(Msg::Reply {
+        id,
+        update: ReplyUpdate::Chunk(Box::new(response.clone())),
+    });
+    insta::assert_snapshot!("reply_streaming", screen_text(&app, 120, 40));
+    app.update(Msg::Reply {
+        id,
+        update: ReplyUpdate::Done(Box::new(Outcome {
+            final_response: Some(response),
+            chunks: 5,
+            time_to_first_token: Some(Duration::from_millis(420)),
+            total: Duration::from_millis(1500),
+            parse_error: None,
+            warnings: Vec::new(),
+        })),
+    });
+    insta::assert_snapshot!("reply_done", screen_text(&app, 120, 40));
+}

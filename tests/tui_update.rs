@@ -655,3 +655,94 @@ fn the_after_truncation_view_is_agentscopes_truncated_request() {
     );
     assert_eq!(&preview.plain[1..], &want[..]);
 }
+
+/// A reply as AgentScope's OpenAI parser yields it.
+fn reply(text: &str, usage: bool) -> formatscope::response::ChatResponse {
+    use formatscope::response::{ChatResponse, Usage};
+    ChatResponse {
+        id: Some("chatcmpl-1".into()),
+        content: vec![serde_json::json!({"type": "text", "text": text})],
+        usage: usage.then(|| Usage {
+            input_tokens: 230.into(),
+            output_tokens: 12.into(),
+            time: 0.8,
+            metadata: serde_json::Value::Null,
+        }),
+        metadata: serde_json::Value::Null,
+    }
+}
+
+#[test]
+fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
+    use formatscope::net::Outcome;
+    use formatscope::tui::panes::reply::{Phase, ReplyUpdate};
+    use std::time::Duration;
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let before = app.messages().len();
+
+    // S: one send of the request on screen, for the provider on screen.
+    let cmds = app.update(key('S'));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Command::Send(job) => Some(job),
+            _ => None,
+        })
+        .expect("a send");
+    assert_eq!(job.formatter, app.formatter);
+    let first = job.id;
+    assert!(app.reply.in_flight());
+    assert!(app.update(key('S')).is_empty(), "one send at a time");
+    // Esc cancels it.
+    let cmds = app.update(code(KeyCode::Esc));
+    assert!(matches!(cmds.as_slice(), [Command::CancelSend(id)] if *id == first));
+    app.update(Msg::Reply {
+        id: first,
+        update: ReplyUpdate::Cancelled,
+    });
+    assert_eq!(app.reply.phase, Phase::Cancelled);
+    assert!(app.update(key('A')).is_empty(), "nothing to append");
+
+    // A second send streams, ends, and is appended as an edit.
+    let cmds = app.update(key('S'));
+    let Some(Command::Send(job)) = cmds.into_iter().find(|c| matches!(c, Command::Send(_))) else {
+        panic!("a send");
+    };
+    let id = job.id;
+    app.update(Msg::Reply {
+        id: first,
+        update: ReplyUpdate::Chunk(Box::new(reply("stale", false))),
+    });
+    assert!(
+        app.reply.latest.is_none(),
+        "updates of an older send are dropped"
+    );
+    app.update(Msg::Reply {
+        id,
+        update: ReplyUpdate::Chunk(Box::new(reply("It is", false))),
+    });
+    assert_eq!(app.reply.phase, Phase::Streaming);
+    let done = reply("It is 12 °C in Paris.", true);
+    app.update(Msg::Reply {
+        id,
+        update: ReplyUpdate::Done(Box::new(Outcome {
+            final_response: Some(done.clone()),
+            chunks: 2,
+            time_to_first_token: Some(Duration::from_millis(300)),
+            total: Duration::from_millis(800),
+            parse_error: None,
+            warnings: Vec::new(),
+        })),
+    });
+    assert_eq!(app.reply.phase, Phase::Done);
+    send(&mut app, &mut computer, key('A'));
+    assert_eq!(app.messages().len(), before + 1);
+    let last = app.messages().last().expect("a message");
+    assert_eq!(last["role"], "assistant");
+    assert_eq!(last["name"], "Friday");
+    assert_eq!(last["content"][0]["text"], "It is 12 °C in Paris.");
+    assert!(app.unsaved());
+    send(&mut app, &mut computer, key('u'));
+    assert_eq!(app.messages().len(), before, "u undoes the append");
+}

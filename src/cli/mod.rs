@@ -5,6 +5,9 @@
 mod budget;
 mod format;
 mod request;
+mod response;
+#[cfg(feature = "net")]
+mod send;
 mod timing;
 
 use budget::{CountArgs, TokenizeArgs, TruncateArgs};
@@ -67,6 +70,16 @@ enum Command {
     /// method, URL, headers (key as <API_KEY>) and body (request_oracle.py's
     /// shape), for all six providers.
     Request(request::RequestArgs),
+    /// Send the request (the wire view's exact bytes) and print the reply
+    /// as it streams, parsed as AgentScope parses it; then usage, time to
+    /// first token and total. Keys come from the provider's usual
+    /// environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
+    #[cfg(feature = "net")]
+    Send(send::SendArgs),
+    /// What AgentScope's model class builds from a recorded provider reply,
+    /// whole or streamed: the ChatResponse after every chunk and the final
+    /// one (response_oracle.py's shape).
+    Response(response::ResponseArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -85,6 +98,9 @@ pub fn run() -> i32 {
         Some(Command::Count(args)) => budget::count(args),
         Some(Command::Tokenize(args)) => budget::tokenize(args),
         Some(Command::Request(args)) => request::run(args),
+        Some(Command::Response(args)) => response::run(args),
+        #[cfg(feature = "net")]
+        Some(Command::Send(args)) => send::run(args),
         Some(Command::Truncate(args)) => budget::truncate(args),
         Some(Command::Timing(args)) => timing::run(args),
         None => workbench(cli.target, cli.theme, cli.log, cli.offline),

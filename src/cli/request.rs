@@ -16,83 +16,89 @@ use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args)]
-pub(crate) struct RequestArgs {
+pub(crate) struct WireArgs {
     /// Session file (as for `format`). Its "request" object (model, stream,
     /// tool_choice, model_kwargs, call_kwargs) sets the defaults the flags
     /// below override.
-    session: PathBuf,
+    pub(crate) session: PathBuf,
 
     /// Formatter class, e.g. AnthropicChatFormatter. Default: the session's
     /// provider and mode.
     #[arg(long, value_name = "CLASS", conflicts_with_all = ["provider", "mode"])]
-    formatter: Option<String>,
+    pub(crate) formatter: Option<String>,
 
     /// Provider: openai, anthropic, dashscope, gemini, ollama or deepseek.
     #[arg(long, value_name = "P")]
-    provider: Option<String>,
+    pub(crate) provider: Option<String>,
 
     /// Mode: chat or multi-agent.
     #[arg(long, value_name = "M")]
-    mode: Option<String>,
+    pub(crate) mode: Option<String>,
 
     /// Model name. Default: the provider's (gpt-4o, deepseek-chat,
     /// claude-sonnet-4-6, qwen-max, gemini-2.5-flash, qwen2.5).
     #[arg(long, value_name = "NAME")]
-    model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// auto, none, required, or the name of one of the session's tools.
     #[arg(long, value_name = "CHOICE")]
-    tool_choice: Option<String>,
+    pub(crate) tool_choice: Option<String>,
 
     /// Build the model with stream=True.
     #[arg(long, conflicts_with = "no_stream")]
-    stream: bool,
+    pub(crate) stream: bool,
 
     /// Build the model with stream=False.
     #[arg(long)]
-    no_stream: bool,
+    pub(crate) no_stream: bool,
 
     /// JSON object of model constructor arguments, e.g.
     /// '{"thinking": {"type": "enabled", "budget_tokens": 1024}}' or
     /// '{"generate_kwargs": {"temperature": 0.2}}'.
     #[arg(long, value_name = "JSON")]
-    model_kwargs: Option<String>,
+    pub(crate) model_kwargs: Option<String>,
 
     /// JSON object of keyword arguments to the model call.
     #[arg(long, value_name = "JSON")]
-    call_kwargs: Option<String>,
+    pub(crate) call_kwargs: Option<String>,
 
     /// Formatter truncation budget (AgentScope's OpenAITokenCounter, gpt-4o).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    max_tokens: Option<i64>,
+    pub(crate) max_tokens: Option<i64>,
 
     /// Promote images in tool results to a user message.
     #[arg(long)]
-    promote_tool_result_images: bool,
+    pub(crate) promote_tool_result_images: bool,
 
     /// Promote audio in tool results to a user message.
     #[arg(long)]
-    promote_tool_result_audios: bool,
+    pub(crate) promote_tool_result_audios: bool,
 
     /// Promote videos in tool results to a user message.
     #[arg(long)]
-    promote_tool_result_videos: bool,
+    pub(crate) promote_tool_result_videos: bool,
 
     /// Multi-agent formatters: the prompt before the first <history> block.
     #[arg(long, value_name = "TEXT")]
-    conversation_history_prompt: Option<String>,
+    pub(crate) conversation_history_prompt: Option<String>,
 
     /// Serve https://HOST/PATH from DIR/HOST/PATH instead of the network.
     #[arg(long, value_name = "DIR")]
-    web_root: Vec<PathBuf>,
+    pub(crate) web_root: Vec<PathBuf>,
 
     /// Never use the network: remote media fail to download.
     #[arg(long)]
-    offline: bool,
+    pub(crate) offline: bool,
 
     /// Write absolute paths under the session's folder as <SESSION_DIR>/...
     #[arg(long)]
-    portable_paths: bool,
+    pub(crate) portable_paths: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct RequestArgs {
+    #[command(flatten)]
+    pub(crate) wire: WireArgs,
 
     /// Print the request as something to run or read instead: `curl` (a
     /// command that sends the same bytes; the key from the provider's usual
@@ -114,10 +120,24 @@ fn object_arg(flag: &str, text: &str) -> Result<Map<String, Value>, String> {
     }
 }
 
-pub(crate) fn run(args: RequestArgs) -> i32 {
+/// A built request: the session it came from, and `run_request`'s object.
+pub(crate) struct Built {
+    pub(crate) session: formatscope::session::Session,
+    pub(crate) provider: formatscope::formatter::Provider,
+    pub(crate) out: Map<String, Value>,
+    pub(crate) failed: bool,
+}
+
+/// Builds the request the flags and the session describe; `adjust` may
+/// change the model settings first (send: a base URL from the
+/// environment). Errors are reported; the exit code comes back.
+pub(crate) fn build(
+    args: &WireArgs,
+    adjust: impl FnOnce(formatscope::formatter::Provider, &mut Settings),
+) -> Result<Built, i32> {
     let session = match read_session(&args.session) {
         Ok(s) => s,
-        Err(e) => return usage_error(e),
+        Err(e) => return Err(usage_error(e)),
     };
     let formatter = match choose_formatter(
         args.formatter.as_deref(),
@@ -126,11 +146,11 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         &session,
     ) {
         Ok(f) => f,
-        Err(e) => return usage_error(e),
+        Err(e) => return Err(usage_error(e)),
     };
     let mut settings = match Settings::from_session(session.settings.get("request")) {
         Ok(s) => s,
-        Err(e) => return usage_error(format!("{}: {e}", args.session.display())),
+        Err(e) => return Err(usage_error(format!("{}: {e}", args.session.display()))),
     };
     if args.model.is_some() {
         settings.model = args.model.clone();
@@ -156,7 +176,7 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         if let Some(text) = given {
             match object_arg(flag, text) {
                 Ok(m) => *slot = m,
-                Err(e) => return usage_error(e),
+                Err(e) => return Err(usage_error(e)),
             }
         }
     }
@@ -167,11 +187,12 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         history_prompt: args.conversation_history_prompt.clone(),
     };
     if let Some(option) = options.unsupported_by(formatter).first() {
-        return usage_error(format!(
+        return Err(usage_error(format!(
             "{formatter} has no option {}",
             option.python_name()
-        ));
+        )));
     }
+    adjust(formatter.provider, &mut settings);
     let request = ReferenceRequest {
         formatter,
         options,
@@ -215,17 +236,35 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
             e.get("error").and_then(Value::as_str).unwrap_or_default()
         ));
     }
+    Ok(Built {
+        session,
+        provider: formatter.provider,
+        out,
+        failed,
+    })
+}
+
+pub(crate) fn run(args: RequestArgs) -> i32 {
+    let Built {
+        session,
+        provider,
+        out,
+        failed,
+    } = match build(&args.wire, |_, _| {}) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
     if let Some(format) = &args.export {
         if failed {
             return 1;
         }
-        let text = export(formatter.provider, format, &out);
+        let text = export(provider, format, &out);
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
         return 0;
     }
     let text = serde_json::to_string_pretty(&Value::Object(out)).unwrap_or_default();
-    let text = if args.portable_paths {
+    let text = if args.wire.portable_paths {
         let dir = session.base_dir();
         pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir))
     } else {

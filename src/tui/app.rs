@@ -62,6 +62,9 @@ pub struct App {
     pub list: ListPane,
     pub editor: EditorPane,
     pub request: RequestPane,
+    /// The last live send's reply (`S`).
+    pub reply: super::panes::reply::ReplyPane,
+    sends: u64,
     pub popup: Option<Popup>,
     pub preview: Option<Preview>,
     pub generation: u64,
@@ -108,6 +111,8 @@ impl App {
             list: ListPane::default(),
             editor: EditorPane::default(),
             request: RequestPane::default(),
+            reply: Default::default(),
+            sends: 0,
             popup: None,
             preview: None,
             generation: 0,
@@ -201,6 +206,27 @@ impl App {
         self.files.iter().position(|f| f == path)
     }
 
+    /// The open session and the model settings the request view uses for
+    /// the provider on screen (its own model when it is the session's).
+    fn wire_settings(&self) -> Result<(Session, crate::wire::Settings), String> {
+        let Some(doc) = self.doc.as_ref() else {
+            return Err("no session".into());
+        };
+        let session = &doc.session;
+        let own_provider = formatter_for_session(session).ok().map(|f| f.provider)
+            == Some(self.formatter.provider);
+        let model = models::resolve(
+            self.formatter.provider,
+            own_provider.then(|| session.model()).flatten(),
+        );
+        let mut settings = crate::wire::Settings::from_session(session.settings.get("request"))
+            .map_err(|e| e.to_string())?;
+        if settings.model.is_none() || !own_provider {
+            settings.model = Some(model.model.clone());
+        }
+        Ok((session.clone(), settings))
+    }
+
     pub fn update(&mut self, msg: Msg) -> Vec<Command> {
         self.dirty = true;
         let mut cmds = self.handle(msg);
@@ -241,6 +267,12 @@ impl App {
                 then,
             } => self.on_saved(path, state, outcome, then),
             Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::Reply { id, update } => {
+                if let Some(line) = self.reply.apply(id, update) {
+                    self.status = line;
+                }
+                Vec::new()
+            }
             Msg::Exported(result) => {
                 self.status = match result {
                     Ok(path) => format!(
@@ -1012,37 +1044,83 @@ impl App {
                 return vec![Command::Clipboard(text)];
             }
             Action::Export => {
-                let (Some(doc), Some(path)) = (self.doc.as_ref(), self.path().cloned()) else {
+                let (session, settings) = match self.wire_settings() {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.status = format!("not exported: {e}");
+                        return Vec::new();
+                    }
+                };
+                let Some(path) = self.path().cloned() else {
                     self.status = "no session to export".into();
                     return Vec::new();
                 };
-                let session = &doc.session;
-                let own_provider = formatter_for_session(session).ok().map(|f| f.provider)
-                    == Some(self.formatter.provider);
-                let model = models::resolve(
-                    self.formatter.provider,
-                    own_provider.then(|| session.model()).flatten(),
-                );
-                let settings =
-                    match crate::wire::Settings::from_session(session.settings.get("request")) {
-                        Ok(mut s) => {
-                            if s.model.is_none() || !own_provider {
-                                s.model = Some(model.model.clone());
-                            }
-                            s
-                        }
-                        Err(e) => {
-                            self.status = format!("not exported: {e}");
-                            return Vec::new();
-                        }
-                    };
                 self.status = "exporting…".into();
                 return vec![Command::Export {
                     path,
-                    session: Box::new(session.clone()),
+                    session: Box::new(session),
                     formatter: self.formatter,
                     settings: Box::new(settings),
                 }];
+            }
+            Action::Send => {
+                if self.reply.in_flight() {
+                    self.status = "a send is in flight: Esc cancels it".into();
+                    return Vec::new();
+                }
+                let (session, settings) = match self.wire_settings() {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.status = format!("not sent: {e}");
+                        return Vec::new();
+                    }
+                };
+                self.sends += 1;
+                let our_count = self
+                    .preview
+                    .as_ref()
+                    .and_then(|p| p.report.as_ref())
+                    .map(|r| (r.total, r.exact));
+                self.reply
+                    .start(self.sends, self.formatter.provider, our_count);
+                self.status = format!("sending to {}… Esc cancels", self.formatter.provider);
+                return vec![Command::Send(Box::new(super::sender::SendJob {
+                    id: self.sends,
+                    session: Box::new(session),
+                    formatter: self.formatter,
+                    settings: Box::new(settings),
+                }))];
+            }
+            Action::CancelSend => {
+                if self.reply.in_flight() {
+                    self.status = "cancelling…".into();
+                    return vec![Command::CancelSend(self.reply.id)];
+                }
+            }
+            Action::AppendReply => {
+                let Some(reply) = self.reply.final_reply() else {
+                    self.status = "no finished reply to append (S sends)".into();
+                    return Vec::new();
+                };
+                let name = self
+                    .messages()
+                    .iter()
+                    .rev()
+                    .find(|m| {
+                        m.get("role").and_then(serde_json::Value::as_str) == Some("assistant")
+                    })
+                    .and_then(|m| m.get("name").and_then(serde_json::Value::as_str))
+                    .unwrap_or("assistant")
+                    .to_string();
+                let message = reply.to_message(&name);
+                let at = self.messages().len();
+                let cmds = self.edit(at, 0, vec![message], at, None);
+                if !cmds.is_empty() || self.messages().len() > at {
+                    self.status = format!(
+                        "appended the reply as message #{at} ({name}) · u undoes it · C-s saves"
+                    );
+                }
+                return cmds;
             }
             Action::CycleView => {
                 self.request.shown = self.request.shown.next();

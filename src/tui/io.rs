@@ -160,7 +160,12 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             None
         }
         // The runtime handles these itself.
-        Command::Reformat(_) | Command::Watch(_) | Command::Clipboard(_) | Command::Quit => None,
+        Command::Reformat(_)
+        | Command::Watch(_)
+        | Command::Clipboard(_)
+        | Command::Send(_)
+        | Command::CancelSend(_)
+        | Command::Quit => None,
     }
 }
 

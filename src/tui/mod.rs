@@ -18,6 +18,7 @@ pub mod msg;
 pub mod panes;
 pub mod recovery;
 pub mod runtime;
+pub mod sender;
 pub mod theme;
 pub mod view;
 pub mod watch;

@@ -41,6 +41,11 @@ pub enum Msg {
     PreviewReady(Box<Preview>),
     /// A second passed (recovery copies of unsaved edits are written on it).
     Tick,
+    /// Progress of a live send (`S`).
+    Reply {
+        id: u64,
+        update: super::panes::reply::ReplyUpdate,
+    },
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT arrived (the runtime keeps the
     /// unsaved edits, restores the terminal and exits).
     Signal(i32),
@@ -128,6 +133,10 @@ pub enum Command {
         formatter: crate::formatter::FormatterId,
         settings: Box<crate::wire::Settings>,
     },
+    /// Send the request for real (the sender thread, on tokio).
+    Send(Box<super::sender::SendJob>),
+    /// Cancel send `id` (its connection closes).
+    CancelSend(u64),
     /// Keep a copy of unsaved edits in the recovery file.
     WriteRecovery(Box<Recovery>),
     RemoveRecovery(PathBuf),

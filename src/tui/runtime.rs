@@ -41,6 +41,8 @@ pub struct Runtime {
     slot: worker::Slot,
     io: Sender<Command>,
     watcher: Option<Watcher>,
+    /// Live sends, started on the first `S`.
+    sender: Option<super::sender::Sender>,
     pub log: Log,
 }
 
@@ -86,6 +88,7 @@ impl Runtime {
             slot,
             io,
             watcher,
+            sender: None,
             log,
         };
         if rt.watcher.as_ref().is_some_and(|w| w.polling) {
@@ -167,6 +170,32 @@ impl Runtime {
                     }
                 }
                 Command::Quit => self.app.quit = true,
+                Command::Send(job) => {
+                    if self.sender.is_none() {
+                        self.sender = super::sender::Sender::start(self.tx.clone());
+                    }
+                    match &self.sender {
+                        Some(s) => {
+                            self.log
+                                .line(format!("send {} to {}", job.id, job.formatter.provider));
+                            s.send(*job);
+                        }
+                        None => {
+                            let id = job.id;
+                            let _ = self.tx.send(Msg::Reply {
+                                id,
+                                update: super::panes::reply::ReplyUpdate::Failed(
+                                    "the async runtime could not start".into(),
+                                ),
+                            });
+                        }
+                    }
+                }
+                Command::CancelSend(id) => {
+                    if let Some(s) = &self.sender {
+                        s.cancel(id);
+                    }
+                }
                 Command::Clipboard(text) => {
                     use base64::Engine;
                     use std::io::Write;

@@ -112,9 +112,22 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let load_error = doc
         .and_then(|d| d.load_error.as_deref())
         .or(app.open_error.as_deref());
+    // A live reply takes the lower part of the request's column.
+    let (output_area, reply_area) = if app.reply.visible() {
+        let split = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .split(areas.output);
+        (split[0], Some(split[1]))
+    } else {
+        (areas.output, None)
+    };
+    if let Some(area) = reply_area {
+        app.reply.draw(frame, area, ui);
+    }
     app.request.draw(
         frame,
-        areas.output,
+        output_area,
         ui,
         &RequestView {
             preview,

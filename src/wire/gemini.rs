@@ -145,13 +145,21 @@ pub(super) fn build(
     } else {
         format!("models/{model}")
     };
+    // genai.Client(**client_kwargs): http_options.base_url moves the host.
+    let base = super::ctor_map(&ctor, "client_kwargs")
+        .get("http_options")
+        .and_then(|h| h.get("base_url"))
+        .and_then(Value::as_str)
+        .unwrap_or("https://generativelanguage.googleapis.com/")
+        .trim_end_matches('/')
+        .to_string();
     Ok(Wire {
         stream,
         model_kwargs: ctor,
         sdk_call,
         kwargs: Value::Object(kwargs),
         method: "POST",
-        url: format!("https://generativelanguage.googleapis.com/v1beta/{model_path}:{method_name}"),
+        url: format!("{base}/v1beta/{model_path}:{method_name}"),
         headers: super::headers(&[
             ("content-type", "application/json"),
             ("x-goog-api-key", super::API_KEY),

@@ -128,3 +128,45 @@ fn first_difference(exp: &Value, act: &Value, path: &str) -> Option<String> {
         _ => Some(format!("{path}: {act} != {exp}")),
     }
 }
+
+/// The response compare.py's rules (JSON values, ints and floats apart,
+/// `"<elapsed>"` any number, `"<generated>"` any string); the first difference as a path.
+pub fn response_differ(exp: &Value, got: &Value, path: &str) -> Option<String> {
+    match (exp, got) {
+        (Value::String(s), Value::Number(_)) if s == "<elapsed>" => None,
+        (Value::String(s), Value::String(_)) if s == "<generated>" || s == "<elapsed>" => {
+            if s == "<generated>" || got.as_str() == Some("<elapsed>") {
+                None
+            } else {
+                Some(format!("{path}: {exp} != {got}"))
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                match b.get(k) {
+                    None => return Some(format!("{path}: missing key '{k}'")),
+                    Some(w) => {
+                        if let Some(d) = response_differ(v, w, &format!("{path}.{k}")) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            b.keys()
+                .find(|k| !a.contains_key(*k))
+                .map(|k| format!("{path}: unexpected key '{k}'"))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                return Some(format!("{path}: length {} != {}", a.len(), b.len()));
+            }
+            a.iter()
+                .zip(b)
+                .enumerate()
+                .find_map(|(i, (x, y))| response_differ(x, y, &format!("{path}[{i}]")))
+        }
+        // serde_json with arbitrary_precision keeps the number's text: 16
+        // and 16.0 differ, as int and float do in Python.
+        _ => (exp != got).then(|| format!("{path}: {exp} != {got}")),
+    }
+}

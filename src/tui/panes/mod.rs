@@ -6,6 +6,7 @@ pub mod editor;
 pub mod header;
 pub mod list;
 pub mod popup;
+pub mod reply;
 pub mod request;
 pub mod settings;
 pub mod status;

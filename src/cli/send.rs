@@ -1,0 +1,329 @@
+//! `formatscope send SESSION`: sends the wire view's exact bytes and prints
+//! the reply as it streams, parsed as AgentScope parses it.
+
+use super::request::{build, WireArgs};
+use super::{safe, say, usage_error};
+use clap::Args;
+use formatscope::net::{self, SendError, Timeouts};
+use formatscope::provider::Provider;
+use formatscope::response::ChatResponse;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::time::Duration;
+
+#[derive(Args)]
+pub(crate) struct SendArgs {
+    #[command(flatten)]
+    wire: WireArgs,
+
+    /// Print one JSON object per response AgentScope yields (JSON lines),
+    /// then a summary object.
+    #[arg(long)]
+    json: bool,
+
+    /// Add the reply to the session as a new assistant message (an atomic
+    /// save; only when the reply came whole).
+    #[arg(long)]
+    append: bool,
+
+    /// The name of the appended message (default: the session's last
+    /// assistant speaker, else "assistant").
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// Seconds to wait for the connection.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    connect_timeout: f64,
+
+    /// Seconds to wait for the response to begin.
+    #[arg(long, value_name = "S", default_value_t = 120.0)]
+    first_byte_timeout: f64,
+
+    /// Seconds a stream may stay silent.
+    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    idle_timeout: f64,
+
+    /// Beyond AgentScope: split <think>…</think> in DashScope and Ollama
+    /// text into a thinking block.
+    #[arg(long)]
+    split_think_tags: bool,
+}
+
+fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(s).map_err(|_| format!("{flag}: not a number of seconds: {s}"))
+}
+
+pub(crate) fn run(args: SendArgs) -> i32 {
+    let env = |k: &str| std::env::var(k).ok();
+    let built = match build(&args.wire, |provider, settings| {
+        if let Some(url) = env(net::base_url_variable(provider)).filter(|u| !u.is_empty()) {
+            net::apply_base_url(provider, &mut settings.model_kwargs, &url);
+        }
+    }) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    if built.failed {
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string_pretty(&Value::Object(built.out.clone())).unwrap_or_default()
+        );
+        say("error: nothing was sent: AgentScope or the SDK raises before sending");
+        return 1;
+    }
+    let timeouts = match (
+        seconds("--connect-timeout", args.connect_timeout),
+        seconds("--first-byte-timeout", args.first_byte_timeout),
+        seconds("--idle-timeout", args.idle_timeout),
+    ) {
+        (Ok(connect), Ok(first_byte), Ok(idle)) => Timeouts {
+            connect,
+            first_byte,
+            idle,
+        },
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return usage_error(e),
+    };
+    let key = match net::find_key(built.provider, env) {
+        Ok(k) => k,
+        Err(e) => return usage_error(e),
+    };
+    let (prepared, opts) = match net::prepare(built.provider, &built.out, args.split_think_tags) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    let original = if args.append {
+        match std::fs::read_to_string(&args.wire.session) {
+            Ok(t) => Some(t),
+            Err(e) => return usage_error(format!("{}: {e}", args.wire.session.display())),
+        }
+    } else {
+        None
+    };
+
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
+    };
+    let json_lines = args.json;
+    let mut printer = Printer::default();
+    let result = runtime.block_on(async {
+        let client = net::client(timeouts)?;
+        let sending = net::send(&client, &prepared, key.as_ref(), &opts, timeouts, |r| {
+            if json_lines {
+                let _ = writeln!(
+                    std::io::stdout().lock(),
+                    "{}",
+                    serde_json::to_string(&r.to_json(false)).unwrap_or_default()
+                );
+            } else {
+                printer.show(r);
+            }
+        });
+        tokio::select! {
+            r = sending => r,
+            _ = tokio::signal::ctrl_c() => Err(SendError::Cancelled),
+        }
+    });
+    if !json_lines {
+        printer.end();
+    }
+    let outcome = match result {
+        Ok(o) => o,
+        Err(SendError::Cancelled) => {
+            say("cancelled: nothing was appended");
+            return 130;
+        }
+        Err(e) => {
+            say(format!("error: {}", safe(&e.to_string())));
+            if args.append {
+                say("nothing was appended");
+            }
+            return 1;
+        }
+    };
+    for w in &outcome.warnings {
+        say(format!("warning: {}", safe(w)));
+    }
+    let usage = outcome
+        .final_response
+        .as_ref()
+        .and_then(|r| r.usage.clone());
+    let summary = json!({
+        "final": outcome.final_response.as_ref().map(|r| r.to_json(false)),
+        "chunks": outcome.chunks,
+        "time_to_first_token": outcome.time_to_first_token.map(|d| d.as_secs_f64()),
+        "total_time": outcome.total.as_secs_f64(),
+        "tokens_per_second": outcome.tokens_per_second(),
+        "error": outcome.parse_error.as_ref().map(|e| json!({"error": e.message, "error_type": e.error_type, "stage": e.stage})),
+    });
+    if json_lines {
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string(&summary).unwrap_or_default()
+        );
+    } else {
+        let mut line = String::new();
+        if let Some(u) = &usage {
+            line.push_str(&format!(
+                "usage: {} in, {} out · ",
+                u.input_tokens, u.output_tokens
+            ));
+        }
+        if let Some(t) = outcome.time_to_first_token {
+            line.push_str(&format!("first token {:.2} s · ", t.as_secs_f64()));
+        }
+        line.push_str(&format!("total {:.2} s", outcome.total.as_secs_f64()));
+        if let Some(tps) = outcome.tokens_per_second() {
+            line.push_str(&format!(" · {tps:.1} tokens/s"));
+        }
+        say(line);
+    }
+    if let Some(e) = &outcome.parse_error {
+        say(format!("error: {}: {}", e.error_type, safe(&e.message)));
+        if args.append {
+            say("nothing was appended");
+        }
+        return 1;
+    }
+    if let (Some(original), Some(reply)) = (original, outcome.final_response.as_ref()) {
+        return append(&args, &original, reply, built.provider);
+    }
+    0
+}
+
+/// Adds the reply as the session's last message, if the file is still
+/// what the request was built from.
+fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provider) -> i32 {
+    let path = &args.wire.session;
+    match std::fs::read_to_string(path) {
+        Ok(now) if now == original => {}
+        _ => {
+            say(format!(
+                "error: {} changed while the request ran; nothing was appended",
+                path.display()
+            ));
+            return 1;
+        }
+    }
+    let mut session =
+        match formatscope::session::parse_session(original, &path.display().to_string()) {
+            Ok(s) => s,
+            Err(e) => return usage_error(e),
+        };
+    let name = args.name.clone().unwrap_or_else(|| {
+        session
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .and_then(|m| m.get("name").and_then(Value::as_str))
+            .unwrap_or("assistant")
+            .to_string()
+    });
+    session.messages.push(reply.to_message(&name));
+    let text = match formatscope::session::render_saved(original, &session) {
+        Ok(t) => t,
+        Err(e) => return usage_error(format!("{}: {e}", path.display())),
+    };
+    match formatscope::session::write_atomic(path, &text) {
+        Ok(_) => {
+            say(format!(
+                "appended the {} reply to {} as message #{} ({name})",
+                provider,
+                path.display(),
+                session.messages.len() - 1
+            ));
+            0
+        }
+        Err(e) => {
+            say(format!(
+                "error: {}: {e}; nothing was appended",
+                path.display()
+            ));
+            1
+        }
+    }
+}
+
+/// A reply's text for the terminal: its lines and tabs kept, any other
+/// control character shown as an escape (a reply cannot drive the
+/// terminal).
+fn printable(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(|part| safe(part).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Prints a growing reply: each snapshot's new text only.
+#[derive(Default)]
+struct Printer {
+    thinking: String,
+    text: String,
+    in_thinking: bool,
+    last_tools: Vec<Value>,
+}
+
+impl Printer {
+    fn show(&mut self, r: &ChatResponse) {
+        let mut out = std::io::stdout().lock();
+        let thinking = r.thinking();
+        if let Some(new) = thinking.strip_prefix(self.thinking.as_str()) {
+            if !new.is_empty() {
+                if !self.in_thinking {
+                    let _ = write!(out, "[thinking] ");
+                    self.in_thinking = true;
+                }
+                let _ = write!(out, "{}", printable(new));
+            }
+        }
+        self.thinking = thinking;
+        let text = r.text();
+        if let Some(new) = text.strip_prefix(self.text.as_str()) {
+            if !new.is_empty() {
+                if self.in_thinking {
+                    let _ = writeln!(out, "\n[/thinking]");
+                    self.in_thinking = false;
+                }
+                let _ = write!(out, "{}", printable(new));
+            }
+        } else {
+            let _ = write!(out, "\n{}", printable(&text));
+        }
+        self.text = text;
+        let _ = out.flush();
+        self.last_tools = r.tool_calls().cloned().collect();
+    }
+
+    fn end(&mut self) {
+        let mut out = std::io::stdout().lock();
+        if self.in_thinking {
+            let _ = writeln!(out, "\n[/thinking]");
+        }
+        if !self.text.is_empty() {
+            let _ = writeln!(out);
+        }
+        for call in &self.last_tools {
+            let _ = writeln!(
+                out,
+                "[tool_use {} id={}] {}",
+                safe(call.get("name").and_then(Value::as_str).unwrap_or("?")),
+                safe(call.get("id").and_then(Value::as_str).unwrap_or("")),
+                safe(
+                    &serde_json::to_string(call.get("input").unwrap_or(&Value::Null))
+                        .unwrap_or_default()
+                )
+            );
+        }
+    }
+}

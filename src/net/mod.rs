@@ -1,0 +1,466 @@
+//! Live sends (feature `net`): the bytes of the wire view, sent with an
+//! async HTTP client on tokio; the reply read as it arrives and parsed as
+//! AgentScope parses it. The core builds the request and parses the events;
+//! this layer only moves bytes and keeps time.
+
+use crate::provider::Provider;
+use crate::response::framing::EventReader;
+use crate::response::{parse_whole, Api, ChatResponse, Event, Options, ParseError, StreamParser};
+use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
+
+/// The environment variables that hold each provider's key, in the order
+/// they are looked up (Ollama needs none).
+pub fn key_variables(provider: Provider) -> &'static [&'static str] {
+    match provider {
+        Provider::OpenAi => &["OPENAI_API_KEY"],
+        Provider::DeepSeek => &["DEEPSEEK_API_KEY"],
+        Provider::Anthropic => &["ANTHROPIC_API_KEY"],
+        Provider::DashScope => &["DASHSCOPE_API_KEY"],
+        Provider::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        Provider::Ollama => &[],
+    }
+}
+
+/// The variable that moves a provider's base URL, as its SDK reads it
+/// (`DEEPSEEK_BASE_URL` is ours: DeepSeek goes through the OpenAI class
+/// with an explicit base URL), and where the model class takes it.
+pub fn base_url_variable(provider: Provider) -> &'static str {
+    match provider {
+        Provider::OpenAi => "OPENAI_BASE_URL",
+        Provider::DeepSeek => "DEEPSEEK_BASE_URL",
+        Provider::Anthropic => "ANTHROPIC_BASE_URL",
+        Provider::DashScope => "DASHSCOPE_HTTP_BASE_URL",
+        Provider::Gemini => "GOOGLE_GEMINI_BASE_URL",
+        Provider::Ollama => "OLLAMA_HOST",
+    }
+}
+
+/// Puts a base URL from the environment into the model's constructor
+/// arguments, unless the session already sets one.
+pub fn apply_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>, url: &str) {
+    fn nested<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+        let slot = m
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        slot.as_object_mut().expect("an object was just put there")
+    }
+    let (map, key) = match provider {
+        Provider::OpenAi | Provider::DeepSeek | Provider::Anthropic => {
+            (nested(model_kwargs, "client_kwargs"), "base_url")
+        }
+        Provider::Gemini => (
+            nested(nested(model_kwargs, "client_kwargs"), "http_options"),
+            "base_url",
+        ),
+        Provider::DashScope => (model_kwargs, "base_http_api_url"),
+        Provider::Ollama => (model_kwargs, "host"),
+    };
+    map.entry(key.to_string())
+        .or_insert_with(|| Value::String(url.to_string()));
+}
+
+/// A key that never prints itself.
+#[derive(Clone)]
+pub struct ApiKey(String);
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// The key for a provider from `env`, or which variable to set.
+pub fn find_key(
+    provider: Provider,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<ApiKey>, SendError> {
+    let vars = key_variables(provider);
+    if vars.is_empty() {
+        return Ok(None);
+    }
+    for var in vars {
+        if let Some(k) = env(var).filter(|k| !k.trim().is_empty()) {
+            return Ok(Some(ApiKey(k.trim().to_string())));
+        }
+    }
+    Err(SendError::MissingKey {
+        provider: provider.to_string(),
+        variables: vars.join(" or "),
+    })
+}
+
+/// What to send: the wire view's method, URL, headers (`<API_KEY>` still
+/// in them) and body bytes.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub api: Api,
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub stream: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub connect: Duration,
+    /// From the request to the response's first byte.
+    pub first_byte: Duration,
+    /// Between two reads of a streamed body.
+    pub idle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(10),
+            first_byte: Duration::from_secs(120),
+            idle: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why a send produced no reply. Never holds the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error("no API key for {provider}: set {variables}")]
+    MissingKey { provider: String, variables: String },
+    #[error("cannot connect to {url}: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("no {what} within {after:?} from {url}")]
+    Timeout {
+        what: &'static str,
+        after: Duration,
+        url: String,
+    },
+    #[error("HTTP {status} from {url}: {message}{}", retry_after.as_ref().map(|r| format!(" (retry after {r})")).unwrap_or_default())]
+    Http {
+        status: u16,
+        url: String,
+        message: String,
+        retry_after: Option<String>,
+    },
+    #[error("the connection broke mid-reply: {0}")]
+    Dropped(String),
+    #[error("{0}")]
+    Stream(String),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// How a send went.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub final_response: Option<ChatResponse>,
+    pub chunks: usize,
+    /// Until the first response with content.
+    pub time_to_first_token: Option<Duration>,
+    pub total: Duration,
+    /// What the SDK or AgentScope raised while parsing (the responses
+    /// before it stand).
+    pub parse_error: Option<ParseError>,
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    /// Output tokens per second of the whole request, when usage came.
+    pub fn tokens_per_second(&self) -> Option<f64> {
+        let out = self.final_response.as_ref()?.usage.as_ref()?.output()? as f64;
+        let secs = self.total.as_secs_f64();
+        (secs > 0.0).then(|| out / secs)
+    }
+}
+
+/// The provider's error body in one line.
+pub fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let Ok(v) = serde_json::from_str::<Value>(&text) else {
+        let t: String = text.trim().chars().take(300).collect();
+        return if t.is_empty() {
+            "(empty body)".into()
+        } else {
+            t
+        };
+    };
+    let pick = |v: &Value| -> Option<String> {
+        // OpenAI, Gemini, Anthropic: {"error": {"message"}}; DashScope:
+        // {"code", "message"}; Ollama: {"error": "..."}.
+        let e = v.get("error");
+        if let Some(s) = e.and_then(Value::as_str) {
+            return Some(s.to_string());
+        }
+        let m = e
+            .and_then(|e| e.get("message"))
+            .or_else(|| v.get("message"))?
+            .as_str()?
+            .to_string();
+        let kind = e
+            .and_then(|e| e.get("type").or_else(|| e.get("status")))
+            .or_else(|| v.get("code"))
+            .and_then(Value::as_str);
+        Some(match kind {
+            Some(k) => format!("{k}: {m}"),
+            None => m,
+        })
+    };
+    pick(&v).unwrap_or_else(|| text.trim().chars().take(300).collect())
+}
+
+/// Sends the request and reads the reply. `on_response` sees every
+/// response AgentScope yields, as it is parsed. Cancel by dropping the
+/// future (the connection closes).
+pub async fn send(
+    client: &reqwest::Client,
+    prepared: &Prepared,
+    key: Option<&ApiKey>,
+    opts: &Options,
+    timeouts: Timeouts,
+    mut on_response: impl FnMut(&ChatResponse),
+) -> Result<Outcome, SendError> {
+    let start = Instant::now();
+    let method =
+        reqwest::Method::from_bytes(prepared.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+    let mut req = client.request(method, &prepared.url);
+    for (name, value) in &prepared.headers {
+        let value = match key {
+            Some(k) => value.replace(crate::wire::API_KEY, &k.0),
+            None => value.clone(),
+        };
+        req = req.header(name.as_str(), value);
+    }
+    let req = req.body(prepared.body.clone());
+    let url = prepared.url.clone();
+    let mut resp = match tokio::time::timeout(timeouts.first_byte, req.send()).await {
+        Err(_) => {
+            return Err(SendError::Timeout {
+                what: "response",
+                after: timeouts.first_byte,
+                url,
+            })
+        }
+        Ok(Err(e)) if e.is_timeout() || e.is_connect() => {
+            return Err(SendError::Connect {
+                url,
+                reason: root_cause(&e),
+            })
+        }
+        Ok(Err(e)) => {
+            return Err(SendError::Connect {
+                url,
+                reason: root_cause(&e),
+            })
+        }
+        Ok(Ok(r)) => r,
+    };
+    let status = resp.status();
+    if !status.is_success() {
+        let retry_after = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = tokio::time::timeout(timeouts.idle, resp.bytes())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        return Err(SendError::Http {
+            status: status.as_u16(),
+            url,
+            message: error_message(&body),
+            retry_after,
+        });
+    }
+    let mut outcome = Outcome {
+        final_response: None,
+        chunks: 0,
+        time_to_first_token: None,
+        total: Duration::ZERO,
+        parse_error: None,
+        warnings: Vec::new(),
+    };
+    let mut note = |r: &ChatResponse, outcome: &mut Outcome| {
+        outcome.chunks += 1;
+        if outcome.time_to_first_token.is_none() && !r.content.is_empty() {
+            outcome.time_to_first_token = Some(start.elapsed());
+        }
+        on_response(r);
+    };
+    if !prepared.stream {
+        let body = match tokio::time::timeout(timeouts.idle, resp.bytes()).await {
+            Err(_) => {
+                return Err(SendError::Timeout {
+                    what: "body",
+                    after: timeouts.idle,
+                    url,
+                })
+            }
+            Ok(Err(e)) => return Err(SendError::Dropped(root_cause(&e))),
+            Ok(Ok(b)) => b,
+        };
+        let value = crate::response::args::py_loads(&String::from_utf8_lossy(&body))
+            .ok_or_else(|| SendError::Stream("the reply is not JSON".into()))?;
+        let mut warnings = Vec::new();
+        match parse_whole(prepared.api, &value, opts, start, &mut warnings) {
+            Ok(r) => {
+                note(&r, &mut outcome);
+                outcome.final_response = Some(r);
+            }
+            Err(e) => outcome.parse_error = Some(e),
+        }
+        outcome.warnings = warnings;
+        outcome.total = start.elapsed();
+        return Ok(outcome);
+    }
+    let mut reader = EventReader::new(prepared.api);
+    let mut parser = StreamParser::new(prepared.api, opts, start);
+    let mut feed = |events: Vec<Event>, parser: &mut StreamParser, outcome: &mut Outcome| -> bool {
+        for ev in events {
+            match parser.push(&ev) {
+                Ok(out) => out.iter().for_each(|r| note(r, outcome)),
+                Err(e) => {
+                    outcome.parse_error = Some(e);
+                    return false;
+                }
+            }
+            if parser.stopped() {
+                return false;
+            }
+        }
+        true
+    };
+    loop {
+        let chunk = match tokio::time::timeout(timeouts.idle, resp.chunk()).await {
+            Err(_) => {
+                return Err(SendError::Timeout {
+                    what: "stream data",
+                    after: timeouts.idle,
+                    url,
+                })
+            }
+            Ok(Err(e)) => return Err(SendError::Dropped(root_cause(&e))),
+            Ok(Ok(None)) => break,
+            Ok(Ok(Some(c))) => c,
+        };
+        let events = reader.push(&chunk).map_err(SendError::Stream)?;
+        if !feed(events, &mut parser, &mut outcome) {
+            break;
+        }
+    }
+    if outcome.parse_error.is_none() && !parser.stopped() {
+        let events = reader.finish().map_err(SendError::Stream)?;
+        feed(events, &mut parser, &mut outcome);
+    }
+    if outcome.parse_error.is_none() {
+        match parser.finish() {
+            Ok(out) => out.iter().for_each(|r| note(r, &mut outcome)),
+            Err(e) => outcome.parse_error = Some(e),
+        }
+    }
+    outcome.final_response = parser.final_response();
+    outcome.warnings = std::mem::take(&mut parser.warnings);
+    outcome.total = start.elapsed();
+    Ok(outcome)
+}
+
+/// The innermost error's text (reqwest wraps hyper wraps io).
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur: &dyn std::error::Error = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// A client with the connect timeout (one per run: it keeps connections).
+pub fn client(timeouts: Timeouts) -> Result<reqwest::Client, SendError> {
+    reqwest::Client::builder()
+        .connect_timeout(timeouts.connect)
+        .build()
+        .map_err(|e| SendError::Connect {
+            url: String::new(),
+            reason: root_cause(&e),
+        })
+}
+
+/// The request `run_request` built, ready to send, and the options its
+/// model class parses the reply with. `None` when nothing would be sent
+/// (AgentScope or the SDK raises first).
+pub fn prepare(
+    provider: Provider,
+    out: &Map<String, Value>,
+    split_think_tags: bool,
+) -> Result<(Prepared, Options), String> {
+    if out.get("error").is_some() || out.get("http_error").is_some() {
+        let why = out
+            .get("error")
+            .or_else(|| out.get("http_error").and_then(|e| e.get("error")))
+            .and_then(Value::as_str)
+            .unwrap_or("the request cannot be built");
+        return Err(format!("nothing was sent: {why}"));
+    }
+    let api = Api::from_provider(provider);
+    let http = out.get("http").cloned().unwrap_or(Value::Null);
+    let body =
+        crate::wire::export::body_bytes(provider, out.get("http_body").unwrap_or(&Value::Null));
+    let stream = out
+        .get("kwargs")
+        .and_then(|k| k.get("stream"))
+        .and_then(Value::as_bool)
+        == Some(true)
+        || out
+            .get("sdk_call")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.contains("stream"));
+    let prepared = Prepared {
+        api,
+        method: http
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("POST")
+            .to_string(),
+        url: http
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        headers: http
+            .get("headers")
+            .and_then(Value::as_object)
+            .map(|h| {
+                h.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        body: body.into_bytes(),
+        stream,
+    };
+    let mut opts = Options::new(api);
+    if let Some(m) = out
+        .get("kwargs")
+        .and_then(|k| k.get("model"))
+        .and_then(Value::as_str)
+    {
+        opts.model_name = m.to_string();
+    }
+    let ctor = out.get("model_kwargs").cloned().unwrap_or(Value::Null);
+    if let Some(b) = ctor.get("stream_tool_parsing").and_then(Value::as_bool) {
+        opts.stream_tool_parsing = b;
+    }
+    if let Some(m) = ctor.get("multimodality").and_then(Value::as_bool) {
+        opts.multimodality = Some(m);
+    }
+    opts.audio_format = ctor
+        .get("generate_kwargs")
+        .and_then(|g| g.get("audio"))
+        .and_then(|a| a.get("format"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    opts.split_think_tags = split_think_tags;
+    Ok((prepared, opts))
+}

@@ -1,0 +1,275 @@
+//! `OpenAIResponseModel`: OpenAI's Responses API (`_parse_response`,
+//! `_parse_stream_response`). No formatter targets it; replies can still be
+//! parsed and sent.
+
+use super::args::{keep_longer, repair_load};
+use super::openai::{finalize_tool_inputs, sdk_order};
+use super::{
+    get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
+    ParseError, StreamParse, Usage, Warnings,
+};
+use serde_json::{Map, Value};
+use std::time::Instant;
+
+/// `ResponseUsage`'s fields in the SDK's order.
+const USAGE_FIELDS: &[(&str, &[&str])] = &[
+    ("input_tokens", &[]),
+    ("input_tokens_details", &["cached_tokens"]),
+    ("output_tokens", &[]),
+    ("output_tokens_details", &["reasoning_tokens"]),
+    ("total_tokens", &[]),
+];
+
+fn usage_of(u: &Value, start: Instant) -> Usage {
+    Usage::new(
+        u.get("input_tokens").cloned().unwrap_or(Value::Null),
+        u.get("output_tokens").cloned().unwrap_or(Value::Null),
+        start,
+        sdk_order(u, USAGE_FIELDS),
+    )
+}
+
+/// `getattr(item, "call_id", None) or getattr(item, "id", "")`.
+fn call_id(item: &Value) -> Value {
+    match get(item, "call_id") {
+        Some(v) if crate::py::truthy(v) => v.clone(),
+        _ => item.get("id").cloned().unwrap_or(Value::from("")),
+    }
+}
+
+pub fn parse_whole(
+    body: &Value,
+    opts: &Options,
+    start: Instant,
+    warnings: &mut Warnings,
+) -> Result<ChatResponse, ParseError> {
+    let mut content = Vec::new();
+    let mut metadata = Value::Null;
+    let output = body
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::attribute("Response", "output"))?;
+    for item in output {
+        match str_of(item, "type") {
+            Some("reasoning") => {
+                for summary in get(item, "summary")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    if let Some(t) = str_of(summary, "text").filter(|t| !t.is_empty()) {
+                        content.push(thinking_block(t));
+                    }
+                }
+            }
+            Some("message") => {
+                for part in get(item, "content")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    if str_of(part, "type") == Some("output_text") {
+                        let text = crate::py::py_str(part.get("text").unwrap_or(&Value::Null));
+                        content.push(text_block(&text));
+                        if opts.structured {
+                            metadata = repair_load(&text, warnings);
+                        }
+                    }
+                }
+            }
+            Some("function_call") => {
+                let args = match get(item, "arguments") {
+                    Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                    _ => "{}".to_string(),
+                };
+                content.push(tool_use_block(
+                    call_id(item),
+                    item.get("name").cloned().unwrap_or(Value::Null),
+                    repair_load(&args, warnings),
+                    None,
+                ));
+            }
+            _ => {}
+        }
+    }
+    let usage = get(body, "usage").map(|u| usage_of(u, start));
+    let id = str_of(body, "id").map(str::to_string);
+    Ok(ChatResponse::new(&id, content, usage, metadata))
+}
+
+struct ToolCall {
+    item_id: Value,
+    id: Value,
+    name: Value,
+    args: String,
+}
+
+pub struct Stream {
+    opts: Options,
+    start: Instant,
+    id: Option<String>,
+    usage: Option<Usage>,
+    text: String,
+    thinking: String,
+    calls: Vec<ToolCall>,
+    last_inputs: Vec<(String, Value)>,
+    metadata: Value,
+    last_contents: Option<Vec<Value>>,
+    last: Option<ChatResponse>,
+}
+
+impl Stream {
+    pub fn new(opts: &Options, start: Instant) -> Stream {
+        Stream {
+            opts: opts.clone(),
+            start,
+            id: None,
+            usage: None,
+            text: String::new(),
+            thinking: String::new(),
+            calls: Vec::new(),
+            last_inputs: Vec::new(),
+            metadata: Value::Null,
+            last_contents: None,
+            last: None,
+        }
+    }
+}
+
+impl StreamParse for Stream {
+    fn push(
+        &mut self,
+        event: &Event,
+        warnings: &mut Warnings,
+    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+        let ev = match event {
+            Event::Text(s) if s.starts_with("[DONE]") => return Ok(None),
+            Event::Text(s) => {
+                return Err(ParseError::new(
+                    "JSONDecodeError",
+                    format!("not a JSON payload: {s}"),
+                ))
+            }
+            Event::Json(v) => v,
+        };
+        if self.id.is_none() {
+            if let Some(r) = get(ev, "response") {
+                self.id = str_of(r, "id").map(str::to_string);
+            }
+        }
+        match str_of(ev, "type") {
+            Some("response.reasoning_summary_text.delta") => {
+                self.thinking.push_str(str_of(ev, "delta").unwrap_or(""));
+            }
+            Some("response.output_text.delta") => {
+                self.text.push_str(str_of(ev, "delta").unwrap_or(""));
+            }
+            Some("response.output_item.added") => {
+                let item = ev.get("item").cloned().unwrap_or(Value::Null);
+                if str_of(&item, "type") == Some("function_call") {
+                    let item_id = item.get("id").cloned().unwrap_or(Value::Null);
+                    let call = ToolCall {
+                        item_id: item_id.clone(),
+                        id: call_id(&item),
+                        name: item.get("name").cloned().unwrap_or(Value::from("")),
+                        args: String::new(),
+                    };
+                    match self.calls.iter_mut().find(|c| c.item_id == item_id) {
+                        Some(slot) => *slot = call,
+                        None => self.calls.push(call),
+                    }
+                }
+            }
+            Some("response.function_call_arguments.delta") => {
+                let item_id = ev.get("item_id").cloned().unwrap_or(Value::Null);
+                if let Some(call) = self.calls.iter_mut().find(|c| c.item_id == item_id) {
+                    call.args.push_str(str_of(ev, "delta").unwrap_or(""));
+                }
+            }
+            Some("response.completed") => {
+                let resp = ev.get("response").cloned().unwrap_or(Value::Null);
+                if self.id.is_none() {
+                    self.id = str_of(&resp, "id").map(str::to_string);
+                }
+                if let Some(u) = get(&resp, "usage") {
+                    self.usage = Some(usage_of(u, self.start));
+                }
+            }
+            _ => {}
+        }
+        let mut contents = Vec::new();
+        if !self.thinking.is_empty() {
+            contents.push(thinking_block(&self.thinking));
+        }
+        if !self.text.is_empty() {
+            contents.push(text_block(&self.text));
+        }
+        for call in &self.calls {
+            let input = if self.opts.stream_tool_parsing {
+                let key = call.id.to_string();
+                let repaired = repair_load(
+                    if call.args.is_empty() {
+                        "{}"
+                    } else {
+                        &call.args
+                    },
+                    warnings,
+                );
+                let last = self
+                    .last_inputs
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| v);
+                let input = keep_longer(repaired, last);
+                match self.last_inputs.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = input.clone(),
+                    None => self.last_inputs.push((key, input.clone())),
+                }
+                input
+            } else {
+                Value::Object(Map::new())
+            };
+            contents.push(tool_use_block(
+                call.id.clone(),
+                call.name.clone(),
+                input,
+                Some(Value::String(call.args.clone())),
+            ));
+        }
+        if self.opts.structured && !self.text.is_empty() {
+            self.metadata = repair_load(&self.text, warnings);
+        }
+        let mut out = Vec::new();
+        if !contents.is_empty() {
+            let r = ChatResponse::new(
+                &self.id,
+                contents.clone(),
+                self.usage.clone(),
+                self.metadata.clone(),
+            );
+            self.last = Some(r.clone());
+            self.last_contents = Some(contents);
+            out.push(r);
+        }
+        Ok(Some(out))
+    }
+
+    fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
+        if self.opts.stream_tool_parsing || self.calls.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(mut last) = self.last_contents.take() else {
+            return Ok(Vec::new());
+        };
+        // The metadata stays what the stream left (no structured reset here).
+        let mut ignored = Value::Null;
+        finalize_tool_inputs(&mut last, false, &mut ignored, warnings);
+        let r = ChatResponse::new(&self.id, last, self.usage.clone(), self.metadata.clone());
+        self.last = Some(r.clone());
+        Ok(vec![r])
+    }
+
+    fn final_response(&self) -> Option<ChatResponse> {
+        self.last.clone()
+    }
+}

@@ -1,0 +1,251 @@
+//! The reply pane: a live send's reply as AgentScope parses it (thinking,
+//! text, tool calls as their arguments grow), then the provider's billed
+//! usage beside our own count of the same request, time to first token and
+//! total. Its state changes only through `Msg::Reply`.
+
+use super::pane_block;
+use crate::formatter::Provider;
+use crate::net::Outcome;
+use crate::response::ChatResponse;
+use crate::tui::theme::Palette;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+use serde_json::Value;
+
+/// What the sender thread reports about one send.
+#[derive(Debug, Clone)]
+pub enum ReplyUpdate {
+    /// The request left (or is about to): where to.
+    Started {
+        url: String,
+        stream: bool,
+    },
+    /// A response AgentScope yields (a cumulative snapshot).
+    Chunk(Box<ChatResponse>),
+    Done(Box<Outcome>),
+    Failed(String),
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    Idle,
+    Sending,
+    Streaming,
+    Done,
+    Failed(String),
+    Cancelled,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReplyPane {
+    pub id: u64,
+    pub phase: Phase,
+    pub provider: Option<Provider>,
+    pub url: String,
+    pub latest: Option<ChatResponse>,
+    pub outcome: Option<Outcome>,
+    /// Our count of the request when it was sent (the meter's), and
+    /// whether it is exact.
+    pub our_count: Option<(i64, bool)>,
+    pub scroll: u16,
+}
+
+impl Default for ReplyPane {
+    fn default() -> Self {
+        ReplyPane {
+            id: 0,
+            phase: Phase::Idle,
+            provider: None,
+            url: String::new(),
+            latest: None,
+            outcome: None,
+            our_count: None,
+            scroll: 0,
+        }
+    }
+}
+
+impl ReplyPane {
+    pub fn visible(&self) -> bool {
+        self.phase != Phase::Idle
+    }
+
+    pub fn in_flight(&self) -> bool {
+        matches!(self.phase, Phase::Sending | Phase::Streaming)
+    }
+
+    pub fn start(&mut self, id: u64, provider: Provider, our_count: Option<(i64, bool)>) {
+        *self = ReplyPane {
+            id,
+            phase: Phase::Sending,
+            provider: Some(provider),
+            our_count,
+            ..ReplyPane::default()
+        };
+    }
+
+    /// Applies an update of send `id`; updates of older sends are dropped.
+    /// Returns a status line when the send ended.
+    pub fn apply(&mut self, id: u64, update: ReplyUpdate) -> Option<String> {
+        if id != self.id || !self.in_flight() {
+            return None;
+        }
+        let provider = self.provider.map(|p| p.to_string()).unwrap_or_default();
+        match update {
+            ReplyUpdate::Started { url, .. } => {
+                self.url = url;
+                None
+            }
+            ReplyUpdate::Chunk(r) => {
+                self.phase = Phase::Streaming;
+                self.latest = Some(*r);
+                None
+            }
+            ReplyUpdate::Done(outcome) => {
+                if let Some(f) = &outcome.final_response {
+                    self.latest = Some(f.clone());
+                }
+                let line = match &outcome.parse_error {
+                    Some(e) => {
+                        self.phase = Phase::Failed(format!("{}: {}", e.error_type, e.message));
+                        format!("{provider} reply failed to parse: {}", e.error_type)
+                    }
+                    None => {
+                        self.phase = Phase::Done;
+                        format!(
+                            "{provider} replied in {:.2} s · A appends it",
+                            outcome.total.as_secs_f64()
+                        )
+                    }
+                };
+                self.outcome = Some(*outcome);
+                Some(line)
+            }
+            ReplyUpdate::Failed(why) => {
+                self.phase = Phase::Failed(why.clone());
+                Some(format!("send failed: {why}"))
+            }
+            ReplyUpdate::Cancelled => {
+                self.phase = Phase::Cancelled;
+                Some("send cancelled".into())
+            }
+        }
+    }
+
+    /// The reply to append: only a whole one.
+    pub fn final_reply(&self) -> Option<&ChatResponse> {
+        match self.phase {
+            Phase::Done => self.latest.as_ref().filter(|r| !r.content.is_empty()),
+            _ => None,
+        }
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
+        let provider = self.provider.map(|p| p.to_string()).unwrap_or_default();
+        let state = match &self.phase {
+            Phase::Idle => "",
+            Phase::Sending => "sending… (Esc cancels)",
+            Phase::Streaming => "streaming… (Esc cancels)",
+            Phase::Done => "done · A appends",
+            Phase::Failed(_) => "failed",
+            Phase::Cancelled => "cancelled",
+        };
+        let block = pane_block(
+            ui,
+            Line::from(format!(" Reply · {provider} · {state} ")),
+            false,
+        );
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let mut lines: Vec<Line> = Vec::new();
+        if let Some(r) = &self.latest {
+            for b in &r.content {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("thinking") => {
+                        let t = b.get("thinking").and_then(Value::as_str).unwrap_or("");
+                        for l in t.lines() {
+                            lines.push(Line::styled(
+                                format!("│ {l}"),
+                                Style::default().fg(ui.muted).add_modifier(Modifier::ITALIC),
+                            ));
+                        }
+                    }
+                    Some("text") => {
+                        let t = b.get("text").map(crate::py::py_str).unwrap_or_default();
+                        lines
+                            .extend(t.lines().map(|l| {
+                                Line::styled(l.to_string(), Style::default().fg(ui.text))
+                            }));
+                    }
+                    Some("tool_use") => {
+                        let name = b.get("name").map(crate::py::py_str).unwrap_or_default();
+                        let input = b
+                            .get("input")
+                            .map(|v| serde_json::to_string(v).unwrap_or_default())
+                            .unwrap_or_default();
+                        lines.push(Line::styled(
+                            format!("→ {name}({input})"),
+                            Style::default().fg(ui.focus),
+                        ));
+                    }
+                    Some("audio") => {
+                        lines.push(Line::styled("<audio>", Style::default().fg(ui.muted)))
+                    }
+                    _ => {}
+                }
+            }
+        } else if matches!(self.phase, Phase::Sending) {
+            lines.push(Line::styled(
+                format!("waiting for {}", self.url),
+                Style::default().fg(ui.muted),
+            ));
+        }
+        if let Phase::Failed(why) = &self.phase {
+            lines.push(Line::styled(why.clone(), Style::default().fg(ui.error)));
+        }
+        if let Some(o) = &self.outcome {
+            lines.push(Line::from(""));
+            lines.push(Line::styled(self.stats(o), Style::default().fg(ui.muted)));
+        }
+        // Keep the end of a growing reply in view.
+        let height = inner.height as usize;
+        let scroll = lines.len().saturating_sub(height) as u16;
+        frame.render_widget(
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((scroll.max(self.scroll), 0)),
+            inner,
+        );
+    }
+
+    /// Billed usage beside our count, and the times.
+    pub fn stats(&self, o: &Outcome) -> String {
+        let mut parts = Vec::new();
+        if let Some(u) = o.final_response.as_ref().and_then(|r| r.usage.as_ref()) {
+            let mut s = format!("billed {} in, {} out", u.input_tokens, u.output_tokens);
+            if let Some((ours, exact)) = self.our_count {
+                s.push_str(&format!(
+                    " · our count {}{ours}",
+                    if exact { "" } else { "≈" }
+                ));
+                if let Some(billed) = u.input() {
+                    let diff = billed as i64 - ours;
+                    s.push_str(&format!(" ({diff:+})"));
+                }
+            }
+            parts.push(s);
+        }
+        if let Some(t) = o.time_to_first_token {
+            parts.push(format!("first token {:.2} s", t.as_secs_f64()));
+        }
+        parts.push(format!("total {:.2} s", o.total.as_secs_f64()));
+        if let Some(tps) = o.tokens_per_second() {
+            parts.push(format!("{tps:.1} tokens/s"));
+        }
+        parts.join(" · ")
+    }
+}

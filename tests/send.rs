@@ -1,0 +1,422 @@
+//! `formatscope send` end to end, against fake providers on 127.0.0.1 that
+//! the tests start (no other address, ever): the request that arrives is
+//! the wire view byte for byte; recorded golden replies, replayed with real
+//! SSE or NDJSON framing and a delay between events, parse as AgentScope
+//! parses them; HTTP errors, a dropped connection, a silent server and
+//! Ctrl-C end cleanly, and nothing is appended on failure.
+
+#[path = "support/provider.rs"]
+mod provider;
+mod support;
+
+use formatscope::response::framing::encode;
+use formatscope::response::Api;
+use provider::{FakeProvider, Plan};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+use support::response_differ;
+
+const KEY: &str = "sk-test-SECRET-7f3a";
+
+fn read_json(path: &Path) -> Value {
+    let bytes = std::fs::read(path).unwrap();
+    let mut v = formatscope::json::parse(&bytes, Default::default())
+        .unwrap()
+        .value;
+    formatscope::py::normalize_numbers(&mut v);
+    v
+}
+
+/// The session's model settings that point a provider at `base`.
+fn base_kwargs(provider: &str, base: &str) -> Value {
+    match provider {
+        "openai" => json!({"client_kwargs": {"base_url": format!("{base}/v1")}}),
+        "deepseek" => json!({"client_kwargs": {"base_url": base}}),
+        "anthropic" => json!({"client_kwargs": {"base_url": base}}),
+        "dashscope" => json!({"base_http_api_url": format!("{base}/api/v1")}),
+        "gemini" => json!({"client_kwargs": {"http_options": {"base_url": base}}}),
+        _ => json!({"host": base}),
+    }
+}
+
+fn write_session(
+    dir: &Path,
+    provider: &str,
+    model: Option<&str>,
+    stream: bool,
+    base: &str,
+) -> PathBuf {
+    let mut request = json!({"stream": stream, "model_kwargs": base_kwargs(provider, base)});
+    if let Some(m) = model {
+        request["model"] = json!(m);
+    }
+    let session = json!({
+        "provider": provider,
+        "request": request,
+        "messages": [
+            {"name": "system", "role": "system", "content": "Answer briefly."},
+            {"name": "Bob", "role": "user", "content": "Weather in Paris? 天气"}
+        ]
+    });
+    let path = dir.join(format!("{provider}.json"));
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&session).unwrap() + "\n",
+    )
+    .unwrap();
+    path
+}
+
+fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_formatscope"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for var in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DASHSCOPE_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "OLLAMA_HOST",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the binary runs")
+}
+
+fn key_env(provider: &str) -> Vec<(&'static str, &'static str)> {
+    match provider {
+        "openai" => vec![("OPENAI_API_KEY", KEY)],
+        "deepseek" => vec![("DEEPSEEK_API_KEY", KEY)],
+        "anthropic" => vec![("ANTHROPIC_API_KEY", KEY)],
+        "dashscope" => vec![("DASHSCOPE_API_KEY", KEY)],
+        "gemini" => vec![("GEMINI_API_KEY", KEY)],
+        _ => vec![],
+    }
+}
+
+fn content_type(api: Api) -> &'static str {
+    match api {
+        Api::Ollama => "application/x-ndjson",
+        _ => "text/event-stream",
+    }
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+/// Every recorded golden reply with the model class's default options,
+/// sent for real: what arrives equals `request --as json` and the wire
+/// view's path and headers; what `send --json` prints equals the oracle's
+/// chunks and final response.
+#[test]
+fn recorded_replies_replayed_over_http_parse_as_agentscope_parses_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/responses");
+    let manifest = read_json(&root.join("manifest.json"));
+    let mut checked = 0;
+    for case in manifest["cases"].as_array().unwrap() {
+        let words: Vec<String> = case["command"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let provider = words[4].as_str();
+        let rest = &words[5..];
+        let stream = rest.iter().any(|w| w == "--stream");
+        let model = rest
+            .iter()
+            .position(|w| w == "--model-name")
+            .map(|i| rest[i + 1].clone());
+        let other_options = rest
+            .iter()
+            .any(|w| w.starts_with("--") && w != "--stream" && w != "--model-name");
+        if provider == "openai-responses" || other_options {
+            continue;
+        }
+        let api = Api::from_id(provider).unwrap();
+        let data = read_json(&root.join(words[2].trim_start_matches("shared/golden/responses/")));
+        let expected = read_json(&root.join(case["expected"].as_str().unwrap()));
+        let plan = if stream {
+            let events: Vec<Value> = data.as_array().unwrap().clone();
+            Plan::stream(
+                content_type(api),
+                encode(api, &events),
+                Duration::from_millis(3),
+            )
+        } else {
+            Plan::json(200, &serde_json::to_string(&data).unwrap())
+        };
+        let server = FakeProvider::start(plan);
+        let dir = tempfile::tempdir().unwrap();
+        let session = write_session(
+            dir.path(),
+            provider,
+            model.as_deref(),
+            stream,
+            &server.base(),
+        );
+        let s = session.to_str().unwrap();
+        let envs = key_env(provider);
+        let out = formatscope(&["send", s, "--json"], &envs);
+        let name = words[2].rsplit('/').next().unwrap().to_string();
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(1)),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        assert!(!text(&out.stdout).contains(KEY) && !text(&out.stderr).contains(KEY));
+
+        // What arrived is the wire view, byte for byte.
+        let received = server.requests();
+        assert_eq!(received.len(), 1, "{name}");
+        let got = &received[0];
+        let body = formatscope(&["request", s, "--as", "json"], &[]);
+        assert_eq!(
+            text(&got.body).trim_end(),
+            text(&body.stdout).trim_end(),
+            "{name}: body"
+        );
+        let wire: Value =
+            serde_json::from_slice(&formatscope(&["request", s], &[]).stdout).unwrap();
+        let url = wire["http"]["url"].as_str().unwrap();
+        assert!(url.ends_with(&got.path), "{name}: {url} vs {}", got.path);
+        for (k, v) in wire["http"]["headers"].as_object().unwrap() {
+            let want = v.as_str().unwrap().replace("<API_KEY>", KEY);
+            assert_eq!(got.header(k), Some(want.as_str()), "{name}: header {k}");
+        }
+
+        // What was printed is what AgentScope yields.
+        let lines: Vec<Value> = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (summary, chunks) = lines.split_last().unwrap();
+        if let Some(exp_chunks) = expected.get("chunks").and_then(Value::as_array) {
+            assert_eq!(chunks.len(), exp_chunks.len(), "{name}: chunk count");
+            for (i, (e, g)) in exp_chunks.iter().zip(chunks).enumerate() {
+                if let Some(d) = response_differ(e, g, &format!("chunks[{i}]")) {
+                    panic!("{name}: {d}");
+                }
+            }
+        }
+        if let Some(d) = response_differ(&expected["final"], &summary["final"], "final") {
+            panic!("{name}: {d}");
+        }
+        assert_eq!(
+            expected.get("error_type"),
+            summary["error"].get("error_type"),
+            "{name}: error"
+        );
+        checked += 1;
+    }
+    println!("{checked} recorded replies sent and parsed over HTTP");
+    assert!(checked >= 40, "only {checked} cases ran");
+}
+
+fn one_failure(plan: Plan, provider: &str, extra: &[&str]) -> (Output, String, String) {
+    let server = FakeProvider::start(plan);
+    let dir = tempfile::tempdir().unwrap();
+    let session = write_session(dir.path(), provider, None, true, &server.base());
+    let before = std::fs::read_to_string(&session).unwrap();
+    let mut args = vec!["send", session.to_str().unwrap(), "--append"];
+    args.extend_from_slice(extra);
+    let out = formatscope(&args, &key_env(provider));
+    let after = std::fs::read_to_string(&session).unwrap();
+    assert_eq!(before, after, "nothing is appended on failure");
+    (out.clone(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn http_errors_say_what_the_provider_said_and_when_to_retry() {
+    let cases = [
+        (
+            "openai",
+            400,
+            r#"{"error": {"message": "Invalid 'messages': empty.", "type": "invalid_request_error", "code": null}}"#,
+            "Invalid 'messages': empty.",
+        ),
+        (
+            "anthropic",
+            401,
+            r#"{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}"#,
+            "authentication_error: invalid x-api-key",
+        ),
+        (
+            "dashscope",
+            429,
+            r#"{"code": "Throttling.RateQuota", "message": "Requests rate limit exceeded", "request_id": "r-1"}"#,
+            "Throttling.RateQuota: Requests rate limit exceeded",
+        ),
+        (
+            "gemini",
+            500,
+            r#"{"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}"#,
+            "INTERNAL: Internal error encountered.",
+        ),
+        (
+            "ollama",
+            404,
+            r#"{"error": "model \"qwen2.5\" not found, try pulling it first"}"#,
+            "not found, try pulling it first",
+        ),
+    ];
+    for (provider, status, body, shown) in cases {
+        let plan = Plan::Reply {
+            status,
+            content_type: "application/json".into(),
+            headers: vec![("retry-after".into(), "17".into())],
+            pieces: vec![body.as_bytes().to_vec()],
+            delay: Duration::ZERO,
+        };
+        let (out, _, err) = one_failure(plan, provider, &[]);
+        assert_eq!(out.status.code(), Some(1), "{provider}: {err}");
+        assert!(err.contains(&format!("HTTP {status}")), "{provider}: {err}");
+        assert!(err.contains(shown), "{provider}: {err}");
+        assert!(err.contains("retry after 17"), "{provider}: {err}");
+        assert!(err.contains("nothing was appended"), "{provider}: {err}");
+        assert!(!err.contains(KEY));
+    }
+}
+
+#[test]
+fn a_connection_dropped_mid_stream_is_reported_and_nothing_is_appended() {
+    let first =
+        b"data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Par\"}}]}\n\n"
+            .to_vec();
+    let (out, stdout, err) = one_failure(Plan::DropAfter(vec![first]), "openai", &[]);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        stdout.contains("Par"),
+        "the text before the break was shown: {stdout}"
+    );
+    assert!(err.contains("broke mid-reply"), "{err}");
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    let started = std::time::Instant::now();
+    let (out, _, err) = one_failure(Plan::Silent, "anthropic", &["--first-byte-timeout", "0.5"]);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no response within"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn ctrl_c_cancels_a_request_in_flight() {
+    let server = FakeProvider::start(Plan::Silent);
+    let dir = tempfile::tempdir().unwrap();
+    let session = write_session(dir.path(), "ollama", None, true, &server.base());
+    let before = std::fs::read_to_string(&session).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(["send", session.to_str().unwrap(), "--append"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the request arrived, then interrupt.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while server.requests().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.requests().len(), 1);
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("cancelled"));
+    assert_eq!(std::fs::read_to_string(&session).unwrap(), before);
+}
+
+#[test]
+fn a_missing_key_names_the_variable_and_sends_nothing() {
+    let server = FakeProvider::start(Plan::json(200, "{}"));
+    let dir = tempfile::tempdir().unwrap();
+    for (provider, var) in [
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("gemini", "GEMINI_API_KEY or GOOGLE_API_KEY"),
+    ] {
+        let session = write_session(dir.path(), provider, None, true, &server.base());
+        let out = formatscope(&["send", session.to_str().unwrap()], &[]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains(var), "{}", text(&out.stderr));
+    }
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_streamed_reply_is_appended_to_the_session() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/responses/cases");
+    let events: Vec<Value> = read_json(&root.join("anthropic_text_stream.json"))
+        .as_array()
+        .unwrap()
+        .clone();
+    let server = FakeProvider::start(Plan::stream(
+        "text/event-stream",
+        encode(Api::Anthropic, &events),
+        Duration::from_millis(2),
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let session = write_session(dir.path(), "anthropic", None, true, &server.base());
+    let out = formatscope(
+        &[
+            "send",
+            session.to_str().unwrap(),
+            "--append",
+            "--name",
+            "Friday",
+        ],
+        &key_env("anthropic"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("usage:") && err.contains("first token"),
+        "{err}"
+    );
+    let saved = read_json(&session);
+    let messages = saved["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    let last = &messages[2];
+    assert_eq!(last["name"], "Friday");
+    assert_eq!(last["role"], "assistant");
+    let printed = text(&out.stdout);
+    let reply = last["content"][0]["text"].as_str().unwrap();
+    assert!(printed.contains(reply), "{printed}");
+    // The file stays valid for the formatters.
+    let check = formatscope(&["format", session.to_str().unwrap()], &[]);
+    assert_eq!(check.status.code(), Some(0));
+}
+
+#[test]
+fn base_urls_come_from_the_sdks_variables() {
+    let server = FakeProvider::start(Plan::json(
+        200,
+        r#"{"id": "chatcmpl-1", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}"#,
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.json");
+    std::fs::write(
+        &session,
+        r#"{"provider": "openai", "request": {"stream": false}, "messages": [{"name": "u", "role": "user", "content": "hi"}]}"#,
+    )
+    .unwrap();
+    let base = format!("{}/v1", server.base());
+    let out = formatscope(
+        &["send", session.to_str().unwrap()],
+        &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "ok");
+    assert_eq!(server.requests()[0].path, "/v1/chat/completions");
+}
