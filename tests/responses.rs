@@ -101,3 +101,55 @@ fn every_recorded_response_parses_as_agentscope_parses_it() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Our own cases (tests/responses/make_cases.py, expected files from the
+/// response oracle by scripts/response-regen.py): error frames and bodies
+/// of every provider, audio, Python-style tool arguments, merged
+/// Anthropic text blocks, DashScope's repeated names, Gemini's unpadded
+/// signatures, Ollama's ASCII-escaped raw input, the Responses API's tool
+/// calls. Error messages must match exactly here.
+#[test]
+fn our_own_response_cases_parse_as_the_oracle_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/responses");
+    let plan = read(&root.join("plan.json"));
+    let mut failures = Vec::new();
+    let plan = plan.as_object().expect("plan");
+    for (name, p) in plan {
+        let api = Api::from_id(p["provider"].as_str().expect("provider")).expect("api");
+        let words: Vec<&str> = p["options"]
+            .as_array()
+            .expect("options")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        let (stream, opts) = options(api, &words);
+        let data = read(&root.join("cases").join(format!("{name}.json")));
+        let got = parse_recorded(api, &data, stream, &opts)
+            .expect("valid input")
+            .to_json(api, stream, &opts);
+        let expected = read(&root.join("expected").join(format!("{name}.json")));
+        for key in [
+            "chunks",
+            "final",
+            "warnings",
+            "error",
+            "error_type",
+            "stage",
+        ] {
+            let d = match (expected.get(key), got.get(key)) {
+                (None, None) => None,
+                (Some(e), Some(g)) => differ(e, g, key),
+                _ => Some(format!("{key}: present in one only")),
+            };
+            if let Some(d) = d {
+                failures.push(format!("{name}: {d}"));
+            }
+        }
+    }
+    println!(
+        "{} of {} own response cases pass",
+        plan.len() - failures.len().min(plan.len()),
+        plan.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -118,10 +118,15 @@ pub struct OpenAIStreamCheck {
     content: String,
     refusal: bool,
     content_done: bool,
+    started: bool,
 }
 
 impl OpenAIStreamCheck {
     pub fn accumulate(&mut self, chunk: &Value) -> Result<(), ParseError> {
+        // The helper takes the stream's first chunk as its snapshot without
+        // checking it; later ones are checked as they accumulate.
+        let first = !self.started;
+        self.started = true;
         let Some(choice) = chunk
             .get("choices")
             .and_then(Value::as_array)
@@ -137,12 +142,16 @@ impl OpenAIStreamCheck {
             self.refusal = true;
         }
         let finished = choice.get("finish_reason").is_some_and(|f| !f.is_null());
-        if finished {
+        if finished && !first {
             finish_reason_check(choice)?;
         }
         // The helper parses the partial content after every chunk (jiter,
         // partial mode), which rejects what can never become JSON.
-        if !self.content.is_empty() && !self.refusal && !self.content.trim_start().is_empty() {
+        if !first
+            && !self.content.is_empty()
+            && !self.refusal
+            && !self.content.trim_start().is_empty()
+        {
             partial_json_prefix(&self.content).map_err(|e| ParseError::new("ValueError", e))?;
         }
         let tool_started = delta

@@ -18,6 +18,7 @@ Inputs:
 
 import json
 import random
+import struct
 import sys
 from pathlib import Path
 
@@ -88,6 +89,7 @@ TEXTS += [
     '{"n": 1E5, "m": -0, "o": 0.0e0, "p": 1e+2, "q": 1.5E-3}',
     '{"big": -123456789012345678901234567890123456789, "x": 00012}',
     '{"weird": NaN, "inf": Infinity, "ninf": -Infinity}',
+    '{"tie": 2345351608740.53125, "tie2": 1603805800971978.25, "tie3": [149564678587243.125]}',
     '{"s": "\\ud83d\\ude00 and \\u00e9 and \\"q\\" and \\\\ and \\/ and \\b\\f"}',
     '{"lone": "\\ud800 x \\udc00"}',
     '[{"a": 1}, {"b": [true, false, null]}, "str", 3.14]',
@@ -158,6 +160,41 @@ DEEP = [
     "(" * 600,
     "[" * 600 + "1",
 ]
+
+# --- random valid JSON (the json.loads fast path and float repr) -------------
+
+
+def random_valid(rng):
+    def rstr():
+        pool = ["a", "é", "中", "😀", '"', "\\", "\n", "\t", "\x00", "\x1f", "\x7f", "\u2028", " ", "/", "'",
+                "\ud800", "\udfff", "\U0010ffff", "\u00a0"]
+        return "".join(rng.choice(pool) for _ in range(rng.randint(0, 6)))
+
+    def rnum():
+        r = rng.random()
+        if r < 0.3:
+            return rng.randint(-(10 ** rng.randint(1, 40)), 10 ** rng.randint(1, 40))
+        if r < 0.5:
+            return struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+        if r < 0.7:
+            # Few fraction bits: often exactly halfway between two shortest reprs.
+            return float(rng.randint(2**40, 2**53)) / 2 ** rng.randint(1, 10)
+        return rng.choice([0.0, -0.0, 1e16, 1e15, 1e-5, 1e-4, 0.1, 1 / 3, 5e-324, float("inf"), float("nan")])
+
+    def rval(d=0):
+        r = rng.random()
+        if d > 4 or r < 0.4:
+            return rng.choice([rstr, rnum, lambda: rng.choice([True, False, None])])()
+        if r < 0.7:
+            return [rval(d + 1) for _ in range(rng.randint(0, 4))]
+        return {rstr(): rval(d + 1) for _ in range(rng.randint(0, 4))}
+
+    while True:
+        s = json.dumps(rval(), ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2]))
+        # Inputs are Rust strings: no lone surrogate code points.
+        if not any(0xD800 <= ord(c) <= 0xDFFF for c in s):
+            return s
+
 
 # --- random mutations -----------------------------------------------------------
 
@@ -240,6 +277,7 @@ def main():
     inputs += MALFORMED
     inputs += DEEP
     rng = random.Random(20240501)
+    inputs += [random_valid(rng) for _ in range(500)]
     for _ in range(3000):
         inputs.append(mutate(rng, rng.choice(TEXTS)))
     # Prefixes of a few mutated texts too (streams of malformed JSON).

@@ -24,9 +24,8 @@ type R<T> = Result<T, LoadError>;
 
 /// `json.loads(s)`.
 pub fn loads(s: &[char]) -> R<Value> {
-    let mut sc = Scanner { s, depth: 0 };
-    let idx = sc.ws(0);
-    let (v, end) = sc.scan_once(idx)?;
+    let sc = Scanner { s };
+    let (v, end) = sc.scan_value(sc.ws(0))?;
     if sc.ws(end) != s.len() {
         // "Extra data"
         return Err(LoadError::Invalid);
@@ -36,7 +35,14 @@ pub fn loads(s: &[char]) -> R<Value> {
 
 struct Scanner<'a> {
     s: &'a [char],
-    depth: usize,
+}
+
+/// An open container of `scan_value` (an explicit stack: the C scanner
+/// recurses, but a deep input must not overflow the Rust stack).
+enum Open {
+    List(Vec<Value>),
+    /// The dict and the key whose value is being scanned.
+    Dict(Dict, PyStr),
 }
 
 impl Scanner<'_> {
@@ -58,25 +64,98 @@ impl Scanner<'_> {
             .all(|(k, c)| self.at(i + k) == Some(c))
     }
 
-    /// `scan_once_unicode`: one value at `i`, and the index after it.
-    fn scan_once(&mut self, i: usize) -> R<(Value, usize)> {
+    /// `scan_once_unicode` with `_parse_object_unicode` and
+    /// `_parse_array_unicode`: one value at `i`, and the index after it.
+    fn scan_value(&self, mut i: usize) -> R<(Value, usize)> {
+        let mut stack: Vec<Open> = Vec::new();
+        loop {
+            // A value starts at `i`.
+            let (mut value, mut end) = match self.at(i) {
+                Some(c @ ('{' | '[')) => {
+                    // `Py_EnterRecursiveCall`
+                    if stack.len() + 1 > MAX_DEPTH {
+                        return Err(LoadError::Recursion);
+                    }
+                    let j = self.ws(i + 1);
+                    if c == '{' && self.at(j) == Some('}') {
+                        (Value::Dict(Dict::new()), j + 1)
+                    } else if c == '[' && self.at(j) == Some(']') {
+                        (Value::List(Vec::new()), j + 1)
+                    } else if c == '{' {
+                        let (key, after) = self.scan_key(j)?;
+                        stack.push(Open::Dict(Dict::new(), key));
+                        i = after;
+                        continue;
+                    } else {
+                        stack.push(Open::List(Vec::new()));
+                        i = j;
+                        continue;
+                    }
+                }
+                _ => self.scan_scalar(i)?,
+            };
+            // Hand the value to the open containers, closing those that end.
+            loop {
+                let j = self.ws(end);
+                match stack.last_mut() {
+                    None => return Ok((value, end)),
+                    Some(Open::List(items)) => {
+                        items.push(value);
+                        match self.at(j) {
+                            Some(',') => {
+                                i = self.ws(j + 1);
+                                break;
+                            }
+                            Some(']') => {}
+                            _ => return Err(LoadError::Invalid),
+                        }
+                    }
+                    Some(Open::Dict(d, key)) => {
+                        d.insert(std::mem::take(key), value);
+                        match self.at(j) {
+                            Some(',') => {
+                                let (next_key, after) = self.scan_key(self.ws(j + 1))?;
+                                *key = next_key;
+                                i = after;
+                                break;
+                            }
+                            Some('}') => {}
+                            _ => return Err(LoadError::Invalid),
+                        }
+                    }
+                }
+                value = match stack.pop() {
+                    Some(Open::List(items)) => Value::List(items),
+                    Some(Open::Dict(d, _)) => Value::Dict(d),
+                    None => return Err(LoadError::Invalid),
+                };
+                end = j + 1;
+            }
+        }
+    }
+
+    /// A key, the colon and the whitespace after it: the key and the index
+    /// where its value starts.
+    fn scan_key(&self, i: usize) -> R<(PyStr, usize)> {
+        if self.at(i) != Some('"') {
+            // "Expecting property name enclosed in double quotes"
+            return Err(LoadError::Invalid);
+        }
+        let (key, end) = self.scanstring(i + 1)?;
+        let j = self.ws(end);
+        if self.at(j) != Some(':') {
+            return Err(LoadError::Invalid);
+        }
+        Ok((key, self.ws(j + 1)))
+    }
+
+    /// A string, constant or number at `i`.
+    fn scan_scalar(&self, i: usize) -> R<(Value, usize)> {
         match self.at(i) {
             None => Err(LoadError::Invalid),
             Some('"') => {
                 let (s, end) = self.scanstring(i + 1)?;
                 Ok((Value::Str(s), end))
-            }
-            Some('{') => {
-                self.enter()?;
-                let r = self.parse_object(i + 1);
-                self.depth -= 1;
-                r
-            }
-            Some('[') => {
-                self.enter()?;
-                let r = self.parse_array(i + 1);
-                self.depth -= 1;
-                r
             }
             Some('n') if self.lit(i, "null") => Ok((Value::Null, i + 4)),
             Some('t') if self.lit(i, "true") => Ok((Value::Bool(true), i + 4)),
@@ -85,62 +164,6 @@ impl Scanner<'_> {
             Some('I') if self.lit(i, "Infinity") => Ok((Value::Float(f64::INFINITY), i + 8)),
             Some('-') if self.lit(i, "-Infinity") => Ok((Value::Float(f64::NEG_INFINITY), i + 9)),
             Some(_) => self.match_number(i),
-        }
-    }
-
-    /// `Py_EnterRecursiveCall`.
-    fn enter(&mut self) -> R<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(LoadError::Recursion);
-        }
-        Ok(())
-    }
-
-    /// `_parse_object_unicode`, after the `{`.
-    fn parse_object(&mut self, i: usize) -> R<(Value, usize)> {
-        let mut d = Dict::new();
-        let mut i = self.ws(i);
-        if self.at(i) == Some('}') {
-            return Ok((Value::Dict(d), i + 1));
-        }
-        loop {
-            if self.at(i) != Some('"') {
-                return Err(LoadError::Invalid);
-            }
-            let (key, end) = self.scanstring(i + 1)?;
-            i = self.ws(end);
-            if self.at(i) != Some(':') {
-                return Err(LoadError::Invalid);
-            }
-            i = self.ws(i + 1);
-            let (v, end) = self.scan_once(i)?;
-            d.insert(key, v);
-            i = self.ws(end);
-            match self.at(i) {
-                Some('}') => return Ok((Value::Dict(d), i + 1)),
-                Some(',') => i = self.ws(i + 1),
-                _ => return Err(LoadError::Invalid),
-            }
-        }
-    }
-
-    /// `_parse_array_unicode`, after the `[`.
-    fn parse_array(&mut self, i: usize) -> R<(Value, usize)> {
-        let mut items = Vec::new();
-        let mut i = self.ws(i);
-        if self.at(i) == Some(']') {
-            return Ok((Value::List(items), i + 1));
-        }
-        loop {
-            let (v, end) = self.scan_once(i)?;
-            items.push(v);
-            i = self.ws(end);
-            match self.at(i) {
-                Some(']') => return Ok((Value::List(items), i + 1)),
-                Some(',') => i = self.ws(i + 1),
-                _ => return Err(LoadError::Invalid),
-            }
         }
     }
 
