@@ -26,7 +26,13 @@ pub fn python_float_repr(f: f64) -> String {
     let sci = format!("{:e}", f.abs());
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut digits: Vec<u8> = mantissa.bytes().filter(|b| *b != b'.').collect();
+    // Exactly halfway between two shortest digit strings, Python's dtoa
+    // takes the even one; Rust's `{:e}` the upper one.
+    if let Some(even) = even_tie_digits(f.abs(), &digits, exp) {
+        digits = even;
+    }
+    let digits = String::from_utf8(digits).unwrap_or_default();
     let sign = if f < 0.0 { "-" } else { "" };
     if (-4..16).contains(&exp) {
         if exp >= 0 {
@@ -50,6 +56,53 @@ pub fn python_float_repr(f: f64) -> String {
         let esign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{mant}e{esign}{:02}", exp.abs())
     }
+}
+
+/// When `f` lies exactly halfway between the shortest `digits` (odd last
+/// digit) and the neighbour with an even last digit, and that neighbour
+/// also reads back as `f`: the neighbour.
+fn even_tie_digits(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
+    let n = digits.len();
+    let last = *digits.last()?;
+    if (last - b'0') % 2 == 0 {
+        return None;
+    }
+    // The exact decimal value of `f` (a double has at most 767 significant
+    // digits, so 800 places show it whole).
+    let exact = format!("{:.800e}", f);
+    let (m, e) = exact.split_once('e')?;
+    if e.parse::<i32>().ok()? != exp {
+        return None;
+    }
+    let exact_digits: Vec<u8> = m.bytes().filter(|b| *b != b'.').collect();
+    let (head, rest) = exact_digits.split_at(n.min(exact_digits.len()));
+    // Exactly halfway: the digits after the first n are 5000...
+    if rest.first() != Some(&b'5') || rest[1..].iter().any(|&b| b != b'0') {
+        return None;
+    }
+    let candidate: Vec<u8> = if head == digits {
+        // `digits` is the lower neighbour: the upper one ends in last + 1.
+        if last == b'9' {
+            return None;
+        }
+        let mut c = digits.to_vec();
+        c[n - 1] = last + 1;
+        c
+    } else {
+        // `digits` is the upper neighbour: the lower one is `head`.
+        let mut c = digits.to_vec();
+        c[n - 1] = last - 1;
+        if c != head {
+            return None;
+        }
+        c
+    };
+    let text = format!(
+        "{}.{}e{exp}",
+        char::from(candidate[0]),
+        String::from_utf8_lossy(&candidate[1..])
+    );
+    (text.parse::<f64>().ok()? == f).then_some(candidate)
 }
 
 /// Rewrites every number to the text Python's `json.loads` + `json.dumps`
@@ -138,6 +191,9 @@ mod tests {
             (1e16, "1e+16"),
             (1e15, "1000000000000000.0"),
             (1e-5, "1e-05"),
+            (-2345351608740.53125, "-2345351608740.5312"),
+            (1603805800971978.25, "1603805800971978.2"),
+            (149564678587243.125, "149564678587243.12"),
             (0.0001, "0.0001"),
             (1.5e-7, "1.5e-07"),
             (-0.0, "-0.0"),

@@ -122,91 +122,9 @@ fn dump(v: &Value, out: &mut String) {
 /// digits that read back as the same float, in fixed notation for exponents
 /// -4..16. Where two shortest digit strings are equally near (the float is
 /// exactly halfway, e.g. `2345351608740.53125` at 17 digits), Python's dtoa
-/// takes the even one (`...0.5312`) and Rust's `{:e}` the upper one, so
-/// that case is redone here; otherwise it is
-/// `crate::py::python_float_repr`.
+/// takes the even one (`...0.5312`): `crate::py::python_float_repr` does.
 pub fn float_repr(f: f64) -> String {
-    if !f.is_finite() || f == 0.0 {
-        return crate::py::python_float_repr(f);
-    }
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let mut digits: Vec<u8> = mantissa.bytes().filter(|b| *b != b'.').collect();
-    if let Some(even) = even_tie_digits(f.abs(), &digits, exp) {
-        digits = even;
-    }
-    let digits = String::from_utf8(digits).unwrap_or_default();
-    let sign = if f < 0.0 { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        if exp >= 0 {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                let zeros = "0".repeat(int_len - digits.len());
-                format!("{sign}{digits}{zeros}.0")
-            } else {
-                format!("{sign}{}.{}", &digits[..int_len], &digits[int_len..])
-            }
-        } else {
-            let zeros = "0".repeat((-exp - 1) as usize);
-            format!("{sign}0.{zeros}{digits}")
-        }
-    } else {
-        let mant = if digits.len() == 1 {
-            digits
-        } else {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        };
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{mant}e{esign}{:02}", exp.abs())
-    }
-}
-
-/// When `f` lies exactly halfway between the shortest `digits` (odd last
-/// digit) and the neighbour with an even last digit, and that neighbour
-/// also reads back as `f`: the neighbour.
-fn even_tie_digits(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
-    let n = digits.len();
-    let last = *digits.last()?;
-    if (last - b'0') % 2 == 0 {
-        return None;
-    }
-    // The exact decimal value of `f` (a double has at most 767 significant
-    // digits, so 800 places show it whole).
-    let exact = format!("{:.800e}", f);
-    let (m, e) = exact.split_once('e')?;
-    if e.parse::<i32>().ok()? != exp {
-        return None;
-    }
-    let exact_digits: Vec<u8> = m.bytes().filter(|b| *b != b'.').collect();
-    let (head, rest) = exact_digits.split_at(n.min(exact_digits.len()));
-    // Exactly halfway: the digits after the first n are 5000...
-    if rest.first() != Some(&b'5') || rest[1..].iter().any(|&b| b != b'0') {
-        return None;
-    }
-    let candidate: Vec<u8> = if head == digits {
-        // `digits` is the lower neighbour: the upper one ends in last + 1.
-        if last == b'9' {
-            return None;
-        }
-        let mut c = digits.to_vec();
-        c[n - 1] = last + 1;
-        c
-    } else {
-        // `digits` is the upper neighbour: the lower one is `head`.
-        let mut c = digits.to_vec();
-        c[n - 1] = last - 1;
-        if c != head {
-            return None;
-        }
-        c
-    };
-    let text = format!(
-        "{}.{}e{exp}",
-        char::from(candidate[0]),
-        String::from_utf8_lossy(&candidate[1..])
-    );
-    (text.parse::<f64>().ok()? == f).then_some(candidate)
+    crate::py::python_float_repr(f)
 }
 
 /// `py_encode_basestring_ascii`: everything outside `' '..='~'` escaped.
