@@ -41,6 +41,9 @@ impl Sender {
             .ok()?;
         std::thread::Builder::new()
             .name("formatscope-send".into())
+            // Tool arguments are repaired here, recursively (as Python's
+            // json_repair): room for the deepest input it accepts.
+            .stack_size(8 << 20)
             .spawn(move || {
                 runtime.block_on(async move {
                     let client = net::client(Timeouts::default()).ok();
