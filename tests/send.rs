@@ -420,3 +420,42 @@ fn base_urls_come_from_the_sdks_variables() {
     assert_eq!(text(&out.stdout).trim(), "ok");
     assert_eq!(server.requests()[0].path, "/v1/chat/completions");
 }
+
+#[test]
+fn count_remote_asks_the_providers_own_counter() {
+    for (provider, reply, path_end, n) in [
+        (
+            "anthropic",
+            r#"{"input_tokens": 123}"#,
+            "/v1/messages/count_tokens",
+            123,
+        ),
+        ("gemini", r#"{"totalTokens": 77}"#, ":countTokens", 77),
+    ] {
+        let server = FakeProvider::start(Plan::json(200, reply));
+        let dir = tempfile::tempdir().unwrap();
+        let session = write_session(dir.path(), provider, None, true, &server.base());
+        let out = formatscope(
+            &["count", session.to_str().unwrap(), "--remote", "--json"],
+            &key_env(provider),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["remote"]["input_tokens"], n);
+        assert_eq!(v["remote"]["exact"], true);
+        let got = &server.requests()[0];
+        assert!(got.path.ends_with(path_end), "{}", got.path);
+        let body: Value = serde_json::from_slice(&got.body).unwrap();
+        assert!(body.get("max_tokens").is_none() && body.get("stream").is_none());
+        assert!(!text(&out.stdout).contains(KEY));
+    }
+    // Providers without such an endpoint say so.
+    let dir = tempfile::tempdir().unwrap();
+    let session = write_session(dir.path(), "openai", None, true, "http://127.0.0.1:9");
+    let out = formatscope(
+        &["count", session.to_str().unwrap(), "--remote"],
+        &key_env("openai"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no token-counting endpoint"));
+}

@@ -45,6 +45,14 @@ pub(crate) struct TargetArgs {
 pub(crate) struct CountArgs {
     #[command(flatten)]
     pub(crate) target: TargetArgs,
+
+    /// Also ask the provider to count the request (Anthropic's and Gemini's
+    /// token-counting endpoints; the key from ANTHROPIC_API_KEY,
+    /// GEMINI_API_KEY or GOOGLE_API_KEY): an exact count where ours is an
+    /// estimate.
+    #[cfg(feature = "net")]
+    #[arg(long)]
+    pub(crate) remote: bool,
 }
 
 #[derive(Args)]
@@ -169,9 +177,35 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     };
     let report = model.report();
     report_access(model.gate());
+    #[cfg(feature = "net")]
+    let remote = if args.remote {
+        match super::send::remote_count(&args.target, report.formatter.provider) {
+            Ok(n) => Some(n),
+            Err(code) => return code,
+        }
+    } else {
+        None
+    };
+    #[cfg(not(feature = "net"))]
+    let remote: Option<u64> = None;
     if args.target.json {
-        print_json(&report.to_json());
+        let mut out = report.to_json();
+        if let (Some(n), Some(obj)) = (remote, out.as_object_mut()) {
+            obj.insert(
+                "remote".into(),
+                serde_json::json!({"input_tokens": n, "exact": true}),
+            );
+        }
+        print_json(&out);
         return 0;
+    }
+    if let Some(n) = remote {
+        println!(
+            "{}'s own count: {n} input tokens (exact; ours {}{})",
+            report.formatter.provider,
+            mark(report.exact),
+            report.total
+        );
     }
     let mut out = String::new();
     let m = &report.model;

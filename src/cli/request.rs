@@ -95,6 +95,37 @@ pub(crate) struct WireArgs {
     pub(crate) portable_paths: bool,
 }
 
+impl WireArgs {
+    /// The request `count` describes: its session, provider, mode and
+    /// model, the session's own settings for the rest.
+    #[cfg(feature = "net")]
+    pub(crate) fn for_count(
+        target: &super::budget::TargetArgs,
+        provider: formatscope::formatter::Provider,
+    ) -> WireArgs {
+        WireArgs {
+            session: target.session.clone(),
+            formatter: None,
+            provider: Some(provider.id().to_string()),
+            mode: target.mode.clone(),
+            model: target.model.clone(),
+            tool_choice: None,
+            stream: false,
+            no_stream: true,
+            model_kwargs: None,
+            call_kwargs: None,
+            max_tokens: None,
+            promote_tool_result_images: false,
+            promote_tool_result_audios: false,
+            promote_tool_result_videos: false,
+            conversation_history_prompt: None,
+            web_root: Vec::new(),
+            offline: target.offline,
+            portable_paths: false,
+        }
+    }
+}
+
 #[derive(Args)]
 pub(crate) struct RequestArgs {
     #[command(flatten)]

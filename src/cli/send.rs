@@ -327,3 +327,38 @@ impl Printer {
         }
     }
 }
+
+/// The provider's own count of the request `count` describes.
+pub(crate) fn remote_count(
+    target: &super::budget::TargetArgs,
+    provider: Provider,
+) -> Result<u64, i32> {
+    if !matches!(provider, Provider::Anthropic | Provider::Gemini) {
+        return Err(usage_error(format!(
+            "--remote: {provider} has no token-counting endpoint (Anthropic and Gemini have)"
+        )));
+    }
+    let wire = WireArgs::for_count(target, provider);
+    let env = |k: &str| std::env::var(k).ok();
+    let built = build(&wire, |provider, settings| {
+        if let Some(url) = env(net::base_url_variable(provider)).filter(|u| !u.is_empty()) {
+            net::apply_base_url(provider, &mut settings.model_kwargs, &url);
+        }
+    })?;
+    let (prepared, _) = net::prepare(built.provider, &built.out, false).map_err(usage_error)?;
+    let key = net::find_key(provider, env).map_err(usage_error)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage_error(format!("cannot start the async runtime: {e}")))?;
+    let timeouts = Timeouts::default();
+    runtime
+        .block_on(async {
+            let client = net::client(timeouts)?;
+            net::count_remote(&client, provider, &prepared, key.as_ref(), timeouts).await
+        })
+        .map_err(|e| {
+            say(format!("error: {}", safe(&e.to_string())));
+            1
+        })
+}

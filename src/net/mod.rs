@@ -464,3 +464,125 @@ pub fn prepare(
     opts.split_think_tags = split_think_tags;
     Ok((prepared, opts))
 }
+
+/// The token-counting request of a provider that has one (Anthropic's
+/// `/v1/messages/count_tokens`, Gemini's `:countTokens`), made from the
+/// request that would be sent: same URL base, headers and content.
+pub fn count_request(prepared: &Prepared, provider: Provider) -> Result<Prepared, String> {
+    let body: Value = serde_json::from_slice(&prepared.body)
+        .map_err(|e| format!("the request body is not JSON: {e}"))?;
+    let (url, body) = match provider {
+        Provider::Anthropic => {
+            let url = prepared
+                .url
+                .strip_suffix("/v1/messages")
+                .map(|base| format!("{base}/v1/messages/count_tokens"))
+                .ok_or("not a messages URL")?;
+            let mut out = Map::new();
+            for key in [
+                "model",
+                "messages",
+                "system",
+                "tools",
+                "tool_choice",
+                "thinking",
+            ] {
+                if let Some(v) = body.get(key) {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+            (url, Value::Object(out))
+        }
+        Provider::Gemini => {
+            let (base, _) = prepared.url.rsplit_once(':').ok_or("not a model URL")?;
+            let model = base
+                .rsplit_once("/v1beta/")
+                .map(|(_, m)| m.to_string())
+                .ok_or("not a v1beta URL")?;
+            let mut request = Map::new();
+            request.insert("model".into(), Value::String(model));
+            if let Some(obj) = body.as_object() {
+                for (k, v) in obj {
+                    // countTokens takes the generate request whole, less
+                    // what only shapes the output.
+                    if k != "generationConfig" {
+                        request.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            (
+                format!("{base}:countTokens"),
+                serde_json::json!({ "generateContentRequest": Value::Object(request) }),
+            )
+        }
+        other => return Err(format!("{other} has no token-counting endpoint")),
+    };
+    Ok(Prepared {
+        api: prepared.api,
+        method: "POST".into(),
+        url,
+        headers: prepared
+            .headers
+            .iter()
+            .filter(|(k, _)| k != "accept" || provider != Provider::Anthropic)
+            .cloned()
+            .collect(),
+        body: serde_json::to_vec(&body).unwrap_or_default(),
+        stream: false,
+    })
+}
+
+/// Asks the provider to count the request's input tokens.
+pub async fn count_remote(
+    client: &reqwest::Client,
+    provider: Provider,
+    prepared: &Prepared,
+    key: Option<&ApiKey>,
+    timeouts: Timeouts,
+) -> Result<u64, SendError> {
+    let req = count_request(prepared, provider).map_err(SendError::Stream)?;
+    let mut builder = client.post(&req.url);
+    for (name, value) in &req.headers {
+        let value = match key {
+            Some(k) => value.replace(crate::wire::API_KEY, &k.0),
+            None => value.clone(),
+        };
+        builder = builder.header(name.as_str(), value);
+    }
+    let url = req.url.clone();
+    let resp = tokio::time::timeout(timeouts.first_byte, builder.body(req.body).send())
+        .await
+        .map_err(|_| SendError::Timeout {
+            what: "response",
+            after: timeouts.first_byte,
+            url: url.clone(),
+        })?
+        .map_err(|e| SendError::Connect {
+            url: url.clone(),
+            reason: root_cause(&e),
+        })?;
+    let status = resp.status();
+    let retry_after = resp
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = resp
+        .bytes()
+        .await
+        .map_err(|e| SendError::Dropped(root_cause(&e)))?;
+    if !status.is_success() {
+        return Err(SendError::Http {
+            status: status.as_u16(),
+            url,
+            message: error_message(&body),
+            retry_after,
+        });
+    }
+    let v: Value = serde_json::from_slice(&body)
+        .map_err(|_| SendError::Stream("the count is not JSON".into()))?;
+    v.get("input_tokens")
+        .or_else(|| v.get("totalTokens"))
+        .and_then(Value::as_u64)
+        .ok_or_else(|| SendError::Stream(format!("no token count in {v}")))
+}
