@@ -34,7 +34,7 @@ impl Log {
 }
 
 /// Starts the I/O thread; commands sent to the returned sender run in order.
-pub fn spawn(tx: Sender<Msg>, log: Log) -> Sender<Command> {
+pub fn spawn(tx: super::msg::Outbox, log: Log) -> Sender<Command> {
     let (cmd_tx, cmd_rx) = channel::<Command>();
     let spawned = std::thread::Builder::new()
         .name("formatscope-io".into())

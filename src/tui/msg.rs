@@ -8,6 +8,10 @@ use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Where messages for the loop go: from any thread (the worker, the I/O
+/// thread, the watcher, signals) or task (sends).
+pub type Outbox = tokio::sync::mpsc::UnboundedSender<Msg>;
+
 #[derive(Debug)]
 pub enum Msg {
     Key(KeyEvent),

@@ -1,7 +1,10 @@
-//! The loop: messages from the terminal, the watcher, the worker, the I/O
-//! thread, a one-second tick and signals go through one channel into
-//! `App::update`; the commands it returns go to the worker, the I/O thread
-//! or the watcher. It draws only when something changed. Quitting never
+//! The loop: one `tokio::select!` over the terminal's events (crossterm's
+//! `EventStream`) and the channel that the watcher, the worker, the I/O
+//! thread, a one-second tick, signals and the network sends (tasks on the
+//! same runtime) feed; each goes into `App::update`, and the commands it
+//! returns go to the worker, the I/O thread, the watcher or a new send
+//! task. CPU-bound work (formatting, counting, highlighting) stays on the
+//! worker thread. It draws only when something changed. Quitting never
 //! waits for the worker or a download. On a signal or a panic, unsaved
 //! edits go to a recovery file and the terminal is restored.
 
@@ -9,20 +12,21 @@ use super::app::{App, Msg};
 use super::consent::{load_trusted, Consent};
 use super::io::{self, Log};
 use super::msg::Command;
+use super::msg::Outbox;
 use super::theme::Theme;
 use super::watch::{self, Watcher};
 use super::{view, worker, Options};
 use crate::media::WebFetcher;
 use ratatui::crossterm::event::{
-    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    Event,
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
 };
 use ratatui::crossterm::execute;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 /// What the loop should do after a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,13 +40,15 @@ pub enum Flow {
 /// The app and the threads that serve it.
 pub struct Runtime {
     pub app: App,
-    tx: Sender<Msg>,
-    rx: Receiver<Msg>,
+    rx: UnboundedReceiver<Msg>,
+    tx: Outbox,
+    /// The loop's async runtime: the select loop and the send tasks.
+    tokio: Arc<tokio::runtime::Runtime>,
+    client: Option<reqwest::Client>,
+    sends: HashMap<u64, tokio::task::AbortHandle>,
     slot: worker::Slot,
     io: Sender<Command>,
     watcher: Option<Watcher>,
-    /// Live sends, started on the first `S`.
-    sender: Option<super::sender::Sender>,
     pub log: Log,
 }
 
@@ -50,7 +56,16 @@ impl Runtime {
     /// Starts the worker, the I/O thread, the watcher and the tick for
     /// `app`, and runs its first commands.
     pub fn start(app: App, web: Option<Arc<dyn WebFetcher>>, log: Log) -> Runtime {
-        let (tx, rx) = channel::<Msg>();
+        let (tx, rx) = unbounded_channel::<Msg>();
+        // Two workers: sends parse their streams there; 8 MiB stacks for the
+        // deepest tool arguments json_repair takes.
+        let tokio = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("formatscope-async")
+            .thread_stack_size(8 << 20)
+            .enable_all()
+            .build()
+            .expect("the async runtime starts");
         let slot = worker::Slot::default();
         let worker_tx = tx.clone();
         let computer = match web {
@@ -88,7 +103,9 @@ impl Runtime {
             slot,
             io,
             watcher,
-            sender: None,
+            tokio: Arc::new(tokio),
+            client: None,
+            sends: HashMap::new(),
             log,
         };
         if rt.watcher.as_ref().is_some_and(|w| w.polling) {
@@ -100,7 +117,7 @@ impl Runtime {
     }
 
     /// Where messages for the app go (keys, in tests).
-    pub fn sender(&self) -> Sender<Msg> {
+    pub fn sender(&self) -> Outbox {
         self.tx.clone()
     }
 
@@ -123,10 +140,12 @@ impl Runtime {
 
     /// Waits up to `timeout` for a message and handles it.
     pub fn step(&mut self, timeout: Duration) -> Option<Flow> {
-        match self.rx.recv_timeout(timeout) {
-            Ok(msg) => Some(self.handle(msg)),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => Some(Flow::Quit),
+        let tokio = Arc::clone(&self.tokio);
+        let rx = &mut self.rx;
+        match tokio.block_on(async { tokio::time::timeout(timeout, rx.recv()).await }) {
+            Ok(Some(msg)) => Some(self.handle(msg)),
+            Err(_) => None,
+            Ok(None) => Some(Flow::Quit),
         }
     }
 
@@ -136,7 +155,13 @@ impl Runtime {
         let end = Instant::now() + max;
         let mut last = Instant::now();
         while Instant::now() < end && last.elapsed() < quiet {
-            match self.rx.recv_timeout(Duration::from_millis(20)) {
+            let tokio = Arc::clone(&self.tokio);
+            // The timer is made inside the runtime (it needs its clock).
+            let rx = &mut self.rx;
+            let next = tokio.block_on(async {
+                tokio::time::timeout(Duration::from_millis(20), rx.recv()).await
+            });
+            match next.map_err(|_| ()).and_then(|m| m.ok_or(())) {
                 Ok(Msg::Tick) => {
                     let flow = self.handle(Msg::Tick);
                     if flow != Flow::Continue {
@@ -150,8 +175,8 @@ impl Runtime {
                         return flow;
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return Flow::Quit,
+                // A timeout; the senders never all go (the runtime holds one).
+                Err(()) => {}
             }
         }
         Flow::Continue
@@ -171,29 +196,38 @@ impl Runtime {
                 }
                 Command::Quit => self.app.quit = true,
                 Command::Send(job) => {
-                    if self.sender.is_none() {
-                        self.sender = super::sender::Sender::start(self.tx.clone());
+                    self.sends.retain(|_, h| !h.is_finished());
+                    if self.client.is_none() {
+                        self.client = crate::net::client(crate::net::Timeouts::default()).ok();
                     }
-                    match &self.sender {
-                        Some(s) => {
+                    let id = job.id;
+                    match self.client.clone() {
+                        Some(client) => {
                             self.log
-                                .line(format!("send {} to {}", job.id, job.formatter.provider));
-                            s.send(*job);
+                                .line(format!("send {id} to {}", job.formatter.provider));
+                            let task =
+                                self.tokio
+                                    .spawn(super::sender::run(client, *job, self.tx.clone()));
+                            self.sends.insert(id, task.abort_handle());
                         }
                         None => {
-                            let id = job.id;
                             let _ = self.tx.send(Msg::Reply {
                                 id,
                                 update: super::panes::reply::ReplyUpdate::Failed(
-                                    "the async runtime could not start".into(),
+                                    "no HTTP client could be made".into(),
                                 ),
                             });
                         }
                     }
                 }
                 Command::CancelSend(id) => {
-                    if let Some(s) = &self.sender {
-                        s.cancel(id);
+                    // Dropping the task closes its connection.
+                    if let Some(h) = self.sends.remove(&id) {
+                        h.abort();
+                        let _ = self.tx.send(Msg::Reply {
+                            id,
+                            update: super::panes::reply::ReplyUpdate::Cancelled,
+                        });
                     }
                 }
                 Command::Clipboard(text) => {
@@ -266,7 +300,7 @@ fn signal_name(sig: i32) -> &'static str {
 /// SIGTERM, SIGHUP, SIGINT and SIGQUIT become `Msg::Signal`. Should the
 /// loop not act on one within three seconds, this thread restores the
 /// terminal and exits itself.
-fn spawn_signals(tx: Sender<Msg>) -> Result<(), String> {
+fn spawn_signals(tx: Outbox) -> Result<(), String> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
         .map_err(|e| format!("cannot handle signals: {e}"))?;
@@ -282,32 +316,6 @@ fn spawn_signals(tx: Sender<Msg>) -> Result<(), String> {
         })
         .map(|_| ())
         .map_err(|e| e.to_string())
-}
-
-/// Terminal input on its own thread, polled so it can stop.
-fn spawn_input(tx: Sender<Msg>, stop: Arc<AtomicBool>) {
-    let _ = std::thread::Builder::new()
-        .name("formatscope-input".into())
-        .spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
-                match event::poll(Duration::from_millis(100)) {
-                    Ok(true) => {}
-                    Ok(false) => continue,
-                    Err(_) => break,
-                }
-                let msg = match event::read() {
-                    Ok(Event::Key(k)) => Msg::Key(k),
-                    Ok(Event::Mouse(m)) => Msg::Mouse(m),
-                    Ok(Event::Resize(w, h)) => Msg::Resized(w, h),
-                    Ok(Event::Paste(s)) => Msg::Paste(s),
-                    Ok(_) => continue,
-                    Err(_) => break,
-                };
-                if tx.send(msg).is_err() {
-                    break;
-                }
-            }
-        });
 }
 
 /// Opens the workbench; returns the process exit code.
@@ -376,55 +384,80 @@ pub fn run(options: Options) -> i32 {
         previous(info);
     }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture, EnableBracketedPaste);
-    let stop = Arc::new(AtomicBool::new(false));
-    spawn_input(rt.sender(), Arc::clone(&stop));
     if let Ok(size) = terminal.size() {
         rt.app.size = (size.width, size.height);
     }
-    let mut code = 0;
-    loop {
-        if rt.app.dirty {
-            if let Ok(size) = terminal.size() {
-                rt.app.size = (size.width, size.height);
-                rt.app.areas =
-                    view::layout(ratatui::layout::Rect::new(0, 0, size.width, size.height)).1;
+    let tokio = Arc::clone(&rt.tokio);
+    let code = tokio.block_on(async {
+        use futures_util::StreamExt;
+        let mut events = crossterm::event::EventStream::new();
+        let mut terminal_open = true;
+        loop {
+            if rt.app.dirty {
+                if let Ok(size) = terminal.size() {
+                    rt.app.size = (size.width, size.height);
+                    rt.app.areas =
+                        view::layout(ratatui::layout::Rect::new(0, 0, size.width, size.height)).1;
+                }
+                if let Err(e) = terminal.draw(|f| view::draw(f, &rt.app)) {
+                    rt.log.line(format!("draw failed: {e}"));
+                    return 1;
+                }
+                rt.app.dirty = false;
             }
-            if let Err(e) = terminal.draw(|f| view::draw(f, &rt.app)) {
-                rt.log.line(format!("draw failed: {e}"));
-                code = 1;
-                break;
+            // Keys, and everything the threads and the send tasks report.
+            let msg = tokio::select! {
+                event = events.next(), if terminal_open => match event {
+                    Some(Ok(Event::Key(k))) => Msg::Key(k),
+                    Some(Ok(Event::Mouse(m))) => Msg::Mouse(m),
+                    Some(Ok(Event::Resize(w, h))) => Msg::Resized(w, h),
+                    Some(Ok(Event::Paste(s))) => Msg::Paste(s),
+                    Some(Ok(_)) => continue,
+                    // The terminal is gone: signals and files still count.
+                    Some(Err(_)) | None => {
+                        terminal_open = false;
+                        continue;
+                    }
+                },
+                msg = rt.rx.recv() => match msg {
+                    Some(msg) => msg,
+                    None => return 0,
+                },
+            };
+            let flow = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.handle(msg)));
+            match flow {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Quit) => return 0,
+                Ok(Flow::Signal(sig)) => {
+                    let kept = rt.keep_edits(signal_name(sig));
+                    restore_terminal();
+                    report_kept(signal_name(sig), kept.as_deref(), rt.app.path());
+                    return 128 + sig;
+                }
+                Err(_) => {
+                    // The panic hook has restored the terminal and said why.
+                    let kept = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        rt.keep_edits("panic")
+                    }))
+                    .ok()
+                    .flatten();
+                    restore_terminal();
+                    report_kept("a panic", kept.as_deref(), rt.app.path());
+                    return 101;
+                }
             }
-            rt.app.dirty = false;
         }
-        let flow = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rt.step(Duration::from_secs(3600))
-        }));
-        match flow {
-            Ok(None | Some(Flow::Continue)) => {}
-            Ok(Some(Flow::Quit)) => break,
-            Ok(Some(Flow::Signal(sig))) => {
-                let kept = rt.keep_edits(signal_name(sig));
-                restore_terminal();
-                report_kept(signal_name(sig), kept.as_deref(), rt.app.path());
-                return 128 + sig;
-            }
-            Err(_) => {
-                // The panic hook has restored the terminal and said why.
-                let kept = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    rt.keep_edits("panic")
-                }))
-                .ok()
-                .flatten();
-                restore_terminal();
-                report_kept("a panic", kept.as_deref(), rt.app.path());
-                return 101;
-            }
-        }
+    });
+    if code == 0 || code == 1 {
+        rt.slot.close();
+        restore_terminal();
+        rt.log.line("quit");
     }
-    stop.store(true, Ordering::SeqCst);
-    rt.slot.close();
-    restore_terminal();
-    rt.log.line("quit");
+    // Quitting never waits for a send in flight.
+    drop(tokio);
+    if let Ok(tokio) = Arc::try_unwrap(rt.tokio) {
+        tokio.shutdown_background();
+    }
     code
 }
 
