@@ -265,3 +265,37 @@ fn a_streamed_reply_is_shown_with_billed_usage_beside_our_count() {
     });
     insta::assert_snapshot!("reply_done", screen_text(&app, 120, 40));
 }
+
+#[test]
+fn replies_of_several_providers_stand_side_by_side() {
+    use formatscope::response::ChatResponse;
+    use formatscope::tui::msg::Command;
+    use formatscope::tui::panes::reply::ReplyUpdate;
+    let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    app.update(key('P'));
+    app.update(key('1'));
+    let cmds = app.update(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let ids: Vec<u64> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Command::Send(job) => Some(job.id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 2);
+    for (id, text) in ids
+        .iter()
+        .zip(["OpenAI says hello.", "DashScope says 你好."])
+    {
+        app.update(Msg::Reply {
+            id: *id,
+            update: ReplyUpdate::Chunk(Box::new(ChatResponse {
+                id: None,
+                content: vec![serde_json::json!({"type": "text", "text": text})],
+                usage: None,
+                metadata: serde_json::Value::Null,
+            })),
+        });
+    }
+    insta::assert_snapshot!("replies_side_by_side", screen_text(&app, 120, 40));
+}

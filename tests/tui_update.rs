@@ -692,7 +692,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
         .expect("a send");
     assert_eq!(job.formatter, app.formatter);
     let first = job.id;
-    assert!(app.reply.in_flight());
+    assert!(app.sending());
     assert!(app.update(key('S')).is_empty(), "one send at a time");
     // Esc cancels it.
     let cmds = app.update(code(KeyCode::Esc));
@@ -701,7 +701,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
         id: first,
         update: ReplyUpdate::Cancelled,
     });
-    assert_eq!(app.reply.phase, Phase::Cancelled);
+    assert_eq!(app.replies[0].phase, Phase::Cancelled);
     assert!(app.update(key('A')).is_empty(), "nothing to append");
 
     // A second send streams, ends, and is appended as an edit.
@@ -715,14 +715,14 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
         update: ReplyUpdate::Chunk(Box::new(reply("stale", false))),
     });
     assert!(
-        app.reply.latest.is_none(),
+        app.replies[0].latest.is_none(),
         "updates of an older send are dropped"
     );
     app.update(Msg::Reply {
         id,
         update: ReplyUpdate::Chunk(Box::new(reply("It is", false))),
     });
-    assert_eq!(app.reply.phase, Phase::Streaming);
+    assert_eq!(app.replies[0].phase, Phase::Streaming);
     let done = reply("It is 12 °C in Paris.", true);
     app.update(Msg::Reply {
         id,
@@ -735,7 +735,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
             warnings: Vec::new(),
         })),
     });
-    assert_eq!(app.reply.phase, Phase::Done);
+    assert_eq!(app.replies[0].phase, Phase::Done);
     send(&mut app, &mut computer, key('A'));
     assert_eq!(app.messages().len(), before + 1);
     let last = app.messages().last().expect("a message");
@@ -745,4 +745,47 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
     assert!(app.unsaved());
     send(&mut app, &mut computer, key('u'));
     assert_eq!(app.messages().len(), before, "u undoes the append");
+}
+
+#[test]
+fn p_sends_to_several_providers_at_once() {
+    use formatscope::tui::panes::reply::ReplyUpdate;
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    assert_eq!(app.formatter.provider, Provider::DashScope);
+    app.update(key('P'));
+    assert!(matches!(app.popup, Some(Popup::SendTo { .. })));
+    // DashScope (on screen) is picked already; add OpenAI and Anthropic,
+    // then take Anthropic out again.
+    app.update(key('1'));
+    app.update(key('2'));
+    app.update(code(KeyCode::Char(' ')));
+    let cmds = app.update(code(KeyCode::Enter));
+    let sent: Vec<(u64, Provider, Mode)> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Command::Send(job) => Some((job.id, job.formatter.provider, job.formatter.mode)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        sent.iter().map(|s| s.1).collect::<Vec<_>>(),
+        [Provider::OpenAi, Provider::DashScope]
+    );
+    assert!(
+        sent.iter().all(|s| s.2 == Mode::MultiAgent),
+        "the mode on screen"
+    );
+    assert_eq!(app.replies.len(), 2);
+    // Each reply goes to its own pane; only the one on screen has our count.
+    app.update(Msg::Reply {
+        id: sent[0].0,
+        update: ReplyUpdate::Failed("HTTP 401".into()),
+    });
+    assert!(app.sending(), "DashScope's is still in flight");
+    assert!(app.replies[0].our_count.is_none());
+    assert!(app.replies[1].our_count.is_some());
+    // Esc cancels what is still in flight.
+    let cmds = app.update(code(KeyCode::Esc));
+    assert!(matches!(cmds.as_slice(), [Command::CancelSend(id)] if *id == sent[1].0));
 }

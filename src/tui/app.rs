@@ -62,8 +62,9 @@ pub struct App {
     pub list: ListPane,
     pub editor: EditorPane,
     pub request: RequestPane,
-    /// The last live send's reply (`S`).
-    pub reply: super::panes::reply::ReplyPane,
+    /// The last live send's replies: one for `S`, one per provider picked
+    /// with `P`, side by side.
+    pub replies: Vec<super::panes::reply::ReplyPane>,
     sends: u64,
     pub popup: Option<Popup>,
     pub preview: Option<Preview>,
@@ -111,7 +112,7 @@ impl App {
             list: ListPane::default(),
             editor: EditorPane::default(),
             request: RequestPane::default(),
-            reply: Default::default(),
+            replies: Vec::new(),
             sends: 0,
             popup: None,
             preview: None,
@@ -209,22 +210,70 @@ impl App {
     /// The open session and the model settings the request view uses for
     /// the provider on screen (its own model when it is the session's).
     fn wire_settings(&self) -> Result<(Session, crate::wire::Settings), String> {
+        self.wire_settings_for(self.formatter.provider)
+    }
+
+    fn wire_settings_for(
+        &self,
+        provider: Provider,
+    ) -> Result<(Session, crate::wire::Settings), String> {
         let Some(doc) = self.doc.as_ref() else {
             return Err("no session".into());
         };
         let session = &doc.session;
-        let own_provider = formatter_for_session(session).ok().map(|f| f.provider)
-            == Some(self.formatter.provider);
-        let model = models::resolve(
-            self.formatter.provider,
-            own_provider.then(|| session.model()).flatten(),
-        );
+        let own_provider =
+            formatter_for_session(session).ok().map(|f| f.provider) == Some(provider);
+        let model = models::resolve(provider, own_provider.then(|| session.model()).flatten());
         let mut settings = crate::wire::Settings::from_session(session.settings.get("request"))
             .map_err(|e| e.to_string())?;
         if settings.model.is_none() || !own_provider {
             settings.model = Some(model.model.clone());
         }
         Ok((session.clone(), settings))
+    }
+
+    /// Whether a live send is in flight.
+    pub fn sending(&self) -> bool {
+        self.replies.iter().any(|r| r.in_flight())
+    }
+
+    /// Sends the request to each provider (in the mode on screen), one
+    /// reply pane each.
+    fn send_to(&mut self, providers: &[Provider]) -> Vec<Command> {
+        if self.sending() {
+            self.status = "a send is in flight: Esc cancels it".into();
+            return Vec::new();
+        }
+        let mut cmds = Vec::new();
+        let mut replies = Vec::new();
+        for &provider in providers {
+            let (session, settings) = match self.wire_settings_for(provider) {
+                Ok(x) => x,
+                Err(e) => {
+                    self.status = format!("not sent: {e}");
+                    return Vec::new();
+                }
+            };
+            self.sends += 1;
+            // The meter counts the request on screen: beside its reply only.
+            let our_count = (provider == self.formatter.provider)
+                .then(|| self.preview.as_ref().and_then(|p| p.report.as_ref()))
+                .flatten()
+                .map(|r| (r.total, r.exact));
+            let mut pane = super::panes::reply::ReplyPane::default();
+            pane.start(self.sends, provider, our_count);
+            replies.push(pane);
+            cmds.push(Command::Send(Box::new(super::sender::SendJob {
+                id: self.sends,
+                session: Box::new(session),
+                formatter: FormatterId::new(provider, self.formatter.mode),
+                settings: Box::new(settings),
+            })));
+        }
+        self.replies = replies;
+        let names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
+        self.status = format!("sending to {}… Esc cancels", names.join(", "));
+        cmds
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Command> {
@@ -268,7 +317,12 @@ impl App {
             } => self.on_saved(path, state, outcome, then),
             Msg::SavedBeside(result) => self.on_saved_beside(result),
             Msg::Reply { id, update } => {
-                if let Some(line) = self.reply.apply(id, update) {
+                let line = self
+                    .replies
+                    .iter_mut()
+                    .find(|r| r.id == id)
+                    .and_then(|r| r.apply(id, update));
+                if let Some(line) = line {
                     self.status = line;
                 }
                 Vec::new()
@@ -1064,41 +1118,45 @@ impl App {
                 }];
             }
             Action::Send => {
-                if self.reply.in_flight() {
+                return self.send_to(&[self.formatter.provider]);
+            }
+            Action::SendMany => {
+                if self.sending() {
                     self.status = "a send is in flight: Esc cancels it".into();
                     return Vec::new();
                 }
-                let (session, settings) = match self.wire_settings() {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.status = format!("not sent: {e}");
-                        return Vec::new();
-                    }
-                };
-                self.sends += 1;
-                let our_count = self
-                    .preview
-                    .as_ref()
-                    .and_then(|p| p.report.as_ref())
-                    .map(|r| (r.total, r.exact));
-                self.reply
-                    .start(self.sends, self.formatter.provider, our_count);
-                self.status = format!("sending to {}… Esc cancels", self.formatter.provider);
-                return vec![Command::Send(Box::new(super::sender::SendJob {
-                    id: self.sends,
-                    session: Box::new(session),
-                    formatter: self.formatter,
-                    settings: Box::new(settings),
-                }))];
+                let mut chosen = [false; 6];
+                if let Some(i) = Provider::ALL
+                    .iter()
+                    .position(|p| *p == self.formatter.provider)
+                {
+                    chosen[i] = true;
+                }
+                self.popup = Some(Popup::SendTo { cursor: 0, chosen });
             }
             Action::CancelSend => {
-                if self.reply.in_flight() {
+                let ids: Vec<u64> = self
+                    .replies
+                    .iter()
+                    .filter(|r| r.in_flight())
+                    .map(|r| r.id)
+                    .collect();
+                if !ids.is_empty() {
                     self.status = "cancelling…".into();
-                    return vec![Command::CancelSend(self.reply.id)];
+                    return ids.into_iter().map(Command::CancelSend).collect();
                 }
             }
             Action::AppendReply => {
-                let Some(reply) = self.reply.final_reply() else {
+                // The reply of the provider on screen, else the first done.
+                let on_screen = self
+                    .replies
+                    .iter()
+                    .find(|r| r.provider == Some(self.formatter.provider))
+                    .and_then(|r| r.final_reply());
+                let Some(reply) = on_screen
+                    .or_else(|| self.replies.iter().find_map(|r| r.final_reply()))
+                    .cloned()
+                else {
                     self.status = "no finished reply to append (S sends)".into();
                     return Vec::new();
                 };
@@ -1215,6 +1273,49 @@ impl App {
                     }
                     KeyCode::Esc | KeyCode::Char('q') => {}
                     _ => self.popup = Some(Popup::Formatter(i)),
+                }
+                Vec::new()
+            }
+            Popup::SendTo { cursor, mut chosen } => {
+                let n = chosen.len();
+                match code {
+                    KeyCode::Up | KeyCode::Char('k') => {
+                        self.popup = Some(Popup::SendTo {
+                            cursor: (cursor + n - 1) % n,
+                            chosen,
+                        })
+                    }
+                    KeyCode::Down | KeyCode::Char('j') => {
+                        self.popup = Some(Popup::SendTo {
+                            cursor: (cursor + 1) % n,
+                            chosen,
+                        })
+                    }
+                    KeyCode::Char(' ') | KeyCode::Char('x') => {
+                        chosen[cursor] = !chosen[cursor];
+                        self.popup = Some(Popup::SendTo { cursor, chosen });
+                    }
+                    KeyCode::Char(c @ '1'..='6') => {
+                        let i = c as usize - '1' as usize;
+                        chosen[i] = !chosen[i];
+                        self.popup = Some(Popup::SendTo { cursor: i, chosen });
+                    }
+                    KeyCode::Enter => {
+                        let providers: Vec<Provider> = Provider::ALL
+                            .iter()
+                            .zip(chosen)
+                            .filter(|(_, on)| *on)
+                            .map(|(p, _)| *p)
+                            .collect();
+                        if providers.is_empty() {
+                            self.status = "no provider picked: Space picks one".into();
+                            self.popup = Some(Popup::SendTo { cursor, chosen });
+                            return Vec::new();
+                        }
+                        return self.send_to(&providers);
+                    }
+                    KeyCode::Esc | KeyCode::Char('q') => self.status = "nothing sent".into(),
+                    _ => self.popup = Some(Popup::SendTo { cursor, chosen }),
                 }
                 Vec::new()
             }

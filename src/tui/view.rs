@@ -113,7 +113,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         .and_then(|d| d.load_error.as_deref())
         .or(app.open_error.as_deref());
     // A live reply takes the lower part of the request's column.
-    let (output_area, reply_area) = if app.reply.visible() {
+    let (output_area, reply_area) = if app.replies.iter().any(|r| r.visible()) {
         let split = Layout::default()
             .direction(Direction::Vertical)
             .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
@@ -123,7 +123,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
         (areas.output, None)
     };
     if let Some(area) = reply_area {
-        app.reply.draw(frame, area, ui);
+        // Several replies side by side.
+        let n = app.replies.len().max(1) as u32;
+        let columns = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints((0..n).map(|_| Constraint::Ratio(1, n)).collect::<Vec<_>>())
+            .split(area);
+        for (reply, column) in app.replies.iter().zip(columns.iter()) {
+            reply.draw(frame, *column, ui);
+        }
     }
     app.request.draw(
         frame,

@@ -56,6 +56,8 @@ pub enum Popup {
     },
     /// Model, budget and token counter (`s`).
     Settings(Box<SettingsForm>),
+    /// Which providers to send to at once (`P`), in `Provider::ALL` order.
+    SendTo { cursor: usize, chosen: [bool; 6] },
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
@@ -63,6 +65,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
         Popup::Help(scroll) => draw_help(frame, area, ui, *scroll),
         Popup::Settings(form) => form.draw(frame, area, ui),
         Popup::Formatter(i) => draw_picker(frame, area, ui, *i),
+        Popup::SendTo { cursor, chosen } => draw_send_to(frame, area, ui, *cursor, chosen),
         Popup::Conflict { disk, error } => {
             let what = match disk {
                 FileResult::Text { .. } => {
@@ -283,6 +286,37 @@ fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, selected: usize) {
         .collect();
     frame.render_widget(Clear, rect);
     let block = pane_block(ui, Line::from(" Formatter (Enter picks) "), true);
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+fn draw_send_to(frame: &mut Frame, area: Rect, ui: &Palette, cursor: usize, chosen: &[bool; 6]) {
+    let rect = centered(area, 46, 6 + 4);
+    let mut lines: Vec<Line> = crate::formatter::Provider::ALL
+        .iter()
+        .zip(chosen)
+        .enumerate()
+        .map(|(i, (p, on))| {
+            let style = if i == cursor {
+                Style::default()
+                    .bg(ui.selected_bg)
+                    .fg(ui.text)
+                    .add_modifier(Modifier::BOLD)
+            } else {
+                Style::default().fg(ui.text)
+            };
+            Line::styled(
+                format!(" [{}] {} {p}", if *on { "x" } else { " " }, i + 1),
+                style,
+            )
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        " Space picks · Enter sends to each · Esc",
+        Style::default().fg(ui.muted),
+    ));
+    frame.render_widget(Clear, rect);
+    let block = pane_block(ui, Line::from(" Send to several providers "), true);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 

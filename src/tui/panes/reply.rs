@@ -154,11 +154,13 @@ impl ReplyPane {
             Phase::Failed(_) => "failed",
             Phase::Cancelled => "cancelled",
         };
-        let block = pane_block(
-            ui,
-            Line::from(format!(" Reply · {provider} · {state} ")),
-            false,
-        );
+        let mut title = format!(" Reply · {provider} · {state} ");
+        if title.chars().count() + 2 > area.width as usize {
+            // Side by side: the short form.
+            let state = state.split(" (").next().unwrap_or(state);
+            title = format!(" {provider} · {state} ");
+        }
+        let block = pane_block(ui, Line::from(title), false);
         let inner = block.inner(area);
         frame.render_widget(block, area);
         let mut lines: Vec<Line> = Vec::new();
