@@ -459,3 +459,25 @@ fn count_remote_asks_the_providers_own_counter() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no token-counting endpoint"));
 }
+
+#[test]
+fn a_session_can_split_think_tags_in_replies() {
+    let reply = r#"{"model": "qwq", "created_at": "2026-01-01T00:00:00Z", "done": true, "message": {"role": "assistant", "content": "<think>\nCount the letters.\n</think>\n\nThree."}, "prompt_eval_count": 9, "eval_count": 12}"#;
+    let server = FakeProvider::start(Plan::json(200, reply));
+    let dir = tempfile::tempdir().unwrap();
+    let session = write_session(dir.path(), "ollama", Some("qwq"), false, &server.base());
+    let plain = formatscope(&["send", session.to_str().unwrap(), "--json"], &[]);
+    assert!(
+        text(&plain.stdout).contains("<think>"),
+        "off by default, as AgentScope"
+    );
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    v["reply"] = json!({"split_think_tags": true});
+    std::fs::write(&session, v.to_string()).unwrap();
+    let split = formatscope(&["send", session.to_str().unwrap(), "--json"], &[]);
+    let last: Value = serde_json::from_str(text(&split.stdout).lines().last().unwrap()).unwrap();
+    let content = &last["final"]["content"];
+    assert_eq!(content[0]["type"], "thinking");
+    assert_eq!(content[0]["thinking"], "Count the letters.");
+    assert_eq!(content[1]["text"], "Three.");
+}

@@ -88,7 +88,8 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return usage_error(e),
     };
-    let (prepared, opts) = match net::prepare(built.provider, &built.out, args.split_think_tags) {
+    let split = args.split_think_tags || net::session_splits_think_tags(&built.session.settings);
+    let (prepared, opts) = match net::prepare(built.provider, &built.out, split) {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };

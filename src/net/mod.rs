@@ -387,6 +387,16 @@ pub fn client(timeouts: Timeouts) -> Result<reqwest::Client, SendError> {
         })
 }
 
+/// The session's `"reply": {"split_think_tags": true}`: split `<think>` in
+/// DashScope and Ollama replies (beyond AgentScope; off by default).
+pub fn session_splits_think_tags(settings: &Map<String, Value>) -> bool {
+    settings
+        .get("reply")
+        .and_then(|r| r.get("split_think_tags"))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
 /// The request `run_request` built, ready to send, and the options its
 /// model class parses the reply with. `None` when nothing would be sent
 /// (AgentScope or the SDK raises first).

@@ -49,7 +49,8 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         std::sync::Arc::new(crate::media::NoNetwork),
     );
     let out = run_request(&job.session, &request, &settings, &env);
-    let (prepared, opts) = match net::prepare(provider, &out, false) {
+    let split = net::session_splits_think_tags(&job.session.settings);
+    let (prepared, opts) = match net::prepare(provider, &out, split) {
         Ok(p) => p,
         Err(e) => return say(ReplyUpdate::Failed(e)),
     };
