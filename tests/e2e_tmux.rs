@@ -381,3 +381,36 @@ fn the_workbench_sends_streams_the_reply_and_appends_it() {
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
 }
+
+#[test]
+fn r_asks_anthropic_to_count_and_the_meter_says_exact() {
+    use provider::{FakeProvider, Plan};
+    let server = FakeProvider::start(Plan::json(200, r#"{"input_tokens": 99}"#));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("ask.json");
+    std::fs::write(
+        &file,
+        format!(
+            "{{\"provider\": \"anthropic\",\n \"request\": {{\"model_kwargs\": {{\"client_kwargs\": {{\"base_url\": \"{}\"}}}}}},\n \"messages\": [{{\"name\": \"Bob\", \"role\": \"user\", \"content\": \"Count me.\"}}]}}\n",
+            server.base()
+        ),
+    )
+    .expect("write");
+    let tmux = Tmux::start_env(
+        dir.path(),
+        "ask.json",
+        &[("ANTHROPIC_API_KEY", "sk-e2e-secret")],
+    );
+    tmux.wait_for("the request", |s| {
+        s.contains("AnthropicChatFormatter · messages")
+    });
+    tmux.keys(&["R"]);
+    tmux.wait_for("the exact count", |s| {
+        s.contains("Anthropic counts 99 · exact")
+    });
+    let got = &server.requests()[0];
+    assert_eq!(got.path, "/v1/messages/count_tokens");
+    assert_eq!(got.header("x-api-key"), Some("sk-e2e-secret"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}

@@ -299,3 +299,38 @@ fn replies_of_several_providers_stand_side_by_side() {
     }
     insta::assert_snapshot!("replies_side_by_side", screen_text(&app, 120, 40));
 }
+
+#[test]
+fn r_shows_the_providers_exact_count_until_the_request_changes() {
+    use formatscope::formatter::Provider;
+    use formatscope::tui::msg::Command;
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let cmds = app.update(key('3'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(app.update(key('R')).is_empty(), "DashScope has no counter");
+    assert!(app.status.contains("no token-counting endpoint"));
+    let cmds = app.update(key('2'));
+    run_commands(&mut app, &mut computer, cmds);
+    let cmds = app.update(key('R'));
+    let generation = cmds
+        .iter()
+        .find_map(|c| match c {
+            Command::RemoteCount(job) => Some(job.id),
+            _ => None,
+        })
+        .expect("a remote count");
+    app.update(Msg::RemoteCounted {
+        generation,
+        provider: Provider::Anthropic,
+        result: Ok(212),
+    });
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains("Anthropic counts 212 · exact (ours ≈"),
+        "{screen}"
+    );
+    // Another provider's request is another count.
+    let cmds = app.update(key('4'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(!screen_text(&app, 120, 40).contains("counts 212"));
+}

@@ -66,6 +66,9 @@ pub struct App {
     /// with `P`, side by side.
     pub replies: Vec<super::panes::reply::ReplyPane>,
     sends: u64,
+    /// The provider's own count (`R`): for which preview generation and
+    /// provider, and the count or why not.
+    pub remote_count: Option<(u64, Provider, Result<u64, String>)>,
     pub popup: Option<Popup>,
     pub preview: Option<Preview>,
     pub generation: u64,
@@ -114,6 +117,7 @@ impl App {
             request: RequestPane::default(),
             replies: Vec::new(),
             sends: 0,
+            remote_count: None,
             popup: None,
             preview: None,
             generation: 0,
@@ -316,6 +320,18 @@ impl App {
                 then,
             } => self.on_saved(path, state, outcome, then),
             Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::RemoteCounted {
+                generation,
+                provider,
+                result,
+            } => {
+                self.status = match &result {
+                    Ok(n) => format!("{provider} counts {n} input tokens (exact)"),
+                    Err(e) => format!("no remote count: {e}"),
+                };
+                self.remote_count = Some((generation, provider, result));
+                Vec::new()
+            }
             Msg::Reply { id, update } => {
                 let line = self
                     .replies
@@ -1133,6 +1149,33 @@ impl App {
                     chosen[i] = true;
                 }
                 self.popup = Some(Popup::SendTo { cursor: 0, chosen });
+            }
+            Action::RemoteCount => {
+                let provider = self.formatter.provider;
+                if !matches!(provider, Provider::Anthropic | Provider::Gemini) {
+                    self.status = format!(
+                        "{provider} has no token-counting endpoint (Anthropic and Gemini have)"
+                    );
+                    return Vec::new();
+                }
+                let (session, settings) = match self.wire_settings() {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.status = format!("no remote count: {e}");
+                        return Vec::new();
+                    }
+                };
+                let generation = self
+                    .preview
+                    .as_ref()
+                    .map_or(self.generation, |p| p.generation);
+                self.status = format!("asking {provider} to count the request…");
+                return vec![Command::RemoteCount(Box::new(super::sender::SendJob {
+                    id: generation,
+                    session: Box::new(session),
+                    formatter: self.formatter,
+                    settings: Box::new(settings),
+                }))];
             }
             Action::CancelSend => {
                 let ids: Vec<u64> = self

@@ -164,6 +164,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         | Command::Watch(_)
         | Command::Clipboard(_)
         | Command::Send(_)
+        | Command::RemoteCount(_)
         | Command::CancelSend(_)
         | Command::Quit => None,
     }

@@ -45,6 +45,12 @@ pub enum Msg {
     PreviewReady(Box<Preview>),
     /// A second passed (recovery copies of unsaved edits are written on it).
     Tick,
+    /// The provider's own count of the request of preview `generation`.
+    RemoteCounted {
+        generation: u64,
+        provider: crate::formatter::Provider,
+        result: Result<u64, String>,
+    },
     /// Progress of a live send (`S`).
     Reply {
         id: u64,
@@ -139,6 +145,8 @@ pub enum Command {
     },
     /// Send the request for real (the sender thread, on tokio).
     Send(Box<super::sender::SendJob>),
+    /// Ask the provider to count the request (`job.id`: the generation).
+    RemoteCount(Box<super::sender::SendJob>),
     /// Cancel send `id` (its connection closes).
     CancelSend(u64),
     /// Keep a copy of unsaved edits in the recovery file.

@@ -220,6 +220,15 @@ impl Runtime {
                         }
                     }
                 }
+                Command::RemoteCount(job) => {
+                    if self.client.is_none() {
+                        self.client = crate::net::client(crate::net::Timeouts::default()).ok();
+                    }
+                    if let Some(client) = self.client.clone() {
+                        self.tokio
+                            .spawn(super::sender::count(client, *job, self.tx.clone()));
+                    }
+                }
                 Command::CancelSend(id) => {
                     // Dropping the task closes its connection.
                     if let Some(h) = self.sends.remove(&id) {

@@ -6,7 +6,7 @@
 use super::msg::{Msg, Outbox};
 use super::panes::reply::ReplyUpdate;
 use crate::formatter::FormatterId;
-use crate::net::{self, Timeouts};
+use crate::net::{self, Prepared, Timeouts};
 use crate::pipeline::{run_request, ReferenceRequest};
 use crate::session::Session;
 use crate::wire::Settings;
@@ -20,15 +20,13 @@ pub struct SendJob {
     pub settings: Box<Settings>,
 }
 
-/// One send, as a task on the loop's runtime: builds the request (the
-/// wire view's), sends it, and reports every parsed response.
-pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
-    let id = job.id;
-    let say = |update: ReplyUpdate| {
-        let _ = msgs.send(Msg::Reply { id, update });
-    };
+/// The request a job describes, ready to send, with its parse options and
+/// key; or why not.
+fn prepare(
+    job: &SendJob,
+) -> Result<(Prepared, crate::response::Options, Option<net::ApiKey>), String> {
     let provider = job.formatter.provider;
-    let mut settings = *job.settings;
+    let mut settings = (*job.settings).clone();
     if let Some(url) = std::env::var(net::base_url_variable(provider))
         .ok()
         .filter(|u| !u.is_empty())
@@ -50,13 +48,21 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
     );
     let out = run_request(&job.session, &request, &settings, &env);
     let split = net::session_splits_think_tags(&job.session.settings);
-    let (prepared, opts) = match net::prepare(provider, &out, split) {
+    let (prepared, opts) = net::prepare(provider, &out, split)?;
+    let key = net::find_key(provider, |k| std::env::var(k).ok()).map_err(|e| e.to_string())?;
+    Ok((prepared, opts, key))
+}
+
+/// One send, as a task on the loop's runtime: builds the request (the
+/// wire view's), sends it, and reports every parsed response.
+pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
+    let id = job.id;
+    let say = |update: ReplyUpdate| {
+        let _ = msgs.send(Msg::Reply { id, update });
+    };
+    let (prepared, opts, key) = match prepare(&job) {
         Ok(p) => p,
         Err(e) => return say(ReplyUpdate::Failed(e)),
-    };
-    let key = match net::find_key(provider, |k| std::env::var(k).ok()) {
-        Ok(k) => k,
-        Err(e) => return say(ReplyUpdate::Failed(e.to_string())),
     };
     say(ReplyUpdate::Started {
         url: prepared.url.clone(),
@@ -75,4 +81,28 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         Ok(outcome) => say(ReplyUpdate::Done(Box::new(outcome))),
         Err(e) => say(ReplyUpdate::Failed(e.to_string())),
     }
+}
+
+/// The provider's own count of the request (`R`): Anthropic's
+/// `count_tokens`, Gemini's `countTokens`. `job.id` is the preview's
+/// generation it counts.
+pub async fn count(client: reqwest::Client, job: SendJob, msgs: Outbox) {
+    let provider = job.formatter.provider;
+    let result = match prepare(&job) {
+        Err(e) => Err(e),
+        Ok((prepared, _, key)) => net::count_remote(
+            &client,
+            provider,
+            &prepared,
+            key.as_ref(),
+            Timeouts::default(),
+        )
+        .await
+        .map_err(|e| e.to_string()),
+    };
+    let _ = msgs.send(Msg::RemoteCounted {
+        generation: job.id,
+        provider,
+        result,
+    });
 }

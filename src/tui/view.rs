@@ -155,6 +155,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
         preview,
         app.budget(),
         idle.is_some(),
+        // The remote count holds for the request it counted only.
+        app.remote_count
+            .as_ref()
+            .filter(|(g, p, _)| {
+                preview.is_some_and(|pv| pv.generation == *g && pv.formatter.provider == *p)
+            })
+            .map(|(_, _, r)| r),
     );
     truncation::draw(frame, truncation_area, ui, preview, idle.is_some());
     status::draw(

@@ -18,6 +18,7 @@ pub fn draw(
     preview: Option<&Preview>,
     budget: Option<i64>,
     idle: bool,
+    remote: Option<&Result<u64, String>>,
 ) {
     let block = pane_block(ui, Line::from(" Budget "), false);
     let inner = block.inner(area);
@@ -75,15 +76,25 @@ pub fn draw(
             ratio * 100.0
         ));
     frame.render_widget(gauge, rows[0]);
-    let tokenizer = format!(
-        "provider tokenizer {} {}",
-        report.model.tokenizer.describe(),
-        if report.exact {
-            "· exact"
-        } else {
-            "· estimate"
-        }
-    );
+    let tokenizer = match remote {
+        // The provider's own counter: exact, beside ours.
+        Some(Ok(n)) => format!(
+            "{} counts {n} · exact (ours {}{})",
+            report.formatter.provider,
+            if report.exact { "" } else { "≈" },
+            report.total
+        ),
+        Some(Err(e)) => format!("remote count failed: {e}"),
+        None => format!(
+            "provider tokenizer {} {}",
+            report.model.tokenizer.describe(),
+            if report.exact {
+                "· exact"
+            } else {
+                "· estimate"
+            }
+        ),
+    };
     frame.render_widget(
         Paragraph::new(tokenizer).style(Style::default().fg(ui.muted)),
         rows[1],
