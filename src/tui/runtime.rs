@@ -140,6 +140,10 @@ impl Runtime {
 
     /// Waits up to `timeout` for a message and handles it.
     pub fn step(&mut self, timeout: Duration) -> Option<Flow> {
+        // A message already queued needs no wait (and no timer).
+        if let Ok(msg) = self.rx.try_recv() {
+            return Some(self.handle(msg));
+        }
         let tokio = Arc::clone(&self.tokio);
         let rx = &mut self.rx;
         match tokio.block_on(async { tokio::time::timeout(timeout, rx.recv()).await }) {
