@@ -3,6 +3,7 @@
 //! 2 bad usage or an unreadable/invalid file.
 
 mod budget;
+mod diff;
 mod format;
 mod request;
 mod response;
@@ -80,6 +81,10 @@ enum Command {
     /// whole or streamed: the ChatResponse after every chunk and the final
     /// one (response_oracle.py's shape).
     Response(response::ResponseArgs),
+    /// The structural difference between two requests for one session (two
+    /// providers, modes, or the formatter's output against the wire body):
+    /// a summary, or JSON Patch operations with --json.
+    Diff(diff::DiffArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -98,6 +103,7 @@ pub fn run() -> i32 {
         Some(Command::Count(args)) => budget::count(args),
         Some(Command::Tokenize(args)) => budget::tokenize(args),
         Some(Command::Request(args)) => request::run(args),
+        Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => send::run(args),

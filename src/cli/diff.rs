@@ -1,0 +1,154 @@
+//! `formatscope diff SESSION --left SPEC --right SPEC`: the structural
+//! difference between two requests for the same session (two providers,
+//! two modes, the formatter's output or the wire body).
+
+use super::{media_env, print_json, say, usage_error, web_fetcher};
+use clap::Args;
+use formatscope::formatter::{FormatterId, Mode, Provider};
+use formatscope::pipeline::{self, ReferenceRequest};
+use formatscope::session::{read_session, Session};
+use serde_json::Value;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct DiffArgs {
+    /// Session file.
+    session: PathBuf,
+
+    /// The left request: PROVIDER[:MODE][:wire], e.g. openai, anthropic:multi-agent,
+    /// gemini:chat:wire (wire: the HTTP body the SDK sends, else the
+    /// formatter's messages). The mode defaults to the session's.
+    #[arg(long, value_name = "SPEC")]
+    left: String,
+
+    /// The right request, as --left.
+    #[arg(long, value_name = "SPEC")]
+    right: String,
+
+    /// JSON Patch operations (RFC 6902 add/remove/replace, JSON-pointer
+    /// paths into the left request: the body for wire, else
+    /// {"messages": [...]}; `moved_from`/`moved_to` pair a value that
+    /// moved), which applied to the left request give the right one.
+    #[arg(long)]
+    json: bool,
+
+    /// Never use the network.
+    #[arg(long)]
+    offline: bool,
+}
+
+/// A side: which formatter, and whether the wire body.
+struct Side {
+    formatter: FormatterId,
+    wire: bool,
+}
+
+fn parse_side(spec: &str, session: &Session) -> Result<Side, String> {
+    let mut parts = spec.split(':');
+    let provider = parts
+        .next()
+        .and_then(Provider::from_id)
+        .ok_or_else(|| format!("{spec}: expected PROVIDER[:MODE][:wire]"))?;
+    let mut mode = pipeline::formatter_for_session(session)
+        .map(|f| f.mode)
+        .unwrap_or(Mode::Chat);
+    let mut wire = false;
+    for p in parts {
+        match p {
+            "wire" => wire = true,
+            m => mode = Mode::from_id(m).ok_or_else(|| format!("{spec}: unknown mode {m}"))?,
+        }
+    }
+    Ok(Side {
+        formatter: FormatterId::new(provider, mode),
+        wire,
+    })
+}
+
+/// The request a side describes: the formatter's messages, or the body.
+pub(crate) fn request_of(
+    session: &Session,
+    formatter: FormatterId,
+    wire: bool,
+    env: &formatscope::media::MediaEnv,
+) -> Result<Value, String> {
+    let request = ReferenceRequest {
+        formatter,
+        options: Default::default(),
+        max_tokens: None,
+        count: false,
+        tools: false,
+        token_counter: None,
+    };
+    let out = if wire {
+        let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
+            .map_err(|e| e.to_string())?;
+        pipeline::run_request(session, &request, &settings, env)
+    } else {
+        pipeline::run_reference_in(session, &request, env)
+    };
+    if let Some(e) = out.get("error").and_then(Value::as_str) {
+        return Err(format!("{formatter}: {e}"));
+    }
+    if wire {
+        return out
+            .get("http_body")
+            .cloned()
+            .ok_or_else(|| format!("{formatter}: no request body"));
+    }
+    // The formatter's list, under the key a body holds it by, so the
+    // formatter's output and a wire body line up.
+    let messages = out
+        .get("messages")
+        .cloned()
+        .ok_or_else(|| format!("{formatter}: no messages"))?;
+    Ok(serde_json::json!({ "messages": messages }))
+}
+
+pub(crate) fn run(args: DiffArgs) -> i32 {
+    let session = match read_session(&args.session) {
+        Ok(s) => s,
+        Err(e) => return usage_error(e),
+    };
+    let (left, right) = match (
+        parse_side(&args.left, &session),
+        parse_side(&args.right, &session),
+    ) {
+        (Ok(l), Ok(r)) => (l, r),
+        (Err(e), _) | (_, Err(e)) => return usage_error(e),
+    };
+    let env = media_env(&session, web_fetcher(&[], args.offline));
+    let (l, r) = match (
+        request_of(&session, left.formatter, left.wire, &env),
+        request_of(&session, right.formatter, right.wire, &env),
+    ) {
+        (Ok(l), Ok(r)) => (l, r),
+        (Err(e), _) | (_, Err(e)) => {
+            say(format!("error: {e}"));
+            return 1;
+        }
+    };
+    let ops = formatscope::diff::diff(&l, &r);
+    if args.json {
+        print_json(&formatscope::diff::to_json(&ops));
+        return 0;
+    }
+    let name = |s: &Side| {
+        format!(
+            "{}{}",
+            s.formatter.class_name(),
+            if s.wire { " (wire body)" } else { "" }
+        )
+    };
+    println!(
+        "{} → {}: {} change{}",
+        name(&left),
+        name(&right),
+        ops.len(),
+        if ops.len() == 1 { "" } else { "s" }
+    );
+    for op in &ops {
+        println!("{}", super::safe(&op.summary()));
+    }
+    0
+}

@@ -1,0 +1,421 @@
+//! A structural JSON diff between two requests (issue 12's compare, first
+//! part): JSON Patch operations (RFC 6902 `add`, `remove`, `replace`) whose
+//! paths are JSON pointers into the left request and which, applied in
+//! order, turn it into the right one. Arrays are aligned by their longest
+//! common subsequence, so one inserted message is one `add`, not a change
+//! of every message after it; a removed value that reappears elsewhere is
+//! marked as moved (Anthropic's system prompt leaving `messages` for the
+//! top-level `system`), beside the operations that still apply.
+
+use serde_json::{json, Map, Value};
+
+/// One operation; `moved` pairs a `remove` with the `add` of the same value
+/// (each names the other's path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Op {
+    pub op: &'static str,
+    pub path: String,
+    pub value: Option<Value>,
+    pub moved: Option<String>,
+}
+
+impl Op {
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("op".into(), self.op.into());
+        m.insert("path".into(), self.path.clone().into());
+        if let Some(v) = &self.value {
+            m.insert("value".into(), v.clone());
+        }
+        if let Some(other) = &self.moved {
+            let key = if self.op == "add" {
+                "moved_from"
+            } else {
+                "moved_to"
+            };
+            m.insert(key.into(), other.clone().into());
+        }
+        Value::Object(m)
+    }
+
+    /// One line for people: `+ /system (moved from /messages/0/content)`.
+    pub fn summary(&self) -> String {
+        let sign = match self.op {
+            "add" => "+",
+            "remove" => "-",
+            _ => "~",
+        };
+        let what = match (&self.moved, self.op) {
+            (Some(from), "add") => format!(" (moved from {from})"),
+            (Some(to), _) => format!(" (moved to {to})"),
+            (None, "replace") => {
+                format!(": {}", preview(self.value.as_ref().unwrap_or(&Value::Null)))
+            }
+            (None, "add") => format!(": {}", preview(self.value.as_ref().unwrap_or(&Value::Null))),
+            _ => String::new(),
+        };
+        format!("{sign} {}{what}", self.path)
+    }
+}
+
+fn preview(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// `~` and `/` escaped for a JSON pointer token.
+fn token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The operations that turn `left` into `right`.
+pub fn diff(left: &Value, right: &Value) -> Vec<Op> {
+    let mut ops = Vec::new();
+    walk(left, right, "", &mut ops);
+    mark_moves(&mut ops);
+    ops
+}
+
+fn walk(left: &Value, right: &Value, path: &str, ops: &mut Vec<Op>) {
+    if left == right {
+        return;
+    }
+    match (left, right) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let p = format!("{path}/{}", token(k));
+                match b.get(k) {
+                    Some(w) => walk(v, w, &p, ops),
+                    None => ops.push(Op {
+                        op: "remove",
+                        path: p,
+                        value: Some(v.clone()),
+                        moved: None,
+                    }),
+                }
+            }
+            for (k, w) in b {
+                if !a.contains_key(k) {
+                    ops.push(Op {
+                        op: "add",
+                        path: format!("{path}/{}", token(k)),
+                        value: Some(w.clone()),
+                        moved: None,
+                    });
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => walk_array(a, b, path, ops),
+        _ => ops.push(Op {
+            op: "replace",
+            path: path.to_string(),
+            value: Some(right.clone()),
+            moved: None,
+        }),
+    }
+}
+
+/// Arrays aligned by their longest common subsequence; a run of removed
+/// elements facing a run of added ones is diffed element by element
+/// (changed messages), the rest added or removed.
+fn walk_array(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j]: the LCS length of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    // Where the next element sits in the array as the operations so far
+    // have left it: everything before it is final.
+    let mut k = 0usize;
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            i += 1;
+            j += 1;
+            k += 1;
+            continue;
+        }
+        // The run of unmatched elements on each side, up to the next match.
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        while (i < n || j < m) && !(i < n && j < m && a[i] == b[j]) {
+            if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+                added.push(j);
+                j += 1;
+            } else {
+                removed.push(i);
+                i += 1;
+            }
+        }
+        // Within the run, elements of the same kind (a message of the same
+        // role, a block of the same type) face each other and are diffed
+        // inside; the others are removed or added.
+        let (r, q) = (removed.len(), added.len());
+        let similar = |x: usize, y: usize| similar(&a[removed[x]], &b[added[y]]);
+        let mut best = vec![vec![0u32; q + 1]; r + 1];
+        for x in (0..r).rev() {
+            for y in (0..q).rev() {
+                best[x][y] = if similar(x, y) {
+                    best[x + 1][y + 1] + 1
+                } else {
+                    best[x + 1][y].max(best[x][y + 1])
+                };
+            }
+        }
+        let (mut x, mut y) = (0, 0);
+        while x < r || y < q {
+            if x < r && y < q && similar(x, y) && best[x][y] == best[x + 1][y + 1] + 1 {
+                walk(&a[removed[x]], &b[added[y]], &format!("{path}/{k}"), ops);
+                k += 1;
+                x += 1;
+                y += 1;
+            } else if x < r && (y == q || best[x + 1][y] >= best[x][y + 1]) {
+                ops.push(Op {
+                    op: "remove",
+                    path: format!("{path}/{k}"),
+                    value: Some(a[removed[x]].clone()),
+                    moved: None,
+                });
+                x += 1;
+            } else {
+                ops.push(Op {
+                    op: "add",
+                    path: format!("{path}/{k}"),
+                    value: Some(b[added[y]].clone()),
+                    moved: None,
+                });
+                k += 1;
+                y += 1;
+            }
+        }
+    }
+}
+
+/// The same kind of element: both objects with the same `role` and
+/// `type` (messages, blocks), or both of one JSON type.
+fn similar(x: &Value, y: &Value) -> bool {
+    match (x, y) {
+        (Value::Object(p), Value::Object(q)) => {
+            p.get("role") == q.get("role") && p.get("type") == q.get("type")
+        }
+        (Value::Array(_), Value::Array(_))
+        | (Value::String(_), Value::String(_))
+        | (Value::Number(_), Value::Number(_))
+        | (Value::Bool(_), Value::Bool(_))
+        | (Value::Null, Value::Null) => true,
+        _ => false,
+    }
+}
+
+/// Pairs what an `add` puts in with a `remove`d value that held it (the
+/// whole value, or a part: a system message's text moved to a top-level
+/// `system` field), for values worth naming (objects, arrays, strings of 12
+/// characters or more).
+fn mark_moves(ops: &mut [Op]) {
+    for a in 0..ops.len() {
+        if ops[a].op != "add" || ops[a].moved.is_some() {
+            continue;
+        }
+        let Some(added) = ops[a].value.clone() else {
+            continue;
+        };
+        // The added value, then its parts, largest first.
+        let mut candidates = Vec::new();
+        parts(&added, String::new(), &mut candidates);
+        let found = candidates.iter().find_map(|(inner, needle)| {
+            ops.iter().enumerate().find_map(|(r, o)| {
+                if o.op != "remove" || o.moved.is_some() {
+                    return None;
+                }
+                let at = find(o.value.as_ref()?, needle, String::new())?;
+                Some((
+                    r,
+                    format!("{}{at}", o.path),
+                    format!("{}{inner}", ops[a].path),
+                ))
+            })
+        });
+        if let Some((r, from, to)) = found {
+            ops[r].moved = Some(to);
+            ops[a].moved = Some(from);
+        }
+    }
+}
+
+fn worth(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::String(s) => s.chars().count() >= 12,
+        _ => false,
+    }
+}
+
+/// `v` and its parts worth naming, with their paths inside `v`.
+fn parts(v: &Value, at: String, out: &mut Vec<(String, Value)>) {
+    if !worth(v) {
+        return;
+    }
+    out.push((at.clone(), v.clone()));
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                parts(x, format!("{at}/{}", token(k)), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                parts(x, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where `needle` sits inside `hay`, as a path.
+fn find(hay: &Value, needle: &Value, at: String) -> Option<String> {
+    if hay == needle {
+        return Some(at);
+    }
+    match hay {
+        Value::Object(m) => m
+            .iter()
+            .find_map(|(k, x)| find(x, needle, format!("{at}/{}", token(k)))),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| find(x, needle, format!("{at}/{i}"))),
+        _ => None,
+    }
+}
+
+/// Applies `ops` to `doc` (RFC 6902 `add`, `remove`, `replace`).
+pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
+    for op in ops {
+        let tokens: Vec<String> = if op.path.is_empty() {
+            Vec::new()
+        } else {
+            op.path
+                .strip_prefix('/')
+                .ok_or_else(|| format!("bad path {}", op.path))?
+                .split('/')
+                .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                .collect()
+        };
+        let Some((last, parents)) = tokens.split_last() else {
+            match op.op {
+                "replace" | "add" => *doc = op.value.clone().unwrap_or(Value::Null),
+                _ => return Err("cannot remove the whole document".into()),
+            }
+            continue;
+        };
+        let mut target = &mut *doc;
+        for t in parents {
+            target = match target {
+                Value::Object(m) => m
+                    .get_mut(t)
+                    .ok_or_else(|| format!("no {t} in {}", op.path))?,
+                Value::Array(a) => {
+                    let i: usize = t.parse().map_err(|_| format!("bad index in {}", op.path))?;
+                    a.get_mut(i)
+                        .ok_or_else(|| format!("no index {i} in {}", op.path))?
+                }
+                _ => return Err(format!("{} goes through a scalar", op.path)),
+            };
+        }
+        let value = op.value.clone().unwrap_or(Value::Null);
+        match (target, op.op) {
+            (Value::Object(m), "add" | "replace") => {
+                m.insert(last.clone(), value);
+            }
+            (Value::Object(m), "remove") => {
+                m.shift_remove(last)
+                    .ok_or_else(|| format!("nothing at {}", op.path))?;
+            }
+            (Value::Array(a), op_name) => {
+                let i: usize = if last == "-" {
+                    a.len()
+                } else {
+                    last.parse()
+                        .map_err(|_| format!("bad index in {}", op.path))?
+                };
+                match op_name {
+                    "add" if i <= a.len() => a.insert(i, value),
+                    "remove" if i < a.len() => {
+                        a.remove(i);
+                    }
+                    "replace" if i < a.len() => a[i] = value,
+                    _ => return Err(format!("index out of range at {}", op.path)),
+                }
+            }
+            _ => return Err(format!("{} is not in a container", op.path)),
+        }
+    }
+    Ok(())
+}
+
+/// The operations as JSON (`--json`).
+pub fn to_json(ops: &[Op]) -> Value {
+    json!(ops.iter().map(Op::to_json).collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(left: Value, right: Value) -> Vec<Op> {
+        let ops = diff(&left, &right);
+        let mut doc = left.clone();
+        apply(&mut doc, &ops).expect("applies");
+        assert_eq!(doc, right, "{ops:?}");
+        ops
+    }
+
+    #[test]
+    fn an_inserted_message_is_one_add() {
+        let m = |t: &str| json!({"role": "user", "content": t});
+        let ops = check(
+            json!([m("a"), m("b"), m("c")]),
+            json!([m("a"), m("new"), m("b"), m("c")]),
+        );
+        assert_eq!(ops.len(), 1);
+        assert_eq!(ops[0].op, "add");
+        assert_eq!(ops[0].path, "/1");
+    }
+
+    #[test]
+    fn the_system_prompt_leaving_messages_is_a_move() {
+        let ops = check(
+            json!({"messages": [{"role": "system", "content": "You are Friday, a librarian."}, {"role": "user", "content": "hi"}]}),
+            json!({"system": "You are Friday, a librarian.", "messages": [{"role": "user", "content": "hi"}]}),
+        );
+        let moved: Vec<String> = ops.iter().map(Op::summary).collect();
+        assert!(
+            moved
+                .iter()
+                .any(|s| s.starts_with("+ /system (moved from /messages/0")),
+            "{moved:?}"
+        );
+    }
+
+    #[test]
+    fn changes_removals_and_escapes_apply() {
+        check(
+            json!({"a/b": 1, "t~": [1, 2, 3, 4], "x": {"y": [true]}}),
+            json!({"a/b": 2, "t~": [2, 4, 5], "x": {"y": [false, null]}}),
+        );
+        check(json!([1, 2, 3]), json!([]));
+        check(json!([]), json!([1, 2]));
+        check(json!(1), json!("one"));
+    }
+}
