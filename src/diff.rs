@@ -364,6 +364,62 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
     Ok(())
 }
 
+/// The longest identical prefix of two serialised requests: what a
+/// provider's prompt cache can reuse between them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachePrefix {
+    /// Bytes in common (on a character boundary).
+    pub bytes: usize,
+    /// The right request's length.
+    pub of: usize,
+    /// Where the right request stops matching: the deepest value holding
+    /// that byte, as a JSON pointer (`None` when one is a prefix of the
+    /// other).
+    pub breaks_at: Option<String>,
+}
+
+pub fn cache_prefix(left: &str, right: &str) -> CachePrefix {
+    let mut n = left
+        .bytes()
+        .zip(right.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !right.is_char_boundary(n) {
+        n -= 1;
+    }
+    let breaks_at = (n < left.len() && n < right.len()).then(|| {
+        crate::json::parse(right.as_bytes(), crate::json::Options { spans: true })
+            .ok()
+            .and_then(|p| p.tree)
+            .map(|tree| pointer_at(&tree, n, String::new()))
+            .unwrap_or_default()
+    });
+    CachePrefix {
+        bytes: n,
+        of: right.len(),
+        breaks_at,
+    }
+}
+
+/// The pointer of the deepest value whose bytes hold `offset`.
+fn pointer_at(node: &crate::json::Node, offset: usize, at: String) -> String {
+    use crate::json::NodeKind;
+    match &node.kind {
+        NodeKind::Object(members) => members
+            .iter()
+            .find(|m| m.key_span.start <= offset && offset < m.value.span.end)
+            .map(|m| pointer_at(&m.value, offset, format!("{at}/{}", token(&m.key))))
+            .unwrap_or(at),
+        NodeKind::Array(items) => items
+            .iter()
+            .enumerate()
+            .find(|(_, x)| x.span.contains(&offset))
+            .map(|(i, x)| pointer_at(x, offset, format!("{at}/{i}")))
+            .unwrap_or(at),
+        NodeKind::Scalar => at,
+    }
+}
+
 /// The operations as JSON (`--json`).
 pub fn to_json(ops: &[Op]) -> Value {
     json!(ops.iter().map(Op::to_json).collect::<Vec<_>>())
@@ -379,6 +435,17 @@ mod tests {
         apply(&mut doc, &ops).expect("applies");
         assert_eq!(doc, right, "{ops:?}");
         ops
+    }
+
+    #[test]
+    fn the_cache_prefix_ends_where_the_bodies_part() {
+        let a = r#"{"system": "You are Friday.", "messages": [{"role": "user", "content": "hi"}]}"#;
+        let b =
+            r#"{"system": "You are Friday.", "messages": [{"role": "user", "content": "hello"}]}"#;
+        let p = cache_prefix(a, b);
+        assert_eq!(&b[..p.bytes], &a[..p.bytes]);
+        assert_eq!(p.breaks_at.as_deref(), Some("/messages/0/content"));
+        assert_eq!(cache_prefix(a, a).breaks_at, None);
     }
 
     #[test]

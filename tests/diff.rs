@@ -119,3 +119,44 @@ fn anthropics_system_prompt_shows_as_moved_on_the_wire() {
         "{text}"
     );
 }
+
+#[test]
+fn two_versions_of_a_session_say_how_much_a_prompt_cache_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let edited = dir.path().join("edited.json");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "Hi, Alice, do you know the nearest library?",
+        "Hi, Alice, where is the nearest library?",
+    );
+    std::fs::write(&edited, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args([
+            "diff",
+            path.to_str().unwrap(),
+            "--left",
+            "openai:chat:wire",
+            "--right",
+            "openai:chat:wire",
+            "--right-session",
+            edited.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ops = v["operations"].as_array().unwrap();
+    assert_eq!(ops.len(), 1, "{ops:?}");
+    let prefix = &v["cache_prefix"];
+    assert!(prefix["bytes"].as_u64().unwrap() > 100);
+    assert!(prefix["bytes"].as_u64() < prefix["of_bytes"].as_u64());
+    // The edit is in the first user message: the system prompt before it
+    // stays cached.
+    assert_eq!(prefix["breaks_at"], "/messages/1/content/0/text");
+}

@@ -25,12 +25,19 @@ pub(crate) struct DiffArgs {
     #[arg(long, value_name = "SPEC")]
     right: String,
 
-    /// JSON Patch operations (RFC 6902 add/remove/replace, JSON-pointer
-    /// paths into the left request: the body for wire, else
+    /// {"operations": JSON Patch operations (RFC 6902 add/remove/replace,
+    /// JSON-pointer paths into the left request: the body for wire, else
     /// {"messages": [...]}; `moved_from`/`moved_to` pair a value that
-    /// moved), which applied to the left request give the right one.
+    /// moved), which applied to the left request give the right one;
+    /// "cache_prefix" for two wire bodies of one provider}.
     #[arg(long)]
     json: bool,
+
+    /// Take the right request from this session file instead (another
+    /// version of the same conversation): with two wire sides, the
+    /// summary then says how much of the body a prompt cache can reuse.
+    #[arg(long, value_name = "FILE")]
+    right_session: Option<PathBuf>,
 
     /// Never use the network.
     #[arg(long)]
@@ -110,17 +117,25 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(e),
     };
+    let right_session = match &args.right_session {
+        None => session.clone(),
+        Some(p) => match read_session(p) {
+            Ok(s) => s,
+            Err(e) => return usage_error(e),
+        },
+    };
     let (left, right) = match (
         parse_side(&args.left, &session),
-        parse_side(&args.right, &session),
+        parse_side(&args.right, &right_session),
     ) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => return usage_error(e),
     };
     let env = media_env(&session, web_fetcher(&[], args.offline));
+    let right_env = media_env(&right_session, web_fetcher(&[], args.offline));
     let (l, r) = match (
         request_of(&session, left.formatter, left.wire, &env),
-        request_of(&session, right.formatter, right.wire, &env),
+        request_of(&right_session, right.formatter, right.wire, &right_env),
     ) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => {
@@ -129,8 +144,30 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         }
     };
     let ops = formatscope::diff::diff(&l, &r);
+    // Prompt caches reuse the identical prefix of the bytes sent.
+    let prefix = (left.wire && right.wire && left.formatter.provider == right.formatter.provider)
+        .then(|| {
+            let provider = left.formatter.provider;
+            let (lb, rb) = (
+                formatscope::wire::export::body_bytes(provider, &l),
+                formatscope::wire::export::body_bytes(provider, &r),
+            );
+            let p = formatscope::diff::cache_prefix(&lb, &rb);
+            let model = formatscope::tokens::models::resolve(provider, right_session.model());
+            // The body's text in the provider's tokenizer: an estimate of
+            // the cached prompt (the JSON syntax is not what is cached).
+            let tokens = model.tokenizer.count(&rb[..p.bytes]);
+            (p, tokens, false)
+        });
     if args.json {
-        print_json(&formatscope::diff::to_json(&ops));
+        let mut out = serde_json::json!({"operations": formatscope::diff::to_json(&ops)});
+        if let Some((p, tokens, exact)) = &prefix {
+            out["cache_prefix"] = serde_json::json!({
+                "bytes": p.bytes, "of_bytes": p.of, "tokens": tokens,
+                "tokens_exact": exact, "breaks_at": p.breaks_at,
+            });
+        }
+        print_json(&out);
         return 0;
     }
     let name = |s: &Side| {
@@ -149,6 +186,18 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
     );
     for op in &ops {
         println!("{}", super::safe(&op.summary()));
+    }
+    if let Some((p, tokens, exact)) = prefix {
+        println!(
+            "identical prefix of the bodies: {} of {} bytes, {}{tokens} tokens{}",
+            p.bytes,
+            p.of,
+            if exact { "" } else { "≈" },
+            match &p.breaks_at {
+                Some(at) => format!("; it breaks at {at}"),
+                None => String::new(),
+            }
+        );
     }
     0
 }
