@@ -1,8 +1,7 @@
 //! `AnthropicChatModel` (`_parse_anthropic_completion_response`,
 //! `_parse_anthropic_stream_completion_response`).
 
-use super::args::streaming_parse;
-use super::openai::finalize_tool_inputs;
+use super::openai::final_tool_response;
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings,
@@ -81,7 +80,7 @@ pub struct Stream {
     thinking: String,
     signature: String,
     calls: Vec<ToolCall>,
-    last_inputs: Vec<(String, Value)>,
+    last_inputs: super::args::LastInputs,
     metadata: Value,
     last_content: Option<Vec<Value>>,
     last: Option<(ChatResponse, u32)>,
@@ -99,7 +98,7 @@ impl Stream {
             thinking: String::new(),
             signature: String::new(),
             calls: Vec::new(),
-            last_inputs: Vec::new(),
+            last_inputs: Default::default(),
             metadata: Value::Null,
             last_content: None,
             last: None,
@@ -218,18 +217,8 @@ impl StreamParse for Stream {
             }
             for call in &self.calls {
                 let input = if self.opts.stream_tool_parsing {
-                    let key = call.id.to_string();
-                    let last = self
-                        .last_inputs
-                        .iter()
-                        .find(|(k, _)| *k == key)
-                        .map(|(_, v)| v);
-                    let input = streaming_parse(&call.args, last, warnings);
-                    match self.last_inputs.iter_mut().find(|(k, _)| *k == key) {
-                        Some(slot) => slot.1 = input.clone(),
-                        None => self.last_inputs.push((key, input.clone())),
-                    }
-                    input
+                    self.last_inputs
+                        .streaming(call.id.to_string(), &call.args, warnings)
                 } else {
                     Value::Object(Map::new())
                 };
@@ -259,17 +248,19 @@ impl StreamParse for Stream {
     }
 
     fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
-        if self.opts.stream_tool_parsing || self.calls.is_empty() {
-            return Ok(Vec::new());
+        let extra = final_tool_response(
+            &self.opts,
+            !self.calls.is_empty(),
+            self.last_content.take(),
+            &self.id,
+            &self.usage,
+            None,
+            warnings,
+        );
+        if let Some(r) = &extra {
+            self.last = Some((r.clone(), self.usage_gen));
         }
-        let Some(mut last) = self.last_content.take() else {
-            return Ok(Vec::new());
-        };
-        let mut metadata = Value::Null;
-        finalize_tool_inputs(&mut last, self.opts.structured, &mut metadata, warnings);
-        let r = ChatResponse::new(&self.id, last, self.usage.clone(), metadata);
-        self.last = Some((r.clone(), self.usage_gen));
-        Ok(vec![r])
+        Ok(extra.into_iter().collect())
     }
 
     fn final_response(&self) -> Option<ChatResponse> {

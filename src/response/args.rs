@@ -95,3 +95,38 @@ pub fn ascii_dumps(v: &Value) -> String {
     }
     out
 }
+
+/// What each tool call's input was after the previous chunk, by tool id
+/// (AgentScope's `last_input_objs`): the memory behind "never shrink".
+#[derive(Debug, Default)]
+pub struct LastInputs(Vec<(String, Value)>);
+
+impl LastInputs {
+    /// `_parse_streaming_json_dict(args, last)`, remembered for the next
+    /// chunk.
+    pub fn streaming(&mut self, key: String, args: &str, warnings: &mut Warnings) -> Value {
+        let input = streaming_parse(args, self.get(&key), warnings);
+        self.set(key, input.clone());
+        input
+    }
+
+    /// The Responses API's variant: repair-load (no strict parse first),
+    /// then never shrink.
+    pub fn repaired(&mut self, key: String, args: &str, warnings: &mut Warnings) -> Value {
+        let repaired = repair_load(if args.is_empty() { "{}" } else { args }, warnings);
+        let input = keep_longer(repaired, self.get(&key));
+        self.set(key, input.clone());
+        input
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn set(&mut self, key: String, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+}

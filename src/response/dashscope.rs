@@ -2,8 +2,8 @@
 //! `MultiModalConversation` (`_parse_dashscope_generation_response`,
 //! `_parse_dashscope_stream_response`).
 
-use super::args::{repair_load, streaming_parse};
-use super::openai::finalize_tool_inputs;
+use super::args::repair_load;
+use super::openai::final_tool_response;
 use super::{
     str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options, ParseError,
     StreamParse, Usage, Warnings,
@@ -175,7 +175,7 @@ pub struct Stream {
     text: String,
     thinking: String,
     calls: Vec<ToolCall>,
-    last_inputs: Vec<(String, Value)>,
+    last_inputs: super::args::LastInputs,
     usage: Option<Usage>,
     metadata: Value,
     last_content: Option<Vec<Value>>,
@@ -193,7 +193,7 @@ impl Stream {
             text: String::new(),
             thinking: String::new(),
             calls: Vec::new(),
-            last_inputs: Vec::new(),
+            last_inputs: Default::default(),
             usage: None,
             metadata: Value::Null,
             last_content: None,
@@ -293,17 +293,8 @@ impl StreamParse for Stream {
             let id = call.id.clone().unwrap_or_default();
             let raw = call.args.clone();
             let input = if self.opts.stream_tool_parsing {
-                let last = self
-                    .last_inputs
-                    .iter()
-                    .find(|(k, _)| *k == id)
-                    .map(|(_, v)| v);
-                let input = streaming_parse(raw.as_deref().unwrap_or(""), last, warnings);
-                match self.last_inputs.iter_mut().find(|(k, _)| *k == id) {
-                    Some(slot) => slot.1 = input.clone(),
-                    None => self.last_inputs.push((id.clone(), input.clone())),
-                }
-                input
+                self.last_inputs
+                    .streaming(id.clone(), raw.as_deref().unwrap_or(""), warnings)
             } else {
                 Value::Object(Map::new())
             };
@@ -335,17 +326,19 @@ impl StreamParse for Stream {
     }
 
     fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
-        if self.opts.stream_tool_parsing || self.calls.is_empty() {
-            return Ok(Vec::new());
+        let extra = final_tool_response(
+            &self.opts,
+            !self.calls.is_empty(),
+            self.last_content.take(),
+            &self.id,
+            &self.usage,
+            None,
+            warnings,
+        );
+        if let Some(r) = &extra {
+            self.last = Some(r.clone());
         }
-        let Some(mut last) = self.last_content.take() else {
-            return Ok(Vec::new());
-        };
-        let mut metadata = Value::Null;
-        finalize_tool_inputs(&mut last, self.opts.structured, &mut metadata, warnings);
-        let r = ChatResponse::new(&self.id, last, self.usage.clone(), metadata);
-        self.last = Some(r.clone());
-        Ok(vec![r])
+        Ok(extra.into_iter().collect())
     }
 
     fn final_response(&self) -> Option<ChatResponse> {

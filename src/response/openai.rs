@@ -2,7 +2,7 @@
 //! OpenAI-compatible server (`_parse_openai_completion_response`,
 //! `_parse_openai_stream_response`).
 
-use super::args::{repair_load, streaming_parse};
+use super::args::repair_load;
 use super::structured;
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
@@ -147,7 +147,7 @@ pub struct Stream {
     audio: String,
     /// Keyed by the delta's `index` (its JSON text), first-seen order.
     calls: Vec<(String, ToolCall)>,
-    last_inputs: Vec<(String, Value)>,
+    last_inputs: super::args::LastInputs,
     metadata: Value,
     contents: Vec<Value>,
     last_contents: Option<Vec<Value>>,
@@ -166,7 +166,7 @@ impl Stream {
             thinking: String::new(),
             audio: String::new(),
             calls: Vec::new(),
-            last_inputs: Vec::new(),
+            last_inputs: Default::default(),
             metadata: Value::Null,
             contents: Vec::new(),
             last_contents: None,
@@ -314,18 +314,8 @@ impl StreamParse for Stream {
         }
         for (_, tc) in &self.calls {
             let input = if self.opts.stream_tool_parsing {
-                let key = tc.id.to_string();
-                let last = self
-                    .last_inputs
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|(_, v)| v);
-                let input = streaming_parse(&tc.args, last, warnings);
-                match self.last_inputs.iter_mut().find(|(k, _)| *k == key) {
-                    Some(slot) => slot.1 = input.clone(),
-                    None => self.last_inputs.push((key, input.clone())),
-                }
-                input
+                self.last_inputs
+                    .streaming(tc.id.to_string(), &tc.args, warnings)
             } else {
                 Value::Object(Map::new())
             };
@@ -348,17 +338,19 @@ impl StreamParse for Stream {
         if self.opts.structured {
             self.structured.finish()?;
         }
-        if self.opts.stream_tool_parsing || self.calls.is_empty() {
-            return Ok(Vec::new());
+        let extra = final_tool_response(
+            &self.opts,
+            !self.calls.is_empty(),
+            self.last_contents.take(),
+            &self.id,
+            &self.usage,
+            None,
+            warnings,
+        );
+        if let Some(r) = &extra {
+            self.last = Some(r.clone());
         }
-        let Some(mut last) = self.last_contents.take() else {
-            return Ok(Vec::new());
-        };
-        let mut metadata = Value::Null;
-        finalize_tool_inputs(&mut last, self.opts.structured, &mut metadata, warnings);
-        let r = ChatResponse::new(&self.id, last, self.usage.clone(), metadata);
-        self.last = Some(r.clone());
-        Ok(vec![r])
+        Ok(extra.into_iter().collect())
     }
 
     fn final_response(&self) -> Option<ChatResponse> {
@@ -366,14 +358,26 @@ impl StreamParse for Stream {
     }
 }
 
-/// The extra response of `stream_tool_parsing=False`: every tool input
-/// repair-loaded from its `raw_input`.
-pub(crate) fn finalize_tool_inputs(
-    blocks: &mut [Value],
-    structured: bool,
-    metadata: &mut Value,
+/// The extra response of `stream_tool_parsing=False`, once the stream is
+/// over: a copy of the last content with every tool input repair-loaded from
+/// its `raw_input`. `None` when the option is on, or no tool was called.
+/// The metadata becomes the last tool input with a structured model, else
+/// null, unless `keep_metadata` is given (the Responses API keeps the
+/// stream's).
+pub(crate) fn final_tool_response(
+    opts: &Options,
+    called: bool,
+    last_contents: Option<Vec<Value>>,
+    id: &Option<String>,
+    usage: &Option<Usage>,
+    keep_metadata: Option<Value>,
     warnings: &mut Warnings,
-) {
+) -> Option<ChatResponse> {
+    if opts.stream_tool_parsing || !called {
+        return None;
+    }
+    let mut blocks = last_contents?;
+    let mut metadata = Value::Null;
     for block in blocks.iter_mut() {
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
             continue;
@@ -383,11 +387,17 @@ pub(crate) fn finalize_tool_inputs(
             _ => "{}".to_string(),
         };
         let input = repair_load(&raw, warnings);
-        if structured {
-            *metadata = input.clone();
+        if opts.structured {
+            metadata = input.clone();
         }
         if let Some(obj) = block.as_object_mut() {
             obj.insert("input".into(), input);
         }
     }
+    Some(ChatResponse::new(
+        id,
+        blocks,
+        usage.clone(),
+        keep_metadata.unwrap_or(metadata),
+    ))
 }

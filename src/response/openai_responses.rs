@@ -2,8 +2,8 @@
 //! `_parse_stream_response`). No formatter targets it; replies can still be
 //! parsed and sent.
 
-use super::args::{keep_longer, repair_load};
-use super::openai::{finalize_tool_inputs, sdk_order};
+use super::args::repair_load;
+use super::openai::{final_tool_response, sdk_order};
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings,
@@ -112,7 +112,7 @@ pub struct Stream {
     text: String,
     thinking: String,
     calls: Vec<ToolCall>,
-    last_inputs: Vec<(String, Value)>,
+    last_inputs: super::args::LastInputs,
     metadata: Value,
     last_contents: Option<Vec<Value>>,
     last: Option<ChatResponse>,
@@ -128,7 +128,7 @@ impl Stream {
             text: String::new(),
             thinking: String::new(),
             calls: Vec::new(),
-            last_inputs: Vec::new(),
+            last_inputs: Default::default(),
             metadata: Value::Null,
             last_contents: None,
             last: None,
@@ -206,26 +206,8 @@ impl StreamParse for Stream {
         }
         for call in &self.calls {
             let input = if self.opts.stream_tool_parsing {
-                let key = call.id.to_string();
-                let repaired = repair_load(
-                    if call.args.is_empty() {
-                        "{}"
-                    } else {
-                        &call.args
-                    },
-                    warnings,
-                );
-                let last = self
-                    .last_inputs
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|(_, v)| v);
-                let input = keep_longer(repaired, last);
-                match self.last_inputs.iter_mut().find(|(k, _)| *k == key) {
-                    Some(slot) => slot.1 = input.clone(),
-                    None => self.last_inputs.push((key, input.clone())),
-                }
-                input
+                self.last_inputs
+                    .repaired(call.id.to_string(), &call.args, warnings)
             } else {
                 Value::Object(Map::new())
             };
@@ -255,18 +237,20 @@ impl StreamParse for Stream {
     }
 
     fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
-        if self.opts.stream_tool_parsing || self.calls.is_empty() {
-            return Ok(Vec::new());
-        }
-        let Some(mut last) = self.last_contents.take() else {
-            return Ok(Vec::new());
-        };
         // The metadata stays what the stream left (no structured reset here).
-        let mut ignored = Value::Null;
-        finalize_tool_inputs(&mut last, false, &mut ignored, warnings);
-        let r = ChatResponse::new(&self.id, last, self.usage.clone(), self.metadata.clone());
-        self.last = Some(r.clone());
-        Ok(vec![r])
+        let extra = final_tool_response(
+            &self.opts,
+            !self.calls.is_empty(),
+            self.last_contents.take(),
+            &self.id,
+            &self.usage,
+            Some(self.metadata.clone()),
+            warnings,
+        );
+        if let Some(r) = &extra {
+            self.last = Some(r.clone());
+        }
+        Ok(extra.into_iter().collect())
     }
 
     fn final_response(&self) -> Option<ChatResponse> {
