@@ -32,6 +32,20 @@ pub struct ReferenceRequest {
     pub token_counter: Option<CounterSpec>,
 }
 
+impl ReferenceRequest {
+    /// The formatter alone: no options, budget, count or tool schemas.
+    pub fn plain(formatter: FormatterId) -> Self {
+        ReferenceRequest {
+            formatter,
+            options: FormatOptions::default(),
+            max_tokens: None,
+            count: false,
+            tools: false,
+            token_counter: None,
+        }
+    }
+}
+
 /// The formatter a session asks for (`provider` + `mode`; OpenAI chat when
 /// absent), or an error for an unknown provider or mode.
 pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
@@ -274,6 +288,17 @@ pub fn portable_paths(text: &str, session_dir: &std::path::Path) -> String {
 /// The full request a provider would receive, in the request oracle's shape
 /// (`request_oracle.py`): the formatter's output wrapped by AgentScope's
 /// model class and serialised as its SDK would ([`crate::wire`]).
+/// [`run_request`] for `formatter` alone, reading local media only (no
+/// downloads): the request the workbench exports and sends.
+pub fn run_request_local(
+    session: &Session,
+    formatter: FormatterId,
+    settings: &wire::Settings,
+) -> Map<String, Value> {
+    let env = MediaEnv::new(session.base_dir(), Arc::new(crate::media::NoNetwork));
+    run_request(session, &ReferenceRequest::plain(formatter), settings, &env)
+}
+
 pub fn run_request(
     session: &Session,
     request: &ReferenceRequest,

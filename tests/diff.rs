@@ -17,14 +17,7 @@ fn request(
     wire: bool,
     env: &MediaEnv,
 ) -> Option<Value> {
-    let request = ReferenceRequest {
-        formatter,
-        options: Default::default(),
-        max_tokens: None,
-        count: false,
-        tools: false,
-        token_counter: None,
-    };
+    let request = ReferenceRequest::plain(formatter);
     let out = if wire {
         let settings =
             formatscope::wire::Settings::from_session(session.settings.get("request")).ok()?;

@@ -79,14 +79,7 @@ pub(crate) fn request_of(
     wire: bool,
     env: &formatscope::media::MediaEnv,
 ) -> Result<Value, String> {
-    let request = ReferenceRequest {
-        formatter,
-        options: Default::default(),
-        max_tokens: None,
-        count: false,
-        tools: false,
-        token_counter: None,
-    };
+    let request = ReferenceRequest::plain(formatter);
     let out = if wire {
         let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
             .map_err(|e| e.to_string())?;

@@ -56,9 +56,7 @@ fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
 pub(crate) fn run(args: SendArgs) -> i32 {
     let env = |k: &str| std::env::var(k).ok();
     let built = match build(&args.wire, |provider, settings| {
-        if let Some(url) = env(net::base_url_variable(provider)).filter(|u| !u.is_empty()) {
-            net::apply_base_url(provider, &mut settings.model_kwargs, &url);
-        }
+        net::apply_base_url_from_env(provider, &mut settings.model_kwargs)
     }) {
         Ok(b) => b,
         Err(code) => return code,
@@ -216,16 +214,10 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
             Ok(s) => s,
             Err(e) => return usage_error(e),
         };
-    let name = args.name.clone().unwrap_or_else(|| {
-        session
-            .messages
-            .iter()
-            .rev()
-            .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-            .and_then(|m| m.get("name").and_then(Value::as_str))
-            .unwrap_or("assistant")
-            .to_string()
-    });
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| formatscope::response::reply_speaker(&session.messages));
     session.messages.push(reply.to_message(&name));
     let text = match formatscope::session::render_saved(original, &session) {
         Ok(t) => t,
@@ -334,7 +326,7 @@ pub(crate) fn remote_count(
     target: &super::budget::TargetArgs,
     provider: Provider,
 ) -> Result<u64, i32> {
-    if !matches!(provider, Provider::Anthropic | Provider::Gemini) {
+    if !net::has_token_counter(provider) {
         return Err(usage_error(format!(
             "--remote: {provider} has no token-counting endpoint (Anthropic and Gemini have)"
         )));
@@ -342,9 +334,7 @@ pub(crate) fn remote_count(
     let wire = WireArgs::for_count(target, provider);
     let env = |k: &str| std::env::var(k).ok();
     let built = build(&wire, |provider, settings| {
-        if let Some(url) = env(net::base_url_variable(provider)).filter(|u| !u.is_empty()) {
-            net::apply_base_url(provider, &mut settings.model_kwargs, &url);
-        }
+        net::apply_base_url_from_env(provider, &mut settings.model_kwargs)
     })?;
     let (prepared, _) = net::prepare(built.provider, &built.out, false).map_err(usage_error)?;
     let key = net::find_key(provider, env).map_err(usage_error)?;

@@ -63,6 +63,23 @@ pub fn apply_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>,
         .or_insert_with(|| Value::String(url.to_string()));
 }
 
+/// Moves the base URL to the one in the provider's variable
+/// ([`base_url_variable`]), unless the session sets its own.
+pub fn apply_base_url_from_env(provider: Provider, model_kwargs: &mut Map<String, Value>) {
+    if let Some(url) = std::env::var(base_url_variable(provider))
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        apply_base_url(provider, model_kwargs, &url);
+    }
+}
+
+/// Whether the provider counts tokens for us (`count_tokens`,
+/// `countTokens`).
+pub fn has_token_counter(provider: Provider) -> bool {
+    matches!(provider, Provider::Anthropic | Provider::Gemini)
+}
+
 /// A key that never prints itself.
 #[derive(Clone)]
 pub struct ApiKey(String);
@@ -222,59 +239,8 @@ pub async fn send(
     mut on_response: impl FnMut(&ChatResponse),
 ) -> Result<Outcome, SendError> {
     let start = Instant::now();
-    let method =
-        reqwest::Method::from_bytes(prepared.method.as_bytes()).unwrap_or(reqwest::Method::POST);
-    let mut req = client.request(method, &prepared.url);
-    for (name, value) in &prepared.headers {
-        let value = match key {
-            Some(k) => value.replace(crate::wire::API_KEY, &k.0),
-            None => value.clone(),
-        };
-        req = req.header(name.as_str(), value);
-    }
-    let req = req.body(prepared.body.clone());
     let url = prepared.url.clone();
-    let mut resp = match tokio::time::timeout(timeouts.first_byte, req.send()).await {
-        Err(_) => {
-            return Err(SendError::Timeout {
-                what: "response",
-                after: timeouts.first_byte,
-                url,
-            })
-        }
-        Ok(Err(e)) if e.is_timeout() || e.is_connect() => {
-            return Err(SendError::Connect {
-                url,
-                reason: root_cause(&e),
-            })
-        }
-        Ok(Err(e)) => {
-            return Err(SendError::Connect {
-                url,
-                reason: root_cause(&e),
-            })
-        }
-        Ok(Ok(r)) => r,
-    };
-    let status = resp.status();
-    if !status.is_success() {
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let body = tokio::time::timeout(timeouts.idle, resp.bytes())
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or_default();
-        return Err(SendError::Http {
-            status: status.as_u16(),
-            url,
-            message: error_message(&body),
-            retry_after,
-        });
-    }
+    let mut resp = open(client, prepared, key, timeouts).await?;
     let mut outcome = Outcome {
         final_response: None,
         chunks: 0,
@@ -365,6 +331,67 @@ pub async fn send(
     outcome.warnings = std::mem::take(&mut parser.warnings);
     outcome.total = start.elapsed();
     Ok(outcome)
+}
+
+/// Sends `prepared` (the key put in its headers) and waits for the
+/// response's head; a status that is not success is the provider's error,
+/// read from its body, with its `retry-after`.
+async fn open(
+    client: &reqwest::Client,
+    prepared: &Prepared,
+    key: Option<&ApiKey>,
+    timeouts: Timeouts,
+) -> Result<reqwest::Response, SendError> {
+    let method =
+        reqwest::Method::from_bytes(prepared.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+    let mut req = client.request(method, &prepared.url);
+    for (name, value) in &prepared.headers {
+        let value = match key {
+            Some(k) => value.replace(crate::wire::API_KEY, &k.0),
+            None => value.clone(),
+        };
+        req = req.header(name.as_str(), value);
+    }
+    let url = prepared.url.clone();
+    let resp =
+        match tokio::time::timeout(timeouts.first_byte, req.body(prepared.body.clone()).send())
+            .await
+        {
+            Err(_) => {
+                return Err(SendError::Timeout {
+                    what: "response",
+                    after: timeouts.first_byte,
+                    url,
+                })
+            }
+            Ok(Err(e)) => {
+                return Err(SendError::Connect {
+                    url,
+                    reason: root_cause(&e),
+                })
+            }
+            Ok(Ok(r)) => r,
+        };
+    let status = resp.status();
+    if status.is_success() {
+        return Ok(resp);
+    }
+    let retry_after = resp
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = tokio::time::timeout(timeouts.idle, resp.bytes())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    Err(SendError::Http {
+        status: status.as_u16(),
+        url,
+        message: error_message(&body),
+        retry_after,
+    })
 }
 
 /// The innermost error's text (reqwest wraps hyper wraps io).
@@ -551,44 +578,15 @@ pub async fn count_remote(
     timeouts: Timeouts,
 ) -> Result<u64, SendError> {
     let req = count_request(prepared, provider).map_err(SendError::Stream)?;
-    let mut builder = client.post(&req.url);
-    for (name, value) in &req.headers {
-        let value = match key {
-            Some(k) => value.replace(crate::wire::API_KEY, &k.0),
-            None => value.clone(),
-        };
-        builder = builder.header(name.as_str(), value);
-    }
-    let url = req.url.clone();
-    let resp = tokio::time::timeout(timeouts.first_byte, builder.body(req.body).send())
+    let resp = open(client, &req, key, timeouts).await?;
+    let body = tokio::time::timeout(timeouts.idle, resp.bytes())
         .await
         .map_err(|_| SendError::Timeout {
-            what: "response",
-            after: timeouts.first_byte,
-            url: url.clone(),
+            what: "body",
+            after: timeouts.idle,
+            url: req.url.clone(),
         })?
-        .map_err(|e| SendError::Connect {
-            url: url.clone(),
-            reason: root_cause(&e),
-        })?;
-    let status = resp.status();
-    let retry_after = resp
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let body = resp
-        .bytes()
-        .await
         .map_err(|e| SendError::Dropped(root_cause(&e)))?;
-    if !status.is_success() {
-        return Err(SendError::Http {
-            status: status.as_u16(),
-            url,
-            message: error_message(&body),
-            retry_after,
-        });
-    }
     let v: Value = serde_json::from_slice(&body)
         .map_err(|_| SendError::Stream("the count is not JSON".into()))?;
     v.get("input_tokens")

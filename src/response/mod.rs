@@ -248,10 +248,23 @@ impl ChatResponse {
         })
     }
 
-    /// The assistant message an agent keeps: `Msg(name, content, "assistant")`.
+    /// The assistant message an agent keeps: `Msg(name, content, "assistant")`
+    /// (named with [`reply_speaker`] when it joins a session).
     pub fn to_message(&self, name: &str) -> Value {
         json!({"name": name, "role": "assistant", "content": self.content})
     }
+}
+
+/// Who speaks a reply added to `messages`: the last assistant's name, else
+/// "assistant".
+pub fn reply_speaker(messages: &[Value]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|m| m.get("name").and_then(Value::as_str))
+        .unwrap_or("assistant")
+        .to_string()
 }
 
 fn float(f: f64) -> Value {

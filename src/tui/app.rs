@@ -1152,7 +1152,7 @@ impl App {
             }
             Action::RemoteCount => {
                 let provider = self.formatter.provider;
-                if !matches!(provider, Provider::Anthropic | Provider::Gemini) {
+                if !crate::net::has_token_counter(provider) {
                     self.status = format!(
                         "{provider} has no token-counting endpoint (Anthropic and Gemini have)"
                     );
@@ -1203,16 +1203,7 @@ impl App {
                     self.status = "no finished reply to append (S sends)".into();
                     return Vec::new();
                 };
-                let name = self
-                    .messages()
-                    .iter()
-                    .rev()
-                    .find(|m| {
-                        m.get("role").and_then(serde_json::Value::as_str) == Some("assistant")
-                    })
-                    .and_then(|m| m.get("name").and_then(serde_json::Value::as_str))
-                    .unwrap_or("assistant")
-                    .to_string();
+                let name = crate::response::reply_speaker(self.messages());
                 let message = reply.to_message(&name);
                 let at = self.messages().len();
                 let cmds = self.edit(at, 0, vec![message], at, None);

@@ -230,21 +230,8 @@ pub fn export_curl(
     formatter: crate::formatter::FormatterId,
     settings: &crate::wire::Settings,
 ) -> Result<PathBuf, String> {
-    use crate::pipeline::{run_request, ReferenceRequest};
     use crate::wire::export;
-    let request = ReferenceRequest {
-        formatter,
-        options: Default::default(),
-        max_tokens: None,
-        count: false,
-        tools: false,
-        token_counter: None,
-    };
-    let env = crate::media::MediaEnv::new(
-        session.base_dir(),
-        std::sync::Arc::new(crate::media::NoNetwork),
-    );
-    let out = run_request(session, &request, settings, &env);
+    let out = crate::pipeline::run_request_local(session, formatter, settings);
     let (Some(http), Some(body)) = (out.get("http"), out.get("http_body")) else {
         let why = out
             .get("error")

@@ -7,7 +7,7 @@ use super::msg::{Msg, Outbox};
 use super::panes::reply::ReplyUpdate;
 use crate::formatter::FormatterId;
 use crate::net::{self, Prepared, Timeouts};
-use crate::pipeline::{run_request, ReferenceRequest};
+use crate::pipeline::run_request_local;
 use crate::session::Session;
 use crate::wire::Settings;
 
@@ -27,26 +27,8 @@ fn prepare(
 ) -> Result<(Prepared, crate::response::Options, Option<net::ApiKey>), String> {
     let provider = job.formatter.provider;
     let mut settings = (*job.settings).clone();
-    if let Some(url) = std::env::var(net::base_url_variable(provider))
-        .ok()
-        .filter(|u| !u.is_empty())
-    {
-        net::apply_base_url(provider, &mut settings.model_kwargs, &url);
-    }
-    let request = ReferenceRequest {
-        formatter: job.formatter,
-        options: Default::default(),
-        max_tokens: None,
-        count: false,
-        tools: false,
-        token_counter: None,
-    };
-    // The wire view's media rules: local files, no downloads.
-    let env = crate::media::MediaEnv::new(
-        job.session.base_dir(),
-        std::sync::Arc::new(crate::media::NoNetwork),
-    );
-    let out = run_request(&job.session, &request, &settings, &env);
+    net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
+    let out = run_request_local(&job.session, job.formatter, &settings);
     let split = net::session_splits_think_tags(&job.session.settings);
     let (prepared, opts) = net::prepare(provider, &out, split)?;
     let key = net::find_key(provider, |k| std::env::var(k).ok()).map_err(|e| e.to_string())?;
