@@ -9,6 +9,9 @@
 //! truncation at any budget < 20 ms. `scripts/bench-vs-agentscope.py`
 //! measures AgentScope on the same sessions for the ratios.
 
+#[path = "support/sessions.rs"]
+mod sessions;
+
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use formatscope::budget::BudgetModel;
 use formatscope::formatter::{self, FormatOptions, FormatterId};
@@ -17,8 +20,7 @@ use formatscope::pipeline::{build_msgs, formatter_for_session};
 use formatscope::session::{read_session, Session};
 use formatscope::tokens::models;
 use serde_json::{json, Value};
-use std::path::PathBuf;
-use std::process::Command;
+use sessions::standard_session;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,23 +30,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 
-/// target/bench-sessions/bench_N.json, generated once with the repo's copy
-/// of the standard generator.
 fn bench_session(n: usize) -> Session {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target/bench-sessions");
-    let path = dir.join(format!("bench_{n}.json"));
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("create target/bench-sessions");
-        let out = Command::new("python3")
-            .arg(root.join("benches/gen_session.py"))
-            .arg(n.to_string())
-            .output()
-            .expect("python3 runs benches/gen_session.py");
-        assert!(out.status.success(), "gen_session.py failed");
-        std::fs::write(&path, out.stdout).expect("write the session");
-    }
-    read_session(&path).expect("the generated session loads")
+    read_session(&standard_session(n)).expect("the generated session loads")
 }
 
 fn env_for(session: &Session) -> MediaEnv {

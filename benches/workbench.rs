@@ -11,39 +11,26 @@
 #[path = "../tests/support/workbench.rs"]
 mod workbench;
 
+#[path = "support/sessions.rs"]
+mod sessions;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use formatscope::tui::app::{App, Msg};
 use formatscope::tui::theme::Theme;
 use formatscope::tui::worker::Computer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use std::path::PathBuf;
-use std::process::Command as Process;
+use sessions::standard_session;
 use std::time::Duration;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn session(n: usize) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join(format!("target/bench-sessions/bench_{n}.json"));
-    if !path.exists() {
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        let out = Process::new("python3")
-            .arg(root.join("benches/gen_session.py"))
-            .arg(n.to_string())
-            .output()
-            .expect("python3 runs benches/gen_session.py");
-        std::fs::write(&path, out.stdout).expect("write");
-    }
-    path
-}
 
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
 fn benches(c: &mut Criterion) {
-    let path = session(1_000);
+    let path = standard_session(1_000);
     let mut app = App::new(vec![path], None, Theme::load("dark").expect("theme"));
     app.areas = formatscope::tui::view::layout(ratatui::layout::Rect::new(0, 0, 120, 40)).1;
     let mut computer = Computer::default();
