@@ -196,6 +196,11 @@ impl BudgetModel {
         Ok(model)
     }
 
+    /// The media environment its formatting runs in.
+    pub fn env(&self) -> &MediaEnv {
+        &self.env
+    }
+
     /// What this model's formatting runs may read and download.
     pub fn gate(&self) -> &Arc<crate::media::Gate> {
         self.env.gate()
@@ -552,6 +557,39 @@ impl BudgetModel {
         Ok(FormattedRequest { messages, spans })
     }
 
+    /// The request formatter `id` makes of these messages, or of only
+    /// those `kept` (the request after truncation), with spans in this
+    /// session's message indices: the compare view's other side.
+    pub fn formatted_by(
+        &self,
+        id: FormatterId,
+        kept: Option<&[usize]>,
+    ) -> Result<FormattedRequest, PyErr> {
+        let Some(kept) = kept else {
+            if id == self.formatter {
+                return self.formatted_with_spans();
+            }
+            return formatted_with_spans(id, &self.options, &self.msgs, &self.keys, &self.env);
+        };
+        let kept: Vec<usize> = kept
+            .iter()
+            .copied()
+            .filter(|i| *i < self.msgs.len())
+            .collect();
+        let msgs: Vec<Arc<Msg>> = kept.iter().map(|i| Arc::clone(&self.msgs[*i])).collect();
+        let keys: Vec<u64> = kept.iter().map(|i| self.keys[*i]).collect();
+        let mut out = formatted_with_spans(id, &self.options, &msgs, &keys, &self.env)?;
+        for (input, _) in &mut out.spans {
+            let start = kept.get(input.start).copied().unwrap_or(self.msgs.len());
+            let end = match input.end.checked_sub(1).and_then(|last| kept.get(last)) {
+                Some(last) => last + 1,
+                None => start,
+            };
+            *input = start..end;
+        }
+        Ok(out)
+    }
+
     /// The provider's tool schemas, formatted (`[]` without tools).
     pub fn formatted_tools(&self) -> Result<Value, PyErr> {
         let tools = self
@@ -566,6 +604,24 @@ impl BudgetModel {
     pub fn formatted(&self) -> Vec<Value> {
         self.request.seg.assemble(0, &self.env).unwrap_or_default()
     }
+}
+
+/// `msgs` formatted by `id`, with which output messages each input
+/// message (or `<history>` group) produced.
+pub fn formatted_with_spans(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[Arc<Msg>],
+    keys: &[u64],
+    env: &MediaEnv,
+) -> Result<FormattedRequest, PyErr> {
+    let seg =
+        Segmented::build_with(id, options, msgs, keys, env, None, true).map_err(|e| match e {
+            SegmentError::Format(e) => e,
+            SegmentError::Promotion => PyErr::value("promoted media"),
+        })?;
+    let (messages, spans) = seg.assemble_with_spans(0, env)?;
+    Ok(FormattedRequest { messages, spans })
 }
 
 fn segment_error(e: SegmentError) -> BudgetError {

@@ -119,10 +119,46 @@ fn walk(left: &Value, right: &Value, path: &str, ops: &mut Vec<Op>) {
     }
 }
 
+/// How two arrays line up: elements equal on both sides, elements of the
+/// same kind facing each other (diffed inside), and the rest removed from
+/// the left or added from the right, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Same(usize, usize),
+    Inside(usize, usize),
+    Removed(usize),
+    Added(usize),
+}
+
 /// Arrays aligned by their longest common subsequence; a run of removed
-/// elements facing a run of added ones is diffed element by element
+/// elements facing a run of added ones is paired element by element
 /// (changed messages), the rest added or removed.
-fn walk_array(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
+fn align(a: &[Value], b: &[Value]) -> Vec<Step> {
+    let (n, m) = (a.len(), b.len());
+    // Equal ends are matched first, so the table below covers only the
+    // middle where the arrays differ (an edit in a long request).
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a_mid, b_mid) = (&a[head..n - tail], &b[head..m - tail]);
+    let mut steps: Vec<Step> = (0..head).map(|i| Step::Same(i, i)).collect();
+    for step in align_middle(a_mid, b_mid) {
+        steps.push(match step {
+            Step::Same(i, j) => Step::Same(i + head, j + head),
+            Step::Inside(i, j) => Step::Inside(i + head, j + head),
+            Step::Removed(i) => Step::Removed(i + head),
+            Step::Added(j) => Step::Added(j + head),
+        });
+    }
+    steps.extend((0..tail).map(|t| Step::Same(n - tail + t, m - tail + t)));
+    steps
+}
+
+fn align_middle(a: &[Value], b: &[Value]) -> Vec<Step> {
     let (n, m) = (a.len(), b.len());
     // lcs[i][j]: the LCS length of a[i..] and b[j..].
     let mut lcs = vec![vec![0u32; m + 1]; n + 1];
@@ -135,15 +171,13 @@ fn walk_array(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
             };
         }
     }
+    let mut steps = Vec::new();
     let (mut i, mut j) = (0, 0);
-    // Where the next element sits in the array as the operations so far
-    // have left it: everything before it is final.
-    let mut k = 0usize;
     while i < n || j < m {
         if i < n && j < m && a[i] == b[j] {
+            steps.push(Step::Same(i, j));
             i += 1;
             j += 1;
-            k += 1;
             continue;
         }
         // The run of unmatched elements on each side, up to the next match.
@@ -175,27 +209,170 @@ fn walk_array(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
         let (mut x, mut y) = (0, 0);
         while x < r || y < q {
             if x < r && y < q && similar(x, y) && best[x][y] == best[x + 1][y + 1] + 1 {
-                walk(&a[removed[x]], &b[added[y]], &format!("{path}/{k}"), ops);
-                k += 1;
+                steps.push(Step::Inside(removed[x], added[y]));
                 x += 1;
                 y += 1;
             } else if x < r && (y == q || best[x + 1][y] >= best[x][y + 1]) {
-                ops.push(Op {
-                    op: "remove",
-                    path: format!("{path}/{k}"),
-                    value: Some(a[removed[x]].clone()),
-                    moved: None,
-                });
+                steps.push(Step::Removed(removed[x]));
                 x += 1;
             } else {
+                steps.push(Step::Added(added[y]));
+                y += 1;
+            }
+        }
+    }
+    steps
+}
+
+fn walk_array(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
+    // Where the next element sits in the array as the operations so far
+    // have left it: everything before it is final.
+    let mut k = 0usize;
+    for step in align(a, b) {
+        match step {
+            Step::Same(..) => k += 1,
+            Step::Inside(i, j) => {
+                walk(&a[i], &b[j], &format!("{path}/{k}"), ops);
+                k += 1;
+            }
+            Step::Removed(i) => ops.push(Op {
+                op: "remove",
+                path: format!("{path}/{k}"),
+                value: Some(a[i].clone()),
+                moved: None,
+            }),
+            Step::Added(j) => {
                 ops.push(Op {
                     op: "add",
                     path: format!("{path}/{k}"),
-                    value: Some(b[added[y]].clone()),
+                    value: Some(b[j].clone()),
                     moved: None,
                 });
                 k += 1;
-                y += 1;
+            }
+        }
+    }
+}
+
+/// What a compare view colours: a node only on the left (removed), only
+/// on the right (added), on both sides but different (changed), or a
+/// value that left one place for another (moved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mark {
+    Added,
+    Removed,
+    Changed,
+    Moved,
+}
+
+/// The marks of a diff on each side, as JSON pointers into that side's
+/// own document (unlike [`Op`] paths, which follow the patch as it is
+/// applied). A deeper pointer's mark wins over its ancestor's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Marks {
+    pub left: Vec<(String, Mark)>,
+    pub right: Vec<(String, Mark)>,
+}
+
+/// Both sides' marks for `left` → `right`, aligned as [`diff`] aligns.
+pub fn marks(left: &Value, right: &Value) -> Marks {
+    let mut out = Marks::default();
+    let mut removed = Vec::new();
+    let mut added = Vec::new();
+    mark_walk(left, right, "", "", &mut out, &mut removed, &mut added);
+    // A removed value found inside an added one (or the other way round
+    // for its parts) moved: both ends say so.
+    for (to, value) in &added {
+        let mut candidates = Vec::new();
+        parts(value, String::new(), &mut candidates);
+        let found = candidates.iter().find_map(|(inner, needle)| {
+            removed.iter().find_map(|(from, hay): &(String, &Value)| {
+                find(hay, needle, String::new()).map(|at| (format!("{from}{at}"), inner))
+            })
+        });
+        if let Some((from, inner)) = found {
+            out.left.push((from, Mark::Moved));
+            out.right.push((format!("{to}{inner}"), Mark::Moved));
+        }
+    }
+    out
+}
+
+fn mark_walk<'a>(
+    left: &'a Value,
+    right: &'a Value,
+    lp: &str,
+    rp: &str,
+    out: &mut Marks,
+    removed: &mut Vec<(String, &'a Value)>,
+    added: &mut Vec<(String, &'a Value)>,
+) {
+    if left == right {
+        return;
+    }
+    match (left, right) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let p = format!("{lp}/{}", token(k));
+                match b.get(k) {
+                    Some(w) => {
+                        mark_walk(v, w, &p, &format!("{rp}/{}", token(k)), out, removed, added)
+                    }
+                    None => {
+                        out.left.push((p.clone(), Mark::Removed));
+                        removed.push((p, v));
+                    }
+                }
+            }
+            for (k, w) in b {
+                if !a.contains_key(k) {
+                    let p = format!("{rp}/{}", token(k));
+                    out.right.push((p.clone(), Mark::Added));
+                    added.push((p, w));
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for step in align(a, b) {
+                match step {
+                    Step::Same(..) => {}
+                    Step::Inside(i, j) => mark_walk(
+                        &a[i],
+                        &b[j],
+                        &format!("{lp}/{i}"),
+                        &format!("{rp}/{j}"),
+                        out,
+                        removed,
+                        added,
+                    ),
+                    Step::Removed(i) => {
+                        let p = format!("{lp}/{i}");
+                        out.left.push((p.clone(), Mark::Removed));
+                        removed.push((p, &a[i]));
+                    }
+                    Step::Added(j) => {
+                        let p = format!("{rp}/{j}");
+                        out.right.push((p.clone(), Mark::Added));
+                        added.push((p, &b[j]));
+                    }
+                }
+            }
+        }
+        _ => {
+            // A whole value replaced by another kind (a message's text
+            // turned into a list of blocks): removed here, added there,
+            // so that a part of it can still be found moved.
+            if worth(left)
+                && worth(right)
+                && std::mem::discriminant(left) != std::mem::discriminant(right)
+            {
+                out.left.push((lp.to_string(), Mark::Removed));
+                removed.push((lp.to_string(), left));
+                out.right.push((rp.to_string(), Mark::Added));
+                added.push((rp.to_string(), right));
+            } else {
+                out.left.push((lp.to_string(), Mark::Changed));
+                out.right.push((rp.to_string(), Mark::Changed));
             }
         }
     }

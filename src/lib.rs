@@ -3,6 +3,7 @@
 //! the CLI and the workbench are thin layers over this.
 
 pub mod budget;
+pub mod compare;
 pub mod diff;
 pub mod files;
 pub mod formatter;

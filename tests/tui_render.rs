@@ -334,3 +334,149 @@ fn r_shows_the_providers_exact_count_until_the_request_changes() {
     run_commands(&mut app, &mut computer, cmds);
     assert!(!screen_text(&app, 120, 40).contains("counts 212"));
 }
+
+/// The compare view (`c`) on the library trip: OpenAI against Anthropic,
+/// chat against multi-agent, the formatter's messages against the wire
+/// body, before and after truncation. The sides face each other message
+/// by message, and the diff's marks say what changed.
+#[test]
+fn the_compare_view_aligns_two_requests_by_message() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (160, 48));
+    for k in ['1', 'm'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    // OpenAI chat on screen; `c` opens the compare view against Anthropic.
+    assert_eq!(app.formatter.to_string(), "OpenAIChatFormatter");
+    let cmds = app.update(key('c'));
+    run_commands(&mut app, &mut computer, cmds);
+    let expected = [
+        (
+            "openai_vs_anthropic",
+            "OpenAIChatFormatter",
+            "AnthropicChatFormatter",
+        ),
+        (
+            "chat_vs_multi_agent",
+            "OpenAIChatFormatter",
+            "OpenAIMultiAgentFormatter",
+        ),
+        (
+            "formatter_vs_wire",
+            "OpenAIChatFormatter",
+            "OpenAIChatFormatter · wire",
+        ),
+        (
+            "before_vs_after_truncation",
+            "OpenAIChatFormatter",
+            "OpenAIChatFormatter · after truncation",
+        ),
+    ];
+    for (k, (name, left, right)) in expected.into_iter().enumerate() {
+        if k > 0 {
+            let cmds = app.update(key('C'));
+            run_commands(&mut app, &mut computer, cmds);
+        }
+        let compared = app
+            .preview
+            .as_ref()
+            .and_then(|p| p.compare.clone())
+            .expect("the compare view has rows");
+        assert_eq!(
+            (compared.left.as_str(), compared.right.as_str()),
+            (left, right)
+        );
+        let screen = screen_text(&app, 160, 48);
+        assert!(screen.contains("── message 0 "), "{screen}");
+        insta::assert_snapshot!(format!("compare_{name}"), screen);
+    }
+    // After truncation, the dropped messages are on the left only.
+    let compared = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.compare.clone())
+        .unwrap();
+    let removed_only = compared.rows.iter().any(|r| {
+        matches!(r, formatscope::compare::Row::Lines(Some(l), None) if l.mark == Some(formatscope::diff::Mark::Removed))
+    });
+    assert!(removed_only, "{:#?}", compared.rows);
+    // `c` closes it: the request pane is back.
+    let cmds = app.update(key('c'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(!screen_text(&app, 160, 48).contains("compare:"));
+}
+
+/// Anthropic's wire body moves the system prompt out of `messages`: the
+/// compare view shows it facing message 0, marked moved, not as a
+/// deletion plus an insertion.
+#[test]
+fn the_system_prompt_moved_to_the_top_level_is_marked_moved() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (160, 48));
+    for k in ['2', 'c', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let compared = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.compare.clone())
+        .unwrap();
+    assert!(compared.right.ends_with("· wire"), "{}", compared.right);
+    let moved_system = compared.rows.iter().any(|r| {
+        matches!(r, formatscope::compare::Row::Lines(_, Some(l))
+            if l.pointer.starts_with("/system") && l.mark == Some(formatscope::diff::Mark::Moved))
+    });
+    assert!(moved_system, "{:#?}", compared.rows);
+    assert!(compared.counts.moved >= 1);
+}
+
+/// After an edit, the budget pane says how much of the wire body a prompt
+/// cache can still reuse since the last save, and the message where it
+/// breaks; the compare view's last save / now pair shows the edit.
+#[test]
+fn an_edit_shows_what_the_prompt_cache_keeps_and_where_it_breaks() {
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    let cmds = app.update(key('2'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 160, 48);
+    assert!(
+        !screen.contains("prompt cache"),
+        "no earlier version yet: {screen}"
+    );
+    // Delete message 8 (Friday's answer).
+    for k in ['j', 'j', 'j', 'j', 'j', 'j', 'j', 'j', 'x'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let cache = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.cache.clone())
+        .expect("a cache line")
+        .expect("computed");
+    assert_eq!(cache.against, "last save");
+    assert_eq!(cache.message, Some(8), "{cache:?}");
+    assert!(cache.bytes > 0 && cache.bytes < cache.of, "{cache:?}");
+    // The budget pane is narrow here: the short form.
+    let screen = screen_text(&app, 160, 48);
+    assert!(screen.contains("breaks at #8"), "{screen}");
+    // The last save / now pair: message 8 is on the left only.
+    for k in ['c', 'C', 'C', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let compared = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.compare.clone())
+        .unwrap();
+    assert!(compared.left.ends_with("at last save"), "{}", compared.left);
+    // Message 8 opened a `<history>` group: the group changed.
+    assert!(
+        compared.counts.changed + compared.counts.removed >= 1,
+        "{:?}",
+        compared.counts
+    );
+    insta::assert_snapshot!("compare_last_save_vs_now", screen_text(&app, 160, 48));
+}

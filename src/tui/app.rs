@@ -9,6 +9,7 @@ use super::consent::{AccessMode, Consent};
 use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
 use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
+use super::panes::compare::{ComparePane, Pair};
 use super::panes::editor::{EditorEvent, EditorPane};
 use super::panes::list::ListPane;
 use super::panes::popup::{Pending, Popup};
@@ -62,6 +63,7 @@ pub struct App {
     pub list: ListPane,
     pub editor: EditorPane,
     pub request: RequestPane,
+    pub compare: ComparePane,
     /// The last live send's replies: one for `S`, one per provider picked
     /// with `P`, side by side.
     pub replies: Vec<super::panes::reply::ReplyPane>,
@@ -115,6 +117,7 @@ impl App {
             list: ListPane::default(),
             editor: EditorPane::default(),
             request: RequestPane::default(),
+            compare: ComparePane::default(),
             replies: Vec::new(),
             sends: 0,
             remote_count: None,
@@ -881,6 +884,16 @@ impl App {
                     s
                 },
             ),
+            compare: self
+                .compare
+                .open
+                .then(|| self.compare.sides(self.formatter)),
+            // The last save / now pair shows the saved version even
+            // without edits (then the two are the same).
+            earlier: doc.earlier().or_else(|| {
+                (self.compare.open && self.compare.pair == Pair::LastSave)
+                    .then(|| (Arc::clone(&doc.base), "last save"))
+            }),
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -958,6 +971,14 @@ impl App {
             };
         }
         match keymap::action_for(&key, self.scope()) {
+            // The open compare view takes the request pane's keys.
+            Some(action) if self.compare.open && self.focus == Focus::Output => {
+                match self.compare.handle(action, self.formatter.provider) {
+                    Some(true) => self.reformat(),
+                    Some(false) => Vec::new(),
+                    None => self.act(action),
+                }
+            }
             Some(action) => self.act(action),
             None => {
                 self.dirty = false;
@@ -1213,6 +1234,28 @@ impl App {
                     );
                 }
                 return cmds;
+            }
+            Action::Compare => {
+                self.compare.open = !self.compare.open;
+                self.compare.scroll = 0;
+                self.status = if self.compare.open {
+                    format!(
+                        "compare: {} (C: another pair, o: another provider, c: close)",
+                        self.compare.pair.label()
+                    )
+                } else {
+                    "compare closed".into()
+                };
+                return self.reformat();
+            }
+            Action::ComparePair | Action::CompareOther => {
+                let was_open = self.compare.open;
+                self.compare.open = true;
+                if was_open || action == Action::CompareOther {
+                    self.compare.handle(action, self.formatter.provider);
+                }
+                self.status = format!("compare: {}", self.compare.pair.label());
+                return self.reformat();
             }
             Action::CycleView => {
                 self.request.shown = self.request.shown.next();
@@ -1620,6 +1663,10 @@ impl App {
         self.list.selected = i;
         self.load_editor();
         self.reveal_selection();
+        if self.compare.open {
+            let compared = self.preview.as_ref().and_then(|p| p.compare.as_deref());
+            self.compare.reveal(i, compared);
+        }
         true
     }
 

@@ -49,6 +49,9 @@ pub struct Document {
     /// The text the session was loaded from or last saved as: saves write
     /// over it so that what was not edited keeps its bytes.
     pub base: Arc<str>,
+    /// The file's text before the last reload from disk: what a prompt
+    /// cache held before the file changed.
+    pub before_reload: Option<Arc<str>>,
     pub disk: Disk,
     /// The file on disk does not parse (`file:line:col: what`): the last
     /// good version stays on screen.
@@ -71,6 +74,7 @@ impl Document {
             path,
             session,
             base,
+            before_reload: None,
             disk: Disk::Same,
             load_error: None,
             mode,
@@ -96,6 +100,7 @@ impl Document {
     pub fn saved(&mut self, state: u64, text: Arc<str>) {
         self.saved_state = state;
         self.base = text;
+        self.before_reload = None;
         self.disk = Disk::Same;
         self.load_error = None;
     }
@@ -109,13 +114,30 @@ impl Document {
     /// history.
     pub fn reload(&mut self, session: Session, base: Arc<str>) {
         self.session = session;
-        self.base = base;
+        let old = std::mem::replace(&mut self.base, base);
+        // A reload of the same text (a touch) keeps the earlier version.
+        if *old != *self.base {
+            self.before_reload = Some(old);
+        }
         self.disk = Disk::Same;
         self.load_error = None;
         self.undo.clear();
         self.redo.clear();
         self.state = self.fresh_state();
         self.saved_state = self.state;
+    }
+
+    /// The version the request is compared with for prompt caching: the
+    /// last save while there are edits, else the text before the last
+    /// reload (none after a plain open or a save).
+    pub fn earlier(&self) -> Option<(Arc<str>, &'static str)> {
+        if self.unsaved() {
+            Some((Arc::clone(&self.base), "last save"))
+        } else {
+            self.before_reload
+                .as_ref()
+                .map(|t| (Arc::clone(t), "before the reload"))
+        }
     }
 
     fn fresh_state(&mut self) -> u64 {

@@ -133,21 +133,32 @@ pub fn draw(frame: &mut Frame, app: &App) {
             reply.draw(frame, *column, ui);
         }
     }
-    app.request.draw(
-        frame,
-        output_area,
-        ui,
-        &RequestView {
-            preview,
-            formatter: app.formatter,
-            selected: app.selected_lines(),
-            stale: load_error.is_some() && doc.is_some(),
-            updating: preview.is_some_and(|p| p.generation < app.generation),
-            focused: app.focus == Focus::Output,
-            syntax: &app.syntax,
-            idle: idle.as_deref(),
-        },
-    );
+    if app.compare.open {
+        app.compare.draw(
+            frame,
+            output_area,
+            ui,
+            preview.and_then(|p| p.compare.as_deref()),
+            app.focus == Focus::Output,
+            preview.is_some_and(|p| p.generation < app.generation),
+        );
+    } else {
+        app.request.draw(
+            frame,
+            output_area,
+            ui,
+            &RequestView {
+                preview,
+                formatter: app.formatter,
+                selected: app.selected_lines(),
+                stale: load_error.is_some() && doc.is_some(),
+                updating: preview.is_some_and(|p| p.generation < app.generation),
+                focused: app.focus == Focus::Output,
+                syntax: &app.syntax,
+                idle: idle.as_deref(),
+            },
+        );
+    }
     budget::draw(
         frame,
         budget_area,

@@ -55,6 +55,53 @@ impl Shown {
     }
 }
 
+/// What one side of the compare view (`c`) shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideView {
+    /// The formatter's messages.
+    Messages,
+    /// The wire body the SDK sends.
+    Wire,
+    /// The formatter's messages for what the truncation plan keeps.
+    Truncated,
+    /// The formatter's messages for the session as last saved.
+    Saved,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SideSpec {
+    pub formatter: FormatterId,
+    pub view: SideView,
+}
+
+impl SideSpec {
+    pub fn label(&self) -> String {
+        let what = match self.view {
+            SideView::Messages => "",
+            SideView::Wire => " · wire",
+            SideView::Truncated => " · after truncation",
+            SideView::Saved => " · at last save",
+        };
+        format!("{}{what}", self.formatter.class_name())
+    }
+}
+
+/// The identical prefix of the wire body now and in an earlier version:
+/// what a provider's prompt cache can reuse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheLine {
+    /// "last save", "before the reload".
+    pub against: &'static str,
+    pub bytes: usize,
+    pub of: usize,
+    /// The prefix's text counted with the provider's tokenizer.
+    pub tokens: i64,
+    /// Where it breaks: a pointer into the body, and the session message
+    /// it came from.
+    pub breaks_at: Option<String>,
+    pub message: Option<usize>,
+}
+
 /// What to compute.
 #[derive(Debug, Clone)]
 pub struct Job {
@@ -80,6 +127,11 @@ pub struct Job {
     /// How the model class is built and called (the session's `"request"`
     /// object), or why it is not valid.
     pub request: Result<wire::Settings, String>,
+    /// The compare view's two sides, when it is open.
+    pub compare: Option<(SideSpec, SideSpec)>,
+    /// An earlier version of the file (its text) to compare with: for the
+    /// compare view's "at last save" side and the prompt-cache line.
+    pub earlier: Option<(Arc<str>, &'static str)>,
 }
 
 /// What the panes show for one session state.
@@ -113,6 +165,10 @@ pub struct Preview {
     /// Reads and downloads the session wanted that were refused, for the
     /// user to decide on (only when the job's access was `Ask`).
     pub wanted: Vec<Access>,
+    /// The compare view's rows.
+    pub compare: Option<Arc<crate::compare::Compared>>,
+    /// The prompt-cache line of the budget pane.
+    pub cache: Option<Result<CacheLine, String>>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -121,6 +177,15 @@ pub struct Computer {
     /// Fetches remote media some formatters download (none: offline).
     web: Option<Arc<dyn WebFetcher>>,
     model: Option<(ModelKey, BudgetModel)>,
+    /// The earlier version's formatted request, by its text and formatter
+    /// (formatted once, not on every keystroke).
+    earlier: Option<(Arc<str>, FormatterId, Result<Earlier, String>)>,
+}
+
+/// An earlier version of the session, formatted.
+struct Earlier {
+    request: crate::budget::FormattedRequest,
+    session: crate::session::Session,
 }
 
 #[derive(PartialEq)]
@@ -183,6 +248,8 @@ impl Computer {
             error: None,
             rejected: None,
             wanted: Vec::new(),
+            compare: None,
+            cache: None,
         };
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
@@ -273,8 +340,221 @@ impl Computer {
             preview.plain = Arc::new(plain);
         }
         preview.wanted = wanted(&gate, job);
+        if let Some((text, against)) = &job.earlier {
+            self.format_earlier(text, job.formatter, &model);
+            let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
+            preview.cache = earlier.map(|e| cache_line(job, &model, e, against));
+        }
+        if let Some((l, r)) = job.compare {
+            let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
+            let side =
+                |spec: SideSpec| compare_side(job, &model, preview.plan.as_ref(), earlier, spec);
+            preview.compare = Some(Arc::new(crate::compare::compare(&side(l), &side(r))));
+        }
         self.model = Some((key, model));
         preview
+    }
+
+    /// Formats the earlier version once per text and formatter.
+    fn format_earlier(&mut self, text: &Arc<str>, formatter: FormatterId, model: &BudgetModel) {
+        if let Some((t, f, _)) = &self.earlier {
+            if Arc::ptr_eq(t, text) && *f == formatter {
+                return;
+            }
+        }
+        let earlier = crate::session::parse_session(text, "the earlier version")
+            .map_err(|e| e.to_string())
+            .and_then(|session| {
+                let msgs = crate::pipeline::build_msgs(&session)
+                    .map_err(|e| format!("{}: {}", e.kind, e.message))?;
+                let keys: Vec<u64> = session
+                    .messages
+                    .iter()
+                    .map(crate::formatter::message_key)
+                    .collect();
+                crate::budget::formatted_with_spans(
+                    formatter,
+                    &FormatOptions::default(),
+                    &msgs,
+                    &keys,
+                    model.env(),
+                )
+                .map(|request| Earlier { request, session })
+                .map_err(|e| format!("{}: {}", e.kind, e.message))
+            });
+        self.earlier = Some((Arc::clone(text), formatter, earlier));
+    }
+}
+
+/// The wire body a formatted request becomes, with the job's settings
+/// (or the earlier session's own "request" object).
+fn wire_body(
+    job: &Job,
+    formatter: FormatterId,
+    messages: Vec<Value>,
+    tools: Option<&Value>,
+    settings: &wire::Settings,
+) -> Result<Value, String> {
+    let built = wire::build(formatter, messages, tools, settings, &mut |_| {});
+    match built {
+        Ok(w) => match w.sdk_error {
+            None => Ok(w.body),
+            Some(e) => Err(format!("the SDK raises {}: {}", e.kind, e.message)),
+        },
+        Err(rejected) => {
+            let (_, failure) = *rejected;
+            let (wire::Failure::ModelInit(e) | wire::Failure::Model(e)) = failure;
+            let _ = job;
+            Err(format!(
+                "AgentScope's model class raises {}: {}",
+                e.kind, e.message
+            ))
+        }
+    }
+}
+
+/// The prompt-cache line: the identical prefix of the wire body now and
+/// in the earlier version.
+fn cache_line(
+    job: &Job,
+    model: &BudgetModel,
+    earlier: &Result<Earlier, String>,
+    against: &'static str,
+) -> Result<CacheLine, String> {
+    let earlier = earlier
+        .as_ref()
+        .map_err(|e| format!("the {against} version: {e}"))?;
+    let settings = job.request.as_ref().map_err(|e| e.clone())?;
+    let now = model
+        .formatted_with_spans()
+        .map_err(|e| format!("{}: {}", e.kind, e.message))?;
+    let provider = job.formatter.provider;
+    let body = wire_body(
+        job,
+        job.formatter,
+        now.messages.clone(),
+        job.tools.as_ref(),
+        settings,
+    )?;
+    let mut before_settings = wire::Settings::from_session(earlier.session.settings.get("request"))
+        .unwrap_or_else(|_| settings.clone());
+    if before_settings.model.is_none() {
+        before_settings.model = settings.model.clone();
+    }
+    let before = wire_body(
+        job,
+        job.formatter,
+        earlier.request.messages.clone(),
+        earlier.session.tools.as_ref(),
+        &before_settings,
+    )?;
+    let (lb, rb) = (
+        wire::export::body_bytes(provider, &before),
+        wire::export::body_bytes(provider, &body),
+    );
+    let p = crate::diff::cache_prefix(&lb, &rb);
+    let message = p.breaks_at.as_ref().and_then(|ptr| {
+        crate::compare::Side::wire("", body.clone(), &now.messages, &now.spans)
+            .source_of(ptr)
+            .map(|r| r.start)
+    });
+    Ok(CacheLine {
+        against,
+        bytes: p.bytes,
+        of: p.of,
+        tokens: job.model.tokenizer.count(&rb[..p.bytes]),
+        breaks_at: p.breaks_at,
+        message,
+    })
+}
+
+/// One side of the compare view.
+fn compare_side(
+    job: &Job,
+    model: &BudgetModel,
+    plan: Option<&Result<TruncationPlan, String>>,
+    earlier: Option<&Result<Earlier, String>>,
+    spec: SideSpec,
+) -> crate::compare::Side {
+    use crate::compare::Side;
+    let label = spec.label();
+    let shorten = |v: Vec<Value>| -> Vec<Value> {
+        if job.raw_media {
+            v
+        } else {
+            v.iter().map(shorten_media).collect()
+        }
+    };
+    let formatted = match spec.view {
+        SideView::Messages | SideView::Wire => model.formatted_by(spec.formatter, None),
+        SideView::Truncated => match plan {
+            None => {
+                return Side::failed(
+                    label,
+                    "no budget: set max_tokens (s) to see what truncation keeps",
+                )
+            }
+            Some(Err(e)) => {
+                return Side::failed(label, format!("the truncation cannot be planned: {e}"))
+            }
+            Some(Ok(plan)) => match plan.reason() {
+                Some(reason) => {
+                    return Side::failed(
+                        label,
+                        format!("AgentScope cannot fit the request: {reason}"),
+                    )
+                }
+                None => model.formatted_by(spec.formatter, Some(&plan.kept)),
+            },
+        },
+        SideView::Saved => match earlier {
+            None => return Side::failed(label, "no earlier version"),
+            Some(Err(e)) => return Side::failed(label, e.clone()),
+            Some(Ok(e)) if spec.formatter == job.formatter => Ok(e.request.clone()),
+            Some(Ok(_)) => {
+                return Side::failed(
+                    label,
+                    "the earlier version is formatted for the provider on screen only",
+                )
+            }
+        },
+    };
+    let request = match formatted {
+        Ok(r) => r,
+        Err(e) => {
+            return Side::failed(
+                label,
+                format!("AgentScope raises {}: {}", e.kind, e.message),
+            )
+        }
+    };
+    if spec.view != SideView::Wire {
+        return Side::formatted(label, shorten(request.messages), &request.spans);
+    }
+    let settings = match &job.request {
+        Ok(s) => s,
+        Err(e) => return Side::failed(label, format!("the session's \"request\" object: {e}")),
+    };
+    let mut settings = settings.clone();
+    if spec.formatter.provider != job.formatter.provider {
+        settings.model = Some(crate::wire::default_model(spec.formatter.provider).to_string());
+    }
+    match wire_body(
+        job,
+        spec.formatter,
+        request.messages.clone(),
+        job.tools.as_ref(),
+        &settings,
+    ) {
+        Ok(body) => {
+            let body = if job.raw_media {
+                body
+            } else {
+                shorten_media(&body)
+            };
+            Side::wire(label, body, &shorten(request.messages), &request.spans)
+        }
+        Err(e) => Side::failed(label, e),
     }
 }
 

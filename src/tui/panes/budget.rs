@@ -4,7 +4,7 @@
 use super::pane_block;
 use crate::tokens::Category;
 use crate::tui::theme::Palette;
-use crate::tui::worker::Preview;
+use crate::tui::worker::{CacheLine, Preview};
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -66,8 +66,12 @@ pub fn draw(
             Constraint::Length(1),
             Constraint::Length(1),
             Constraint::Min(1),
+            Constraint::Length(u16::from(preview.is_some_and(|p| p.cache.is_some()))),
         ])
         .split(inner);
+    if let Some(cache) = preview.and_then(|p| p.cache.as_ref()) {
+        frame.render_widget(cache_line(ui, cache, rows[3].width as usize), rows[3]);
+    }
     let gauge = Gauge::default()
         .gauge_style(Style::default().fg(colour))
         .ratio(ratio.clamp(0.0, 1.0))
@@ -132,4 +136,49 @@ pub fn draw(
         Paragraph::new(Line::from(parts)).wrap(Wrap { trim: true }),
         rows[2],
     );
+}
+
+/// How much of the wire body a provider's prompt cache can reuse since the
+/// earlier version, and the message where it breaks.
+fn cache_line<'a>(ui: &Palette, cache: &Result<CacheLine, String>, width: usize) -> Paragraph<'a> {
+    let c = match cache {
+        Ok(c) => c,
+        Err(e) => {
+            return Paragraph::new(format!("prompt cache: {e}"))
+                .style(Style::default().fg(ui.muted))
+        }
+    };
+    let whole = c.breaks_at.is_none() && c.bytes == c.of;
+    // The long form when it fits, else a short one (the pane is narrow).
+    let text = if whole {
+        let long = format!(
+            "prompt cache since {}: the whole body ({} bytes, ≈{} tokens) is unchanged",
+            c.against, c.of, c.tokens
+        );
+        if long.chars().count() <= width {
+            long
+        } else {
+            format!("cache since {}: all {} B unchanged", c.against, c.of)
+        }
+    } else {
+        let long_at = match (c.message, &c.breaks_at) {
+            (Some(m), Some(p)) => format!(" · breaks at message {m} ({p})"),
+            (None, Some(p)) => format!(" · breaks at {p}"),
+            _ => String::new(),
+        };
+        let long = format!(
+            "prompt cache since {}: {} of {} bytes (≈{} tokens) reusable{long_at}",
+            c.against, c.bytes, c.of, c.tokens
+        );
+        if long.chars().count() <= width {
+            long
+        } else {
+            let at = c
+                .message
+                .map(|m| format!(" · breaks at #{m}"))
+                .unwrap_or_default();
+            format!("cache: {}/{} B ≈{} tok{at}", c.bytes, c.of, c.tokens)
+        }
+    };
+    Paragraph::new(text).style(Style::default().fg(if whole { ui.ok } else { ui.warning }))
 }

@@ -2,6 +2,7 @@
 //! `app.rs` routes messages between them and the open document.
 
 pub mod budget;
+pub mod compare;
 pub mod editor;
 pub mod header;
 pub mod list;

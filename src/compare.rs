@@ -1,0 +1,557 @@
+//! Two requests side by side (issue 12's compare): each side is cut into
+//! parts that know their source messages, the parts are aligned by source
+//! message (message 4 on the left faces message 4 on the right, however
+//! many lines each takes), and every line carries the structural diff's
+//! mark (added, removed, changed, moved). The workbench's compare pane and
+//! the HTML handout draw the same rows.
+
+use crate::diff::{marks, Mark};
+use crate::formatter::Span;
+use serde_json::Value;
+use std::ops::Range;
+
+/// A piece of a request: the value at `pointer` in the side's document,
+/// and the input messages it came from (`None`: not from a message, such
+/// as a wire body's `model` or `tools`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub pointer: String,
+    pub source: Option<Range<usize>>,
+}
+
+/// One side: a label, the document (`{"messages": [...]}` for the
+/// formatter's output, the body for the wire) and its parts in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Side {
+    pub label: String,
+    pub doc: Value,
+    pub parts: Vec<Part>,
+    /// Why there is no request on this side (AgentScope raised, ...).
+    pub note: Option<String>,
+}
+
+/// Keys a wire body holds the conversation under, in the order tried.
+const MESSAGE_ARRAYS: [&str; 3] = ["/messages", "/input/messages", "/contents"];
+/// Top-level keys a model class moves the system prompt to.
+const SYSTEM_KEYS: [&str; 3] = ["system", "systemInstruction", "system_instruction"];
+
+impl Side {
+    /// The formatter's output, with the spans of the formatting
+    /// (`(input messages, output messages)`, as the budget model gives).
+    pub fn formatted(label: impl Into<String>, messages: Vec<Value>, spans: &[Span]) -> Side {
+        let mut parts = Vec::with_capacity(messages.len());
+        let mut covered = vec![false; messages.len()];
+        for (input, output) in spans {
+            for k in output.clone() {
+                if let Some(c) = covered.get_mut(k) {
+                    *c = true;
+                    parts.push(Part {
+                        pointer: format!("/messages/{k}"),
+                        source: Some(input.clone()),
+                    });
+                }
+            }
+        }
+        // Without spans (or past them), output messages stand alone.
+        for (k, c) in covered.iter().enumerate() {
+            if !c {
+                parts.push(Part {
+                    pointer: format!("/messages/{k}"),
+                    source: None,
+                });
+            }
+        }
+        Side {
+            label: label.into(),
+            doc: serde_json::json!({ "messages": messages }),
+            parts,
+            note: None,
+        }
+    }
+
+    /// A wire body built from the formatted messages whose spans are
+    /// given: the body's conversation array is matched to them (one for
+    /// one, or after a system prompt the model class moved to a top-level
+    /// key); every other top-level key is a part of its own.
+    pub fn wire(
+        label: impl Into<String>,
+        body: Value,
+        formatted: &[Value],
+        spans: &[Span],
+    ) -> Side {
+        let source_of_output = |k: usize| {
+            spans
+                .iter()
+                .find(|(_, out)| out.contains(&k))
+                .map(|(input, _)| input.clone())
+        };
+        let array = MESSAGE_ARRAYS
+            .iter()
+            .find(|p| body.pointer(p).is_some_and(Value::is_array))
+            .copied();
+        let len = array
+            .and_then(|p| body.pointer(p))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let system_first = formatted
+            .first()
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+            == Some("system");
+        // How far the body's array is behind the formatter's list.
+        let shift = if len == formatted.len() {
+            Some(0)
+        } else if system_first && len + 1 == formatted.len() {
+            Some(1)
+        } else {
+            None
+        };
+        let mut parts = Vec::new();
+        if let Value::Object(top) = &body {
+            for key in top.keys() {
+                let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+                let holds_array =
+                    array.is_some_and(|a| a == pointer || a.starts_with(&format!("{pointer}/")));
+                if holds_array {
+                    let Some(a) = array else { continue };
+                    // Siblings of the array inside its container (DashScope's
+                    // `input`) stay with the container's other keys.
+                    if a != pointer {
+                        if let Some(Value::Object(inner)) = body.pointer(&pointer) {
+                            for k in inner.keys() {
+                                let p = format!("{pointer}/{k}");
+                                if p != a {
+                                    parts.push(Part {
+                                        pointer: p,
+                                        source: None,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    for k in 0..len {
+                        let source = shift.and_then(|s| source_of_output(k + s));
+                        parts.push(Part {
+                            pointer: format!("{a}/{k}"),
+                            source,
+                        });
+                    }
+                } else {
+                    let source = (shift == Some(1) && SYSTEM_KEYS.contains(&key.as_str()))
+                        .then(|| source_of_output(0))
+                        .flatten();
+                    parts.push(Part { pointer, source });
+                }
+            }
+        }
+        Side {
+            label: label.into(),
+            doc: body,
+            parts,
+            note: None,
+        }
+    }
+
+    /// A side with nothing to show but why.
+    pub fn failed(label: impl Into<String>, why: impl Into<String>) -> Side {
+        Side {
+            label: label.into(),
+            doc: Value::Null,
+            parts: Vec::new(),
+            note: Some(why.into()),
+        }
+    }
+
+    /// The source messages of the part holding `pointer`.
+    pub fn source_of(&self, pointer: &str) -> Option<Range<usize>> {
+        self.parts
+            .iter()
+            .filter(|p| within(pointer, &p.pointer))
+            .max_by_key(|p| p.pointer.len())
+            .and_then(|p| p.source.clone())
+    }
+}
+
+/// `pointer` is `at` or inside it.
+fn within(pointer: &str, at: &str) -> bool {
+    pointer == at
+        || (pointer.starts_with(at) && pointer.as_bytes().get(at.len()) == Some(&b'/'))
+        || at.is_empty()
+}
+
+/// One line of one side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub text: String,
+    /// The value the line belongs to.
+    pub pointer: String,
+    pub mark: Option<Mark>,
+}
+
+/// A row of the aligned view: a group's heading, or a line on either
+/// side (`None`: padding where the other side is longer).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Row {
+    Heading(String),
+    Lines(Option<Line>, Option<Line>),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+    pub moved: usize,
+}
+
+impl Counts {
+    pub fn summary(&self) -> String {
+        if *self == Counts::default() {
+            return "identical".into();
+        }
+        let mut out = Vec::new();
+        for (n, what) in [
+            (self.added, "added"),
+            (self.removed, "removed"),
+            (self.changed, "changed"),
+            (self.moved, "moved"),
+        ] {
+            if n > 0 {
+                out.push(format!("{n} {what}"));
+            }
+        }
+        out.join(" · ")
+    }
+}
+
+/// Two sides aligned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compared {
+    pub left: String,
+    pub right: String,
+    pub rows: Vec<Row>,
+    /// Marked nodes, counted once per side's mark.
+    pub counts: Counts,
+    /// Each group's source messages and its heading row.
+    pub groups: Vec<(Option<Range<usize>>, usize)>,
+}
+
+/// Groups of parts that face each other.
+struct Group {
+    source: Option<Range<usize>>,
+    title: String,
+    left: Vec<usize>,
+    right: Vec<usize>,
+}
+
+pub fn compare(left: &Side, right: &Side) -> Compared {
+    let groups = groups(left, right);
+    let mut rows = Vec::new();
+    let mut counts = Counts::default();
+    let mut heads = Vec::new();
+    for side in [left, right] {
+        if let Some(n) = &side.note {
+            rows.push(Row::Heading(format!("{}: {n}", side.label)));
+        }
+    }
+    for g in groups {
+        heads.push((g.source.clone(), rows.len()));
+        rows.push(Row::Heading(g.title.clone()));
+        let values = |side: &Side, idx: &[usize]| {
+            Value::Array(
+                idx.iter()
+                    .map(|i| {
+                        side.doc
+                            .pointer(&side.parts[*i].pointer)
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect(),
+            )
+        };
+        let (lv, rv) = (values(left, &g.left), values(right, &g.right));
+        let m = marks(&lv, &rv);
+        count(&m.left, &mut counts, true);
+        count(&m.right, &mut counts, false);
+        let l = side_lines(left, &g.left, &m.left);
+        let r = side_lines(right, &g.right, &m.right);
+        for k in 0..l.len().max(r.len()) {
+            rows.push(Row::Lines(l.get(k).cloned(), r.get(k).cloned()));
+        }
+    }
+    Compared {
+        left: left.label.clone(),
+        right: right.label.clone(),
+        rows,
+        counts,
+        groups: heads,
+    }
+}
+
+fn count(marks: &[(String, Mark)], c: &mut Counts, left: bool) {
+    for (_, m) in marks {
+        match m {
+            Mark::Added => c.added += 1,
+            Mark::Removed => c.removed += 1,
+            // Both sides mark a change or a move: count it once.
+            Mark::Changed if left => c.changed += 1,
+            Mark::Moved if left => c.moved += 1,
+            _ => {}
+        }
+    }
+}
+
+/// Parts grouped by overlapping source messages, in message order; parts
+/// from no message after them, matched by pointer.
+fn groups(left: &Side, right: &Side) -> Vec<Group> {
+    let mut ranges: Vec<Range<usize>> = left
+        .parts
+        .iter()
+        .chain(&right.parts)
+        .filter_map(|p| p.source.clone())
+        .collect();
+    ranges.sort_by_key(|r| (r.start, r.end));
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for r in ranges {
+        match merged.last_mut() {
+            Some(m) if r.start < m.end.max(m.start + 1) => m.end = m.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    let mut out: Vec<Group> = merged
+        .into_iter()
+        .map(|r| Group {
+            title: if r.len() <= 1 {
+                format!("message {}", r.start)
+            } else {
+                format!("messages {}–{}", r.start, r.end - 1)
+            },
+            source: Some(r),
+            left: Vec::new(),
+            right: Vec::new(),
+        })
+        .collect();
+    let mut others: Vec<Group> = Vec::new();
+    for (is_left, side) in [(true, left), (false, right)] {
+        for (i, p) in side.parts.iter().enumerate() {
+            let group = match &p.source {
+                Some(s) => out.iter_mut().find(|g| {
+                    g.source
+                        .as_ref()
+                        .is_some_and(|r| r.start <= s.start && s.start < r.end.max(r.start + 1))
+                }),
+                None => {
+                    let key = last_token(&p.pointer);
+                    let at = others.iter().position(|g| g.title == key);
+                    Some(match at {
+                        Some(k) => &mut others[k],
+                        None => {
+                            others.push(Group {
+                                source: None,
+                                title: key,
+                                left: Vec::new(),
+                                right: Vec::new(),
+                            });
+                            let n = others.len() - 1;
+                            &mut others[n]
+                        }
+                    })
+                }
+            };
+            if let Some(g) = group {
+                if is_left {
+                    g.left.push(i);
+                } else {
+                    g.right.push(i);
+                }
+            }
+        }
+    }
+    out.retain(|g| !g.left.is_empty() || !g.right.is_empty());
+    out.extend(others);
+    out
+}
+
+/// A part's name: its key (`model`, `system`) or, for an array element
+/// outside the conversation, its pointer.
+fn last_token(pointer: &str) -> String {
+    let last = pointer.rsplit('/').next().unwrap_or(pointer);
+    if last.parse::<usize>().is_ok() {
+        pointer.to_string()
+    } else {
+        last.replace("~1", "/").replace("~0", "~")
+    }
+}
+
+/// The lines of a group's parts on one side, marked. `marks` point into
+/// the group's array of part values (`/k/...` for part `k`).
+fn side_lines(side: &Side, idx: &[usize], marks: &[(String, Mark)]) -> Vec<Line> {
+    let mut out = Vec::new();
+    for (k, i) in idx.iter().enumerate() {
+        let part = &side.parts[*i];
+        let Some(value) = side.doc.pointer(&part.pointer) else {
+            continue;
+        };
+        let prefix = format!("/{k}");
+        let own: Vec<(String, Mark)> = marks
+            .iter()
+            .filter(|(p, _)| within(p, &prefix))
+            .map(|(p, m)| (format!("{}{}", part.pointer, &p[prefix.len()..]), *m))
+            .collect();
+        let key = (!last_token(&part.pointer).starts_with('/'))
+            .then(|| last_token(&part.pointer))
+            .filter(|_| !is_index(&part.pointer));
+        let mut lines = Vec::new();
+        pretty(value, key.as_deref(), &part.pointer, 0, false, &mut lines);
+        for (text, pointer) in lines {
+            let mark = own
+                .iter()
+                .filter(|(p, _)| within(&pointer, p))
+                .max_by_key(|(p, _)| p.len())
+                .map(|(_, m)| *m);
+            out.push(Line {
+                text,
+                pointer,
+                mark,
+            });
+        }
+    }
+    out
+}
+
+fn is_index(pointer: &str) -> bool {
+    pointer
+        .rsplit('/')
+        .next()
+        .is_some_and(|t| t.parse::<usize>().is_ok())
+}
+
+/// serde_json's pretty layout (two spaces), one line per scalar, member
+/// or bracket, each with the pointer of the value it belongs to.
+pub fn pretty(
+    value: &Value,
+    key: Option<&str>,
+    pointer: &str,
+    depth: usize,
+    comma: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    let indent = "  ".repeat(depth);
+    let head = match key {
+        Some(k) => format!(
+            "{indent}{}: ",
+            serde_json::to_string(k).unwrap_or_else(|_| format!("\"{k}\""))
+        ),
+        None => indent.clone(),
+    };
+    let tail = if comma { "," } else { "" };
+    match value {
+        Value::Object(m) if !m.is_empty() => {
+            out.push((format!("{head}{{"), pointer.to_string()));
+            let n = m.len();
+            for (i, (k, v)) in m.iter().enumerate() {
+                let p = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
+                pretty(v, Some(k), &p, depth + 1, i + 1 < n, out);
+            }
+            out.push((format!("{indent}}}{tail}"), pointer.to_string()));
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push((format!("{head}["), pointer.to_string()));
+            let n = a.len();
+            for (i, v) in a.iter().enumerate() {
+                pretty(
+                    v,
+                    None,
+                    &format!("{pointer}/{i}"),
+                    depth + 1,
+                    i + 1 < n,
+                    out,
+                );
+            }
+            out.push((format!("{indent}]{tail}"), pointer.to_string()));
+        }
+        scalar => out.push((
+            format!(
+                "{head}{}{tail}",
+                serde_json::to_string(scalar).unwrap_or_default()
+            ),
+            pointer.to_string(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_pretty_layout_is_serde_jsons() {
+        let v = json!({"a": [1, {"b": "x/y", "c": []}], "d": {}});
+        let mut lines = Vec::new();
+        pretty(&v, None, "", 0, false, &mut lines);
+        let text: Vec<&str> = lines.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(text.join("\n"), serde_json::to_string_pretty(&v).unwrap());
+        assert_eq!(lines[4].1, "/a/1/b");
+    }
+
+    #[test]
+    fn a_system_prompt_moved_out_of_messages_faces_its_source_and_is_marked_moved() {
+        let formatted = vec![
+            json!({"role": "system", "content": "You are a helpful librarian."}),
+            json!({"role": "user", "content": "Hi"}),
+        ];
+        let spans = vec![(0..1, 0..1), (1..2, 1..2)];
+        let left = Side::formatted("OpenAI", formatted.clone(), &spans);
+        let anthropic = vec![
+            json!({"role": "system", "content": [{"type": "text", "text": "You are a helpful librarian."}]}),
+            json!({"role": "user", "content": [{"type": "text", "text": "Hi"}]}),
+        ];
+        let body = json!({
+            "model": "claude",
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
+            "system": [{"type": "text", "text": "You are a helpful librarian."}],
+        });
+        let right = Side::wire("Anthropic wire", body, &anthropic, &spans);
+        assert_eq!(right.source_of("/system/0/text"), Some(0..1));
+        assert_eq!(right.source_of("/messages/0"), Some(1..2));
+        let c = compare(&left, &right);
+        assert_eq!(c.rows[0], Row::Heading("message 0".into()));
+        let moved: Vec<&Line> = c
+            .rows
+            .iter()
+            .filter_map(|r| match r {
+                Row::Lines(_, Some(l)) if l.mark == Some(Mark::Moved) => Some(l),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            moved.iter().any(|l| l.text.contains("helpful librarian")),
+            "{:#?}",
+            c.rows
+        );
+        assert!(c.counts.moved >= 1);
+        // The model has no source message: a group of its own, after them.
+        assert!(c.rows.contains(&Row::Heading("model".into())));
+    }
+
+    #[test]
+    fn a_history_group_faces_the_chat_messages_it_wraps() {
+        let chat = Side::formatted(
+            "chat",
+            vec![
+                json!({"role": "user", "content": "a"}),
+                json!({"role": "assistant", "content": "b"}),
+            ],
+            &[(0..1, 0..1), (1..2, 1..2)],
+        );
+        let multi = Side::formatted(
+            "multi-agent",
+            vec![json!({"role": "user", "content": "<history>a b</history>"})],
+            &[(0..2, 0..1)],
+        );
+        let c = compare(&chat, &multi);
+        assert_eq!(c.groups, vec![(Some(0..2), 0)]);
+        assert_eq!(c.rows[0], Row::Heading("messages 0–1".into()));
+    }
+}

@@ -1,0 +1,272 @@
+//! The compare view (`c`): the request area split in two, the same
+//! conversation as two requests (two providers, two modes, the formatter's
+//! messages and the wire body, before and after truncation, the last save
+//! and now), aligned by source message and coloured by the structural
+//! diff. `C` picks the pair, `o` the right-hand provider; the two sides
+//! scroll together.
+
+use super::pane_block;
+use crate::compare::{Compared, Row};
+use crate::diff::Mark;
+use crate::formatter::{FormatterId, Mode, Provider};
+use crate::tui::keymap::Action;
+use crate::tui::theme::Palette;
+use crate::tui::worker::{SideSpec, SideView};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+/// Which two requests face each other.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pair {
+    /// The provider on screen and another (`o` picks it).
+    #[default]
+    Providers,
+    /// Chat against multi-agent, for the provider on screen.
+    Modes,
+    /// The formatter's messages against the wire body.
+    Wire,
+    /// The request before and after the budget's truncation.
+    Truncation,
+    /// The request at the last save (or before the last reload) and now.
+    LastSave,
+}
+
+impl Pair {
+    const ALL: [Pair; 5] = [
+        Pair::Providers,
+        Pair::Modes,
+        Pair::Wire,
+        Pair::Truncation,
+        Pair::LastSave,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Pair::Providers => "two providers",
+            Pair::Modes => "chat / multi-agent",
+            Pair::Wire => "formatter / wire",
+            Pair::Truncation => "before / after truncation",
+            Pair::LastSave => "last save / now",
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ComparePane {
+    pub open: bool,
+    pub pair: Pair,
+    /// The right-hand provider of the providers pair (default: Anthropic,
+    /// or OpenAI when Anthropic is on screen).
+    pub other: Option<Provider>,
+    /// The first row on screen (both sides).
+    pub scroll: usize,
+    pub hscroll: usize,
+    /// Rows on screen at the last draw (for paging).
+    height: std::cell::Cell<usize>,
+}
+
+impl ComparePane {
+    /// The two sides for the formatter on screen.
+    pub fn sides(&self, current: FormatterId) -> (SideSpec, SideSpec) {
+        let side = |formatter, view| SideSpec { formatter, view };
+        let here = side(current, SideView::Messages);
+        match self.pair {
+            Pair::Providers => {
+                let other = self.other_provider(current.provider);
+                (
+                    here,
+                    side(FormatterId::new(other, current.mode), SideView::Messages),
+                )
+            }
+            Pair::Modes => (
+                side(
+                    FormatterId::new(current.provider, Mode::Chat),
+                    SideView::Messages,
+                ),
+                side(
+                    FormatterId::new(current.provider, Mode::MultiAgent),
+                    SideView::Messages,
+                ),
+            ),
+            Pair::Wire => (here, side(current, SideView::Wire)),
+            Pair::Truncation => (here, side(current, SideView::Truncated)),
+            Pair::LastSave => (side(current, SideView::Saved), here),
+        }
+    }
+
+    fn other_provider(&self, on_screen: Provider) -> Provider {
+        match self.other {
+            Some(p) if p != on_screen => p,
+            _ if on_screen == Provider::Anthropic => Provider::OpenAi,
+            _ => Provider::Anthropic,
+        }
+    }
+
+    /// Keys of the open view; `None` when the key is not the view's.
+    /// Returns whether the sides changed (a new computation is needed).
+    pub fn handle(&mut self, action: Action, current: Provider) -> Option<bool> {
+        let page = self.height.get().max(1);
+        match action {
+            Action::ComparePair => {
+                let i = Pair::ALL.iter().position(|p| *p == self.pair).unwrap_or(0);
+                self.pair = Pair::ALL[(i + 1) % Pair::ALL.len()];
+                self.scroll = 0;
+                Some(true)
+            }
+            Action::CompareOther => {
+                let now = self.other_provider(current);
+                let i = Provider::ALL.iter().position(|p| *p == now).unwrap_or(0);
+                let mut next = Provider::ALL[(i + 1) % Provider::ALL.len()];
+                if next == current {
+                    next = Provider::ALL[(i + 2) % Provider::ALL.len()];
+                }
+                self.other = Some(next);
+                self.pair = Pair::Providers;
+                Some(true)
+            }
+            Action::Up => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Some(false)
+            }
+            Action::Down => {
+                self.scroll += 1;
+                Some(false)
+            }
+            Action::PageUp => {
+                self.scroll = self.scroll.saturating_sub(page);
+                Some(false)
+            }
+            Action::PageDown => {
+                self.scroll += page;
+                Some(false)
+            }
+            Action::Top => {
+                self.scroll = 0;
+                Some(false)
+            }
+            Action::Bottom => {
+                self.scroll = usize::MAX / 2;
+                Some(false)
+            }
+            Action::Left => {
+                self.hscroll = self.hscroll.saturating_sub(8);
+                Some(false)
+            }
+            Action::Right => {
+                self.hscroll += 8;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// Scrolls to the group holding message `index` (the list's selection).
+    pub fn reveal(&mut self, index: usize, compared: Option<&Compared>) {
+        let Some(c) = compared else { return };
+        if let Some((_, row)) = c.groups.iter().find(|(r, _)| {
+            r.as_ref()
+                .is_some_and(|r| r.contains(&index) || r.start == index)
+        }) {
+            self.scroll = *row;
+        }
+    }
+
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        ui: &Palette,
+        compared: Option<&Compared>,
+        focused: bool,
+        updating: bool,
+    ) {
+        let title = format!(
+            " compare: {} · C pair · o provider · c close {}",
+            self.pair.label(),
+            if updating { "· updating… " } else { "" }
+        );
+        let block = pane_block(ui, Line::from(title), focused);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let Some(c) = compared else {
+            frame.render_widget(
+                Paragraph::new("comparing…").style(Style::default().fg(ui.muted)),
+                inner,
+            );
+            return;
+        };
+        if inner.height < 3 {
+            return;
+        }
+        let halves = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)])
+            .split(inner);
+        let height = inner.height as usize - 2;
+        self.height.set(height);
+        let start = self.scroll.min(c.rows.len().saturating_sub(height));
+        let style = |mark: Option<Mark>| match mark {
+            Some(Mark::Added) => Style::default().fg(ui.ok),
+            Some(Mark::Removed) => Style::default().fg(ui.error),
+            Some(Mark::Changed) => Style::default().fg(ui.warning),
+            Some(Mark::Moved) => Style::default().fg(ui.focus),
+            None => Style::default().fg(ui.text),
+        };
+        let sign = |mark: Option<Mark>| match mark {
+            Some(Mark::Added) => "+",
+            Some(Mark::Removed) => "-",
+            Some(Mark::Changed) => "~",
+            Some(Mark::Moved) => "→",
+            None => " ",
+        };
+        let bold = Style::default().fg(ui.text).add_modifier(Modifier::BOLD);
+        for (k, half) in halves.iter().enumerate() {
+            let label = if k == 0 { &c.left } else { &c.right };
+            let mut lines = vec![
+                Line::styled(label.clone(), bold),
+                if k == 0 {
+                    Line::styled(c.counts.summary(), Style::default().fg(ui.muted))
+                } else {
+                    Line::styled(
+                        "+ added  - removed  ~ changed  → moved",
+                        Style::default().fg(ui.muted),
+                    )
+                },
+            ];
+            for row in c.rows.iter().skip(start).take(height) {
+                lines.push(match row {
+                    Row::Heading(h) => Line::styled(
+                        format!("── {h} {}", "─".repeat(half.width as usize)),
+                        Style::default().fg(ui.muted),
+                    ),
+                    Row::Lines(l, r) => {
+                        let cell = if k == 0 { l } else { r };
+                        match cell {
+                            None => Line::raw(""),
+                            Some(line) => {
+                                let text: String = line.text.chars().skip(self.hscroll).collect();
+                                Line::from(vec![
+                                    Span::styled(sign(line.mark), style(line.mark)),
+                                    Span::styled(text, style(line.mark)),
+                                ])
+                            }
+                        }
+                    }
+                });
+            }
+            // One column between the halves.
+            let area = if k == 0 {
+                Rect {
+                    width: half.width.saturating_sub(1),
+                    ..*half
+                }
+            } else {
+                *half
+            };
+            frame.render_widget(Paragraph::new(lines), area);
+        }
+    }
+}
