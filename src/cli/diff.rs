@@ -39,6 +39,16 @@ pub(crate) struct DiffArgs {
     #[arg(long, value_name = "FILE")]
     right_session: Option<PathBuf>,
 
+    /// Also write a handout: one self-contained HTML page with the two
+    /// requests side by side, aligned by message, the diff coloured, and
+    /// the rule behind each node beside the lines.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+
+    /// Show base64 media in full in the handout (default: `<image/png 34 KB>`).
+    #[arg(long)]
+    raw_media: bool,
+
     /// Never use the network.
     #[arg(long)]
     offline: bool,
@@ -136,6 +146,25 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             return 1;
         }
     };
+    if let Some(path) = &args.html {
+        let sides = (
+            compare_side(&session, &left, &l, &env, args.raw_media),
+            compare_side(&right_session, &right, &r, &right_env, args.raw_media),
+        );
+        let compared = formatscope::compare::compare(&sides.0, &sides.1);
+        let title = format!("{} ↔ {}", sides.0.label, sides.1.label);
+        let subtitle = match &args.right_session {
+            Some(p) => format!("{} → {}", args.session.display(), p.display()),
+            None => args.session.display().to_string(),
+        };
+        let notes = super::handout::Plain;
+        let html = super::handout::page(&title, &subtitle, &compared, &notes);
+        if let Err(e) = std::fs::write(path, html) {
+            say(format!("error: cannot write {}: {e}", path.display()));
+            return 2;
+        }
+        say(format!("wrote {}", path.display()));
+    }
     let ops = formatscope::diff::diff(&l, &r);
     // Prompt caches reuse the identical prefix of the bytes sent.
     let prefix = (left.wire && right.wire && left.formatter.provider == right.formatter.provider)
@@ -193,4 +222,51 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         );
     }
     0
+}
+
+/// A side of the handout: the request `value` (as `--json` diffs it) cut
+/// into parts that know their source messages.
+fn compare_side(
+    session: &Session,
+    side: &Side,
+    value: &Value,
+    env: &formatscope::media::MediaEnv,
+    raw: bool,
+) -> formatscope::compare::Side {
+    use formatscope::compare::{shorten_media, Side as CompareSide};
+    let label = format!(
+        "{}{}",
+        side.formatter.class_name(),
+        if side.wire { " · wire" } else { "" }
+    );
+    let shown = |v: &Value| if raw { v.clone() } else { shorten_media(v) };
+    let formatted = pipeline::build_msgs(session).and_then(|msgs| {
+        let keys: Vec<u64> = session
+            .messages
+            .iter()
+            .map(formatscope::formatter::message_key)
+            .collect();
+        formatscope::budget::formatted_with_spans(
+            side.formatter,
+            &Default::default(),
+            &msgs,
+            &keys,
+            env,
+        )
+    });
+    let formatted = match formatted {
+        Ok(f) => f,
+        Err(e) => return CompareSide::failed(label, format!("{}: {}", e.kind, e.message)),
+    };
+    if side.wire {
+        let messages: Vec<Value> = formatted.messages.iter().map(shown).collect();
+        CompareSide::wire(label, shown(value), &messages, &formatted.spans)
+    } else {
+        let messages = value
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| m.iter().map(shown).collect())
+            .unwrap_or_default();
+        CompareSide::formatted(label, messages, &formatted.spans)
+    }
 }

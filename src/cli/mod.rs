@@ -5,6 +5,7 @@
 mod budget;
 mod diff;
 mod format;
+mod handout;
 mod request;
 mod response;
 #[cfg(feature = "net")]

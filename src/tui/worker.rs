@@ -7,6 +7,7 @@
 use super::consent::AccessMode;
 use super::highlight::highlight_json;
 use crate::budget::{BudgetError, BudgetModel, TokenReport};
+use crate::compare::shorten_media;
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
@@ -747,47 +748,6 @@ pub fn pretty_with_spans(
         })
         .collect();
     (lines, line_spans, message_lines)
-}
-
-/// Strings of base64 (data URLs, `data` fields, Ollama images) longer than
-/// 200 characters become `<image/png 34 KB>`.
-pub fn shorten_media(v: &Value) -> Value {
-    match v {
-        Value::String(s) if s.len() > 200 => {
-            Value::String(short_label(s).unwrap_or_else(|| s.clone()))
-        }
-        Value::Array(items) => Value::Array(items.iter().map(shorten_media).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), shorten_media(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-fn short_label(s: &str) -> Option<String> {
-    let (mime, data) = match s.strip_prefix("data:") {
-        Some(rest) => {
-            let (head, data) = rest.split_once(',')?;
-            (head.split(';').next().unwrap_or("data").to_string(), data)
-        }
-        None => ("base64".to_string(), s),
-    };
-    let is_b64 = data
-        .bytes()
-        .take(400)
-        .all(|b| b.is_ascii_alphanumeric() || b"+/=\n\r".contains(&b));
-    if !is_b64 {
-        return None;
-    }
-    let bytes = data.len() * 3 / 4;
-    let size = if bytes >= 1024 * 1024 {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
-    } else {
-        format!("{} KB", bytes.div_ceil(1024))
-    };
-    Some(format!("<{mime} {size}>"))
 }
 
 /// The latest-wins slot between the app and the worker thread.

@@ -1,0 +1,244 @@
+//! The handout (`diff --html`, `explain --html`): one self-contained HTML
+//! page a teacher can put on a slide or share. Two requests side by side,
+//! aligned by source message, coloured by the structural diff, JSON
+//! highlighted, with the rule behind each node and the lint findings of
+//! each message beside the lines. No network at view time: the styles are
+//! inline and there is no script.
+
+use formatscope::compare::{Compared, Row};
+use formatscope::diff::Mark;
+use std::fmt::Write;
+use std::ops::Range;
+
+/// What to write beside the lines: the rule that built the node at a
+/// pointer (on the left side or the right), and the findings about a
+/// range of source messages.
+pub(crate) trait Notes {
+    /// `(rule id, one-line explanation)` for a node that a rule built
+    /// directly (not inherited from its parent).
+    fn rule(&self, right: bool, pointer: &str) -> Option<(String, String)>;
+    /// `(severity, text)` of the findings about these messages.
+    fn findings(&self, messages: &Range<usize>) -> Vec<(String, String)>;
+    /// Findings about no message in particular (the request, the budget).
+    fn general(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// No notes.
+pub(crate) struct Plain;
+
+impl Notes for Plain {
+    fn rule(&self, _: bool, _: &str) -> Option<(String, String)> {
+        None
+    }
+    fn findings(&self, _: &Range<usize>) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = r#"
+body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1d1f23; background: #fff; }
+h1 { font-size: 1.3rem; margin: 0 0 .3rem 0; }
+p.sub { color: #555; margin: 0 0 1rem 0; }
+table.compare { border-collapse: collapse; width: 100%; table-layout: fixed; }
+table.compare td { vertical-align: top; padding: 0 .4rem; }
+td.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; white-space: pre; overflow: hidden; text-overflow: ellipsis; }
+td.sign { width: 1.2rem; font-family: monospace; font-size: 12px; color: #777; text-align: center; }
+td.note { width: 16rem; font-size: 11px; color: #444; }
+th.side { text-align: left; font-size: 1rem; padding: .4rem; background: #f3f4f6; border-bottom: 2px solid #d0d4da; }
+tr.heading td { background: #eef1f6; color: #3a4250; font-weight: 600; font-size: 12px; padding: .25rem .4rem; border-top: 1px solid #d0d4da; }
+td.added { background: #e6f6ea; } td.removed { background: #fdeaea; }
+td.changed { background: #fff5d6; } td.moved { background: #e8efff; }
+span.rule { display: inline-block; background: #eef0ff; color: #2b3a8c; border-radius: 3px; padding: 0 .3rem; font-family: monospace; font-size: 11px; margin-right: .3rem; }
+div.finding { margin: .15rem 0; } span.sev { font-weight: 700; text-transform: uppercase; font-size: 10px; margin-right: .3rem; }
+span.error { color: #b3261e; } span.warning { color: #a15c00; } span.info { color: #2b5fa8; }
+ul.legend { list-style: none; padding: 0; display: flex; gap: 1rem; font-size: 12px; }
+ul.legend li span { display: inline-block; width: .9rem; height: .9rem; vertical-align: middle; margin-right: .3rem; border: 1px solid #ccc; }
+"#;
+
+/// The whole page.
+pub(crate) fn page(title: &str, subtitle: &str, compared: &Compared, notes: &dyn Notes) -> String {
+    let left = highlight(compared, false);
+    let right = highlight(compared, true);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n",
+        escape(title)
+    );
+    let _ = write!(
+        out,
+        "<h1>{}</h1>\n<p class=\"sub\">{} · {}</p>\n",
+        escape(title),
+        escape(subtitle),
+        escape(&compared.counts.summary())
+    );
+    out.push_str("<ul class=\"legend\"><li><span style=\"background:#e6f6ea\"></span>added</li><li><span style=\"background:#fdeaea\"></span>removed</li><li><span style=\"background:#fff5d6\"></span>changed</li><li><span style=\"background:#e8efff\"></span>moved</li></ul>\n");
+    let general = notes.general();
+    if !general.is_empty() {
+        out.push_str("<div class=\"general\">");
+        for (sev, text) in &general {
+            finding(&mut out, sev, text);
+        }
+        out.push_str("</div>\n");
+    }
+    let _ = write!(
+        out,
+        "<table class=\"compare\"><colgroup><col style=\"width:1.2rem\"><col><col style=\"width:14rem\"><col style=\"width:1.2rem\"><col><col style=\"width:14rem\"></colgroup>\n<tr><th class=\"side left\" colspan=\"3\">{}</th><th class=\"side right\" colspan=\"3\">{}</th></tr>\n",
+        escape(&compared.left),
+        escape(&compared.right)
+    );
+    let mut group = 0usize;
+    let (mut li, mut ri) = (0usize, 0usize);
+    for (k, row) in compared.rows.iter().enumerate() {
+        match row {
+            Row::Heading(h) => {
+                let source = compared
+                    .groups
+                    .iter()
+                    .find(|(_, at)| *at == k)
+                    .and_then(|(s, _)| s.clone());
+                let _ = write!(
+                    out,
+                    "<tr class=\"heading\" id=\"g{group}\"><td colspan=\"6\">{}",
+                    escape(h)
+                );
+                group += 1;
+                if let Some(range) = source {
+                    for (sev, text) in notes.findings(&range) {
+                        finding(&mut out, &sev, &text);
+                    }
+                }
+                out.push_str("</td></tr>\n");
+            }
+            Row::Lines(l, r) => {
+                out.push_str("<tr>");
+                for (is_right, cell, html, i) in
+                    [(false, l, &left, &mut li), (true, r, &right, &mut ri)]
+                {
+                    match cell {
+                        None => out.push_str("<td class=\"sign\"></td><td class=\"code\"></td><td class=\"note\"></td>"),
+                        Some(line) => {
+                            let class = match line.mark {
+                                Some(Mark::Added) => " added",
+                                Some(Mark::Removed) => " removed",
+                                Some(Mark::Changed) => " changed",
+                                Some(Mark::Moved) => " moved",
+                                None => "",
+                            };
+                            let sign = match line.mark {
+                                Some(Mark::Added) => "+",
+                                Some(Mark::Removed) => "−",
+                                Some(Mark::Changed) => "~",
+                                Some(Mark::Moved) => "→",
+                                None => "",
+                            };
+                            let code = html.get(*i).cloned().unwrap_or_else(|| escape(&line.text));
+                            *i += 1;
+                            // A rule is written where its node starts: on
+                            // the line that opens it.
+                            let rule = notes
+                                .rule(is_right, &line.pointer)
+                                .filter(|_| opens(&line.text));
+                            let note = match rule {
+                                Some((id, why)) => format!(
+                                    "<span class=\"rule\" title=\"{}\">{}</span>",
+                                    escape(&why),
+                                    escape(&id)
+                                ),
+                                None => String::new(),
+                            };
+                            let _ = write!(
+                                out,
+                                "<td class=\"sign{class}\">{sign}</td><td class=\"code{class}\" title=\"{}\">{code}</td><td class=\"note\">{note}</td>",
+                                escape(&line.pointer)
+                            );
+                        }
+                    }
+                }
+                out.push_str("</tr>\n");
+            }
+        }
+    }
+    out.push_str("</table>\n<p class=\"sub\">Made by formatscope: the requests as AgentScope 1.0.21 formats them. Hover a line for its JSON pointer, a rule for its explanation.</p>\n</body></html>\n");
+    out
+}
+
+/// A line that opens a node (not a closing bracket).
+fn opens(text: &str) -> bool {
+    let t = text.trim_start();
+    !(t.starts_with('}') || t.starts_with(']'))
+}
+
+fn finding(out: &mut String, severity: &str, text: &str) {
+    let _ = write!(
+        out,
+        "<div class=\"finding\"><span class=\"sev {}\">{}</span>{}</div>",
+        escape(severity),
+        escape(severity),
+        escape(text)
+    );
+}
+
+/// Each side's lines as highlighted HTML, in row order (one side's lines
+/// are highlighted as one JSON text, so strings spanning a state carry).
+fn highlight(compared: &Compared, right: bool) -> Vec<String> {
+    let lines: Vec<&str> = compared
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Lines(l, r) => (if right { r } else { l })
+                .as_ref()
+                .map(|x| x.text.as_str()),
+            Row::Heading(_) => None,
+        })
+        .collect();
+    highlight_lines(&lines)
+}
+
+#[cfg(feature = "tui")]
+fn highlight_lines(lines: &[&str]) -> Vec<String> {
+    use syntect::easy::HighlightLines;
+    use syntect::html::{styled_line_to_highlighted_html, IncludeBackground};
+    use syntect::parsing::SyntaxSet;
+    let syntaxes = SyntaxSet::load_defaults_nonewlines();
+    let Ok(theme) = formatscope::tui::theme::Theme::load("light") else {
+        return lines.iter().map(|l| escape(l)).collect();
+    };
+    let Some(syntax) = syntaxes.find_syntax_by_extension("json") else {
+        return lines.iter().map(|l| escape(l)).collect();
+    };
+    let mut h = HighlightLines::new(syntax, &theme.syntax);
+    lines
+        .iter()
+        .map(|line| {
+            h.highlight_line(line, &syntaxes)
+                .ok()
+                .and_then(|regions| {
+                    styled_line_to_highlighted_html(&regions, IncludeBackground::No).ok()
+                })
+                .unwrap_or_else(|| escape(line))
+        })
+        .collect()
+}
+
+#[cfg(not(feature = "tui"))]
+fn highlight_lines(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| escape(l)).collect()
+}
