@@ -590,6 +590,11 @@ impl BudgetModel {
         Ok(out)
     }
 
+    /// [`BudgetModel::formatted_with_spans`] by reference (not copied).
+    pub fn formatted_refs(&self) -> Result<(Vec<&Value>, Vec<crate::formatter::Span>), PyErr> {
+        self.request.seg.assemble_refs(&self.env)
+    }
+
     /// The provider's tool schemas, formatted (`[]` without tools).
     pub fn formatted_tools(&self) -> Result<Value, PyErr> {
         let tools = self

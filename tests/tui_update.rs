@@ -647,7 +647,11 @@ fn the_after_truncation_view_is_agentscopes_truncated_request() {
         .as_array()
         .expect("the reference truncates")
         .clone();
-    let (want, _, _) = formatscope::tui::worker::pretty_with_spans(&reference, &[], false);
+    let (want, _, _) = formatscope::tui::worker::pretty_with_spans(
+        &reference.iter().collect::<Vec<_>>(),
+        &[],
+        false,
+    );
     assert!(
         preview.plain[0].starts_with("// 8 of 11 messages kept"),
         "{}",

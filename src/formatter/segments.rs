@@ -296,6 +296,41 @@ impl Segmented {
         Ok((out, spans))
     }
 
+    /// [`Segmented::assemble_with_spans`] from the start, by reference:
+    /// the request as the units hold it, not copied (a view of a large
+    /// session does not hold its request twice).
+    pub fn assemble_refs(&self, env: &MediaEnv) -> Result<(Vec<&Value>, Vec<Span>), PyErr> {
+        let mut out: Vec<&Value> = self.system.iter().collect();
+        let mut spans = Vec::with_capacity(self.units.len() + 1);
+        if self.pinned {
+            spans.push((0..1, 0..out.len()));
+        }
+        let mut prompt_used = false;
+        for (k, unit) in self.units.iter().enumerate() {
+            let start = out.len();
+            let at_front = match unit.kind {
+                UnitKind::Message => k == 0 && !self.pinned,
+                UnitKind::ToolMessage { run_start } => k == 0 || run_start,
+                UnitKind::AgentGroup => false,
+            };
+            if unit.kind == UnitKind::AgentGroup && !prompt_used {
+                prompt_used = true;
+                self.prompted(unit, env)?;
+                if let Some(prompted) = unit.prompted.get() {
+                    out.extend(prompted.iter());
+                }
+            } else {
+                let variant = match (&unit.front, at_front) {
+                    (Some(front), true) => front,
+                    _ => &unit.formatted,
+                };
+                out.extend(variant.iter());
+            }
+            spans.push((unit.range.clone(), start..out.len()));
+        }
+        Ok((out, spans))
+    }
+
     /// A history group's output as the first group (with the prompt).
     pub fn prompted(&self, unit: &Unit, env: &MediaEnv) -> Result<Arc<Vec<Value>>, PyErr> {
         if let Some(p) = unit.prompted.get() {

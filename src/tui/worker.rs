@@ -216,15 +216,6 @@ impl Computer {
     /// `early` as soon as they are known, before the truncation plan (which
     /// may count the request again with the agent's token counter).
     pub fn compute_phased(&mut self, mut job: Job, early: &mut dyn FnMut(Preview)) -> Preview {
-        // The messages move into the budget model (a large session is not
-        // held twice), unless a consent question may need to list what
-        // they would read.
-        let messages = if job.access == AccessMode::Ask {
-            job.messages.clone()
-        } else {
-            std::mem::take(&mut job.messages)
-        };
-        let job = &job;
         let key = ModelKey {
             formatter: job.formatter,
             model: job.model.model.clone(),
@@ -258,6 +249,16 @@ impl Computer {
         };
         // Each job may read and download afresh, within the limits.
         gate.begin_run();
+        // What the session would read, in case a consent question must
+        // list it; then the messages move into the budget model (a large
+        // session is not held twice).
+        let asks = if job.access == AccessMode::Ask {
+            gate.wanted_by(&job.messages)
+        } else {
+            Vec::new()
+        };
+        let messages = std::mem::take(&mut job.messages);
+        let job = &job;
         let reused = match self.model.take() {
             Some((k, mut m)) if k == key => match m.set_messages(messages) {
                 Ok(()) => Ok(m),
@@ -282,20 +283,31 @@ impl Computer {
                 if let BudgetError::Message { index, why, .. } = &e {
                     preview.rejected = why.clone().map(|why| (*index, why));
                 }
-                preview.wanted = wanted(&gate, job);
+                preview.wanted = wanted(&gate, job, &asks);
                 return preview;
             }
         };
-        match model.formatted_with_spans() {
-            Ok(request) => match job.shown {
-                // Until the plan is known, the whole request.
-                Shown::Messages | Shown::Truncated => {
-                    let (plain, spans, chunks) =
-                        pretty_with_spans(&request.messages, &request.spans, job.raw_media);
-                    preview.plain = Arc::new(plain);
-                    preview.spans = spans;
-                    preview.chunks = chunks;
-                }
+        // Until the plan is known, the whole request; laid out from the
+        // model's units, not a copy of them.
+        let by_reference = match job.shown {
+            Shown::Messages | Shown::Truncated => Some(model.formatted_refs()),
+            _ => None,
+        };
+        let formatted = match by_reference {
+            Some(Ok((messages, spans))) => {
+                let (plain, spans, chunks) = pretty_with_spans(&messages, &spans, job.raw_media);
+                preview.plain = Arc::new(plain);
+                preview.spans = spans;
+                preview.chunks = chunks;
+                None
+            }
+            Some(Err(e)) => Some(Err(e)),
+            None => Some(model.formatted_with_spans()),
+        };
+        match formatted {
+            None => {}
+            Some(Ok(request)) => match job.shown {
+                Shown::Messages | Shown::Truncated => {}
                 Shown::Wire => {
                     let plain = wire_lines(job, request.messages, job.raw_media);
                     preview.chunks = chunks_of(plain.len());
@@ -307,7 +319,7 @@ impl Computer {
                     preview.plain = Arc::new(plain);
                 }
             },
-            Err(e) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
+            Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
         }
         if let Ok(tools) = model.formatted_tools() {
             let plain: Vec<String> = serde_json::to_string_pretty(&tools)
@@ -340,7 +352,7 @@ impl Computer {
             preview.spans = Vec::new();
             preview.plain = Arc::new(plain);
         }
-        preview.wanted = wanted(&gate, job);
+        preview.wanted = wanted(&gate, job, &asks);
         if let Some((text, against)) = &job.earlier {
             self.format_earlier(text, job.formatter, &model);
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
@@ -588,7 +600,8 @@ fn truncated_lines(
                 plan.tokens_after.unwrap_or_default(),
                 plan.max_tokens
             )];
-            let (plain, _, _) = pretty_with_spans(&messages, &[], raw);
+            let refs: Vec<&Value> = messages.iter().collect();
+            let (plain, _, _) = pretty_with_spans(&refs, &[], raw);
             lines.extend(plain);
             lines
         }
@@ -599,12 +612,12 @@ fn truncated_lines(
 /// What to ask the user about: when the job had to refuse a read or a
 /// download, everything the session names that needs permission, so one
 /// answer covers it all.
-fn wanted(gate: &Gate, job: &Job) -> Vec<Access> {
+fn wanted(gate: &Gate, job: &Job, asks: &[Access]) -> Vec<Access> {
     let refused = gate.refused();
     if job.access != AccessMode::Ask || refused.is_empty() {
         return Vec::new();
     }
-    let mut all = gate.wanted_by(&job.messages);
+    let mut all = asks.to_vec();
     all.extend(refused);
     all.sort();
     all.dedup();
@@ -720,15 +733,19 @@ fn text_lines(messages: &[Value]) -> Vec<String> {
 /// Pretty JSON of the request array, and per unit the lines it spans.
 /// Long base64 payloads are shown short unless `raw`.
 pub fn pretty_with_spans(
-    messages: &[Value],
+    messages: &[&Value],
     spans: &[Span],
     raw: bool,
 ) -> (Vec<String>, Vec<Span>, Vec<Range<usize>>) {
     let mut lines = vec!["[".to_string()];
     let mut message_lines: Vec<Range<usize>> = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
-        let shown = if raw { m.clone() } else { shorten_media(m) };
-        let text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+        let text = if raw {
+            serde_json::to_string_pretty(m)
+        } else {
+            serde_json::to_string_pretty(&shorten_media(m))
+        }
+        .unwrap_or_default();
         let start = lines.len();
         let mut it = text.lines().peekable();
         while let Some(l) = it.next() {
@@ -822,7 +839,8 @@ mod tests {
             json!({"role": "user", "content": "b"}),
         ];
         let spans = vec![(0..1, 0..1), (1..2, 1..2)];
-        let (lines, line_spans, _) = pretty_with_spans(&messages, &spans, false);
+        let (lines, line_spans, _) =
+            pretty_with_spans(&messages.iter().collect::<Vec<_>>(), &spans, false);
         let whole: Value = serde_json::from_str(&lines.join("\n")).expect("valid JSON");
         assert_eq!(whole, Value::Array(messages));
         assert!(lines[line_spans[1].1.start].contains('{'));
