@@ -480,3 +480,35 @@ fn an_edit_shows_what_the_prompt_cache_keeps_and_where_it_breaks() {
     );
     insta::assert_snapshot!("compare_last_save_vs_now", screen_text(&app, 160, 48));
 }
+
+/// `n` and `N` in the compare view jump from one difference to the next.
+#[test]
+fn n_jumps_to_the_next_difference_in_the_compare_view() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (160, 48));
+    for k in ['1', 'm', 'c', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    // Formatter against wire for OpenAI chat: the messages are the same;
+    // the body adds the model and the stream options after them.
+    let compared = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.compare.clone())
+        .unwrap();
+    app.update(key('n'));
+    let first = app.compare.scroll;
+    assert!(first > 0, "{}", app.status);
+    match &compared.rows[first] {
+        formatscope::compare::Row::Lines(l, r) => assert!(
+            l.as_ref().is_some_and(|x| x.mark.is_some())
+                || r.as_ref().is_some_and(|x| x.mark.is_some())
+        ),
+        other => panic!("{other:?}"),
+    }
+    app.update(key('n'));
+    let second = app.compare.scroll;
+    assert!(second > first, "a second difference: {}", app.status);
+    app.update(key('N'));
+    assert_eq!(app.compare.scroll, first, "N goes back");
+}

@@ -972,6 +972,18 @@ impl App {
         }
         match keymap::action_for(&key, self.scope()) {
             // The open compare view takes the request pane's keys.
+            Some(action @ (Action::NextMatch | Action::PrevMatch))
+                if self.compare.open && self.request.search.is_none() =>
+            {
+                let compared = self.preview.as_ref().and_then(|p| p.compare.clone());
+                let forward = action == Action::NextMatch;
+                self.status = if self.compare.jump_to_change(forward, compared.as_deref()) {
+                    format!("compare: the difference at row {}", self.compare.scroll + 1)
+                } else {
+                    "compare: no more differences that way".into()
+                };
+                Vec::new()
+            }
             Some(action) if self.compare.open && self.focus == Focus::Output => {
                 match self.compare.handle(action, self.formatter.provider) {
                     Some(true) => self.reformat(),

@@ -107,6 +107,34 @@ impl ComparePane {
 
     /// Keys of the open view; `None` when the key is not the view's.
     /// Returns whether the sides changed (a new computation is needed).
+    /// The next (or previous) row that differs, from the one on top.
+    pub fn jump_to_change(&mut self, forward: bool, compared: Option<&Compared>) -> bool {
+        let Some(c) = compared else { return false };
+        let marked = |r: &Row| match r {
+            Row::Lines(l, r) => {
+                l.as_ref().is_some_and(|x| x.mark.is_some())
+                    || r.as_ref().is_some_and(|x| x.mark.is_some())
+            }
+            Row::Heading(_) => false,
+        };
+        // The start of a run of marked rows, so a block counts once.
+        let starts: Vec<usize> = (0..c.rows.len())
+            .filter(|&i| marked(&c.rows[i]) && (i == 0 || !marked(&c.rows[i - 1])))
+            .collect();
+        let next = if forward {
+            starts.iter().find(|&&i| i > self.scroll).copied()
+        } else {
+            starts.iter().rev().find(|&&i| i < self.scroll).copied()
+        };
+        match next {
+            Some(i) => {
+                self.scroll = i;
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn handle(&mut self, action: Action, current: Provider) -> Option<bool> {
         let page = self.height.get().max(1);
         match action {
@@ -184,7 +212,7 @@ impl ComparePane {
         updating: bool,
     ) {
         let title = format!(
-            " compare: {} · C pair · o provider · c close {}",
+            " compare: {} · C pair · o provider · n/N next change · c close {}",
             self.pair.label(),
             if updating { "· updating… " } else { "" }
         );
