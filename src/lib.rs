@@ -8,6 +8,7 @@ pub mod diff;
 pub mod files;
 pub mod formatter;
 pub mod json;
+pub mod lint;
 pub mod media;
 #[cfg(feature = "net")]
 pub mod net;

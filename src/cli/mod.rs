@@ -6,6 +6,7 @@ mod budget;
 mod diff;
 mod format;
 mod handout;
+mod lint;
 mod request;
 mod response;
 #[cfg(feature = "net")]
@@ -86,6 +87,10 @@ enum Command {
     /// providers, modes, or the formatter's output against the wire body):
     /// a summary, or JSON Patch operations with --json.
     Diff(diff::DiffArgs),
+    /// Check a session for what will fail or cost money at the provider or
+    /// in AgentScope: findings with severity, file:line:col and a fix;
+    /// exit 1 on errors (for CI and pre-commit hooks). --rules lists them.
+    Lint(lint::LintArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -105,6 +110,7 @@ pub fn run() -> i32 {
         Some(Command::Tokenize(args)) => budget::tokenize(args),
         Some(Command::Request(args)) => request::run(args),
         Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Lint(args)) => lint::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => send::run(args),

@@ -72,6 +72,11 @@ impl MediaEnv {
         }
     }
 
+    /// Another run through the same gate and web (nothing saved yet).
+    pub fn another_run(&self) -> Self {
+        Self::with_gate(Arc::clone(&self.gate), Arc::clone(&self.web.inner))
+    }
+
     pub fn base_dir(&self) -> &Path {
         self.gate.base_dir()
     }

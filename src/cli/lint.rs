@@ -1,0 +1,157 @@
+//! `formatscope lint SESSION`: what will fail or cost money at the provider
+//! or in AgentScope. Exit 1 when there is an error finding (for CI and
+//! pre-commit hooks), 0 otherwise, 2 for bad usage or an unreadable file.
+
+use super::{media_env, print_json, safe, say, usage_error, web_fetcher};
+use clap::Args;
+use formatscope::formatter::{FormatterId, Mode, Provider};
+use formatscope::lint::{self, Severity, RULES};
+use formatscope::pipeline;
+use formatscope::session::read_session_bytes;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct LintArgs {
+    /// Session file.
+    #[arg(required_unless_present = "rules")]
+    session: Option<PathBuf>,
+
+    /// The provider whose request is checked, or `all` (default: the
+    /// session's provider, else all).
+    #[arg(long, value_name = "P|all")]
+    provider: Option<String>,
+
+    /// chat or multi_agent (default: the session's mode, else chat).
+    #[arg(long, value_name = "MODE")]
+    mode: Option<String>,
+
+    /// The findings as JSON: {"findings": [...], "errors", "warnings", "infos"}.
+    #[arg(long)]
+    json: bool,
+
+    /// List the rules and exit.
+    #[arg(long)]
+    rules: bool,
+
+    /// Never use the network (remote media then fail as AgentScope fails offline).
+    #[arg(long)]
+    offline: bool,
+}
+
+pub(crate) fn run(args: LintArgs) -> i32 {
+    if args.rules {
+        for r in RULES {
+            println!("{:<40} {:<8} {}", r.id, r.severity.as_str(), r.summary);
+        }
+        return 0;
+    }
+    let Some(path) = &args.session else {
+        return usage_error("a session file is required");
+    };
+    let bytes = match read_session_bytes(path) {
+        Ok(b) => b,
+        Err(e) => return usage_error(e),
+    };
+    let origin = path.display().to_string();
+    let mut session = match formatscope::session::parse_session_bytes(&bytes, &origin) {
+        Ok(s) => s,
+        Err(e) => return usage_error(e),
+    };
+    session.path = Some(path.clone());
+    let text = String::from_utf8_lossy(&bytes);
+    let own = pipeline::formatter_for_session(&session).ok();
+    let mode = match args.mode.as_deref() {
+        Some(m) => match Mode::from_id(m) {
+            Some(m) => m,
+            None => return usage_error(format!("unknown mode {m:?} (chat or multi_agent)")),
+        },
+        None => own.map_or(Mode::Chat, |f| f.mode),
+    };
+    let providers: Vec<Provider> = match args.provider.as_deref() {
+        Some("all") => Provider::ALL.to_vec(),
+        Some(p) => match Provider::from_id(p) {
+            Some(p) => vec![p],
+            None => return usage_error(format!("unknown provider {p:?}")),
+        },
+        None => match own {
+            Some(f) => vec![f.provider],
+            None => Provider::ALL.to_vec(),
+        },
+    };
+    let env = media_env(&session, web_fetcher(&[], args.offline));
+    let input = lint::Input {
+        session: &session,
+        text: Some(&text),
+        formatters: providers
+            .iter()
+            .map(|p| FormatterId::new(*p, mode))
+            .collect(),
+        env: &env,
+    };
+    let findings = lint::lint(&input);
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    let (errors, warnings, infos) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
+    if args.json {
+        print_json(&serde_json::json!({
+            "findings": findings.iter().map(|f| f.to_json()).collect::<Vec<_>>(),
+            "errors": errors,
+            "warnings": warnings,
+            "infos": infos,
+        }));
+    } else {
+        let all = input.formatters.len();
+        for f in &findings {
+            let at = match f.line_col {
+                Some((l, c)) => format!("{}:{l}:{c}", path.display()),
+                None => path.display().to_string(),
+            };
+            let which = match (&f.message, &f.block) {
+                (Some(m), Some(b)) => format!(" message {m} block {b}:"),
+                (Some(m), None) => format!(" message {m}:"),
+                _ => String::new(),
+            };
+            // Name the formatters only when not all of them.
+            let whom = if f.formatters.is_empty() || f.formatters.len() == all {
+                String::new()
+            } else {
+                format!(
+                    " [{}]",
+                    f.formatters
+                        .iter()
+                        .map(|id| id.class_name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            println!(
+                "{at}: {}[{}]:{which} {}{whom} (fix: {})",
+                f.severity.as_str(),
+                f.rule,
+                safe(&f.text),
+                f.fix
+            );
+        }
+        println!(
+            "{errors} error{}, {warnings} warning{}, {infos} note{} for {}",
+            if errors == 1 { "" } else { "s" },
+            if warnings == 1 { "" } else { "s" },
+            if infos == 1 { "" } else { "s" },
+            input
+                .formatters
+                .iter()
+                .map(|id| id.class_name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if errors > 0 {
+        say(format!("{errors} error finding(s)"));
+        1
+    } else {
+        0
+    }
+}

@@ -1,0 +1,334 @@
+//! The linter (issue 12): what will fail or cost money at the provider or
+//! in AgentScope, for one session and the formatters asked for. Each
+//! finding has a rule id from [`RULES`], a severity, where it is (message
+//! and block, and `file:line:col` when the file's text is given), what is
+//! wrong and a one-line fix.
+//!
+//! Findings about the request are checked on what the formatter really
+//! produces (the same code as `format` and the workbench), not guessed from
+//! the session: a block is reported dropped because formatting the message
+//! without it gives the same request.
+
+mod agentscope;
+mod budget;
+mod provider;
+
+use crate::formatter::{FormatOptions, FormatterId};
+use crate::media::MediaEnv;
+use crate::session::{InputShape, Session};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// One rule of the catalogue.
+#[derive(Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub severity: Severity,
+    /// What it checks, in one line.
+    pub summary: &'static str,
+    /// The usual fix, in one line.
+    pub fix: &'static str,
+}
+
+/// Every rule the linter can fire.
+#[rustfmt::skip]
+pub const RULES: &[Rule] = &[
+    Rule { id: "agentscope.raises", severity: Severity::Error,
+        summary: "AgentScope raises while formatting the session for this formatter",
+        fix: "fix the message the error names; `formatscope format` shows the same error" },
+    Rule { id: "agentscope.block-dropped", severity: Severity::Warning,
+        summary: "a content block does not reach the request: the formatter skips its type",
+        fix: "remove the block or pick a formatter that sends it (thinking: Anthropic chat; video: DashScope, Gemini)" },
+    Rule { id: "agentscope.image-jpg-media-type", severity: Severity::Warning,
+        summary: "a local .jpg image is sent as data:image/jpg, which is not a registered media type",
+        fix: "rename the file to .jpeg (AgentScope then sends image/jpeg)" },
+    Rule { id: "agentscope.tool-result-media-as-path", severity: Severity::Warning,
+        summary: "media in a tool result reach the model as a file path in text, not as media",
+        fix: "AgentScope's promote_tool_result_images (and _audios, _videos) sends them as a user message" },
+    Rule { id: "agentscope.gemini-history-no-newline", severity: Severity::Info,
+        summary: "Gemini's multi-agent history opens with <history> without the newline every other provider has",
+        fix: "nothing to fix: expect the first history line glued to the tag in Gemini requests" },
+    Rule { id: "agentscope.system-not-first", severity: Severity::Warning,
+        summary: "a system message after the first is not the system prompt: AgentScope formats it in place",
+        fix: "move the instructions into the first message, or make this one a user message" },
+    Rule { id: "provider.tool-result-without-call", severity: Severity::Error,
+        summary: "a tool result answers no earlier tool call with its id",
+        fix: "give it the id of the tool_use block it answers, or delete it" },
+    Rule { id: "provider.tool-call-without-result", severity: Severity::Error,
+        summary: "a tool call has no tool result after it: OpenAI, Anthropic and DeepSeek reject the request",
+        fix: "add the tool_result block with the same id (or delete the call)" },
+    Rule { id: "provider.tool-name", severity: Severity::Error,
+        summary: "a tool name the provider rejects (OpenAI, Anthropic, DeepSeek: ^[a-zA-Z0-9_-]{1,64}$; Gemini: ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$)",
+        fix: "rename the tool: letters, digits, _ and -, at most 64 characters" },
+    Rule { id: "provider.speaker-name", severity: Severity::Error,
+        summary: "OpenAI's message name field takes no spaces, <|\\/> or more than 64 characters",
+        fix: "rename the speaker (Bob_Smith, not Bob Smith)" },
+    Rule { id: "provider.first-turn-user", severity: Severity::Warning,
+        summary: "the conversation after the system prompt starts with the assistant: Anthropic and Gemini expect a user turn first",
+        fix: "start with a user message" },
+    Rule { id: "provider.consecutive-roles", severity: Severity::Info,
+        summary: "two consecutive turns of one role in Anthropic's request: the API merges them into one turn",
+        fix: "nothing to fix, or merge them yourself to see what the model sees" },
+    Rule { id: "provider.empty-text", severity: Severity::Error,
+        summary: "an empty text block: Anthropic rejects text content blocks that are empty",
+        fix: "delete the block or give it text" },
+    Rule { id: "provider.image-count", severity: Severity::Error,
+        summary: "more images than the provider takes in one request (Anthropic 100, OpenAI 500, Gemini 3,600)",
+        fix: "send fewer images, or truncate older messages" },
+    Rule { id: "provider.image-size", severity: Severity::Error,
+        summary: "an inline image over the provider's per-image limit (Anthropic 5 MB, OpenAI 20 MB)",
+        fix: "downscale or recompress the image" },
+    Rule { id: "provider.request-size", severity: Severity::Error,
+        summary: "the request body is over the provider's size limit (Anthropic 32 MB, Gemini 20 MB inline, OpenAI 50 MB)",
+        fix: "send media by URL instead of inline base64, or fewer of them" },
+    Rule { id: "budget.context-window", severity: Severity::Error,
+        summary: "the request does not fit the model's context window",
+        fix: "set max_tokens so AgentScope truncates, or pick a model with a larger window" },
+    Rule { id: "budget.truncation-drops", severity: Severity::Info,
+        summary: "the session's budget (max_tokens) makes AgentScope drop the oldest messages",
+        fix: "raise max_tokens if those messages matter" },
+    Rule { id: "budget.truncation-orphans-tool-result", severity: Severity::Error,
+        summary: "truncation would keep a tool result and drop the tool call it answers",
+        fix: "raise max_tokens, or shorten the messages before the tool call" },
+    Rule { id: "budget.does-not-fit", severity: Severity::Error,
+        summary: "AgentScope cannot truncate the request into the session's budget (the system prompt alone, or no progress)",
+        fix: "raise max_tokens or shorten the system prompt" },
+];
+
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// The session message and content block it is about.
+    pub message: Option<usize>,
+    pub block: Option<usize>,
+    /// A JSON pointer into the session file, and its 1-based line and
+    /// column when the file's text was given.
+    pub pointer: Option<String>,
+    pub line_col: Option<(usize, usize)>,
+    /// The formatters it concerns (empty: all asked for).
+    pub formatters: Vec<FormatterId>,
+    pub text: String,
+    pub fix: String,
+}
+
+impl Finding {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "rule": self.rule,
+            "severity": self.severity.as_str(),
+            "message": self.message,
+            "block": self.block,
+            "pointer": self.pointer,
+            "line": self.line_col.map(|l| l.0),
+            "column": self.line_col.map(|l| l.1),
+            "formatters": self.formatters.iter().map(|f| f.class_name()).collect::<Vec<_>>(),
+            "text": self.text,
+            "fix": self.fix,
+        })
+    }
+}
+
+/// What to lint.
+pub struct Input<'a> {
+    pub session: &'a Session,
+    /// The file's text, for line and column.
+    pub text: Option<&'a str>,
+    pub formatters: Vec<FormatterId>,
+    pub env: &'a MediaEnv,
+}
+
+/// Collects findings; one per (rule, message, block, text), with the
+/// formatters it concerns merged.
+pub(crate) struct Sink<'a> {
+    input: &'a Input<'a>,
+    findings: Vec<Finding>,
+}
+
+impl Sink<'_> {
+    pub(crate) fn add(
+        &mut self,
+        rule_id: &'static str,
+        at: (Option<usize>, Option<usize>),
+        formatter: Option<FormatterId>,
+        text: String,
+    ) {
+        let Some(r) = rule(rule_id) else {
+            debug_assert!(false, "{rule_id} is not in the catalogue");
+            return;
+        };
+        if let Some(f) = self
+            .findings
+            .iter_mut()
+            .find(|f| f.rule == rule_id && (f.message, f.block) == at && f.text == text)
+        {
+            if let Some(id) = formatter {
+                if !f.formatters.contains(&id) {
+                    f.formatters.push(id);
+                }
+            }
+            return;
+        }
+        let pointer = at.0.map(|m| self.pointer(m, at.1));
+        self.push(r, at, pointer, formatter, text);
+    }
+
+    /// A finding about a place that is not a message (the tool schemas).
+    pub(crate) fn add_at(
+        &mut self,
+        rule_id: &'static str,
+        pointer: String,
+        formatter: Option<FormatterId>,
+        text: String,
+    ) {
+        if let Some(r) = rule(rule_id) {
+            if !self
+                .findings
+                .iter()
+                .any(|f| f.rule == rule_id && f.text == text)
+            {
+                self.push(r, (None, None), Some(pointer), formatter, text);
+            }
+        }
+    }
+
+    fn push(
+        &mut self,
+        r: &'static Rule,
+        at: (Option<usize>, Option<usize>),
+        pointer: Option<String>,
+        formatter: Option<FormatterId>,
+        text: String,
+    ) {
+        let line_col = match (&pointer, self.input.text) {
+            (Some(p), Some(text)) => crate::session::locate_pointer(text, p),
+            _ => None,
+        };
+        self.findings.push(Finding {
+            rule: r.id,
+            severity: r.severity,
+            message: at.0,
+            block: at.1,
+            pointer,
+            line_col,
+            formatters: formatter.into_iter().collect(),
+            text,
+            fix: r.fix.to_string(),
+        });
+    }
+
+    /// Where message `m` (and its block `b`) is in the file.
+    fn pointer(&self, m: usize, b: Option<usize>) -> String {
+        let base = match self.input.session.shape {
+            InputShape::BareArray => format!("/{m}"),
+            _ => format!("/messages/{m}"),
+        };
+        let content_is_list = self
+            .input
+            .session
+            .messages
+            .get(m)
+            .and_then(|v| v.get("content"))
+            .is_some_and(Value::is_array);
+        match b {
+            Some(b) if content_is_list => format!("{base}/content/{b}"),
+            Some(_) => format!("{base}/content"),
+            None => base,
+        }
+    }
+}
+
+/// The formatter options lint assumes: AgentScope's defaults.
+pub(crate) fn options() -> FormatOptions {
+    FormatOptions::default()
+}
+
+/// Every check, for every formatter asked for. Findings come sorted:
+/// errors first, then by message.
+pub fn lint(input: &Input<'_>) -> Vec<Finding> {
+    let mut sink = Sink {
+        input,
+        findings: Vec::new(),
+    };
+    provider::session_checks(input, &mut sink);
+    let msgs =
+        crate::pipeline::build_msgs(input.session).map(|m| m.into_iter().collect::<Vec<_>>());
+    for &id in &input.formatters {
+        let msgs = match &msgs {
+            Ok(m) => m,
+            Err(e) => {
+                let at = crate::pipeline::invalid_message(input.session).map(|(i, _)| i);
+                sink.add(
+                    "agentscope.raises",
+                    (at, None),
+                    Some(id),
+                    format!("{}: {}", e.kind, e.message),
+                );
+                continue;
+            }
+        };
+        let formatted = match formatted(id, msgs, input) {
+            Ok(f) => f,
+            Err(e) => {
+                sink.add(
+                    "agentscope.raises",
+                    (None, None),
+                    Some(id),
+                    format!("{}: {}", e.kind, e.message),
+                );
+                continue;
+            }
+        };
+        agentscope::checks(id, msgs, &formatted, input, &mut sink);
+        provider::request_checks(id, &formatted, input, &mut sink);
+        budget::checks(id, input, &mut sink);
+    }
+    let mut findings = sink.findings;
+    findings.sort_by_key(|f| (f.severity, f.message.unwrap_or(usize::MAX), f.block));
+    findings
+}
+
+/// The request `id` makes of the messages, with its spans.
+fn formatted(
+    id: FormatterId,
+    msgs: &[Arc<crate::session::Msg>],
+    input: &Input<'_>,
+) -> Result<crate::budget::FormattedRequest, crate::py::PyErr> {
+    let keys: Vec<u64> = input
+        .session
+        .messages
+        .iter()
+        .map(crate::formatter::message_key)
+        .collect();
+    crate::budget::formatted_with_spans(id, &options(), msgs, &keys, input.env)
+}
+
+/// The input messages an output message came from.
+pub(crate) fn source_of(spans: &[crate::formatter::Span], out: usize) -> Option<usize> {
+    spans
+        .iter()
+        .find(|(_, o)| o.contains(&out))
+        .map(|(i, _)| i.start)
+}

@@ -1,0 +1,208 @@
+//! `formatscope lint`: one small session per rule (tests/lint/cases/, made
+//! by scripts/lint-cases.py), each with its exact findings: rule, severity,
+//! message and block, line and column in the file. Sessions over the
+//! providers' size limits are generated here. The AgentScope behaviours the
+//! rules describe were checked with the reference oracle: a thinking block
+//! is dropped by OpenAI, a .jpg goes out as data:image/jpg, truncation keeps
+//! a second result of a dropped call.
+
+use formatscope::lint::{Severity, RULES};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/lint/cases")
+        .join(format!("{name}.json"))
+}
+
+/// Runs the binary: (exit code, findings).
+fn lint(path: &Path, extra: &[&str]) -> (i32, Vec<Value>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .arg("lint")
+        .arg(path)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .expect("the binary runs");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (
+        out.status.code().unwrap_or(-1),
+        v["findings"].as_array().cloned().unwrap_or_default(),
+    )
+}
+
+/// (rule, severity, message, block, line, column)
+type Expected = (
+    &'static str,
+    &'static str,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
+#[rustfmt::skip]
+const CASES: &[(&str, &[Expected])] = &[
+    ("raises_unknown_role", &[("agentscope.raises", "error", Some(1), None, Some(9), Some(5))]),
+    ("block_dropped_thinking", &[("agentscope.block-dropped", "warning", Some(2), Some(0), Some(23), Some(9))]),
+    ("image_jpg", &[("agentscope.image-jpg-media-type", "warning", Some(1), Some(1), Some(17), Some(9))]),
+    ("tool_result_media", &[("agentscope.tool-result-media-as-path", "warning", Some(3), Some(0), Some(37), Some(9))]),
+    ("gemini_history", &[("agentscope.gemini-history-no-newline", "info", Some(1), None, Some(10), Some(5))]),
+    ("system_not_first", &[("agentscope.system-not-first", "warning", Some(2), None, Some(19), Some(5))]),
+    ("tool_result_without_call", &[("provider.tool-result-without-call", "error", Some(2), Some(0), Some(23), Some(9))]),
+    ("tool_call_without_result", &[("provider.tool-call-without-result", "error", Some(2), Some(0), Some(23), Some(9))]),
+    ("tool_name", &[("provider.tool-name", "error", None, None, Some(7), Some(17))]),
+    ("speaker_name", &[("provider.speaker-name", "error", Some(1), None, Some(9), Some(5))]),
+    ("first_turn_assistant", &[("provider.first-turn-user", "warning", Some(1), None, Some(9), Some(5))]),
+    ("consecutive_roles", &[("provider.consecutive-roles", "info", Some(2), None, Some(19), Some(5))]),
+    ("empty_text", &[("provider.empty-text", "error", Some(1), None, Some(9), Some(5))]),
+    ("truncation_drops", &[("budget.truncation-drops", "info", Some(1), None, Some(10), Some(5))]),
+    ("truncation_orphan", &[
+        ("budget.truncation-orphans-tool-result", "error", Some(4), None, Some(46), Some(5)),
+        ("budget.truncation-drops", "info", Some(1), None, Some(10), Some(5)),
+    ]),
+    ("does_not_fit", &[("budget.does-not-fit", "error", None, None, None, None)]),
+    ("clean", &[]),
+];
+
+fn brief(f: &Value) -> Expected {
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    (
+        leak(f["rule"].as_str().unwrap_or("")),
+        leak(f["severity"].as_str().unwrap_or("")),
+        f["message"].as_u64(),
+        f["block"].as_u64(),
+        f["line"].as_u64(),
+        f["column"].as_u64(),
+    )
+}
+
+#[test]
+fn each_case_gives_exactly_its_findings_and_errors_exit_1() {
+    let mut fired = BTreeSet::new();
+    for (name, expected) in CASES {
+        let (code, findings) = lint(&case(name), &[]);
+        let got: Vec<Expected> = findings.iter().map(brief).collect();
+        assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
+        let errors = expected.iter().any(|e| e.1 == "error");
+        assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
+        for f in &findings {
+            assert!(!f["fix"].as_str().unwrap_or("").is_empty());
+            fired.insert(f["rule"].as_str().unwrap_or("").to_string());
+        }
+    }
+    for f in big_cases() {
+        fired.insert(f);
+    }
+    // Every rule of the catalogue has a case that fires it.
+    for r in RULES {
+        assert!(fired.contains(r.id), "no case fires {}", r.id);
+    }
+    println!("{} rules, each fired by a case", RULES.len());
+}
+
+/// Sessions over the size limits, written here: they would weigh
+/// megabytes in the repository.
+fn big_cases() -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let sys = json!({"name": "system", "role": "system", "content": "You are Friday."});
+    let image = |data: &str| json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}});
+    let mut fired = Vec::new();
+    let mut run = |name: &str, session: Value, want: &[&str]| {
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, serde_json::to_vec(&session).unwrap()).unwrap();
+        let (code, findings) = lint(&path, &[]);
+        let rules: Vec<&str> = findings.iter().filter_map(|f| f["rule"].as_str()).collect();
+        for w in want {
+            assert!(rules.contains(w), "{name}: {rules:?}");
+        }
+        assert_eq!(code, 1, "{name}");
+        fired.extend(rules.iter().map(|r| r.to_string()));
+    };
+    // 101 tiny inline images for Anthropic (at most 100).
+    let tiny = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    let many: Vec<Value> = (0..101).map(|_| image(tiny)).collect();
+    run(
+        "image_count",
+        json!({"provider": "anthropic", "messages": [sys, {"name": "Bob", "role": "user", "content": many}]}),
+        &["provider.image-count"],
+    );
+    // One 34 MB image: over Anthropic's 5 MB per image and 32 MB per request.
+    let huge = "A".repeat(34 * 1024 * 1024 * 4 / 3);
+    run(
+        "image_size",
+        json!({"provider": "anthropic", "messages": [sys, {"name": "Bob", "role": "user", "content": [image(&huge)]}]}),
+        &["provider.image-size", "provider.request-size"],
+    );
+    // About 12,000 tokens for gpt-4's 8,192.
+    let long = "The library opens at nine and closes at six. ".repeat(1200);
+    run(
+        "context_window",
+        json!({"provider": "openai", "model": "gpt-4", "messages": [sys, {"name": "Bob", "role": "user", "content": long}]}),
+        &["budget.context-window"],
+    );
+    fired
+}
+
+#[test]
+fn the_bundled_sessions_that_should_be_clean_are_clean() {
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    // Under their own provider: no error and no warning.
+    for name in ["chat_plain.json", "library_trip.json"] {
+        let (code, findings) = lint(&sessions.join(name), &[]);
+        assert_eq!(code, 0, "{name}");
+        let loud: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["severity"] != "info")
+            .collect();
+        assert!(loud.is_empty(), "{name}: {loud:#?}");
+    }
+    // chat_plain is clean for every provider.
+    let (code, findings) = lint(&sessions.join("chat_plain.json"), &["--provider", "all"]);
+    assert_eq!((code, findings.len()), (0, 0), "{findings:#?}");
+    // multimodal.json and reasoning.json exist to show what providers drop:
+    // their findings are warnings, never errors.
+    for name in ["multimodal.json", "reasoning.json"] {
+        let (code, findings) = lint(&sessions.join(name), &["--provider", "all"]);
+        assert_eq!(code, 0, "{name}");
+        assert!(
+            findings
+                .iter()
+                .all(|f| f["rule"] == "agentscope.block-dropped"),
+            "{name}: {findings:#?}"
+        );
+    }
+}
+
+#[test]
+fn the_human_output_says_file_line_col_and_the_fix() {
+    let out = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .arg("lint")
+        .arg(case("speaker_name"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("speaker_name.json:9:5: error[provider.speaker-name]: message 1: OpenAI rejects the name \"Bob Smith\" (fix: rename the speaker"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 error, 0 warnings, 0 notes for OpenAIChatFormatter"),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    // --rules lists the catalogue.
+    let out = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(["lint", "--rules"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), RULES.len());
+    assert!(RULES.iter().all(|r| text.contains(r.id)));
+    // Severity order in the catalogue type: errors sort first.
+    assert!(Severity::Error < Severity::Warning && Severity::Warning < Severity::Info);
+}
