@@ -512,3 +512,34 @@ fn n_jumps_to_the_next_difference_in_the_compare_view() {
     app.update(key('N'));
     assert_eq!(app.compare.scroll, first, "N goes back");
 }
+
+/// `L` opens the lint panel under the request: the findings for the
+/// provider on screen, with rule, place and fix; the message list marks
+/// the messages that have findings.
+#[test]
+fn the_lint_panel_lists_findings_and_the_list_marks_their_messages() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/lint/cases/tool_call_without_result.json");
+    let (mut app, mut computer) = loaded_app(&path, (140, 40));
+    let before = screen_text(&app, 140, 40);
+    assert!(
+        before.contains("●  2"),
+        "the list marks message 2: {before}"
+    );
+    let cmds = app.update(key('L'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 140, 40);
+    assert!(
+        screen.contains("Lint: 1 errors, 0 warnings, 0 notes"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("[provider.tool-call-without-result]"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("fix: add the tool_result block"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("lint_panel", screen);
+}

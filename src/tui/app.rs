@@ -11,6 +11,7 @@ use super::keymap::{self, Action, Scope};
 use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
 use super::panes::compare::{ComparePane, Pair};
 use super::panes::editor::{EditorEvent, EditorPane};
+use super::panes::lint::LintPane;
 use super::panes::list::ListPane;
 use super::panes::popup::{Pending, Popup};
 use super::panes::request::RequestPane;
@@ -64,6 +65,7 @@ pub struct App {
     pub editor: EditorPane,
     pub request: RequestPane,
     pub compare: ComparePane,
+    pub lint: LintPane,
     /// The last live send's replies: one for `S`, one per provider picked
     /// with `P`, side by side.
     pub replies: Vec<super::panes::reply::ReplyPane>,
@@ -118,6 +120,7 @@ impl App {
             editor: EditorPane::default(),
             request: RequestPane::default(),
             compare: ComparePane::default(),
+            lint: LintPane::default(),
             replies: Vec::new(),
             sends: 0,
             remote_count: None,
@@ -894,6 +897,19 @@ impl App {
                 (self.compare.open && self.compare.pair == Pair::LastSave)
                     .then(|| (Arc::clone(&doc.base), "last save"))
             }),
+            // Small sessions are linted on every edit (the list marks
+            // them); large ones while the panel is open.
+            lint: (self.lint.open || session.messages.len() <= super::panes::lint::ALWAYS_UP_TO)
+                .then(|| {
+                    let text: Arc<str> = if doc.unsaved() {
+                        render_saved(&doc.base, session)
+                            .map(Arc::from)
+                            .unwrap_or_else(|_| Arc::clone(&doc.base))
+                    } else {
+                        Arc::clone(&doc.base)
+                    };
+                    (Box::new(session.clone()), text)
+                }),
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -1267,6 +1283,15 @@ impl App {
                     self.compare.handle(action, self.formatter.provider);
                 }
                 self.status = format!("compare: {}", self.compare.pair.label());
+                return self.reformat();
+            }
+            Action::ToggleLint => {
+                self.lint.open = !self.lint.open;
+                self.status = if self.lint.open {
+                    "lint: findings for the request on screen (L closes)".into()
+                } else {
+                    "lint panel closed".into()
+                };
                 return self.reformat();
             }
             Action::CycleView => {

@@ -50,6 +50,7 @@ pub enum Action {
     Compare,
     ComparePair,
     CompareOther,
+    ToggleLint,
     NextFile,
     PrevFile,
 }
@@ -148,6 +149,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('c'), NONE)], "c", Action::Compare, Scope::Global, "compare two requests side by side, message by message", Some("compare")),
     b!(&[(KeyCode::Char('C'), SHIFT), (KeyCode::Char('C'), NONE)], "C", Action::ComparePair, Scope::Global, "compare: next pair (providers, modes, wire, truncation, save)", None),
     b!(&[(KeyCode::Char('o'), NONE)], "o", Action::CompareOther, Scope::Global, "compare: next provider on the right", None),
+    b!(&[(KeyCode::Char('L'), SHIFT), (KeyCode::Char('L'), NONE)], "L", Action::ToggleLint, Scope::Global, "lint panel: what the provider or AgentScope would reject or drop", Some("lint")),
     b!(&[(KeyCode::Char(']'), NONE)], "]", Action::NextFile, Scope::Global, "next session file in the folder", None),
     b!(&[(KeyCode::Char('['), NONE)], "[", Action::PrevFile, Scope::Global, "previous session file", None),
     b!(&[(KeyCode::Esc, NONE)], "Esc", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved)", Some("leave")),

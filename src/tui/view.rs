@@ -112,15 +112,34 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let load_error = doc
         .and_then(|d| d.load_error.as_deref())
         .or(app.open_error.as_deref());
+    // The lint panel takes the lower part of the request's column.
+    let (request_column, lint_area) = if app.lint.open {
+        let split = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([Constraint::Percentage(60), Constraint::Percentage(40)])
+            .split(areas.output);
+        (split[0], Some(split[1]))
+    } else {
+        (areas.output, None)
+    };
+    if let Some(area) = lint_area {
+        app.lint.draw(
+            frame,
+            area,
+            ui,
+            preview.and_then(|p| p.lint.as_deref()).map(Vec::as_slice),
+            app.list.selected,
+        );
+    }
     // A live reply takes the lower part of the request's column.
     let (output_area, reply_area) = if app.replies.iter().any(|r| r.visible()) {
         let split = Layout::default()
             .direction(Direction::Vertical)
             .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
-            .split(areas.output);
+            .split(request_column);
         (split[0], Some(split[1]))
     } else {
-        (areas.output, None)
+        (request_column, None)
     };
     if let Some(area) = reply_area {
         // Several replies side by side.

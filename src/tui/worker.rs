@@ -133,6 +133,8 @@ pub struct Job {
     /// An earlier version of the file (its text) to compare with: for the
     /// compare view's "at last save" side and the prompt-cache line.
     pub earlier: Option<(Arc<str>, &'static str)>,
+    /// Lint this session (with its text, for line and column).
+    pub lint: Option<(Box<crate::session::Session>, Arc<str>)>,
 }
 
 /// What the panes show for one session state.
@@ -170,6 +172,8 @@ pub struct Preview {
     pub compare: Option<Arc<crate::compare::Compared>>,
     /// The prompt-cache line of the budget pane.
     pub cache: Option<Result<CacheLine, String>>,
+    /// The linter's findings for the formatter on screen.
+    pub lint: Option<Arc<Vec<crate::lint::Finding>>>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -242,6 +246,7 @@ impl Computer {
             wanted: Vec::new(),
             compare: None,
             cache: None,
+            lint: None,
         };
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
@@ -357,6 +362,18 @@ impl Computer {
             self.format_earlier(text, job.formatter, &model);
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
             preview.cache = earlier.map(|e| cache_line(job, &model, e, against));
+        }
+        if let Some((session, text)) = &job.lint {
+            // Everything else first: linting formats the request again.
+            early(preview.clone());
+            let env = model.env().another_run();
+            let input = crate::lint::Input {
+                session,
+                text: Some(text),
+                formatters: vec![job.formatter],
+                env: &env,
+            };
+            preview.lint = Some(Arc::new(crate::lint::lint(&input)));
         }
         if let Some((l, r)) = job.compare {
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);

@@ -118,11 +118,19 @@ impl ListPane {
             if i == self.selected {
                 style = style.bg(ui.selected_bg).add_modifier(Modifier::BOLD);
             }
+            // Dropped by truncation first, else the worst lint finding.
+            let lint = preview
+                .and_then(|p| p.lint.as_deref())
+                .and_then(|f| super::lint::worst(f, i));
+            let mark = match (is_dropped, lint) {
+                (true, _) => Span::styled("✗", Style::default().fg(ui.error)),
+                (false, Some(s)) => {
+                    Span::styled("●", Style::default().fg(super::lint::colour(ui, s)))
+                }
+                _ => Span::raw(" "),
+            };
             lines.push(Line::from(vec![
-                Span::styled(
-                    if is_dropped { "✗" } else { " " },
-                    Style::default().fg(ui.error),
-                ),
+                mark,
                 Span::styled(format!("{i:>index_w$} "), style),
                 pair,
                 Span::styled(fit(&name, name_w), style),

@@ -5,6 +5,7 @@ pub mod budget;
 pub mod compare;
 pub mod editor;
 pub mod header;
+pub mod lint;
 pub mod list;
 pub mod popup;
 pub mod reply;
