@@ -5,6 +5,7 @@
 pub mod budget;
 pub mod compare;
 pub mod diff;
+pub mod explain;
 pub mod files;
 pub mod formatter;
 pub mod json;

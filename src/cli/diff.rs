@@ -148,18 +148,31 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
     };
     if let Some(path) = &args.html {
         let sides = (
-            compare_side(&session, &left, &l, &env, args.raw_media),
-            compare_side(&right_session, &right, &r, &right_env, args.raw_media),
+            super::handout::annotated_side(
+                &session,
+                left.formatter,
+                left.wire,
+                &l,
+                &env,
+                args.raw_media,
+            ),
+            super::handout::annotated_side(
+                &right_session,
+                right.formatter,
+                right.wire,
+                &r,
+                &right_env,
+                args.raw_media,
+            ),
         );
-        let compared = formatscope::compare::compare(&sides.0, &sides.1);
-        let title = format!("{} ↔ {}", sides.0.label, sides.1.label);
+        let title = format!("{} ↔ {}", sides.0.side.label, sides.1.side.label);
         let subtitle = match &args.right_session {
             Some(p) => format!("{} → {}", args.session.display(), p.display()),
             None => args.session.display().to_string(),
         };
-        let notes = super::handout::Plain;
-        let html = super::handout::page(&title, &subtitle, &compared, &notes);
-        if let Err(e) = std::fs::write(path, html) {
+        let findings = super::handout::findings(&session, &[left.formatter, right.formatter], &env);
+        if let Err(e) = super::handout::write(path, &title, &subtitle, &sides.0, &sides.1, findings)
+        {
             say(format!("error: cannot write {}: {e}", path.display()));
             return 2;
         }
@@ -222,51 +235,4 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         );
     }
     0
-}
-
-/// A side of the handout: the request `value` (as `--json` diffs it) cut
-/// into parts that know their source messages.
-fn compare_side(
-    session: &Session,
-    side: &Side,
-    value: &Value,
-    env: &formatscope::media::MediaEnv,
-    raw: bool,
-) -> formatscope::compare::Side {
-    use formatscope::compare::{shorten_media, Side as CompareSide};
-    let label = format!(
-        "{}{}",
-        side.formatter.class_name(),
-        if side.wire { " · wire" } else { "" }
-    );
-    let shown = |v: &Value| if raw { v.clone() } else { shorten_media(v) };
-    let formatted = pipeline::build_msgs(session).and_then(|msgs| {
-        let keys: Vec<u64> = session
-            .messages
-            .iter()
-            .map(formatscope::formatter::message_key)
-            .collect();
-        formatscope::budget::formatted_with_spans(
-            side.formatter,
-            &Default::default(),
-            &msgs,
-            &keys,
-            env,
-        )
-    });
-    let formatted = match formatted {
-        Ok(f) => f,
-        Err(e) => return CompareSide::failed(label, format!("{}: {}", e.kind, e.message)),
-    };
-    if side.wire {
-        let messages: Vec<Value> = formatted.messages.iter().map(shown).collect();
-        CompareSide::wire(label, shown(value), &messages, &formatted.spans)
-    } else {
-        let messages = value
-            .get("messages")
-            .and_then(Value::as_array)
-            .map(|m| m.iter().map(shown).collect())
-            .unwrap_or_default();
-        CompareSide::formatted(label, messages, &formatted.spans)
-    }
 }

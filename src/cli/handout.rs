@@ -5,8 +5,13 @@
 //! each message beside the lines. No network at view time: the styles are
 //! inline and there is no script.
 
-use formatscope::compare::{Compared, Row};
+use formatscope::compare::{Compared, Row, Side};
 use formatscope::diff::Mark;
+use formatscope::explain::Explained;
+use formatscope::formatter::FormatterId;
+use formatscope::lint::Finding;
+use formatscope::session::Session;
+use serde_json::Value;
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -21,18 +26,6 @@ pub(crate) trait Notes {
     fn findings(&self, messages: &Range<usize>) -> Vec<(String, String)>;
     /// Findings about no message in particular (the request, the budget).
     fn general(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-}
-
-/// No notes.
-pub(crate) struct Plain;
-
-impl Notes for Plain {
-    fn rule(&self, _: bool, _: &str) -> Option<(String, String)> {
-        None
-    }
-    fn findings(&self, _: &Range<usize>) -> Vec<(String, String)> {
         Vec::new()
     }
 }
@@ -241,4 +234,148 @@ fn highlight_lines(lines: &[&str]) -> Vec<String> {
 #[cfg(not(feature = "tui"))]
 fn highlight_lines(lines: &[&str]) -> Vec<String> {
     lines.iter().map(|l| escape(l)).collect()
+}
+
+/// A side of a handout with the attribution of its nodes.
+pub(crate) struct Annotated {
+    pub side: Side,
+    pub explained: Explained,
+}
+
+/// The request `value` (the formatter's `{"messages": [...]}` or a wire
+/// body, as `diff --json` diffs it) cut into parts that know their source
+/// messages, and the rule behind each node.
+pub(crate) fn annotated_side(
+    session: &Session,
+    formatter: FormatterId,
+    wire: bool,
+    value: &Value,
+    env: &formatscope::media::MediaEnv,
+    raw: bool,
+) -> Annotated {
+    use formatscope::compare::shorten_media;
+    let label = format!(
+        "{}{}",
+        formatter.class_name(),
+        if wire { " · wire" } else { "" }
+    );
+    let shown = |v: &Value| if raw { v.clone() } else { shorten_media(v) };
+    let msgs = formatscope::pipeline::build_msgs(session);
+    let formatted = msgs.as_ref().map_err(Clone::clone).and_then(|msgs| {
+        let keys: Vec<u64> = session
+            .messages
+            .iter()
+            .map(formatscope::formatter::message_key)
+            .collect();
+        formatscope::budget::formatted_with_spans(formatter, &Default::default(), msgs, &keys, env)
+    });
+    let (msgs, formatted) = match (msgs, formatted) {
+        (Ok(m), Ok(f)) => (m, f),
+        (Err(e), _) | (_, Err(e)) => {
+            return Annotated {
+                side: Side::failed(label, format!("{}: {}", e.kind, e.message)),
+                explained: Explained::default(),
+            }
+        }
+    };
+    if wire {
+        let plain = formatscope::explain::formatted(formatter, &msgs, &formatted, "");
+        let explained = formatscope::explain::wire(formatter, value, &formatted, &plain);
+        let messages: Vec<Value> = formatted.messages.iter().map(shown).collect();
+        Annotated {
+            side: Side::wire(label, shown(value), &messages, &formatted.spans),
+            explained,
+        }
+    } else {
+        let explained = formatscope::explain::formatted(formatter, &msgs, &formatted, "/messages");
+        let messages = value
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| m.iter().map(shown).collect())
+            .unwrap_or_default();
+        Annotated {
+            side: Side::formatted(label, messages, &formatted.spans),
+            explained,
+        }
+    }
+}
+
+/// The lint findings for these formatters (each once).
+pub(crate) fn findings(
+    session: &Session,
+    formatters: &[FormatterId],
+    env: &formatscope::media::MediaEnv,
+) -> Vec<Finding> {
+    let mut ids: Vec<FormatterId> = formatters.to_vec();
+    ids.dedup();
+    let env = env.another_run();
+    formatscope::lint::lint(&formatscope::lint::Input {
+        session,
+        text: None,
+        formatters: ids,
+        env: &env,
+    })
+}
+
+/// Rules from the two sides' attributions, findings by message.
+struct Annotations<'a> {
+    left: &'a Explained,
+    right: &'a Explained,
+    findings: Vec<Finding>,
+}
+
+impl Notes for Annotations<'_> {
+    fn rule(&self, right: bool, pointer: &str) -> Option<(String, String)> {
+        let ex = if right { self.right } else { self.left };
+        let node = ex.direct(pointer)?;
+        let r = formatscope::explain::rule(node.rule)?;
+        Some((r.id.to_string(), format!("{} ({})", r.text, r.agentscope)))
+    }
+
+    fn findings(&self, messages: &Range<usize>) -> Vec<(String, String)> {
+        self.findings
+            .iter()
+            .filter(|f| {
+                f.message
+                    .is_some_and(|m| messages.contains(&m) || m == messages.start)
+            })
+            .map(|f| {
+                (
+                    f.severity.as_str().to_string(),
+                    format!("[{}] {} (fix: {})", f.rule, f.text, f.fix),
+                )
+            })
+            .collect()
+    }
+
+    fn general(&self) -> Vec<(String, String)> {
+        self.findings
+            .iter()
+            .filter(|f| f.message.is_none())
+            .map(|f| {
+                (
+                    f.severity.as_str().to_string(),
+                    format!("[{}] {} (fix: {})", f.rule, f.text, f.fix),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Compares two annotated sides and writes the page.
+pub(crate) fn write(
+    path: &std::path::Path,
+    title: &str,
+    subtitle: &str,
+    left: &Annotated,
+    right: &Annotated,
+    findings: Vec<Finding>,
+) -> std::io::Result<()> {
+    let compared = formatscope::compare::compare(&left.side, &right.side);
+    let notes = Annotations {
+        left: &left.explained,
+        right: &right.explained,
+        findings,
+    };
+    std::fs::write(path, page(title, subtitle, &compared, &notes))
 }

@@ -4,6 +4,7 @@
 
 mod budget;
 mod diff;
+mod explain;
 mod format;
 mod handout;
 mod lint;
@@ -91,6 +92,10 @@ enum Command {
     /// in AgentScope: findings with severity, file:line:col and a fix;
     /// exit 1 on errors (for CI and pre-commit hooks). --rules lists them.
     Lint(lint::LintArgs),
+    /// The rule behind every node of the request (source message and
+    /// block, a stable rule id, what it does, where it lives in AgentScope
+    /// and in the provider's API); --html writes a handout.
+    Explain(explain::ExplainArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -111,6 +116,7 @@ pub fn run() -> i32 {
         Some(Command::Request(args)) => request::run(args),
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Lint(args)) => lint::run(args),
+        Some(Command::Explain(args)) => explain::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => send::run(args),

@@ -1,0 +1,246 @@
+//! `formatscope explain SESSION`: the rules that shaped the request, for
+//! notes and handouts; `--nodes` every attributed node; `--html FILE` a
+//! page with the formatter's messages and the wire body side by side, the
+//! rule beside each node and the lint findings beside their messages.
+
+use super::{media_env, print_json, safe, say, usage_error, web_fetcher};
+use clap::Args;
+use formatscope::explain::{self, Explained};
+use formatscope::formatter::{FormatterId, Mode, Provider};
+use formatscope::pipeline::{self, ReferenceRequest};
+use formatscope::session::read_session;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct ExplainArgs {
+    /// Session file.
+    session: PathBuf,
+
+    /// The provider, or `all` (default: the session's provider).
+    #[arg(long, value_name = "P|all")]
+    provider: Option<String>,
+
+    /// chat or multi_agent (default: the session's mode, else chat).
+    #[arg(long, value_name = "MODE")]
+    mode: Option<String>,
+
+    /// Explain the wire body (the HTTP request's JSON) instead of the
+    /// formatter's messages.
+    #[arg(long)]
+    wire: bool,
+
+    /// Every attributed node (JSON pointer, source message and block,
+    /// rule), not only the rules that fired.
+    #[arg(long)]
+    nodes: bool,
+
+    /// JSON output.
+    #[arg(long)]
+    json: bool,
+
+    /// Also write a handout: the formatter's messages and the wire body
+    /// side by side, with the rules and the lint findings beside the lines
+    /// (with several providers, the first).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+
+    /// Never use the network.
+    #[arg(long)]
+    offline: bool,
+}
+
+pub(crate) fn run(args: ExplainArgs) -> i32 {
+    let session = match read_session(&args.session) {
+        Ok(s) => s,
+        Err(e) => return usage_error(e),
+    };
+    let own = pipeline::formatter_for_session(&session).ok();
+    let mode = match args.mode.as_deref() {
+        Some(m) => match Mode::from_id(m) {
+            Some(m) => m,
+            None => return usage_error(format!("unknown mode {m:?} (chat or multi_agent)")),
+        },
+        None => own.map_or(Mode::Chat, |f| f.mode),
+    };
+    let providers: Vec<Provider> = match args.provider.as_deref() {
+        Some("all") => Provider::ALL.to_vec(),
+        Some(p) => match Provider::from_id(p) {
+            Some(p) => vec![p],
+            None => return usage_error(format!("unknown provider {p:?}")),
+        },
+        None => vec![own.map_or(Provider::OpenAi, |f| f.provider)],
+    };
+    let env = media_env(&session, web_fetcher(&[], args.offline));
+    let msgs = match pipeline::build_msgs(&session) {
+        Ok(m) => m,
+        Err(e) => {
+            say(format!(
+                "error: AgentScope rejects a message: {}: {}",
+                e.kind, e.message
+            ));
+            return 1;
+        }
+    };
+    let keys: Vec<u64> = session
+        .messages
+        .iter()
+        .map(formatscope::formatter::message_key)
+        .collect();
+    let mut out = Vec::new();
+    let mut failed = false;
+    for p in &providers {
+        let id = FormatterId::new(*p, mode);
+        let request = match formatscope::budget::formatted_with_spans(
+            id,
+            &Default::default(),
+            &msgs,
+            &keys,
+            &env,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                say(format!("{id}: AgentScope raises {}: {}", e.kind, e.message));
+                failed = true;
+                continue;
+            }
+        };
+        let plain = explain::formatted(id, &msgs, &request, "");
+        let explained = if args.wire {
+            match wire_body(&session, id, &env) {
+                Ok(body) => explain::wire(id, &body, &request, &plain),
+                Err(e) => {
+                    say(format!("{id}: {e}"));
+                    failed = true;
+                    continue;
+                }
+            }
+        } else {
+            plain
+        };
+        out.push((id, explained));
+    }
+    if args.json {
+        let v: Vec<Value> = out
+            .iter()
+            .map(|(id, ex)| to_json(*id, ex, args.nodes))
+            .collect();
+        print_json(&json!({ "explained": v }));
+    } else {
+        for (id, ex) in &out {
+            print_text(*id, ex, args.nodes, args.wire);
+        }
+    }
+    if let (Some(path), Some((id, _))) = (&args.html, out.first()) {
+        let value = |wire: bool| super::diff::request_of(&session, *id, wire, &env);
+        match (value(false), value(true)) {
+            (Ok(l), Ok(r)) => {
+                let left = super::handout::annotated_side(&session, *id, false, &l, &env, false);
+                let right = super::handout::annotated_side(&session, *id, true, &r, &env, false);
+                let findings = super::handout::findings(&session, &[*id], &env);
+                let title = format!(
+                    "{} · messages and wire, with the rule behind each node",
+                    id.class_name()
+                );
+                if let Err(e) = super::handout::write(
+                    path,
+                    &title,
+                    &args.session.display().to_string(),
+                    &left,
+                    &right,
+                    findings,
+                ) {
+                    say(format!("error: cannot write {}: {e}", path.display()));
+                    return 2;
+                }
+                say(format!("wrote {}", path.display()));
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                say(format!("error: {e}"));
+                return 1;
+            }
+        }
+    }
+    i32::from(failed)
+}
+
+/// The wire body the SDK would send for the session's request settings.
+fn wire_body(
+    session: &formatscope::session::Session,
+    id: FormatterId,
+    env: &formatscope::media::MediaEnv,
+) -> Result<Value, String> {
+    let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
+        .map_err(|e| e.to_string())?;
+    let out = pipeline::run_request(session, &ReferenceRequest::plain(id), &settings, env);
+    if let Some(e) = out.get("error").and_then(Value::as_str) {
+        return Err(e.to_string());
+    }
+    out.get("http_body")
+        .cloned()
+        .ok_or_else(|| "no request body".into())
+}
+
+fn to_json(id: FormatterId, ex: &Explained, nodes: bool) -> Value {
+    let rules: Vec<Value> = ex
+        .fired()
+        .iter()
+        .map(|(r, on)| {
+            json!({"id": r.id, "provider": r.provider, "text": r.text,
+                   "agentscope": r.agentscope, "api": r.api_for(id.provider), "messages": on})
+        })
+        .collect();
+    let mut v = json!({"formatter": id.class_name(), "rules": rules});
+    if nodes {
+        v["nodes"] = ex
+            .nodes
+            .iter()
+            .map(|n| {
+                json!({"pointer": n.pointer, "messages": n.messages.as_ref().map(|m| [m.start, m.end]),
+                       "block": n.block, "rule": n.rule})
+            })
+            .collect();
+    }
+    v
+}
+
+fn print_text(id: FormatterId, ex: &Explained, nodes: bool, wire: bool) {
+    let fired = ex.fired();
+    println!(
+        "{}{} · {} rule{}",
+        id.class_name(),
+        if wire { " (wire body)" } else { "" },
+        fired.len(),
+        if fired.len() == 1 { "" } else { "s" }
+    );
+    for (r, on) in &fired {
+        let on = if on.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (message{} {})",
+                if on.len() == 1 { "" } else { "s" },
+                on.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        println!("  {}{on}", r.id);
+        println!("      {}", r.text);
+        println!("      AgentScope: {}", r.agentscope);
+        println!("      API: {}", r.api_for(id.provider));
+    }
+    if nodes {
+        for n in &ex.nodes {
+            let src = match (&n.messages, n.block) {
+                (Some(m), Some(b)) => format!("message {} block {b}", m.start),
+                (Some(m), None) if m.len() > 1 => format!("messages {}–{}", m.start, m.end - 1),
+                (Some(m), None) => format!("message {}", m.start),
+                _ => "—".into(),
+            };
+            println!("  {:<40} {:<22} {}", safe(&n.pointer), src, n.rule);
+        }
+    }
+    println!();
+}
