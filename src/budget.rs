@@ -595,6 +595,12 @@ impl BudgetModel {
         self.request.seg.assemble_refs(&self.env)
     }
 
+    /// The attribution of `request` (this model's formatted request) to
+    /// source messages and rules.
+    pub fn explain_formatted(&self, request: &FormattedRequest) -> crate::explain::Explained {
+        crate::explain::formatted(self.formatter, &self.msgs, request, "")
+    }
+
     /// The provider's tool schemas, formatted (`[]` without tools).
     pub fn formatted_tools(&self) -> Result<Value, PyErr> {
         let tools = self

@@ -169,15 +169,34 @@ fn the_explain_handout_shows_the_rule_beside_each_node_in_a_browser() {
         .arg(&html)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = std::fs::read_to_string(&html).unwrap();
-    for remote in ["<script src", "<link", "url(", "http://", "https://", "@import"] {
+    for remote in [
+        "<script src",
+        "<link",
+        "url(",
+        "http://",
+        "https://",
+        "@import",
+    ] {
         assert!(!page.contains(remote), "the handout fetches {remote}");
     }
     // The rules a teacher points at are written beside their lines, with
     // the explanation on hover.
-    for id in ["anthropic.system.top-level", "multi_agent.history.wrap", "anthropic.tool_use.block"] {
-        assert!(page.contains(&format!(">{id}</span>")), "{id} is not annotated");
+    for id in [
+        "anthropic.system.top-level",
+        "multi_agent.history.wrap",
+        "anthropic.tool_use.block",
+    ] {
+        assert!(
+            page.contains(&format!(">{id}</span>")),
+            "{id} is not annotated"
+        );
     }
     assert!(page.contains("title=\"the model class takes the system message out of messages"));
     let profile = tempfile::tempdir().unwrap();
@@ -185,7 +204,10 @@ fn the_explain_handout_shows_the_rule_beside_each_node_in_a_browser() {
     assert!(p["left"][0].as_i64() < p["right"][0].as_i64(), "{p}");
     // Rule chips are laid out and visible, on both sides.
     assert!(p["rules"].as_i64().unwrap() > 20, "{p}");
-    assert!(p["moved"].as_i64().unwrap() > 0, "the system prompt moved: {p}");
+    assert!(
+        p["moved"].as_i64().unwrap() > 0,
+        "the system prompt moved: {p}"
+    );
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("handout-explain.png");
     let status = headless(profile.path())
         .arg(format!("--screenshot={}", shot.display()))
@@ -194,5 +216,9 @@ fn the_explain_handout_shows_the_rule_beside_each_node_in_a_browser() {
         .unwrap();
     assert!(status.status.success());
     let png = std::fs::read(&shot).expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
+    );
 }

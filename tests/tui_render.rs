@@ -543,3 +543,60 @@ fn the_lint_panel_lists_findings_and_the_list_marks_their_messages() {
     );
     insta::assert_snapshot!("lint_panel", screen);
 }
+
+/// `w` shows the rule behind each line at the right edge of the request
+/// and the rules that fired in a panel below: on Anthropic's wire view the
+/// system prompt's line says `anthropic.system.top-level`.
+#[test]
+fn w_shows_the_rule_behind_each_line_and_the_rules_that_fired() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (150, 46));
+    for k in ['2', 'm', 'v', 'w'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let why = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.why.clone())
+        .expect("rules");
+    assert_eq!(
+        why.line_rules.len(),
+        app.preview.as_ref().unwrap().plain.len()
+    );
+    let system_line = app
+        .preview
+        .as_ref()
+        .unwrap()
+        .plain
+        .iter()
+        .position(|l| l.contains("\"system\": ["))
+        .unwrap();
+    assert_eq!(
+        why.line_rules[system_line],
+        Some("anthropic.system.top-level")
+    );
+    assert_eq!(why.line_sources[system_line], Some(0));
+    let screen = screen_text(&app, 150, 46);
+    assert!(screen.contains("Rules: "), "{screen}");
+    assert!(screen.contains(" wire.messages "), "{screen}");
+    assert!(
+        screen.contains("anthropic.wire.max-tokens  max_tokens is required"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("why_anthropic_wire", screen);
+    // The messages view too, and `w` again hides them.
+    let cmds = app.update(key('v'));
+    run_commands(&mut app, &mut computer, cmds);
+    for _ in 0..2 {
+        let cmds = app.update(key('v'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let screen = screen_text(&app, 150, 46);
+    assert!(
+        screen.contains(" anthropic.system.role-in-messages "),
+        "{screen}"
+    );
+    let cmds = app.update(key('w'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(!screen_text(&app, 150, 46).contains("Rules: "));
+}

@@ -460,10 +460,13 @@ fn counts_are_published_before_the_plan() {
     };
     let mut early = Vec::new();
     let done = computer.compute_phased(*job, &mut |p| early.push(p));
-    assert_eq!(early.len(), 1);
+    // Counts, then the plan, then (in the final preview) the lint
+    // findings, which format the request again.
+    assert_eq!(early.len(), 2);
     assert!(early[0].report.is_some(), "the counts come first");
     assert!(early[0].plan.is_none(), "then the plan");
-    assert!(done.plan.is_some());
+    assert!(early[1].plan.is_some() && early[1].lint.is_none());
+    assert!(done.plan.is_some() && done.lint.is_some());
     app.update(Msg::PreviewReady(Box::new(early.remove(0))));
     assert!(screen_text(&app, 120, 40).contains("planning the truncation"));
 }
@@ -529,7 +532,7 @@ fn settings_set_model_budget_and_counter_and_save_them_in_the_session() {
 }
 
 /// Long lines scroll sideways (and a search match is brought into view),
-/// or wrap with `w`.
+/// or wrap with `W`.
 #[test]
 fn the_request_scrolls_sideways_to_a_match_and_wraps() {
     let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (100, 30));
@@ -551,7 +554,7 @@ fn the_request_scrolls_sideways_to_a_match_and_wraps() {
     let left = app.request.hscroll;
     app.update(key('l'));
     assert!(app.request.hscroll > left);
-    let cmds = app.update(key('w'));
+    let cmds = app.update(key('W'));
     run_commands(&mut app, &mut computer, cmds);
     assert!(app.request.wrap);
     assert_eq!(app.request.hscroll, 0);

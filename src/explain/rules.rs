@@ -2,6 +2,7 @@
 //! one line on what it does, where it lives in AgentScope 1.0.21 and in
 //! the provider's API reference.
 
+#[derive(Debug)]
 pub struct Rule {
     pub id: &'static str,
     /// "OpenAI", "Anthropic", ... or "all" (multi-agent rules, the wire).

@@ -910,6 +910,7 @@ impl App {
                     };
                     (Box::new(session.clone()), text)
                 }),
+            why: self.request.why,
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -1143,9 +1144,9 @@ impl App {
             Action::ToggleWrap => {
                 self.request.toggle_wrap();
                 self.status = if self.request.wrap {
-                    "long request lines wrap (w: scroll sideways instead)".into()
+                    "long request lines wrap (W: scroll sideways instead)".into()
                 } else {
-                    "long request lines scroll sideways with h/l or ←/→ (w: wrap)".into()
+                    "long request lines scroll sideways with h/l or ←/→ (W: wrap)".into()
                 };
             }
             Action::Copy => {
@@ -1285,7 +1286,23 @@ impl App {
                 self.status = format!("compare: {}", self.compare.pair.label());
                 return self.reformat();
             }
+            Action::Why => {
+                self.request.why = !self.request.why;
+                // The rules panel and the lint panel share a place.
+                if self.request.why {
+                    self.lint.open = false;
+                }
+                self.status = if self.request.why {
+                    "why: the rule behind each line at the right, the rules that fired below (w closes)".into()
+                } else {
+                    "rules hidden".into()
+                };
+                return self.reformat();
+            }
             Action::ToggleLint => {
+                if !self.lint.open {
+                    self.request.why = false;
+                }
                 self.lint.open = !self.lint.open;
                 self.status = if self.lint.open {
                     "lint: findings for the request on screen (L closes)".into()

@@ -113,7 +113,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         .and_then(|d| d.load_error.as_deref())
         .or(app.open_error.as_deref());
     // The lint panel takes the lower part of the request's column.
-    let (request_column, lint_area) = if app.lint.open {
+    let (request_column, lint_area) = if app.lint.open || app.request.why {
         let split = Layout::default()
             .direction(Direction::Vertical)
             .constraints([Constraint::Percentage(60), Constraint::Percentage(40)])
@@ -122,7 +122,30 @@ pub fn draw(frame: &mut Frame, app: &App) {
     } else {
         (areas.output, None)
     };
-    if let Some(area) = lint_area {
+    if let (Some(area), true) = (lint_area, app.request.why) {
+        // The rules behind the lines on screen come first.
+        let top = app.request.scroll;
+        let on_screen: Vec<&'static str> = preview
+            .and_then(|p| p.why.as_deref())
+            .map(|w| {
+                w.line_rules
+                    .iter()
+                    .skip(top)
+                    .take(request_column.height as usize)
+                    .flatten()
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        super::panes::rules::draw(
+            frame,
+            area,
+            ui,
+            preview.and_then(|p| p.why.as_deref()),
+            app.formatter.provider,
+            &on_screen,
+        );
+    } else if let Some(area) = lint_area {
         app.lint.draw(
             frame,
             area,

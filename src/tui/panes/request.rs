@@ -30,7 +30,7 @@ pub struct RequestPane {
     pub search: Option<String>,
     /// The request's lines highlighted so far.
     pub highlighted: LazyLines,
-    /// Long lines wrap (`w`) instead of scrolling sideways.
+    /// Long lines wrap (`W`) instead of scrolling sideways.
     pub wrap: bool,
     /// Columns scrolled sideways (`h`/`l`, `←`/`→`) when not wrapping.
     pub hscroll: usize,
@@ -39,6 +39,8 @@ pub struct RequestPane {
     pub width: Cell<usize>,
     /// Which view of the request is asked for (`v`).
     pub shown: Shown,
+    /// The rule behind each line is shown beside it (`w`).
+    pub why: bool,
 }
 
 /// Columns one sideways step moves.
@@ -290,6 +292,23 @@ impl RequestPane {
             paragraph
         };
         frame.render_widget(paragraph, inner);
+        // The rule behind each line, at the right edge (not when wrapping:
+        // rows and lines part ways).
+        let why = view.preview.and_then(|p| p.why.as_deref());
+        if let (true, false, false, Some(why)) = (self.why, self.wrap, self.show_tools, why) {
+            for row in 0..height {
+                let Some(Some(rule)) = why.line_rules.get(start + row) else {
+                    continue;
+                };
+                let label = format!(" {rule} ");
+                let w = (label.chars().count() as u16).min(inner.width);
+                let area = Rect::new(inner.right() - w, inner.y + row as u16, w, 1);
+                frame.render_widget(
+                    Paragraph::new(label).style(Style::default().fg(ui.muted).bg(ui.header_bg)),
+                    area,
+                );
+            }
+        }
     }
 }
 
