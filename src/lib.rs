@@ -9,6 +9,7 @@ pub mod explain;
 pub mod files;
 pub mod formatter;
 pub mod json;
+pub mod legacy;
 pub mod lint;
 pub mod media;
 #[cfg(feature = "net")]

@@ -7,6 +7,7 @@ mod diff;
 mod explain;
 mod format;
 mod handout;
+mod legacy;
 mod lint;
 mod request;
 mod response;
@@ -96,6 +97,11 @@ enum Command {
     /// block, a stable rule id, what it does, where it lives in AgentScope
     /// and in the provider's API); --html writes a handout.
     Explain(explain::ExplainArgs),
+    /// AgentScope 0.1.6's formatter API (OpenAIFormatter.format_chat,
+    /// CommonFormatter, format_auto, format_tools_json_schemas,
+    /// is_supported_model), byte for byte: one JSON object in the shape of
+    /// oracle_v0.py.
+    Legacy(legacy::LegacyArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -117,6 +123,7 @@ pub fn run() -> i32 {
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Lint(args)) => lint::run(args),
         Some(Command::Explain(args)) => explain::run(args),
+        Some(Command::Legacy(args)) => legacy::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => send::run(args),
