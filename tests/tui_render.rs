@@ -600,3 +600,83 @@ fn w_shows_the_rule_behind_each_line_and_the_rules_that_fired() {
     run_commands(&mut app, &mut computer, cmds);
     assert!(!screen_text(&app, 150, 46).contains("Rules: "));
 }
+
+/// `V` switches the reference to AgentScope 0.1.6: the provider keys pick
+/// its class (Ollama and DeepSeek: CommonFormatter), `m` cycles chat,
+/// multi-agent and auto (the header says which branch auto took), and the
+/// budget and truncation panes say that 0.1.6 neither counts nor truncates.
+#[test]
+fn the_library_trip_under_agentscope_0_1_6() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (140, 44));
+    let cmds = app.update(key('V'));
+    run_commands(&mut app, &mut computer, cmds);
+    for (k, name, class) in [
+        ('1', "openai", "OpenAIFormatter"),
+        ('2', "anthropic", "AnthropicFormatter"),
+        ('3', "dashscope", "DashScopeFormatter"),
+        ('4', "gemini", "GeminiFormatter"),
+        ('5', "ollama", "CommonFormatter"),
+        ('6', "deepseek", "CommonFormatter"),
+    ] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+        let screen = screen_text(&app, 140, 44);
+        assert!(
+            screen.contains(&format!("AgentScope 0.1.6 {class}.format_multi_agent")),
+            "{screen}"
+        );
+        assert!(screen.contains("has no truncation"), "{screen}");
+        insta::assert_snapshot!(format!("legacy_library_trip_{name}"), screen);
+    }
+    // m: multi-agent → auto (5 speakers: format_auto takes multi-agent).
+    let cmds = app.update(key('m'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("CommonFormatter.format_auto → multi_agent"),
+        "{screen}"
+    );
+    // V again: back to 1.0.21.
+    let cmds = app.update(key('V'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(screen_text(&app, 140, 44).contains("DeepSeek · multi-agent"));
+}
+
+/// What 0.1.6 cannot hold of a 1.0 session is listed, not dropped
+/// silently; and the compare view puts 1.0.21 beside 0.1.6.
+#[test]
+fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
+    let (mut app, mut computer) = loaded_app(&session_path("reasoning.json"), (140, 44));
+    for k in ['1', 'V'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let plain = app.preview.as_ref().unwrap().plain.join("\n");
+    assert!(
+        plain.contains("// 0.1.6 cannot hold message 2 block 0: a thinking block"),
+        "{plain}"
+    );
+    let lost = &app.preview.as_ref().unwrap().legacy.as_ref().unwrap().lost;
+    assert!(!lost.is_empty());
+    // Back to 1.0.21, open the compare view, V: 1.0.21 against 0.1.6.
+    for k in ['V', 'c', 'V'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let compared = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.compare.clone())
+        .expect("compared");
+    assert!(
+        compared.right.starts_with("0.1.6 OpenAIFormatter.format_"),
+        "{}",
+        compared.right
+    );
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("compare: AgentScope 1.0.21 / 0.1.6"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("compare_1_0_21_vs_0_1_6", screen);
+}

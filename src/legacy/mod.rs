@@ -7,6 +7,7 @@
 //!
 //! [`run`] returns the reference oracle's object (`oracle_v0.py`).
 
+pub mod convert;
 pub mod formatters;
 mod media;
 pub mod msg;
@@ -75,6 +76,19 @@ impl Class {
                 .and_then(|r| r.is_match(model).ok())
                 .unwrap_or(false)
         }))
+    }
+
+    /// The 0.1.6 class for a 1.0.21 provider: Ollama and DeepSeek had
+    /// none and used CommonFormatter.
+    pub fn for_provider(p: crate::provider::Provider) -> Class {
+        use crate::provider::Provider;
+        match p {
+            Provider::OpenAi => Class::OpenAi,
+            Provider::Anthropic => Class::Anthropic,
+            Provider::DashScope => Class::DashScope,
+            Provider::Gemini => Class::Gemini,
+            Provider::Ollama | Provider::DeepSeek => Class::Common,
+        }
     }
 
     /// The class a 0.1.6 user would pick for `model`: the first whose

@@ -18,7 +18,7 @@ use super::panes::request::RequestPane;
 use super::panes::settings::{FormOutcome, SettingsForm};
 use super::recovery::{self, Recovery};
 use super::theme::Theme;
-use super::worker::{Job, Preview};
+use super::worker::{Job, LegacyJob, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
 use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Session};
@@ -66,6 +66,9 @@ pub struct App {
     pub request: RequestPane,
     pub compare: ComparePane,
     pub lint: LintPane,
+    /// The reference switch (`V`): `None` is AgentScope 1.0.21, else
+    /// 0.1.6 with the method the mode key picks (chat, multi-agent, auto).
+    pub legacy: Option<crate::legacy::Method>,
     /// The last live send's replies: one for `S`, one per provider picked
     /// with `P`, side by side.
     pub replies: Vec<super::panes::reply::ReplyPane>,
@@ -121,6 +124,7 @@ impl App {
             request: RequestPane::default(),
             compare: ComparePane::default(),
             lint: LintPane::default(),
+            legacy: None,
             replies: Vec::new(),
             sends: 0,
             remote_count: None,
@@ -911,6 +915,23 @@ impl App {
                     (Box::new(session.clone()), text)
                 }),
             why: self.request.why,
+            legacy: self.legacy.map(|method| {
+                let legacy = session.settings.get("legacy");
+                let flag = |k: &str| {
+                    legacy
+                        .and_then(|l| l.get(k))
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                };
+                LegacyJob {
+                    class: crate::legacy::Class::for_provider(self.formatter.provider),
+                    method,
+                    options: crate::legacy::ChatOptions {
+                        require_alternative: flag("require_alternative"),
+                        require_user_last: flag("require_user_last"),
+                    },
+                }
+            }),
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -920,7 +941,14 @@ impl App {
             return Vec::new();
         }
         self.formatter = id;
-        self.status = format!("{id}");
+        self.status = match self.legacy {
+            Some(m) => format!(
+                "AgentScope 0.1.6: {}.format_{}",
+                crate::legacy::Class::for_provider(id.provider).name(),
+                m.name()
+            ),
+            None => format!("{id}"),
+        };
         self.reformat()
     }
 
@@ -1042,6 +1070,7 @@ impl App {
                     session.max_tokens(),
                     session.token_counter(),
                     session.settings.get("request"),
+                    session.settings.get("legacy"),
                 );
                 self.popup = Some(Popup::Settings(Box::new(form)));
             }
@@ -1057,6 +1086,41 @@ impl App {
             Action::Provider(i) => {
                 let mode = self.formatter.mode;
                 return self.set_formatter(FormatterId::new(Provider::ALL[i], mode));
+            }
+            Action::ToggleMode if self.legacy.is_some() => {
+                use crate::legacy::Method;
+                let next = match self.legacy {
+                    Some(Method::Chat) => Method::MultiAgent,
+                    Some(Method::MultiAgent) => Method::Auto,
+                    _ => Method::Chat,
+                };
+                self.legacy = Some(next);
+                self.status = format!("AgentScope 0.1.6: format_{}", next.name());
+                return self.reformat();
+            }
+            // In the compare view, V compares the two versions instead.
+            Action::ToggleReference if self.compare.open => {
+                self.compare.pair = Pair::Versions;
+                self.compare.scroll = 0;
+                self.status = format!("compare: {}", Pair::Versions.label());
+                return self.reformat();
+            }
+            Action::ToggleReference => {
+                self.legacy = match self.legacy {
+                    None => Some(match self.formatter.mode {
+                        Mode::Chat => crate::legacy::Method::Chat,
+                        Mode::MultiAgent => crate::legacy::Method::MultiAgent,
+                    }),
+                    Some(_) => None,
+                };
+                self.status = match self.legacy {
+                    Some(_) => format!(
+                        "AgentScope 0.1.6: {} (m: chat, multi-agent, auto; V: back to 1.0.21)",
+                        crate::legacy::Class::for_provider(self.formatter.provider).name()
+                    ),
+                    None => "AgentScope 1.0.21".into(),
+                };
+                return self.reformat();
             }
             Action::ToggleMode => {
                 let mode = match self.formatter.mode {

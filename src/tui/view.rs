@@ -86,6 +86,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
             formatter: app.formatter,
             model: preview.map(|p| p.model.model.as_str()),
             budget: app.budget(),
+            legacy: app.legacy.map(|m| {
+                let class = crate::legacy::Class::for_provider(app.formatter.provider);
+                let branch = preview
+                    .and_then(|p| p.legacy.as_ref())
+                    .and_then(|l| l.branch.as_ref())
+                    .map(|b| format!(" → {b}"))
+                    .unwrap_or_default();
+                format!("{}.format_{}{branch}", class.name(), m.name())
+            }),
         },
     );
     app.list.draw(

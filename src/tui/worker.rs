@@ -67,6 +67,8 @@ pub enum SideView {
     Truncated,
     /// The formatter's messages for the session as last saved.
     Saved,
+    /// AgentScope 0.1.6's class for the provider (chat or multi-agent).
+    Legacy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +84,16 @@ impl SideSpec {
             SideView::Wire => " · wire",
             SideView::Truncated => " · after truncation",
             SideView::Saved => " · at last save",
+            SideView::Legacy => {
+                return format!(
+                    "0.1.6 {}.format_{}",
+                    crate::legacy::Class::for_provider(self.formatter.provider).name(),
+                    match self.formatter.mode {
+                        crate::formatter::Mode::Chat => "chat",
+                        crate::formatter::Mode::MultiAgent => "multi_agent",
+                    }
+                )
+            }
         };
         format!("{}{what}", self.formatter.class_name())
     }
@@ -101,6 +113,26 @@ pub struct CacheLine {
     /// it came from.
     pub breaks_at: Option<String>,
     pub message: Option<usize>,
+}
+
+/// The request under AgentScope 0.1.6 (`V`): which class and method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LegacyJob {
+    pub class: crate::legacy::Class,
+    pub method: crate::legacy::Method,
+    /// CommonFormatter.format_chat's options (the session's "legacy").
+    pub options: crate::legacy::ChatOptions,
+}
+
+/// What the panes say of a 0.1.6 request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegacyInfo {
+    /// `OpenAIFormatter.format_auto`.
+    pub call: String,
+    /// The method format_auto took.
+    pub branch: Option<String>,
+    /// What 0.1.6's Msg cannot hold of this 1.0 session.
+    pub lost: Vec<String>,
 }
 
 /// What to compute.
@@ -137,6 +169,8 @@ pub struct Job {
     pub lint: Option<(Box<crate::session::Session>, Arc<str>)>,
     /// Attribute the request's lines to rules (`w`).
     pub why: bool,
+    /// Format with AgentScope 0.1.6's API instead (`V`).
+    pub legacy: Option<LegacyJob>,
 }
 
 /// The rule behind each line of the request view (`w`), and the rules
@@ -191,6 +225,8 @@ pub struct Preview {
     pub lint: Option<Arc<Vec<crate::lint::Finding>>>,
     /// The rules behind the lines (`w`).
     pub why: Option<Arc<Why>>,
+    /// Set when the request is AgentScope 0.1.6's.
+    pub legacy: Option<LegacyInfo>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -265,7 +301,16 @@ impl Computer {
             cache: None,
             lint: None,
             why: None,
+            legacy: None,
         };
+        if let Some(l) = job.legacy {
+            return legacy_preview(&job, l, preview);
+        }
+        // The compare view's 0.1.6 side converts the session's messages.
+        let legacy_messages = job
+            .compare
+            .filter(|(l, r)| l.view == SideView::Legacy || r.view == SideView::Legacy)
+            .map(|_| job.messages.clone());
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
             _ => Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access))),
@@ -398,8 +443,12 @@ impl Computer {
         }
         if let Some((l, r)) = job.compare {
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
-            let side =
-                |spec: SideSpec| compare_side(job, &model, preview.plan.as_ref(), earlier, spec);
+            let side = |spec: SideSpec| match spec.view {
+                SideView::Legacy => {
+                    legacy_side(job, legacy_messages.as_deref().unwrap_or(&[]), spec)
+                }
+                _ => compare_side(job, &model, preview.plan.as_ref(), earlier, spec),
+            };
             preview.compare = Some(Arc::new(crate::compare::compare(&side(l), &side(r))));
         }
         self.model = Some((key, model));
@@ -435,6 +484,104 @@ impl Computer {
             });
         self.earlier = Some((Arc::clone(text), formatter, earlier));
     }
+}
+
+/// The session formatted by AgentScope 0.1.6 (`V`): its messages converted
+/// as far as 0.1.6's Msg holds them, what it cannot hold listed, no count
+/// and no truncation (0.1.6 has neither).
+fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
+    use crate::legacy;
+    let (messages, lost) = legacy::convert::from_v1(&job.messages);
+    let mut session = serde_json::Map::new();
+    session.insert("messages".into(), Value::Array(messages));
+    if let Some(t) = &job.tools {
+        session.insert("tools".into(), t.clone());
+    }
+    let gate = Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access)));
+    let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
+    let options =
+        (l.class == legacy::Class::Common && l.method == legacy::Method::Chat).then_some(l.options);
+    let call = format!("{}.format_{}", l.class.name(), l.method.name());
+    let out = legacy::run(&session, l.class, l.method, options, &env).unwrap_or_default();
+    let branch = out
+        .get("auto_branch")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut lines = vec![format!(
+        "// AgentScope 0.1.6 · {call}{}",
+        branch
+            .as_ref()
+            .map(|b| format!(" → format_{b}"))
+            .unwrap_or_default()
+    )];
+    for w in &lost {
+        lines.push(format!("// 0.1.6 cannot hold {w}: left out"));
+    }
+    if let Some(e) = out.get("error").and_then(Value::as_str) {
+        let kind = out
+            .get("error_type")
+            .and_then(Value::as_str)
+            .unwrap_or("Error");
+        preview.error = Some(format!("AgentScope 0.1.6 raises {kind}: {e}"));
+    }
+    if let Some(m) = out.get("messages").and_then(Value::as_array) {
+        let refs: Vec<&Value> = m.iter().collect();
+        let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
+        lines.extend(plain);
+    }
+    preview.chunks = chunks_of(lines.len());
+    preview.plain = Arc::new(lines);
+    preview.legacy = Some(LegacyInfo { call, branch, lost });
+    preview
+}
+
+/// The compare view's 0.1.6 side: the same provider's 0.1.6 class, chat or
+/// multi-agent as the mode on screen; messages face their source when
+/// 0.1.6 makes one message of each.
+fn legacy_side(job: &Job, messages: &[Value], spec: SideSpec) -> crate::compare::Side {
+    use crate::legacy;
+    let label = spec.label();
+    let (v0, lost) = legacy::convert::from_v1(messages);
+    let mut session = serde_json::Map::new();
+    session.insert("messages".into(), Value::Array(v0));
+    let class = legacy::Class::for_provider(spec.formatter.provider);
+    let method = match spec.formatter.mode {
+        crate::formatter::Mode::Chat => legacy::Method::Chat,
+        crate::formatter::Mode::MultiAgent => legacy::Method::MultiAgent,
+    };
+    let gate = Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access)));
+    let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
+    let options = (class == legacy::Class::Common && method == legacy::Method::Chat)
+        .then(legacy::ChatOptions::default);
+    let out = legacy::run(&session, class, method, options, &env).unwrap_or_default();
+    if let Some(e) = out.get("error").and_then(Value::as_str) {
+        return crate::compare::Side::failed(label, format!("AgentScope 0.1.6 raises: {e}"));
+    }
+    let out_messages: Vec<Value> = out
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|m| {
+            m.iter()
+                .map(|x| {
+                    if job.raw_media {
+                        x.clone()
+                    } else {
+                        shorten_media(x)
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let spans: Vec<crate::formatter::Span> = if out_messages.len() == messages.len() {
+        (0..messages.len()).map(|i| (i..i + 1, i..i + 1)).collect()
+    } else {
+        Vec::new()
+    };
+    let mut side = crate::compare::Side::formatted(label, out_messages, &spans);
+    if !lost.is_empty() {
+        side.note = Some(format!("0.1.6 cannot hold {}", lost.join("; ")));
+    }
+    side
 }
 
 /// The rules behind the request view's lines: the view laid out again with
@@ -651,6 +798,7 @@ fn compare_side(
                 None => model.formatted_by(spec.formatter, Some(&plan.kept)),
             },
         },
+        SideView::Legacy => unreachable!("legacy_side formats the 0.1.6 side"),
         SideView::Saved => match earlier {
             None => return Side::failed(label, "no earlier version"),
             Some(Err(e)) => return Side::failed(label, e.clone()),

@@ -23,6 +23,25 @@ pub fn draw(
     let block = pane_block(ui, Line::from(" Budget "), false);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    if let Some(l) = preview.and_then(|p| p.legacy.as_ref()) {
+        let mut text = format!(
+            "AgentScope 0.1.6 ({}) counts no tokens and has no budget: its formatters neither count nor truncate. V goes back to 1.0.21.",
+            l.call
+        );
+        if !l.lost.is_empty() {
+            text.push_str(&format!(
+                " {} block(s) 0.1.6 cannot hold are left out (listed in the request).",
+                l.lost.len()
+            ));
+        }
+        frame.render_widget(
+            Paragraph::new(text)
+                .style(Style::default().fg(ui.muted))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
     let Some(report) = preview.and_then(|p| p.report.as_ref()) else {
         // Counted or failed: a preview without a report will never get one.
         let text = match preview {

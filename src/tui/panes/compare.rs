@@ -32,15 +32,18 @@ pub enum Pair {
     Truncation,
     /// The request at the last save (or before the last reload) and now.
     LastSave,
+    /// AgentScope 1.0.21 against 0.1.6, for the provider on screen.
+    Versions,
 }
 
 impl Pair {
-    const ALL: [Pair; 5] = [
+    const ALL: [Pair; 6] = [
         Pair::Providers,
         Pair::Modes,
         Pair::Wire,
         Pair::Truncation,
         Pair::LastSave,
+        Pair::Versions,
     ];
 
     pub fn label(self) -> &'static str {
@@ -50,6 +53,7 @@ impl Pair {
             Pair::Wire => "formatter / wire",
             Pair::Truncation => "before / after truncation",
             Pair::LastSave => "last save / now",
+            Pair::Versions => "AgentScope 1.0.21 / 0.1.6",
         }
     }
 }
@@ -94,6 +98,7 @@ impl ComparePane {
             Pair::Wire => (here, side(current, SideView::Wire)),
             Pair::Truncation => (here, side(current, SideView::Truncated)),
             Pair::LastSave => (side(current, SideView::Saved), here),
+            Pair::Versions => (here, side(current, SideView::Legacy)),
         }
     }
 

@@ -19,6 +19,8 @@ pub struct HeaderView<'a> {
     pub formatter: FormatterId,
     pub model: Option<&'a str>,
     pub budget: Option<i64>,
+    /// AgentScope 0.1.6's call when the reference switch is on it.
+    pub legacy: Option<String>,
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
@@ -40,10 +42,16 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) 
         Mode::Chat => "chat",
         Mode::MultiAgent => "multi-agent",
     };
-    spans.push(Span::styled(
-        format!(" │ {} · {mode}", view.formatter.provider),
-        base.add_modifier(Modifier::BOLD),
-    ));
+    match &view.legacy {
+        Some(call) => spans.push(Span::styled(
+            format!(" │ AgentScope 0.1.6 {call}"),
+            base.fg(ui.warning).add_modifier(Modifier::BOLD),
+        )),
+        None => spans.push(Span::styled(
+            format!(" │ {} · {mode}", view.formatter.provider),
+            base.add_modifier(Modifier::BOLD),
+        )),
+    }
     if let Some(model) = view.model {
         spans.push(Span::styled(format!(" │ {model}"), base));
     }

@@ -184,7 +184,12 @@ impl RequestPane {
             }
         };
         let formatter = view.preview.map_or(view.formatter, |p| p.formatter);
-        let mut title = vec![Span::raw(format!(" {formatter} · {what} "))];
+        let mut title = vec![Span::raw(
+            match view.preview.and_then(|p| p.legacy.as_ref()) {
+                Some(l) => format!(" AgentScope 0.1.6 {} · messages ", l.call),
+                None => format!(" {formatter} · {what} "),
+            },
+        )];
         if view.stale {
             title.push(Span::styled(
                 " STALE ",

@@ -16,13 +16,15 @@ use ratatui::Frame;
 use serde_json::{Map, Value};
 
 /// The fields, in order: the session key each one sets, and its label.
-const FIELDS: [(&str, &str); 6] = [
+const FIELDS: [(&str, &str); 8] = [
     ("model", "model"),
     ("max_tokens", "budget"),
     ("token_counter", "token counter"),
     ("request.stream", "stream"),
     ("request.tool_choice", "tool_choice"),
     ("request.thinking", "thinking"),
+    ("legacy.require_alternative", "0.1.6 alternate"),
+    ("legacy.require_user_last", "0.1.6 user last"),
 ];
 
 /// The constructor argument that switches a provider's thinking on or off,
@@ -50,7 +52,7 @@ pub struct SettingsForm {
     /// The provider shown: the model is one of its models.
     pub provider: Provider,
     /// The text of each field (empty: not set, AgentScope's default).
-    pub values: [String; 6],
+    pub values: [String; 8],
     /// The session's `"request"` object, which the last three fields edit.
     pub request: Map<String, Value>,
     pub focus: usize,
@@ -78,6 +80,7 @@ impl SettingsForm {
         budget: Option<i64>,
         counter: Option<&str>,
         request: Option<&Value>,
+        legacy: Option<&Value>,
     ) -> SettingsForm {
         let request = request
             .and_then(Value::as_object)
@@ -98,6 +101,12 @@ impl SettingsForm {
             Some(v) if *v == on => "on",
             Some(_) => "off",
         };
+        // CommonFormatter.format_chat's options under AgentScope 0.1.6.
+        let legacy_switch = |key: &str| match legacy.and_then(|l| l.get(key)) {
+            Some(Value::Bool(true)) => "on",
+            Some(Value::Bool(false)) => "off",
+            _ => "",
+        };
         SettingsForm {
             provider,
             values: [
@@ -107,6 +116,8 @@ impl SettingsForm {
                 stream.to_string(),
                 tool_choice.to_string(),
                 thinking.to_string(),
+                legacy_switch("require_alternative").to_string(),
+                legacy_switch("require_user_last").to_string(),
             ],
             request,
             focus: 0,
@@ -156,7 +167,8 @@ impl SettingsForm {
 
     /// The fields as session settings, or what is wrong with one.
     fn settings(&self) -> Result<Vec<(String, Option<Value>)>, String> {
-        let [model, budget, counter, stream, tool_choice, thinking] = &self.values;
+        let [model, budget, counter, stream, tool_choice, thinking, alternate, user_last] =
+            &self.values;
         let model = model.trim();
         let budget = budget.trim().replace(['_', ','], "");
         let budget = match budget.as_str() {
@@ -225,11 +237,24 @@ impl SettingsForm {
             "request".into(),
             (!request.is_empty()).then_some(Value::Object(request)),
         ));
+        let mut legacy = Map::new();
+        for (key, v, what) in [
+            ("require_alternative", alternate, "0.1.6 alternate"),
+            ("require_user_last", user_last, "0.1.6 user last"),
+        ] {
+            if let Some(b) = switch(v, what)? {
+                legacy.insert(key.into(), Value::Bool(b));
+            }
+        }
+        out.push((
+            "legacy".into(),
+            (!legacy.is_empty()).then_some(Value::Object(legacy)),
+        ));
         Ok(out)
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
-        let rect = centered(area, 78, 17);
+        let rect = centered(area, 78, 19);
         let mut lines = Vec::new();
         for (i, (_, label)) in FIELDS.iter().enumerate() {
             let focused = i == self.focus;
@@ -321,6 +346,8 @@ impl SettingsForm {
                 let (key, on, _) = thinking_switch(self.provider);
                 format!(" on or off: {key} = {} for {} (empty: AgentScope's default).", crate::py::dumps(&on), self.provider.id())
             }
+            6 => " on or off: under AgentScope 0.1.6 (V), CommonFormatter.format_chat(require_alternative=...): same roles side by side fall back to multi-agent.".into(),
+            7 => " on or off: under AgentScope 0.1.6 (V), CommonFormatter.format_chat(require_user_last=...): a last message not from the user falls back to multi-agent.".into(),
             1 => " Tokens the messages may take; truncation drops the oldest past it. Empty: none."
                 .into(),
             _ => format!(
@@ -347,7 +374,7 @@ mod tests {
 
     #[test]
     fn the_form_applies_model_budget_and_counter_as_session_settings() {
-        let mut form = SettingsForm::new(Provider::DashScope, None, Some(200), None, None);
+        let mut form = SettingsForm::new(Provider::DashScope, None, Some(200), None, None, None);
         type_text(&mut form, "qwen-max");
         key(&mut form, KeyCode::Tab);
         // Typing into a field that just got the focus replaces its text.
@@ -365,13 +392,14 @@ mod tests {
                 ("max_tokens".to_string(), Some(Value::from(1000))),
                 ("token_counter".to_string(), Some(Value::from("char"))),
                 ("request".to_string(), None),
+                ("legacy".to_string(), None),
             ]
         );
     }
 
     #[test]
     fn bad_values_are_refused_with_a_reason_and_empty_ones_unset() {
-        let mut form = SettingsForm::new(Provider::OpenAi, Some("gpt-4o"), None, None, None);
+        let mut form = SettingsForm::new(Provider::OpenAi, Some("gpt-4o"), None, None, None, None);
         key(&mut form, KeyCode::Tab);
         key(&mut form, KeyCode::Backspace);
         type_text(&mut form, "-5");
@@ -397,7 +425,7 @@ mod tests {
 
     #[test]
     fn the_model_completes_from_the_models_table() {
-        let mut form = SettingsForm::new(Provider::Anthropic, None, None, None, None);
+        let mut form = SettingsForm::new(Provider::Anthropic, None, None, None, None, None);
         type_text(&mut form, "claude-op");
         assert!(form
             .completions()
@@ -420,7 +448,8 @@ mod tests {
     #[test]
     fn stream_tool_choice_and_thinking_go_in_the_request_object() {
         let existing = serde_json::json!({"call_kwargs": {"temperature": 0.2}});
-        let mut form = SettingsForm::new(Provider::DashScope, None, None, None, Some(&existing));
+        let mut form =
+            SettingsForm::new(Provider::DashScope, None, None, None, Some(&existing), None);
         for _ in 0..3 {
             key(&mut form, KeyCode::Tab);
         }
@@ -444,10 +473,44 @@ mod tests {
             )
         );
         // Opened again, the form shows them.
-        let form = SettingsForm::new(Provider::DashScope, None, None, None, request.as_ref());
-        assert_eq!(&form.values[3..], ["off", "auto", "on"]);
+        let form = SettingsForm::new(
+            Provider::DashScope,
+            None,
+            None,
+            None,
+            request.as_ref(),
+            None,
+        );
+        assert_eq!(&form.values[3..6], ["off", "auto", "on"]);
         let mut bad = form.clone();
         bad.values[3] = "maybe".into();
         assert!(bad.settings().unwrap_err().starts_with("stream:"));
+    }
+}
+
+#[cfg(test)]
+mod legacy_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// CommonFormatter's two 0.1.6 options are set in the form and saved
+    /// in the session's "legacy" object.
+    #[test]
+    fn the_0_1_6_common_formatter_options_go_in_the_legacy_object() {
+        let existing = json!({"require_user_last": true});
+        let mut form = SettingsForm::new(Provider::Ollama, None, None, None, None, Some(&existing));
+        assert_eq!(&form.values[6..], ["", "on"]);
+        form.values[6] = "on".into();
+        form.values[7] = "off".into();
+        let settings = form.settings().unwrap();
+        assert_eq!(
+            settings.last(),
+            Some(&(
+                "legacy".to_string(),
+                Some(json!({"require_alternative": true, "require_user_last": false}))
+            ))
+        );
+        form.values[6] = "perhaps".into();
+        assert!(form.settings().unwrap_err().starts_with("0.1.6 alternate"));
     }
 }

@@ -28,6 +28,15 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Previe
         );
         return;
     };
+    if preview.legacy.is_some() {
+        frame.render_widget(
+            Paragraph::new("AgentScope 0.1.6 has no truncation: its formatters send every message (there is no token_counter or max_tokens in the 0.1.6 API).")
+                .style(Style::default().fg(ui.muted))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
     if let (Some(_), None) = (&preview.error, &preview.plan) {
         frame.render_widget(
             Paragraph::new("No truncation preview: the request does not format.")
