@@ -414,3 +414,41 @@ fn r_asks_anthropic_to_count_and_the_meter_says_exact() {
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
 }
+
+/// The teaching keys on the real binary: `c` compares two providers side by
+/// side, `w` shows the rule behind the lines, `L` the lint findings, `V`
+/// switches the reference to AgentScope 0.1.6.
+#[test]
+fn the_teaching_view_compares_explains_lints_and_switches_to_0_1_6() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    std::fs::copy(
+        sessions.join("library_trip.json"),
+        dir.path().join("library_trip.json"),
+    )
+    .expect("copy");
+    let tmux = Tmux::start(dir.path(), "library_trip.json");
+    tmux.wait_for("the request", |s| {
+        s.contains("DashScopeMultiAgentFormatter · messages")
+    });
+    tmux.keys(&["1", "c"]);
+    tmux.wait_for("the compare view", |s| {
+        s.contains("compare: two providers")
+            && s.contains("OpenAIMultiAgentFormatter")
+            && s.contains("AnthropicMultiAgentFormatter")
+            && s.contains("── message 0")
+    });
+    tmux.keys(&["c", "2", "v", "w"]);
+    tmux.wait_for("the rules", |s| {
+        s.contains(" anthropic.wire.max-tokens ") && s.contains("Rules: ")
+    });
+    tmux.keys(&["L"]);
+    tmux.wait_for("the lint panel", |s| s.contains("Lint: 0 errors"));
+    tmux.keys(&["V"]);
+    tmux.wait_for("AgentScope 0.1.6", |s| {
+        s.contains("AgentScope 0.1.6 AnthropicFormatter.format_multi_agent")
+            && s.contains("has no truncation")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}
