@@ -7,10 +7,15 @@
 //!
 //! [`run`] returns the reference oracle's object (`oracle_v0.py`).
 
+mod anthropic;
+mod common;
 pub mod convert;
+mod dashscope;
 pub mod formatters;
+mod gemini;
 mod media;
 pub mod msg;
+mod openai;
 
 use crate::media::MediaEnv;
 use crate::py::{py_repr, PyErr};
