@@ -680,3 +680,43 @@ fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     );
     insta::assert_snapshot!("compare_1_0_21_vs_0_1_6", screen);
 }
+
+/// Findings and compare headings quote the session (speaker names, tool
+/// ids, AgentScope's errors): a control character in them never reaches
+/// the terminal.
+#[test]
+fn control_characters_in_findings_and_compare_notes_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("evil.json");
+    let session = serde_json::json!({"provider": "openai", "messages": [
+        {"name": "system", "role": "system", "content": "x"},
+        {"name": "Bob \u{1b}[2J", "role": "user", "content": "hi"},
+        {"name": "F", "role": "assistant", "content": [{"type": "tool_use", "id": "\u{1b}]0;pwned\u{7}", "name": "t\u{1b}[31m", "input": {}}]},
+    ]});
+    std::fs::write(&path, serde_json::to_vec(&session).unwrap()).unwrap();
+    let (mut app, mut computer) = loaded_app(&path, (140, 40));
+    for k in ['L'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let findings = app.preview.as_ref().and_then(|p| p.lint.clone()).unwrap();
+    assert!(findings.iter().any(|f| f.rule == "provider.speaker-name"));
+    assert!(findings
+        .iter()
+        .any(|f| f.rule == "provider.tool-call-without-result"));
+    let screen = screen_text(&app, 140, 40);
+    assert!(screen.contains("Lint: "), "{screen}");
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{7}'),
+        "{screen:?}"
+    );
+    for k in ['c', 'C', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let screen = screen_text(&app, 140, 40);
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{7}'),
+        "{screen:?}"
+    );
+}

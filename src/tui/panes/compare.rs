@@ -272,7 +272,11 @@ impl ComparePane {
             for row in c.rows.iter().skip(start).take(height) {
                 lines.push(match row {
                     Row::Heading(h) => Line::styled(
-                        format!("── {h} {}", "─".repeat(half.width as usize)),
+                        format!(
+                            "── {} {}",
+                            crate::text::escape_control(h),
+                            "─".repeat(half.width as usize)
+                        ),
                         Style::default().fg(ui.muted),
                     ),
                     Row::Lines(l, r) => {

@@ -96,7 +96,12 @@ impl LintPane {
                 Span::styled(format!("{} ", f.severity.as_str()), head),
                 Span::styled(format!("{at} "), Style::default().fg(ui.muted)),
                 Span::styled(format!("[{}] ", f.rule), Style::default().fg(ui.muted)),
-                Span::styled(f.text.clone(), Style::default().fg(ui.text)),
+                // Findings quote the session (names, ids): no control
+                // character reaches the terminal.
+                Span::styled(
+                    crate::text::escape_control(&f.text).into_owned(),
+                    Style::default().fg(ui.text),
+                ),
             ]));
             lines.push(Line::styled(
                 format!("    fix: {}", f.fix),

@@ -32,7 +32,10 @@ pub fn draw(
     let Some(why) = why else { return };
     let mut lines = Vec::new();
     if let Some(note) = &why.note {
-        lines.push(Line::styled(note.clone(), Style::default().fg(ui.muted)));
+        lines.push(Line::styled(
+            crate::text::escape_control(note).into_owned(),
+            Style::default().fg(ui.muted),
+        ));
     }
     let mut fired: Vec<_> = why.fired.iter().collect();
     fired.sort_by_key(|(r, _)| !on_screen.contains(&r.id));
