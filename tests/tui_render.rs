@@ -695,10 +695,8 @@ fn control_characters_in_findings_and_compare_notes_are_escaped() {
     ]});
     std::fs::write(&path, serde_json::to_vec(&session).unwrap()).unwrap();
     let (mut app, mut computer) = loaded_app(&path, (140, 40));
-    for k in ['L'] {
-        let cmds = app.update(key(k));
-        run_commands(&mut app, &mut computer, cmds);
-    }
+    let cmds = app.update(key('L'));
+    run_commands(&mut app, &mut computer, cmds);
     let findings = app.preview.as_ref().and_then(|p| p.lint.clone()).unwrap();
     assert!(findings.iter().any(|f| f.rule == "provider.speaker-name"));
     assert!(findings
