@@ -4,9 +4,15 @@
 //! base64 lines at start-up.
 //!
 //! Table format: for each token, in file order, its rank (u32 LE), its
-//! length (u16 LE), its bytes.
+//! length (u16 LE), its bytes; beside it NAME.slots, the hash index over
+//! it (src/tokens/rank_slots.rs).
 
 use std::path::Path;
+
+// The lookup half is for the counters.
+#[allow(dead_code)]
+#[path = "src/tokens/rank_slots.rs"]
+mod rank_slots;
 
 const VOCABS: [&str; 5] = [
     "o200k_base",
@@ -38,10 +44,16 @@ fn main() {
             table.extend_from_slice(&len.to_le_bytes());
             table.extend_from_slice(&bytes);
         }
+        // The index over it, so a process probes the embedded table
+        // directly instead of building a hash map of 200,000 keys.
+        let slots = rank_slots::build(&table);
+        std::fs::write(Path::new(&out_dir).join(format!("{name}.slots")), slots)
+            .expect("OUT_DIR is writable");
         std::fs::write(Path::new(&out_dir).join(format!("{name}.ranks")), table)
             .expect("OUT_DIR is writable");
     }
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/tokens/rank_slots.rs");
 }
 
 /// Standard base64 with padding.

@@ -21,12 +21,6 @@ impl Ranks for FxHashMap<Vec<u8>, Rank> {
     }
 }
 
-impl Ranks for FxHashMap<&'static [u8], Rank> {
-    fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        self.get(bytes).copied()
-    }
-}
-
 /// Tokens byte-pair merging makes of `piece`.
 pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
     match piece.len() {

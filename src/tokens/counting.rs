@@ -5,32 +5,32 @@
 //! Why: `CoreBPE::new` also builds a decoder and a sorted token list, and
 //! the singletons first decode 200,000 base64 lines into 200,000 separate
 //! allocations (80 ms and ~50 MB for `o200k_base`). Counting needs neither:
-//! here the table's keys point into the embedded bytes and the whole load is
-//! one hash map of slices. Token ids are never needed to count.
+//! here build.rs also made the hash index over the table, so the load costs
+//! nothing and no memory of its own (the pages a count touches are read
+//! from the binary). Token ids are never needed to count.
 
 use super::bpe::{self, Ranks};
+use super::rank_slots;
 use fancy_regex::Regex;
-use rustc_hash::FxHashMap;
 use tiktoken_rs::Rank;
 
 pub struct CountingBpe {
-    ranks: FxHashMap<&'static [u8], Rank>,
+    ranks: StaticRanks,
     regex: Regex,
     specials: Vec<String>,
 }
 
 impl CountingBpe {
-    /// `table`: build.rs's packed ranks (rank u32 LE, length u16 LE, bytes).
-    pub fn new(table: &'static [u8], pattern: &str, specials: Vec<String>) -> CountingBpe {
+    pub fn new(ranks: StaticRanks, pattern: &str, specials: Vec<String>) -> CountingBpe {
         CountingBpe {
-            ranks: rank_table(table),
+            ranks,
             // The patterns are constants, checked by the tests.
             regex: Regex::new(pattern).unwrap_or_else(|e| panic!("tokenizer pattern: {e}")),
             specials,
         }
     }
 
-    pub fn ranks(&self) -> &FxHashMap<&'static [u8], Rank> {
+    pub fn ranks(&self) -> &StaticRanks {
         &self.ranks
     }
 
@@ -71,29 +71,36 @@ impl CountingBpe {
     }
 }
 
-/// A packed rank table (rank u32 LE, length u16 LE, bytes) as a map whose
-/// keys point into it.
-pub fn rank_table(table: &'static [u8]) -> FxHashMap<&'static [u8], Rank> {
-    // Sized exactly: one pass over the lengths first (a guess too large
-    // doubles the table's memory).
-    let mut tokens = 0;
-    let mut at = 0;
-    while at + 6 <= table.len() {
-        at += 6 + u16::from_le_bytes([table[at + 4], table[at + 5]]) as usize;
-        tokens += 1;
+/// A rank table embedded in the binary: build.rs's packed entries (rank
+/// u32 LE, length u16 LE, bytes) and its hash index over them.
+#[derive(Clone, Copy)]
+pub struct StaticRanks {
+    table: &'static [u8],
+    slots: &'static [u8],
+}
+
+impl StaticRanks {
+    pub const fn new(table: &'static [u8], slots: &'static [u8]) -> StaticRanks {
+        StaticRanks { table, slots }
     }
-    let mut ranks = FxHashMap::with_capacity_and_hasher(tokens, Default::default());
-    let mut at = 0;
-    while at + 6 <= table.len() {
-        let rank = u32::from_le_bytes([table[at], table[at + 1], table[at + 2], table[at + 3]]);
-        let len = u16::from_le_bytes([table[at + 4], table[at + 5]]) as usize;
-        let Some(bytes) = table.get(at + 6..at + 6 + len) else {
-            break;
-        };
-        ranks.insert(bytes, rank);
-        at += 6 + len;
+
+    /// Every (bytes, rank) entry, in the table's order.
+    #[cfg(test)]
+    pub fn entries(&self) -> impl Iterator<Item = (&'static [u8], Rank)> {
+        let table = self.table;
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let (rank, bytes) = rank_slots::entry(table, at)?;
+            at += 6 + bytes.len();
+            Some((bytes, rank))
+        })
     }
-    ranks
+}
+
+impl Ranks for StaticRanks {
+    fn rank(&self, bytes: &[u8]) -> Option<Rank> {
+        rank_slots::lookup(self.table, self.slots, bytes)
+    }
 }
 
 /// The leftmost allowed special token at or after `from` (the longest of
@@ -117,6 +124,28 @@ fn next_special<'a>(text: &str, from: usize, allowed: &[&'a str]) -> Option<(usi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_index_finds_every_token_of_every_vocabulary() {
+        use crate::tokens::Vocab;
+        for vocab in [
+            Vocab::O200kBase,
+            Vocab::Cl100kBase,
+            Vocab::Qwen,
+            Vocab::ClaudeLegacy,
+        ] {
+            let ranks = vocab.counting().ranks();
+            let mut last = std::collections::HashMap::new();
+            for (bytes, rank) in ranks.entries() {
+                last.insert(bytes, rank);
+            }
+            assert!(last.len() > 50_000, "{vocab:?}: {} tokens", last.len());
+            for (bytes, rank) in &last {
+                assert_eq!(ranks.rank(bytes), Some(*rank), "{vocab:?} {bytes:?}");
+            }
+            assert_eq!(ranks.rank(b"\xff\xfe not a token \x00"), None);
+        }
+    }
 
     #[test]
     fn specials_split_the_text_and_count_one_each() {

@@ -12,6 +12,7 @@ mod encoding;
 pub mod media_cost;
 pub mod models;
 mod provider;
+mod rank_slots;
 pub mod truncation_counter;
 mod vocab;
 mod whitespace;

@@ -3,6 +3,7 @@
 //! (embedded in the binary). Each loads once per process, on first use or when
 //! [`Vocab::warm`] is called from a background thread.
 
+use super::bpe::Ranks;
 use super::counting::CountingBpe;
 use super::encoding::count_exactly;
 use super::whitespace::Runs;
@@ -24,10 +25,14 @@ pub enum Vocab {
     ClaudeLegacy,
 }
 
-/// A rank table build.rs decoded from assets/tokenizers/NAME.tiktoken.
+/// A rank table build.rs decoded from assets/tokenizers/NAME.tiktoken,
+/// with its hash index.
 macro_rules! table {
     ($name:literal) => {
-        include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".ranks"))
+        super::counting::StaticRanks::new(
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".ranks")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".slots")),
+        )
     };
 }
 
@@ -163,7 +168,7 @@ fn parse_specials(data: &str) -> FxHashMap<String, Rank> {
 /// (digits, CJK runs, the main pattern; the gaps between matches are pieces
 /// too), then byte-level BPE on each piece.
 struct DeepSeekTokenizer {
-    ranks: FxHashMap<&'static [u8], Rank>,
+    ranks: super::counting::StaticRanks,
     added: Vec<String>,
     digits: Regex,
     cjk: Regex,
@@ -180,7 +185,7 @@ fn deepseek() -> &'static DeepSeekTokenizer {
         // Longest first, so a token that contains another wins.
         added.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
         DeepSeekTokenizer {
-            ranks: super::counting::rank_table(table!("deepseek")),
+            ranks: table!("deepseek"),
             added,
             digits: Regex::new(DEEPSEEK_DIGITS).expect("digit pattern"),
             cjk: Regex::new(DEEPSEEK_CJK).expect("CJK pattern"),
@@ -268,7 +273,7 @@ impl DeepSeekTokenizer {
         let bytes = piece.as_bytes();
         if bytes.is_empty() {
             0
-        } else if self.ranks.contains_key(bytes) {
+        } else if self.ranks.rank(bytes).is_some() {
             1
         } else {
             // Long pieces (80,000 letters in one word) merge in O(n log n).
