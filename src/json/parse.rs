@@ -216,6 +216,9 @@ impl Parser<'_> {
             }
         }
         self.depth -= 1;
+        // Growth leaves up to half a list unused; a session is held for
+        // as long as it is open, so it keeps only what it holds.
+        items.shrink_to_fit();
         Ok((
             Value::Array(items),
             self.node(start, NodeKind::Array(nodes)),
@@ -284,8 +287,12 @@ impl Parser<'_> {
             }
         }
         self.depth -= 1;
+        // The same for a map (serde_json's cannot shrink): its entries
+        // move into one of exactly their number.
+        let mut exact = Map::with_capacity(map.len());
+        exact.extend(map);
         Ok((
-            Value::Object(map),
+            Value::Object(exact),
             self.node(start, NodeKind::Object(members)),
         ))
     }
@@ -328,6 +335,8 @@ impl Parser<'_> {
                 Some(b'"') => {
                     out.push_str(&self.text[run..self.pos]);
                     self.pos += 1;
+                    // Escapes grew it piecewise: keep only what it holds.
+                    out.shrink_to_fit();
                     return Ok(out);
                 }
                 Some(b'\\') => {
