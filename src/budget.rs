@@ -105,8 +105,8 @@ pub struct BudgetModel {
     options: FormatOptions,
     counter: ProviderCounter,
     env: MediaEnv,
-    /// The messages as AgentScope's `Msg`s (moved in: a session is held
-    /// here once, not also as JSON), and each one's content key.
+    /// The messages as AgentScope's `Msg`s (reading the session's own
+    /// dicts, not copies of them), and each one's content key.
     keys: Vec<u64>,
     msgs: Vec<Arc<Msg>>,
     tools: Option<Value>,
@@ -154,17 +154,18 @@ impl BudgetModel {
         formatter: FormatterId,
         options: FormatOptions,
         model: ModelInfo,
-        messages: Vec<Value>,
+        messages: impl IntoIterator<Item = impl Into<Arc<Value>>>,
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
+        let messages: Vec<Arc<Value>> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
-        let keys: Vec<u64> = messages.iter().map(message_key).collect();
+        let keys: Vec<u64> = messages.iter().map(|m| message_key(m)).collect();
         let msgs = messages
-            .into_iter()
+            .iter()
             .enumerate()
             .map(|(index, m)| {
-                Msg::from_dict_explained(m)
+                Msg::from_shared(m)
                     .map(Arc::new)
                     .map_err(|(error, why)| BudgetError::Message { index, error, why })
             })
@@ -211,7 +212,12 @@ impl BudgetModel {
     }
 
     /// Replaces message `index` and recounts only what it changed.
-    pub fn set_message(&mut self, index: usize, value: Value) -> Result<(), BudgetError> {
+    pub fn set_message(
+        &mut self,
+        index: usize,
+        value: impl Into<Arc<Value>>,
+    ) -> Result<(), BudgetError> {
+        let value: Arc<Value> = value.into();
         if index >= self.msgs.len() {
             return Err(BudgetError::Format(PyErr::new(
                 "IndexError",
@@ -220,7 +226,7 @@ impl BudgetModel {
         }
         self.keys[index] = message_key(&value);
         let msg = Arc::new(
-            Msg::from_dict_explained(value).map_err(|(error, why)| BudgetError::Message {
+            Msg::from_shared(&value).map_err(|(error, why)| BudgetError::Message {
                 index,
                 error,
                 why,
@@ -259,7 +265,11 @@ impl BudgetModel {
 
     /// Inserts, removes or reorders messages: the whole list, re-cut into
     /// units, with every unchanged unit's output and count reused.
-    pub fn set_messages(&mut self, messages: Vec<Value>) -> Result<(), BudgetError> {
+    pub fn set_messages(
+        &mut self,
+        messages: impl IntoIterator<Item = impl Into<Arc<Value>>>,
+    ) -> Result<(), BudgetError> {
+        let messages: Vec<Arc<Value>> = messages.into_iter().map(Into::into).collect();
         let mut by_key: HashMap<u64, Arc<Msg>> = self
             .keys
             .iter()
@@ -270,14 +280,16 @@ impl BudgetModel {
         let mut keys = Vec::with_capacity(messages.len());
         for (index, m) in messages.into_iter().enumerate() {
             let key = message_key(&m);
-            let msg =
-                match by_key.remove(&key) {
-                    Some(msg) => msg,
-                    None => Arc::new(
-                        Msg::from_dict_explained(m)
-                            .map_err(|(error, why)| BudgetError::Message { index, error, why })?,
-                    ),
-                };
+            let msg = match by_key.remove(&key) {
+                Some(msg) => msg,
+                None => Arc::new(
+                    Msg::from_shared(&m).map_err(|(error, why)| BudgetError::Message {
+                        index,
+                        error,
+                        why,
+                    })?,
+                ),
+            };
             msgs.push(msg);
             keys.push(key);
         }

@@ -123,7 +123,11 @@ pub fn run_reference_owned(
     let msgs = std::mem::take(&mut session.messages)
         .into_iter()
         .enumerate()
-        .map(|(i, m)| Msg::from_dict_owned(m).map(Arc::new).map_err(|e| (i, e)))
+        .map(|(i, m)| {
+            Msg::from_dict_owned(Arc::unwrap_or_clone(m))
+                .map(Arc::new)
+                .map_err(|e| (i, e))
+        })
         .collect::<Result<Vec<_>, _>>();
     let invalid = msgs.as_ref().err().map(|(i, _)| *i);
     (run_with(session, msgs, request, env), invalid)

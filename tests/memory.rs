@@ -50,3 +50,42 @@ fn format_holds_a_large_session_once() {
         limit >> 20
     );
 }
+
+/// The workbench's budget model reads the session's own message dicts: an
+/// open session is held once, however many reformats and views read it
+/// (it was held twice, the document's JSON and the model's copy, and every
+/// keystroke's reformat copied it whole).
+#[test]
+fn the_budget_model_shares_the_sessions_messages() {
+    use formatscope::budget::BudgetModel;
+    use formatscope::formatter::{FormatOptions, FormatterId};
+    use formatscope::media::{MediaEnv, NoNetwork};
+    use formatscope::session::parse_session;
+    use std::sync::Arc;
+
+    let session = parse_session(
+        r#"{"messages": [
+            {"name": "system", "role": "system", "content": "Be brief."},
+            {"name": "Ann", "role": "user", "content": [{"type": "text", "text": "Which floor?"}]},
+            {"name": "Bot", "role": "assistant", "content": [{"type": "tool_use", "id": "1", "name": "f", "input": {}}]},
+            {"name": "system", "role": "system", "content": [{"type": "tool_result", "id": "1", "name": "f", "output": "2"}]}
+        ]}"#,
+        "s.json",
+    )
+    .expect("parses");
+    let id = FormatterId::all().next().expect("a formatter");
+    let model = BudgetModel::new(
+        id,
+        FormatOptions::default(),
+        formatscope::tokens::models::resolve(id.provider, None),
+        session.messages.clone(),
+        None,
+        MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork)),
+    )
+    .expect("a valid session");
+    assert!(model.messages_total() > 0);
+    // Block lists are read in place: the document's Arc and the model's.
+    for m in &session.messages[1..] {
+        assert_eq!(Arc::strong_count(m), 2, "shared, not copied: {m}");
+    }
+}

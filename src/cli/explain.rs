@@ -85,7 +85,7 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
     let keys: Vec<u64> = session
         .messages
         .iter()
-        .map(formatscope::formatter::message_key)
+        .map(|m| formatscope::formatter::message_key(m))
         .collect();
     let mut out = Vec::new();
     let mut failed = false;

@@ -265,7 +265,7 @@ pub(crate) fn annotated_side(
         let keys: Vec<u64> = session
             .messages
             .iter()
-            .map(formatscope::formatter::message_key)
+            .map(|m| formatscope::formatter::message_key(m))
             .collect();
         formatscope::budget::formatted_with_spans(formatter, &Default::default(), msgs, &keys, env)
     });

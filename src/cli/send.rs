@@ -218,7 +218,9 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
         .name
         .clone()
         .unwrap_or_else(|| formatscope::response::reply_speaker(&session.messages));
-    session.messages.push(reply.to_message(&name));
+    session
+        .messages
+        .push(std::sync::Arc::new(reply.to_message(&name)));
     let text = match formatscope::session::render_saved(original, &session) {
         Ok(t) => t,
         Err(e) => return usage_error(format!("{}: {e}", path.display())),

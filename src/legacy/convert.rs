@@ -6,10 +6,11 @@
 use serde_json::{json, Map, Value};
 
 /// The v0 messages, and what was left out (`message N block M: why`).
-pub fn from_v1(messages: &[Value]) -> (Vec<Value>, Vec<String>) {
+pub fn from_v1<M: std::borrow::Borrow<Value>>(messages: &[M]) -> (Vec<Value>, Vec<String>) {
     let mut out = Vec::with_capacity(messages.len());
     let mut lost = Vec::new();
     for (i, m) in messages.iter().enumerate() {
+        let m: &Value = m.borrow();
         let Value::Object(map) = m else {
             out.push(m.clone());
             continue;

@@ -87,7 +87,7 @@ fn dropped_blocks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
             if matches!(kind, "text" | "tool_use" | "tool_result") {
                 continue;
             }
-            let mut without = m.clone();
+            let mut without = Value::clone(m);
             if let Some(Value::Array(list)) = without.get_mut("content") {
                 list.remove(j);
             }

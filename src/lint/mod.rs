@@ -320,7 +320,7 @@ fn formatted(
         .session
         .messages
         .iter()
-        .map(crate::formatter::message_key)
+        .map(|m| crate::formatter::message_key(m))
         .collect();
     crate::budget::formatted_with_spans(id, &options(), msgs, &keys, input.env)
 }

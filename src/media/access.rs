@@ -190,9 +190,12 @@ impl Gate {
 
     /// Everything in `messages` that would need permission: every media
     /// source the session names, in its blocks and in tool results.
-    pub fn wanted_by(&self, messages: &[serde_json::Value]) -> Vec<Access> {
+    pub fn wanted_by<M: std::borrow::Borrow<serde_json::Value>>(
+        &self,
+        messages: &[M],
+    ) -> Vec<Access> {
         let mut out: Vec<Access> = Vec::new();
-        let mut stack: Vec<&serde_json::Value> = messages.iter().collect();
+        let mut stack: Vec<&serde_json::Value> = messages.iter().map(M::borrow).collect();
         while let Some(v) = stack.pop() {
             match v {
                 serde_json::Value::Array(items) => stack.extend(items),

@@ -257,9 +257,10 @@ impl ChatResponse {
 
 /// Who speaks a reply added to `messages`: the last assistant's name, else
 /// "assistant".
-pub fn reply_speaker(messages: &[Value]) -> String {
+pub fn reply_speaker<M: std::borrow::Borrow<Value>>(messages: &[M]) -> String {
     messages
         .iter()
+        .map(M::borrow)
         .rev()
         .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
         .and_then(|m| m.get("name").and_then(Value::as_str))

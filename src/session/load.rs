@@ -6,6 +6,7 @@ use crate::json;
 use crate::py::normalize_numbers;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What shape the file had; saving writes the same shape back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,9 @@ pub enum InputShape {
 pub struct Session {
     pub path: Option<PathBuf>,
     pub shape: InputShape,
-    pub messages: Vec<Value>,
+    /// Shared with the budget model's `Msg`s and the worker's jobs, so a
+    /// session is held once however many views read it.
+    pub messages: Vec<Arc<Value>>,
     pub tools: Option<Value>,
     /// The session's own settings: every top-level key but `messages`
     /// (absent in the other shapes).
@@ -165,7 +168,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         Value::Array(items) => Session {
             path: None,
             shape: InputShape::BareArray,
-            messages: items,
+            messages: shared(items),
             tools: None,
             settings: Map::new(),
             warnings: Vec::new(),
@@ -189,7 +192,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                 Session {
                     path: None,
                     shape: InputShape::Session,
-                    messages,
+                    messages: shared(messages),
                     tools: settings.get("tools").cloned(),
                     settings,
                     warnings: Vec::new(),
@@ -202,13 +205,15 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                 Some(items) => Session {
                     path: None,
                     shape: InputShape::MemoryState,
-                    messages: items
-                        .iter()
-                        .map(|item| match item {
-                            Value::Array(pair) => pair.first().cloned().unwrap_or(Value::Null),
-                            other => other.clone(),
-                        })
-                        .collect(),
+                    messages: shared(
+                        items
+                            .iter()
+                            .map(|item| match item {
+                                Value::Array(pair) => pair.first().cloned().unwrap_or(Value::Null),
+                                other => other.clone(),
+                            })
+                            .collect(),
+                    ),
                     tools: None,
                     settings: Map::new(),
                     warnings: Vec::new(),
@@ -229,13 +234,22 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         }
     };
     session.warnings = warnings;
-    for m in &mut session.messages {
-        normalize_numbers(m);
-    }
     if let Some(tools) = &mut session.tools {
         normalize_numbers(tools);
     }
     Ok(session)
+}
+
+/// Messages as the session holds them: numbers normalised as Python reads
+/// them, each behind its own `Arc`.
+pub(crate) fn shared(items: Vec<Value>) -> Vec<Arc<Value>> {
+    items
+        .into_iter()
+        .map(|mut m| {
+            normalize_numbers(&mut m);
+            Arc::new(m)
+        })
+        .collect()
 }
 
 /// `{"content": [...]}` at the top or nested up to two levels (a JSONSession

@@ -4,6 +4,7 @@
 use crate::json;
 use crate::py::{self, get_item, py_get, PyErr};
 use serde_json::Value;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -29,10 +30,20 @@ pub struct Msg {
     /// Any JSON value: AgentScope does not check it.
     pub name: Value,
     pub role: Role,
-    /// A string content is one text block, as `get_content_blocks()` gives it.
-    blocks: Vec<Value>,
-    /// The string, when the content was a string.
-    text: Option<String>,
+    content: Content,
+}
+
+/// Where a message's content blocks are.
+#[derive(Debug, Clone, PartialEq)]
+enum Content {
+    /// A string content, as the one text block `get_content_blocks()`
+    /// gives (`{"type": "text", "text": ...}`).
+    Text(Value),
+    /// A block list inside the session's own message dict, which is shared
+    /// rather than copied (the workbench holds a session once).
+    Shared(Arc<Value>),
+    /// A block list of its own.
+    Blocks(Vec<Value>),
 }
 
 impl Msg {
@@ -66,6 +77,21 @@ impl Msg {
             Some(Value::String(s)) => Msg::text(name, role, s),
             Some(Value::Array(blocks)) => Msg::with_blocks(name, role, blocks),
             _ => Msg::with_blocks(name, role, Vec::new()),
+        })
+    }
+
+    /// `Msg.from_dict` on a message the session holds: a block list is
+    /// read where it is, not copied.
+    pub fn from_shared(v: &Arc<Value>) -> Result<Msg, (PyErr, Option<String>)> {
+        let role = Self::checked_role(v).map_err(|e| (e, Self::explain_rejection(v)))?;
+        let name = v.get("name").cloned().unwrap_or(Value::Null);
+        Ok(match v.get("content") {
+            Some(Value::String(s)) => Msg::text(name, role, s.clone()),
+            _ => Msg {
+                name,
+                role,
+                content: Content::Shared(Arc::clone(v)),
+            },
         })
     }
 
@@ -141,8 +167,7 @@ impl Msg {
         Msg {
             name,
             role,
-            blocks: vec![json!({"type": "text", "text": text})],
-            text: Some(text),
+            content: Content::Text(json!({"type": "text", "text": text})),
         }
     }
 
@@ -150,21 +175,35 @@ impl Msg {
         Msg {
             name,
             role,
-            blocks,
-            text: None,
+            content: Content::Blocks(blocks),
         }
     }
 
     /// `get_content_blocks()`.
     pub fn blocks(&self) -> &[Value] {
-        &self.blocks
+        match &self.content {
+            Content::Text(block) => std::slice::from_ref(block),
+            Content::Shared(dict) => dict
+                .get("content")
+                .and_then(Value::as_array)
+                .map_or(&[], Vec::as_slice),
+            Content::Blocks(blocks) => blocks,
+        }
+    }
+
+    /// The string, when the content was a string.
+    fn string_content(&self) -> Option<&str> {
+        match &self.content {
+            Content::Text(block) => block.get("text").and_then(Value::as_str),
+            _ => None,
+        }
     }
 
     /// `get_content_blocks(typ)`: filtering reads `block["type"]`, which
     /// raises on a block without one.
     pub fn blocks_of(&self, typ: &str) -> Result<Vec<&Value>, PyErr> {
         let mut out = Vec::new();
-        for block in &self.blocks {
+        for block in self.blocks() {
             if get_item(block, "type")?.as_str() == Some(typ) {
                 out.push(block);
             }
@@ -180,11 +219,11 @@ impl Msg {
     /// `get_text_content()`: the string content, or the text blocks joined
     /// with `"\n"`; `None` when there are none.
     pub fn text_content(&self) -> Result<Option<String>, PyErr> {
-        if let Some(text) = &self.text {
-            return Ok(Some(text.clone()));
+        if let Some(text) = self.string_content() {
+            return Ok(Some(text.to_string()));
         }
         let mut texts = Vec::new();
-        for block in &self.blocks {
+        for block in self.blocks() {
             if py_get(block, "type")?.and_then(Value::as_str) == Some("text") {
                 texts.push(get_item(block, "text")?);
             }
@@ -197,9 +236,9 @@ impl Msg {
 
     /// The content as AgentScope stores it (a string or the block list).
     pub fn content(&self) -> Value {
-        match &self.text {
-            Some(t) => Value::String(t.clone()),
-            None => Value::Array(self.blocks.clone()),
+        match self.string_content() {
+            Some(t) => Value::String(t.to_string()),
+            None => Value::Array(self.blocks().to_vec()),
         }
     }
 }

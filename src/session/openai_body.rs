@@ -121,7 +121,7 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
     Ok(Session {
         path: None,
         shape: InputShape::OpenAiRequest,
-        messages: out,
+        messages: super::load::shared(out),
         tools: map.get("tools").cloned(),
         settings,
         warnings: Vec::new(),

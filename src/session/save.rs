@@ -22,7 +22,7 @@ pub enum SaveError {
 
 impl Session {
     /// Replaces the messages.
-    pub fn set_messages(&mut self, messages: Vec<Value>) {
+    pub fn set_messages(&mut self, messages: Vec<std::sync::Arc<Value>>) {
         self.messages = messages;
     }
 
@@ -38,7 +38,7 @@ impl Session {
     /// messages and settings as they are now.
     fn document(&self, original: &Value) -> Result<Value, SaveError> {
         self.can_save()?;
-        let messages = Value::Array(self.messages.clone());
+        let messages = self.messages_value();
         if self.shape == InputShape::BareArray {
             return Ok(messages);
         }
@@ -63,6 +63,11 @@ impl Session {
         Ok(Value::Object(doc))
     }
 
+    /// The messages as one JSON list (a copy: saves are rare, edits many).
+    pub fn messages_value(&self) -> Value {
+        Value::Array(self.messages.iter().map(|m| Value::clone(m)).collect())
+    }
+
     /// The messages as a new session file of our own format (for a file
     /// that was converted on load).
     pub fn to_session_text(&self) -> String {
@@ -73,10 +78,7 @@ impl Session {
         if let Some(tools) = &self.tools {
             doc.insert("tools".into(), tools.clone());
         }
-        doc.insert(
-            "messages".into(),
-            serde_json::Value::Array(self.messages.clone()),
-        );
+        doc.insert("messages".into(), self.messages_value());
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
         text
@@ -306,7 +308,7 @@ mod tests {
         let text = "{\"zeta\": {\"b\": 1, \"a\": [36.30, 1E2, 123456789012345678901234567890]},\n \"messages\": [{\"role\": \"user\", \"name\": \"Bob\", \"content\": \"hi\", \"x-extra\": {\"keep\": 1e5}},\n   {\"role\": \"user\", \"name\": \"Al\", \"content\": \"yo\"}],\n \"alpha\": null}";
         let mut session = parse_session(text, "s.json").unwrap();
         assert_eq!(render_saved(text, &session).unwrap(), text);
-        session.messages[1]["content"] = "hello".into();
+        std::sync::Arc::make_mut(&mut session.messages[1])["content"] = "hello".into();
         assert_eq!(
             render_saved(text, &session).unwrap(),
             text.replace("\"yo\"", "\"hello\"")
@@ -317,7 +319,9 @@ mod tests {
     fn a_bare_array_saves_as_a_bare_array() {
         let text = "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"}\n]\n";
         let mut session = parse_session(text, "s").unwrap();
-        session.messages.push(serde_json::json!({"name": "b"}));
+        session
+            .messages
+            .push(std::sync::Arc::new(serde_json::json!({"name": "b"})));
         assert_eq!(
             render_saved(text, &session).unwrap(),
             "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"},\n\t{\n\t\t\"name\": \"b\"\n\t}\n]\n"

@@ -167,7 +167,7 @@ impl App {
         self.doc.as_ref().map(|d| &d.path).or(self.opening.as_ref())
     }
 
-    pub fn messages(&self) -> &[Value] {
+    pub fn messages(&self) -> &[Arc<Value>] {
         self.doc.as_ref().map_or(&[], |d| d.messages())
     }
 
@@ -1159,7 +1159,7 @@ impl App {
             }
             Action::Duplicate => {
                 let i = self.list.selected;
-                let Some(m) = self.messages().get(i).cloned() else {
+                let Some(m) = self.messages().get(i).map(|m| Value::clone(m)) else {
                     return Vec::new();
                 };
                 return self.edit(i + 1, 0, vec![m], i + 1, None);
@@ -1188,7 +1188,10 @@ impl App {
                     return Vec::new();
                 };
                 let (lo, hi) = (i.min(j), i.max(j));
-                let pair = vec![self.messages()[hi].clone(), self.messages()[lo].clone()];
+                let pair = vec![
+                    Value::clone(&self.messages()[hi]),
+                    Value::clone(&self.messages()[lo]),
+                ];
                 return self.edit(lo, 2, pair, j, None);
             }
             // Only bound inside the editor, which handles them itself.
@@ -1833,7 +1836,7 @@ impl App {
     pub fn load_editor(&mut self) {
         let i = self.list.selected;
         let message = self.messages().get(i).cloned();
-        if let Some(note) = self.editor.load(message.as_ref(), i) {
+        if let Some(note) = self.editor.load(message.as_deref(), i) {
             self.status = note.into();
         }
     }
@@ -1849,7 +1852,7 @@ impl App {
         };
         self.recovery_due = true;
         match self.editor.parse(&current) {
-            Ok(value) if value == current => Vec::new(),
+            Ok(value) if value == *current => Vec::new(),
             Ok(value) => {
                 let Some(doc) = self.doc.as_mut() else {
                     return Vec::new();

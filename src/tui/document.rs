@@ -26,8 +26,8 @@ pub enum Disk {
 #[derive(Debug, Clone)]
 struct Change {
     at: usize,
-    before: Vec<Value>,
-    after: Vec<Value>,
+    before: Vec<Arc<Value>>,
+    after: Vec<Arc<Value>>,
     settings: Option<(Map<String, Value>, Map<String, Value>)>,
     /// The edit state before and after (see `Document::state`).
     state_before: u64,
@@ -145,7 +145,7 @@ impl Document {
         self.next_state
     }
 
-    pub fn messages(&self) -> &[Value] {
+    pub fn messages(&self) -> &[Arc<Value>] {
         &self.session.messages
     }
 
@@ -153,9 +153,10 @@ impl Document {
     /// `group`: typing in message `group` joins the previous step when that
     /// step was typing in the same message.
     pub fn splice(&mut self, at: usize, remove: usize, insert: Vec<Value>, group: Option<usize>) {
+        let insert: Vec<Arc<Value>> = insert.into_iter().map(Arc::new).collect();
         let at = at.min(self.session.messages.len());
         let end = (at + remove).min(self.session.messages.len());
-        let before: Vec<Value> = self
+        let before: Vec<Arc<Value>> = self
             .session
             .messages
             .splice(at..end, insert.iter().cloned())

@@ -141,7 +141,8 @@ pub struct Job {
     pub generation: u64,
     pub formatter: FormatterId,
     pub model: ModelInfo,
-    pub messages: Vec<Value>,
+    /// Shared with the document: a job copies no message.
+    pub messages: Vec<Arc<Value>>,
     pub tools: Option<Value>,
     pub base_dir: PathBuf,
     /// The truncation budget (the session's `max_tokens`).
@@ -318,8 +319,8 @@ impl Computer {
         // Each job may read and download afresh, within the limits.
         gate.begin_run();
         // What the session would read, in case a consent question must
-        // list it; then the messages move into the budget model (a large
-        // session is not held twice).
+        // list it; then the messages (shared with the document) go to the
+        // budget model.
         let asks = if job.access == AccessMode::Ask {
             gate.wanted_by(&job.messages)
         } else {
@@ -470,7 +471,7 @@ impl Computer {
                 let keys: Vec<u64> = session
                     .messages
                     .iter()
-                    .map(crate::formatter::message_key)
+                    .map(|m| crate::formatter::message_key(m))
                     .collect();
                 crate::budget::formatted_with_spans(
                     formatter,
@@ -538,7 +539,7 @@ fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
 /// The compare view's 0.1.6 side: the same provider's 0.1.6 class, chat or
 /// multi-agent as the mode on screen; messages face their source when
 /// 0.1.6 makes one message of each.
-fn legacy_side(job: &Job, messages: &[Value], spec: SideSpec) -> crate::compare::Side {
+fn legacy_side(job: &Job, messages: &[Arc<Value>], spec: SideSpec) -> crate::compare::Side {
     use crate::legacy;
     let label = spec.label();
     let (v0, lost) = legacy::convert::from_v1(messages);

@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use serde_json::Value;
+use std::sync::Arc;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 #[derive(Debug, Default)]
@@ -61,7 +62,7 @@ impl ListPane {
         frame: &mut Frame,
         area: Rect,
         ui: &Palette,
-        messages: &[Value],
+        messages: &[Arc<Value>],
         preview: Option<&Preview>,
         focused: bool,
     ) {
