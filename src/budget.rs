@@ -372,7 +372,10 @@ impl BudgetModel {
         by_category.add(Category::Conversation, self.request.base);
         let mut messages = Vec::with_capacity(self.msgs.len());
         let describe = |i: usize, msgs: &[Arc<Msg>]| {
-            (py::py_str(&msgs[i].name), msgs[i].role.as_str().to_string())
+            (
+                py::py_str(msgs[i].name()),
+                msgs[i].role.as_str().to_string(),
+            )
         };
         if self.request.seg.pinned {
             let (name, role) = describe(0, &self.msgs);
@@ -444,7 +447,7 @@ impl BudgetModel {
             .clone()
             .map(|i| {
                 let msg = &self.msgs[i];
-                let name = py::py_str(&msg.name);
+                let name = py::py_str(msg.name());
                 msg.blocks_of("text")
                     .unwrap_or_default()
                     .iter()

@@ -66,7 +66,8 @@ pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
     Ok(FormatterId::new(provider, mode))
 }
 
-/// `[Msg.from_dict(m) for m in messages]`.
+/// `[Msg.from_dict(m) for m in messages]`, reading the session's dicts in
+/// place (a large session is not held twice).
 pub fn build_msgs(session: &Session) -> Result<Vec<Arc<Msg>>, PyErr> {
     build_msgs_at(session).map_err(|(_, e)| e)
 }
@@ -81,7 +82,7 @@ fn build_msgs_at(session: &Session) -> Result<Vec<Arc<Msg>>, (usize, PyErr)> {
         .messages
         .iter()
         .enumerate()
-        .map(|(i, m)| Msg::from_dict(m).map(Arc::new).map_err(|e| (i, e)))
+        .map(|(i, m)| Msg::from_shared(m).map(Arc::new).map_err(|(e, _)| (i, e)))
         .collect()
 }
 
@@ -123,11 +124,7 @@ pub fn run_reference_owned(
     let msgs = std::mem::take(&mut session.messages)
         .into_iter()
         .enumerate()
-        .map(|(i, m)| {
-            Msg::from_dict_owned(Arc::unwrap_or_clone(m))
-                .map(Arc::new)
-                .map_err(|e| (i, e))
-        })
+        .map(|(i, m)| Msg::from_arc(m).map(Arc::new).map_err(|(e, _)| (i, e)))
         .collect::<Result<Vec<_>, _>>();
     let invalid = msgs.as_ref().err().map(|(i, _)| *i);
     (run_with(session, msgs, request, env), invalid)

@@ -58,7 +58,7 @@ pub fn chat(
         let has_content = !content.is_empty();
         let mut out = json!({
             "role": msg.role.as_str(),
-            "name": msg.name,
+            "name": msg.name(),
             "content": if has_content { Value::Array(content) } else { Value::Null },
         });
         let has_calls = !tool_calls.is_empty();

@@ -217,7 +217,7 @@ pub fn collect_history(
 pub fn history_line(msg: &Msg, block: &Value) -> Result<String, PyErr> {
     Ok(format!(
         "{}: {}",
-        py_str(&msg.name),
+        py_str(msg.name()),
         py_str(get_item(block, "text")?)
     ))
 }

@@ -27,23 +27,29 @@ impl Role {
 /// JSON values (as in AgentScope), so any block type and extra key survives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Msg {
-    /// Any JSON value: AgentScope does not check it.
-    pub name: Value,
     pub role: Role,
     content: Content,
 }
 
-/// Where a message's content blocks are.
+/// Where a message's name and content blocks are. Small on purpose: a
+/// 100,000-message session has as many.
 #[derive(Debug, Clone, PartialEq)]
 enum Content {
-    /// A string content, as the one text block `get_content_blocks()`
-    /// gives (`{"type": "text", "text": ...}`).
-    Text(Value),
-    /// A block list inside the session's own message dict, which is shared
-    /// rather than copied (the workbench holds a session once).
+    /// The session's own message dict (its name and block list), shared
+    /// rather than copied: the workbench holds a session once.
     Shared(Arc<Value>),
-    /// A block list of its own.
-    Blocks(Vec<Value>),
+    /// A name and a block list of its own; `text`: the content was a
+    /// string, held as the one text block `get_content_blocks()` gives
+    /// (`{"type": "text", "text": ...}`).
+    Own(Box<Own>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Own {
+    /// Any JSON value: AgentScope does not check it.
+    name: Value,
+    blocks: Vec<Value>,
+    text: bool,
 }
 
 impl Msg {
@@ -58,15 +64,14 @@ impl Msg {
         })
     }
 
-    /// [`Msg::from_dict`] taking the dict, so its content is moved, not
-    /// copied (large sessions are held once, not twice).
-    pub fn from_dict_owned(v: Value) -> Result<Msg, PyErr> {
-        Self::from_dict_explained(v).map_err(|(e, _)| e)
-    }
-
-    /// [`Msg::from_dict_owned`], saying why in plain words when it rejects
-    /// the message ([`Msg::explain_rejection`]), which it no longer holds.
-    pub fn from_dict_explained(v: Value) -> Result<Msg, (PyErr, Option<String>)> {
+    /// `Msg.from_dict` on a message the caller gives up: when no one else
+    /// holds it, its name and blocks move out and the rest of the dict is
+    /// freed (`format` holds a large session once); else it is shared.
+    pub fn from_arc(v: Arc<Value>) -> Result<Msg, (PyErr, Option<String>)> {
+        let v = match Arc::try_unwrap(v) {
+            Ok(v) => v,
+            Err(shared) => return Self::from_shared(&shared),
+        };
         let role = Self::checked_role(&v).map_err(|e| (e, Self::explain_rejection(&v)))?;
         let Value::Object(mut map) = v else {
             // `checked_role` read keys from it: it is a dict.
@@ -84,11 +89,13 @@ impl Msg {
     /// read where it is, not copied.
     pub fn from_shared(v: &Arc<Value>) -> Result<Msg, (PyErr, Option<String>)> {
         let role = Self::checked_role(v).map_err(|e| (e, Self::explain_rejection(v)))?;
-        let name = v.get("name").cloned().unwrap_or(Value::Null);
         Ok(match v.get("content") {
-            Some(Value::String(s)) => Msg::text(name, role, s.clone()),
+            Some(Value::String(s)) => Msg::text(
+                v.get("name").cloned().unwrap_or(Value::Null),
+                role,
+                s.clone(),
+            ),
             _ => Msg {
-                name,
                 role,
                 content: Content::Shared(Arc::clone(v)),
             },
@@ -165,36 +172,54 @@ impl Msg {
 
     pub fn text(name: Value, role: Role, text: String) -> Msg {
         Msg {
-            name,
             role,
-            content: Content::Text(json!({"type": "text", "text": text})),
+            content: Content::Own(Box::new(Own {
+                name,
+                blocks: vec![json!({"type": "text", "text": text})],
+                text: true,
+            })),
         }
     }
 
     pub fn with_blocks(name: Value, role: Role, blocks: Vec<Value>) -> Msg {
         Msg {
-            name,
             role,
-            content: Content::Blocks(blocks),
+            content: Content::Own(Box::new(Own {
+                name,
+                blocks,
+                text: false,
+            })),
+        }
+    }
+
+    /// `msg.name`: any JSON value (AgentScope does not check it).
+    pub fn name(&self) -> &Value {
+        match &self.content {
+            // `from_shared` checked that the dict has a name.
+            Content::Shared(dict) => dict.get("name").unwrap_or(&Value::Null),
+            Content::Own(own) => &own.name,
         }
     }
 
     /// `get_content_blocks()`.
     pub fn blocks(&self) -> &[Value] {
         match &self.content {
-            Content::Text(block) => std::slice::from_ref(block),
             Content::Shared(dict) => dict
                 .get("content")
                 .and_then(Value::as_array)
                 .map_or(&[], Vec::as_slice),
-            Content::Blocks(blocks) => blocks,
+            Content::Own(own) => &own.blocks,
         }
     }
 
     /// The string, when the content was a string.
     fn string_content(&self) -> Option<&str> {
         match &self.content {
-            Content::Text(block) => block.get("text").and_then(Value::as_str),
+            Content::Own(own) if own.text => own
+                .blocks
+                .first()
+                .and_then(|b| b.get("text"))
+                .and_then(Value::as_str),
             _ => None,
         }
     }
