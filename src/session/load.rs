@@ -101,7 +101,11 @@ impl Session {
 /// (a FIFO or a device is refused before it is read).
 pub fn read_session(path: &Path) -> Result<Session, SessionError> {
     let bytes = read_session_bytes(path)?;
-    let mut session = parse_session_bytes(&bytes, &path.display().to_string())?;
+    let (mut session, items) = parse_unshared(&bytes, &path.display().to_string())?;
+    // The file's bytes go before the messages are wrapped: a large session's
+    // peak is its values, not also its text.
+    drop(bytes);
+    session.share(items);
     session.path = Some(path.to_path_buf());
     Ok(session)
 }
@@ -124,6 +128,23 @@ pub fn parse_session(text: &str, origin: &str) -> Result<Session, SessionError> 
 /// Parses a session file's bytes (UTF-8 JSON); `origin` names it in
 /// error messages.
 pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, SessionError> {
+    let (mut session, items) = parse_unshared(bytes, origin)?;
+    session.share(items);
+    Ok(session)
+}
+
+impl Session {
+    /// Takes the parsed messages (unless a conversion already set them).
+    fn share(&mut self, items: Vec<Value>) {
+        if self.messages.is_empty() {
+            self.messages = shared(items);
+        }
+    }
+}
+
+/// The session, and its messages as parsed (numbers not yet normalised,
+/// behind its `Arc`) unless a conversion already put them in the session.
+fn parse_unshared(bytes: &[u8], origin: &str) -> Result<(Session, Vec<Value>), SessionError> {
     let parsed =
         json::parse(bytes, json::Options::default()).map_err(|e| SessionError::Invalid {
             path: origin.to_string(),
@@ -164,15 +185,19 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         }))
         .collect();
     let doc = parsed.value;
+    let mut items = Vec::new();
     let mut session = match doc {
-        Value::Array(items) => Session {
-            path: None,
-            shape: InputShape::BareArray,
-            messages: shared(items),
-            tools: None,
-            settings: Map::new(),
-            warnings: Vec::new(),
-        },
+        Value::Array(list) => {
+            items = list;
+            Session {
+                path: None,
+                shape: InputShape::BareArray,
+                messages: Vec::new(),
+                tools: None,
+                settings: Map::new(),
+                warnings: Vec::new(),
+            }
+        }
         Value::Object(map) if map.contains_key("messages") => {
             if !map.get("messages").is_some_and(Value::is_array) {
                 return Err(invalid(
@@ -185,14 +210,13 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                     .map_err(|(pointer, msg)| invalid(&pointer, msg))?
             } else {
                 let mut settings = map;
-                let messages = match settings.shift_remove("messages") {
-                    Some(Value::Array(items)) => items,
-                    _ => Vec::new(),
-                };
+                if let Some(Value::Array(list)) = settings.shift_remove("messages") {
+                    items = list;
+                }
                 Session {
                     path: None,
                     shape: InputShape::Session,
-                    messages: shared(messages),
+                    messages: Vec::new(),
                     tools: settings.get("tools").cloned(),
                     settings,
                     warnings: Vec::new(),
@@ -202,11 +226,11 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         Value::Object(map) => {
             let doc = Value::Object(map);
             match find_memory_state(&doc, 0) {
-                Some(items) => Session {
+                Some(state) => Session {
                     path: None,
                     shape: InputShape::MemoryState,
                     messages: shared(
-                        items
+                        state
                             .iter()
                             .map(|item| match item {
                                 Value::Array(pair) => pair.first().cloned().unwrap_or(Value::Null),
@@ -237,7 +261,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
     if let Some(tools) = &mut session.tools {
         normalize_numbers(tools);
     }
-    Ok(session)
+    Ok((session, items))
 }
 
 /// Messages as the session holds them: numbers normalised as Python reads
