@@ -160,7 +160,7 @@ impl BudgetModel {
     ) -> Result<Self, BudgetError> {
         let messages: Vec<Arc<Value>> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
-        let keys: Vec<u64> = messages.iter().map(|m| message_key(m)).collect();
+        let keys = crate::formatter::message_keys(&messages);
         let msgs = messages
             .iter()
             .enumerate()

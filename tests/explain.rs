@@ -7,7 +7,7 @@
 
 use formatscope::budget::formatted_with_spans;
 use formatscope::explain::{self, rule, Explained, RULES};
-use formatscope::formatter::{message_key, FormatOptions, FormatterId, Mode, Provider};
+use formatscope::formatter::{message_keys, FormatOptions, FormatterId, Mode, Provider};
 use formatscope::media::{MediaEnv, WebRoot};
 use formatscope::session::read_session;
 use serde_json::{json, Value};
@@ -82,7 +82,7 @@ fn every_node_of_every_golden_request_has_a_rule() {
         let Ok(msgs) = formatscope::pipeline::build_msgs(&session) else {
             continue;
         };
-        let keys: Vec<u64> = session.messages.iter().map(|m| message_key(m)).collect();
+        let keys = message_keys(&session.messages);
         for id in FormatterId::all() {
             let env = MediaEnv::new(session.base_dir(), web.clone());
             let Ok(request) =
@@ -198,7 +198,7 @@ fn session(v: Value) -> (tempfile::TempDir, formatscope::session::Session) {
 
 fn explain_of(s: &formatscope::session::Session, id: FormatterId) -> (Explained, Explained, Value) {
     let msgs = formatscope::pipeline::build_msgs(s).unwrap();
-    let keys: Vec<u64> = s.messages.iter().map(|m| message_key(m)).collect();
+    let keys = message_keys(&s.messages);
     let env = MediaEnv::new(s.base_dir(), Arc::new(formatscope::media::NoNetwork));
     let request = formatted_with_spans(id, &FormatOptions::default(), &msgs, &keys, &env).unwrap();
     let ex = explain::formatted(id, &msgs, &request, "");

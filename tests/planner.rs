@@ -4,7 +4,7 @@
 //! formatters, with AgentScope's counter and with the provider counters.
 
 use formatscope::formatter::{
-    format_once, format_traced, message_key, Budget, FormatOptions, FormatterId, Segmented,
+    format_once, format_traced, message_keys, Budget, FormatOptions, FormatterId, Segmented,
 };
 use formatscope::media::{MediaEnv, NoNetwork};
 use formatscope::pipeline::build_msgs;
@@ -122,7 +122,7 @@ struct Case {
 fn case(doc: &Value) -> Case {
     let session = parse_session(&doc.to_string(), "planner.json").expect("session loads");
     let msgs = build_msgs(&session).expect("messages build");
-    let keys = session.messages.iter().map(|m| message_key(m)).collect();
+    let keys = message_keys(&session.messages);
     Case { msgs, keys }
 }
 
@@ -308,7 +308,7 @@ fn units_reassemble_to_the_formatted_request_for_every_golden_case() {
         let Ok(msgs) = build_msgs(&session) else {
             continue;
         };
-        let keys: Vec<u64> = session.messages.iter().map(|m| message_key(m)).collect();
+        let keys = message_keys(&session.messages);
         let env = MediaEnv::new(
             session.base_dir(),
             Arc::new(formatscope::media::WebRoot::new(vec![

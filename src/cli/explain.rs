@@ -82,11 +82,7 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
             return 1;
         }
     };
-    let keys: Vec<u64> = session
-        .messages
-        .iter()
-        .map(|m| formatscope::formatter::message_key(m))
-        .collect();
+    let keys = formatscope::formatter::message_keys(&session.messages);
     let mut out = Vec::new();
     let mut failed = false;
     for p in &providers {

@@ -262,11 +262,7 @@ pub(crate) fn annotated_side(
     let shown = |v: &Value| if raw { v.clone() } else { shorten_media(v) };
     let msgs = formatscope::pipeline::build_msgs(session);
     let formatted = msgs.as_ref().map_err(Clone::clone).and_then(|msgs| {
-        let keys: Vec<u64> = session
-            .messages
-            .iter()
-            .map(|m| formatscope::formatter::message_key(m))
-            .collect();
+        let keys = formatscope::formatter::message_keys(&session.messages);
         formatscope::budget::formatted_with_spans(formatter, &Default::default(), msgs, &keys, env)
     });
     let (msgs, formatted) = match (msgs, formatted) {

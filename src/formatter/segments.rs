@@ -464,6 +464,11 @@ pub fn message_key(message: &Value) -> u64 {
     hasher.finish()
 }
 
+/// [`message_key`] of each of a session's messages, in order.
+pub fn message_keys(messages: &[Arc<Value>]) -> Vec<u64> {
+    messages.iter().map(|m| message_key(m)).collect()
+}
+
 struct HashWriter<'a, H: Hasher>(&'a mut H);
 
 impl<H: Hasher> std::io::Write for HashWriter<'_, H> {

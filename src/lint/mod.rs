@@ -316,12 +316,7 @@ fn formatted(
     msgs: &[Arc<crate::session::Msg>],
     input: &Input<'_>,
 ) -> Result<crate::budget::FormattedRequest, crate::py::PyErr> {
-    let keys: Vec<u64> = input
-        .session
-        .messages
-        .iter()
-        .map(|m| crate::formatter::message_key(m))
-        .collect();
+    let keys = crate::formatter::message_keys(&input.session.messages);
     crate::budget::formatted_with_spans(id, &options(), msgs, &keys, input.env)
 }
 

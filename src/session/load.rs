@@ -143,7 +143,8 @@ impl Session {
 }
 
 /// The session, and its messages as parsed (numbers not yet normalised,
-/// behind its `Arc`) unless a conversion already put them in the session.
+/// not yet behind `Arc`s) unless a conversion already put them in the
+/// session.
 fn parse_unshared(bytes: &[u8], origin: &str) -> Result<(Session, Vec<Value>), SessionError> {
     let parsed =
         json::parse(bytes, json::Options::default()).map_err(|e| SessionError::Invalid {

@@ -56,12 +56,7 @@ impl Msg {
     /// `Msg.from_dict`: `name`, `content` and `role` are required (KeyError),
     /// content must be a str or list, role one of the three (AssertionError).
     pub fn from_dict(v: &Value) -> Result<Msg, PyErr> {
-        let role = Self::checked_role(v)?;
-        let name = get_item(v, "name")?.clone();
-        Ok(match get_item(v, "content")? {
-            Value::String(s) => Msg::text(name, role, s.clone()),
-            other => Msg::with_blocks(name, role, other.as_array().cloned().unwrap_or_default()),
-        })
+        Self::from_arc(Arc::new(v.clone())).map_err(|(e, _)| e)
     }
 
     /// `Msg.from_dict` on a message the caller gives up: when no one else

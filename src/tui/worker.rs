@@ -468,11 +468,7 @@ impl Computer {
             .and_then(|session| {
                 let msgs = crate::pipeline::build_msgs(&session)
                     .map_err(|e| format!("{}: {}", e.kind, e.message))?;
-                let keys: Vec<u64> = session
-                    .messages
-                    .iter()
-                    .map(|m| crate::formatter::message_key(m))
-                    .collect();
+                let keys = crate::formatter::message_keys(&session.messages);
                 crate::budget::formatted_with_spans(
                     formatter,
                     &FormatOptions::default(),
