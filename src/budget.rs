@@ -605,9 +605,14 @@ impl BudgetModel {
         Ok(out)
     }
 
-    /// [`BudgetModel::formatted_with_spans`] by reference (not copied).
-    pub fn formatted_refs(&self) -> Result<(Vec<&Value>, Vec<crate::formatter::Span>), PyErr> {
-        self.request.seg.assemble_refs(&self.env)
+    /// [`BudgetModel::formatted_with_spans`] a piece at a time (see
+    /// [`Segmented::visit`]): each unit's output messages and the input
+    /// messages they came from.
+    pub fn visit_formatted(
+        &self,
+        f: impl FnMut(std::ops::Range<usize>, Vec<Value>),
+    ) -> Result<(), PyErr> {
+        self.request.seg.visit(0, &self.env, f)
     }
 
     /// The attribution of `request` (this model's formatted request) to

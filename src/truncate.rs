@@ -43,16 +43,16 @@ pub fn cost_of(counter: &dyn MessageCounter, messages: &[Value]) -> Result<Cost,
 
 pub fn cost_unit(counter: &dyn MessageCounter, unit: &Unit) -> Result<UnitCost, PyErr> {
     Ok(UnitCost {
-        formatted: cost_of(counter, &unit.formatted)?,
+        formatted: cost_of(counter, &unit.formatted.unpack())?,
         front: unit
             .front
-            .as_deref()
-            .map(|f| cost_of(counter, f))
+            .as_ref()
+            .map(|f| cost_of(counter, &f.unpack()))
             .transpose()?,
         prompted: unit
             .prompted
             .get()
-            .map(|f| cost_of(counter, f))
+            .map(|f| cost_of(counter, &f.unpack()))
             .transpose()?,
     })
 }

@@ -655,12 +655,13 @@ fn the_after_truncation_view_is_agentscopes_truncated_request() {
         &[],
         false,
     );
+    let plain = preview.plain.to_vec();
     assert!(
-        preview.plain[0].starts_with("// 8 of 11 messages kept"),
+        plain[0].starts_with("// 8 of 11 messages kept"),
         "{}",
-        preview.plain[0]
+        plain[0]
     );
-    assert_eq!(&preview.plain[1..], &want[..]);
+    assert_eq!(&plain[1..], &want.to_vec()[..]);
 }
 
 /// A reply as AgentScope's OpenAI parser yields it.

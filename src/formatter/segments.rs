@@ -13,6 +13,7 @@ use super::shared::history_line;
 use super::{
     anthropic, chat, history_message, system_message, FormatOptions, FormatterId, Mode, Provider,
 };
+use crate::json::Packed;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
 use crate::session::{Msg, Role};
@@ -37,13 +38,15 @@ pub struct Unit {
     pub kind: UnitKind,
     /// The input messages it comes from.
     pub range: Range<usize>,
-    /// Its output in the middle of a request (not first, no history prompt).
-    pub formatted: Arc<Vec<Value>>,
+    /// Its output in the middle of a request (not first, no history
+    /// prompt). Outputs are held packed: a large request's units would
+    /// otherwise hold several times its text in JSON trees.
+    pub formatted: Packed,
     /// Its output at the front, where that differs (Anthropic `system` role).
-    pub front: Option<Arc<Vec<Value>>>,
+    pub front: Option<Packed>,
     /// A history group's output when it is the first one (with the prompt),
     /// formatted when first asked for ([`Segmented::prompted`]).
-    pub prompted: OnceLock<Arc<Vec<Value>>>,
+    pub prompted: OnceLock<Packed>,
     /// Content key: the unit's messages and kind. Equal keys, equal output.
     pub key: u64,
     /// Chat mode promoted media after this message (see `rewrites_list`).
@@ -268,82 +271,58 @@ impl Segmented {
         first: usize,
         env: &MediaEnv,
     ) -> Result<(Vec<Value>, Vec<Span>), PyErr> {
-        let mut out = self.system.clone();
+        let mut out = Vec::new();
         let mut spans = Vec::with_capacity(self.units.len() + 1);
+        self.visit(first, env, |input, values| {
+            let start = out.len();
+            out.extend(values);
+            spans.push((input, start..out.len()));
+        })?;
+        Ok((out, spans))
+    }
+
+    /// The request from unit `first` on, one piece at a time: the pinned
+    /// system prompt's output, then each unit's in the form its place
+    /// takes, with the input messages it came from. A view of a large
+    /// request lays it out piece by piece, never holding all of it unpacked.
+    pub fn visit(
+        &self,
+        first: usize,
+        env: &MediaEnv,
+        mut f: impl FnMut(Range<usize>, Vec<Value>),
+    ) -> Result<(), PyErr> {
         if self.pinned {
-            spans.push((0..1, 0..out.len()));
+            f(0..1, self.system.clone());
         }
         let mut prompt_used = false;
         for (k, unit) in self.units[first..].iter().enumerate() {
-            let start = out.len();
             let at_front = match unit.kind {
                 UnitKind::Message => k == 0 && !self.pinned,
                 UnitKind::ToolMessage { run_start } => k == 0 || run_start,
                 UnitKind::AgentGroup => false,
             };
-            if unit.kind == UnitKind::AgentGroup && !prompt_used {
+            let values = if unit.kind == UnitKind::AgentGroup && !prompt_used {
                 prompt_used = true;
-                out.extend(self.prompted(unit, env)?.iter().cloned());
+                self.prompted(unit, env)?
             } else {
-                let variant = match (&unit.front, at_front) {
-                    (Some(front), true) => front,
-                    _ => &unit.formatted,
-                };
-                out.extend(variant.iter().cloned());
-            }
-            spans.push((unit.range.clone(), start..out.len()));
-        }
-        Ok((out, spans))
-    }
-
-    /// [`Segmented::assemble_with_spans`] from the start, by reference:
-    /// the request as the units hold it, not copied (a view of a large
-    /// session does not hold its request twice).
-    pub fn assemble_refs(&self, env: &MediaEnv) -> Result<(Vec<&Value>, Vec<Span>), PyErr> {
-        let mut out: Vec<&Value> = self.system.iter().collect();
-        let mut spans = Vec::with_capacity(self.units.len() + 1);
-        if self.pinned {
-            spans.push((0..1, 0..out.len()));
-        }
-        let mut prompt_used = false;
-        for (k, unit) in self.units.iter().enumerate() {
-            let start = out.len();
-            let at_front = match unit.kind {
-                UnitKind::Message => k == 0 && !self.pinned,
-                UnitKind::ToolMessage { run_start } => k == 0 || run_start,
-                UnitKind::AgentGroup => false,
-            };
-            if unit.kind == UnitKind::AgentGroup && !prompt_used {
-                prompt_used = true;
-                self.prompted(unit, env)?;
-                if let Some(prompted) = unit.prompted.get() {
-                    out.extend(prompted.iter());
+                match (&unit.front, at_front) {
+                    (Some(front), true) => front.unpack(),
+                    _ => unit.formatted.unpack(),
                 }
-            } else {
-                let variant = match (&unit.front, at_front) {
-                    (Some(front), true) => front,
-                    _ => &unit.formatted,
-                };
-                out.extend(variant.iter());
-            }
-            spans.push((unit.range.clone(), start..out.len()));
+            };
+            f(unit.range.clone(), values);
         }
-        Ok((out, spans))
+        Ok(())
     }
 
     /// A history group's output as the first group (with the prompt).
-    pub fn prompted(&self, unit: &Unit, env: &MediaEnv) -> Result<Arc<Vec<Value>>, PyErr> {
+    pub fn prompted(&self, unit: &Unit, env: &MediaEnv) -> Result<Vec<Value>, PyErr> {
         if let Some(p) = unit.prompted.get() {
-            return Ok(Arc::clone(p));
+            return Ok(p.unpack());
         }
         let group = &self.msgs[unit.range.clone()];
-        let out = Arc::new(history_message(
-            self.id.provider,
-            env,
-            group,
-            self.options.history_prompt(),
-        )?);
-        let _ = unit.prompted.set(Arc::clone(&out));
+        let out = history_message(self.id.provider, env, group, self.options.history_prompt())?;
+        let _ = unit.prompted.set(Packed::pack(&out));
         Ok(out)
     }
 
@@ -428,8 +407,8 @@ fn format_unit(
     Ok(Unit {
         kind,
         range,
-        formatted: Arc::new(formatted),
-        front: front.map(Arc::new),
+        formatted: Packed::pack(&formatted),
+        front: front.as_deref().map(Packed::pack),
         prompted: OnceLock::new(),
         key,
         inserts: inserted,

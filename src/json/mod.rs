@@ -6,10 +6,12 @@
 //! serde_json parses faster but forgets where things were and which keys
 //! repeated; this parser does one pass and keeps both.
 
+mod packed;
 mod parse;
 mod splice;
 mod value_macro;
 
+pub use packed::Packed;
 pub use parse::{parse, Options, Parsed, SyntaxError};
 pub use splice::{splice, Style};
 pub use value_macro::ToJson;

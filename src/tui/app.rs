@@ -1821,8 +1821,8 @@ impl App {
     }
 
     fn jump(&mut self, forward: bool, from_current: bool) {
-        let lines = self.request.lines(self.preview.as_ref()).to_vec();
-        if let Some(status) = self.request.jump(&lines, forward, from_current) {
+        let lines = RequestPane::lines_of(self.preview.as_ref(), self.request.show_tools);
+        if let Some(status) = self.request.jump(lines, forward, from_current) {
             if !status.ends_with("not found") {
                 self.focus = Focus::Output;
             }

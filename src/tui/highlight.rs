@@ -5,6 +5,7 @@
 //! `SYNTECT_MAX_LINES`) are coloured line by line with the same theme's
 //! scope colours, which is exact for pretty-printed JSON and fast.
 
+use super::lines::Lines;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::cell::RefCell;
@@ -193,7 +194,7 @@ impl LazyLines {
     /// ranges, in order.
     pub fn line(
         &self,
-        plain: &[String],
+        plain: &Lines,
         chunks: &[Range<usize>],
         i: usize,
         theme: &Theme,
@@ -204,26 +205,31 @@ impl LazyLines {
         let at = chunks.partition_point(|c| c.end <= i);
         let Some(chunk) = chunks.get(at).filter(|c| c.contains(&i)) else {
             // The array's own brackets.
-            return highlight_json(std::slice::from_ref(text), theme)
+            return highlight_json(&[text.to_owned()], theme)
                 .pop()
                 .unwrap_or_default();
         };
-        let lines = self.chunk(&plain[chunk.clone()], theme);
+        let lines = self.chunk(plain.range(chunk.clone()), theme);
         lines.get(i - chunk.start).cloned().unwrap_or_default()
     }
 
-    fn chunk(&self, lines: &[String], theme: &Theme) -> Arc<Vec<Line<'static>>> {
+    fn chunk<'a>(
+        &self,
+        lines: impl Iterator<Item = &'a str> + Clone,
+        theme: &Theme,
+    ) -> Arc<Vec<Line<'static>>> {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        lines.hash(&mut h);
+        for line in lines.clone() {
+            line.hash(&mut h);
+        }
         theme.name.hash(&mut h);
         let key = h.finish();
         if let Some(hit) = self.cache.borrow().get(&key) {
             return Arc::clone(hit);
         }
-        let mut text = Vec::with_capacity(lines.len() + 1);
-        text.push("[".to_string());
-        text.extend_from_slice(lines);
+        let mut text = vec!["[".to_string()];
+        text.extend(lines.map(str::to_owned));
         let mut styled = highlight_json(&text, theme);
         styled.remove(0);
         let styled = Arc::new(styled);

@@ -14,6 +14,7 @@ pub mod document;
 pub mod highlight;
 pub mod io;
 pub mod keymap;
+pub mod lines;
 pub mod msg;
 pub mod panes;
 pub mod recovery;

@@ -6,6 +6,7 @@
 
 use super::consent::AccessMode;
 use super::highlight::highlight_json;
+use super::lines::Lines;
 use crate::budget::{BudgetError, BudgetModel, TokenReport};
 use crate::compare::shorten_media;
 use crate::formatter::Span;
@@ -197,14 +198,14 @@ pub struct Preview {
     pub model: ModelInfo,
     /// The formatted messages, pretty JSON (highlighted when drawn); shared,
     /// as the preview is published twice (counts first, then the plan).
-    pub plain: Arc<Vec<String>>,
+    pub plain: Arc<Lines>,
     /// Each request message's lines in `plain`.
     pub chunks: Vec<Range<usize>>,
     /// Input message range -> the request lines that came from it.
     pub spans: Vec<Span>,
     /// The provider's tool schemas, the same way.
     pub tool_lines: Vec<Line<'static>>,
-    pub tool_plain: Vec<String>,
+    pub tool_plain: Lines,
     pub report: Option<TokenReport>,
     pub plan: Option<Result<TruncationPlan, String>>,
     /// What the plan counts with (`OpenAITokenCounter(gpt-4o)`).
@@ -290,7 +291,7 @@ impl Computer {
             chunks: Vec::new(),
             spans: Vec::new(),
             tool_lines: Vec::new(),
-            tool_plain: Vec::new(),
+            tool_plain: Lines::new(),
             report: None,
             plan: None,
             truncation_label: String::new(),
@@ -356,22 +357,30 @@ impl Computer {
                 return preview;
             }
         };
-        // Until the plan is known, the whole request; laid out from the
-        // model's units, not a copy of them.
-        let by_reference = match job.shown {
-            Shown::Messages | Shown::Truncated => Some(model.formatted_refs()),
-            _ => None,
-        };
-        let formatted = match by_reference {
-            Some(Ok((messages, spans))) => {
-                let (plain, spans, chunks) = pretty_with_spans(&messages, &spans, job.raw_media);
-                preview.plain = Arc::new(plain);
-                preview.spans = spans;
-                preview.chunks = chunks;
-                None
+        // Until the plan is known, the whole request; laid out unit by
+        // unit from the model, never all of it unpacked at once.
+        let formatted = match job.shown {
+            Shown::Messages | Shown::Truncated => {
+                let mut pretty = PrettyRequest::new(job.raw_media);
+                let mut spans = Vec::new();
+                match model.visit_formatted(|input, values| {
+                    let start = pretty.messages();
+                    for v in &values {
+                        pretty.push(v);
+                    }
+                    spans.push((input, start..pretty.messages()));
+                }) {
+                    Ok(()) => {
+                        let (plain, spans, chunks) = pretty.finish(&spans);
+                        preview.plain = Arc::new(plain);
+                        preview.spans = spans;
+                        preview.chunks = chunks;
+                        None
+                    }
+                    Err(e) => Some(Err(e)),
+                }
             }
-            Some(Err(e)) => Some(Err(e)),
-            None => Some(model.formatted_with_spans()),
+            _ => Some(model.formatted_with_spans()),
         };
         match formatted {
             None => {}
@@ -380,12 +389,12 @@ impl Computer {
                 Shown::Wire => {
                     let plain = wire_lines(job, request.messages, job.raw_media);
                     preview.chunks = chunks_of(plain.len());
-                    preview.plain = Arc::new(plain);
+                    preview.plain = Arc::new(plain.into());
                 }
                 Shown::Text => {
                     let plain = text_lines(&request.messages);
                     preview.chunks = chunks_of(plain.len());
-                    preview.plain = Arc::new(plain);
+                    preview.plain = Arc::new(plain.into());
                 }
             },
             Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
@@ -397,7 +406,7 @@ impl Computer {
                 .map(String::from)
                 .collect();
             preview.tool_lines = highlight_json(&plain, &job.syntax);
-            preview.tool_plain = plain;
+            preview.tool_plain = plain.into();
         }
         preview.report = Some(model.report());
         if job.budget.is_some_and(|b| b > 0) {
@@ -419,7 +428,7 @@ impl Computer {
             let plain = truncated_lines(&model, preview.plan.as_ref(), job.raw_media);
             preview.chunks = chunks_of(plain.len());
             preview.spans = Vec::new();
-            preview.plain = Arc::new(plain);
+            preview.plain = Arc::new(plain.into());
         }
         preview.wanted = wanted(&gate, job, &asks);
         if let Some((text, against)) = &job.earlier {
@@ -524,10 +533,10 @@ fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
     if let Some(m) = out.get("messages").and_then(Value::as_array) {
         let refs: Vec<&Value> = m.iter().collect();
         let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
-        lines.extend(plain);
+        lines.extend(plain.iter().map(String::from));
     }
     preview.chunks = chunks_of(lines.len());
-    preview.plain = Arc::new(lines);
+    preview.plain = Arc::new(lines.into());
     preview.legacy = Some(LegacyInfo { call, branch, lost });
     preview
 }
@@ -878,7 +887,7 @@ fn truncated_lines(
             )];
             let refs: Vec<&Value> = messages.iter().collect();
             let (plain, _, _) = pretty_with_spans(&refs, &[], raw);
-            lines.extend(plain);
+            lines.extend(plain.iter().map(String::from));
             lines
         }
         Err(e) => vec![format!("// AgentScope raises {}: {}", e.kind, e.message)],
@@ -1012,35 +1021,72 @@ pub fn pretty_with_spans(
     messages: &[&Value],
     spans: &[Span],
     raw: bool,
-) -> (Vec<String>, Vec<Span>, Vec<Range<usize>>) {
-    let mut lines = vec!["[".to_string()];
-    let mut message_lines: Vec<Range<usize>> = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
-        let text = if raw {
+) -> (Lines, Vec<Span>, Vec<Range<usize>>) {
+    let mut pretty = PrettyRequest::new(raw);
+    for m in messages {
+        pretty.push(m);
+    }
+    pretty.finish(spans)
+}
+
+/// [`pretty_with_spans`] one message at a time, so a large request is laid
+/// out without all of its messages in memory at once.
+pub struct PrettyRequest {
+    lines: Lines,
+    message_lines: Vec<Range<usize>>,
+    raw: bool,
+}
+
+impl PrettyRequest {
+    pub fn new(raw: bool) -> PrettyRequest {
+        let mut lines = Lines::new();
+        lines.push("[");
+        PrettyRequest {
+            lines,
+            message_lines: Vec::new(),
+            raw,
+        }
+    }
+
+    /// Messages laid out so far.
+    pub fn messages(&self) -> usize {
+        self.message_lines.len()
+    }
+
+    pub fn push(&mut self, m: &Value) {
+        let text = if self.raw {
             serde_json::to_string_pretty(m)
         } else {
             serde_json::to_string_pretty(&shorten_media(m))
         }
         .unwrap_or_default();
-        let start = lines.len();
-        let mut it = text.lines().peekable();
-        while let Some(l) = it.next() {
-            let comma = it.peek().is_none() && i + 1 < messages.len();
-            lines.push(format!("  {l}{}", if comma { "," } else { "" }));
+        if !self.message_lines.is_empty() {
+            self.lines.append_to_last(",");
         }
-        message_lines.push(start..lines.len());
+        let start = self.lines.len();
+        for l in text.lines() {
+            self.lines.push_parts(&["  ", l]);
+        }
+        self.message_lines.push(start..self.lines.len());
     }
-    lines.push("]".to_string());
-    let line_spans = spans
-        .iter()
-        .filter(|(_, out)| !out.is_empty())
-        .map(|(msgs, out)| {
-            let start = message_lines[out.start].start;
-            let end = message_lines[out.end - 1].end;
-            (msgs.clone(), start..end)
-        })
-        .collect();
-    (lines, line_spans, message_lines)
+
+    /// The lines, and `spans` (input messages -> output messages) as line
+    /// ranges.
+    pub fn finish(mut self, spans: &[Span]) -> (Lines, Vec<Span>, Vec<Range<usize>>) {
+        self.lines.push("]");
+        self.lines.shrink_to_fit();
+        let message_lines = self.message_lines;
+        let line_spans = spans
+            .iter()
+            .filter(|(_, out)| !out.is_empty())
+            .filter_map(|(msgs, out)| {
+                let start = message_lines.get(out.start)?.start;
+                let end = message_lines.get(out.end - 1)?.end;
+                Some((msgs.clone(), start..end))
+            })
+            .collect();
+        (self.lines, line_spans, message_lines)
+    }
 }
 
 /// The latest-wins slot between the app and the worker thread.
@@ -1120,7 +1166,10 @@ mod tests {
         let whole: Value = serde_json::from_str(&lines.join("\n")).expect("valid JSON");
         assert_eq!(whole, Value::Array(messages));
         assert!(lines[line_spans[1].1.start].contains('{'));
-        assert!(lines[line_spans[1].1.clone()].join("").contains("\"b\""));
+        assert!(lines
+            .range(line_spans[1].1.clone())
+            .collect::<String>()
+            .contains("\"b\""));
     }
 
     #[test]

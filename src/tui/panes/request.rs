@@ -7,6 +7,7 @@ use super::pane_block;
 use crate::formatter::FormatterId;
 use crate::tui::highlight::LazyLines;
 use crate::tui::keymap::Action;
+use crate::tui::lines::Lines;
 use crate::tui::theme::Palette;
 use crate::tui::worker::{Preview, Shown};
 use ratatui::layout::Rect;
@@ -64,11 +65,18 @@ pub struct RequestView<'a> {
 }
 
 impl RequestPane {
-    pub fn lines<'a>(&self, preview: Option<&'a Preview>) -> &'a [String] {
-        match (preview, self.show_tools) {
+    pub fn lines<'a>(&self, preview: Option<&'a Preview>) -> &'a Lines {
+        Self::lines_of(preview, self.show_tools)
+    }
+
+    /// [`RequestPane::lines`] without borrowing the pane (to search the
+    /// lines while the pane moves its cursor).
+    pub fn lines_of(preview: Option<&Preview>, show_tools: bool) -> &Lines {
+        static NONE: Lines = Lines::new();
+        match (preview, show_tools) {
             (Some(p), false) => &p.plain,
             (Some(p), true) => &p.tool_plain,
-            _ => &[],
+            _ => &NONE,
         }
     }
 
@@ -85,11 +93,11 @@ impl RequestPane {
     }
 
     /// Scrolls sideways (`Action::Left`/`Right`); wrapping stops it.
-    pub fn sideways(&mut self, right: bool, lines: &[String]) {
+    pub fn sideways(&mut self, right: bool, lines: &Lines) {
         if self.wrap {
             return;
         }
-        let widest = lines.iter().map(|l| columns(l)).max().unwrap_or(0);
+        let widest = lines.iter().map(columns).max().unwrap_or(0);
         let last = widest.saturating_sub(self.width.get().max(1));
         self.hscroll = if right {
             (self.hscroll + SIDEWAYS_STEP).min(last)
@@ -129,7 +137,7 @@ impl RequestPane {
 
     /// Moves to the next (or previous) line holding the search; the status
     /// line to show.
-    pub fn jump(&mut self, lines: &[String], forward: bool, from_current: bool) -> Option<String> {
+    pub fn jump(&mut self, lines: &Lines, forward: bool, from_current: bool) -> Option<String> {
         let query = self.search.clone()?.to_lowercase();
         let n = lines.len();
         if n == 0 {
@@ -169,10 +177,11 @@ impl RequestPane {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
-        let (what, plain): (&str, &[String]) = match view.preview {
+        static NONE: Lines = Lines::new();
+        let (what, plain): (&str, &Lines) = match view.preview {
             Some(p) if self.show_tools => ("tool schemas", &p.tool_plain),
             Some(p) => (p.shown.label(), &p.plain),
-            None => ("request", &[]),
+            None => ("request", &NONE),
         };
         // Only the lines on screen are highlighted (the tool schemas, small,
         // come highlighted from the worker).
@@ -254,7 +263,7 @@ impl RequestPane {
             // The highlighted spans spell the plain line; if they ever did
             // not, the whole line is marked rather than cut wrongly.
             let spelled: usize = line.spans.iter().map(|s| s.content.len()).sum();
-            if !hits.is_empty() && Some(spelled) != plain.get(i).map(String::len) {
+            if !hits.is_empty() && Some(spelled) != plain.get(i).map(str::len) {
                 hits = std::iter::once(0..spelled).collect();
             }
             let mut spans = vec![gutter];
