@@ -17,19 +17,25 @@ fn children_peak_rss() -> u64 {
     usage.ru_maxrss as u64 * 1024
 }
 
-#[test]
-fn format_holds_a_large_session_once() {
+/// The standard benchmark session of `messages` messages, as JSON text.
+fn generated_session(messages: usize) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().expect("temp dir");
-    let session = dir.path().join("large.json");
     let out = Command::new("python3")
         .arg(root.join("benches/gen_session.py"))
-        .arg("20000")
+        .arg(messages.to_string())
         .output()
         .expect("python3 runs the session generator");
     assert!(out.status.success());
-    std::fs::write(&session, &out.stdout).expect("write the session");
-    let size = out.stdout.len() as u64;
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn format_holds_a_large_session_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let session = dir.path().join("large.json");
+    let text = generated_session(20_000);
+    std::fs::write(&session, &text).expect("write the session");
+    let size = text.len() as u64;
 
     let run = Command::new(env!("CARGO_BIN_EXE_formatscope"))
         .arg("format")
@@ -102,14 +108,7 @@ fn formatted_units_are_held_in_less_than_the_sessions_size() {
     use formatscope::session::{parse_session, Msg};
     use std::sync::Arc;
 
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("python3")
-        .arg(root.join("benches/gen_session.py"))
-        .arg("2000")
-        .output()
-        .expect("python3 runs the session generator");
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let text = generated_session(2000);
     let session = parse_session(&text, "large.json").expect("parses");
     let msgs: Vec<Arc<Msg>> = session
         .messages

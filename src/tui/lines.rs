@@ -97,10 +97,16 @@ impl Index<usize> for Lines {
 impl<S: AsRef<str>> FromIterator<S> for Lines {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Lines {
         let mut lines = Lines::new();
-        for line in iter {
-            lines.push(line.as_ref());
-        }
+        lines.extend(iter);
         lines
+    }
+}
+
+impl<S: AsRef<str>> Extend<S> for Lines {
+    fn extend<I: IntoIterator<Item = S>>(&mut self, iter: I) {
+        for line in iter {
+            self.push(line.as_ref());
+        }
     }
 }
 

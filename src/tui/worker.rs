@@ -428,7 +428,7 @@ impl Computer {
             let plain = truncated_lines(&model, preview.plan.as_ref(), job.raw_media);
             preview.chunks = chunks_of(plain.len());
             preview.spans = Vec::new();
-            preview.plain = Arc::new(plain.into());
+            preview.plain = Arc::new(plain);
         }
         preview.wanted = wanted(&gate, job, &asks);
         if let Some((text, against)) = &job.earlier {
@@ -513,16 +513,18 @@ fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
         .get("auto_branch")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let mut lines = vec![format!(
+    let mut lines = Lines::new();
+    lines.push(&format!(
         "// AgentScope 0.1.6 · {call}{}",
         branch
             .as_ref()
             .map(|b| format!(" → format_{b}"))
             .unwrap_or_default()
-    )];
-    for w in &lost {
-        lines.push(format!("// 0.1.6 cannot hold {w}: left out"));
-    }
+    ));
+    lines.extend(
+        lost.iter()
+            .map(|w| format!("// 0.1.6 cannot hold {w}: left out")),
+    );
     if let Some(e) = out.get("error").and_then(Value::as_str) {
         let kind = out
             .get("error_type")
@@ -533,10 +535,10 @@ fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
     if let Some(m) = out.get("messages").and_then(Value::as_array) {
         let refs: Vec<&Value> = m.iter().collect();
         let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
-        lines.extend(plain.iter().map(String::from));
+        lines.extend(plain.iter());
     }
     preview.chunks = chunks_of(lines.len());
-    preview.plain = Arc::new(lines.into());
+    preview.plain = Arc::new(lines);
     preview.legacy = Some(LegacyInfo { call, branch, lost });
     preview
 }
@@ -862,35 +864,34 @@ fn truncated_lines(
     model: &BudgetModel,
     plan: Option<&Result<TruncationPlan, String>>,
     raw: bool,
-) -> Vec<String> {
+) -> Lines {
+    let one = |line: String| Lines::from_iter([line]);
     let plan = match plan {
-        None => {
-            return vec!["// no budget: set max_tokens (s) to see what truncation keeps".into()]
-        }
-        Some(Err(e)) => return vec![format!("// the truncation cannot be planned: {e}")],
+        None => return one("// no budget: set max_tokens (s) to see what truncation keeps".into()),
+        Some(Err(e)) => return one(format!("// the truncation cannot be planned: {e}")),
         Some(Ok(plan)) => plan,
     };
     if let Some(reason) = plan.reason() {
-        return vec![format!(
+        return one(format!(
             "// AgentScope cannot fit the request in {} tokens: {reason}",
             plan.max_tokens
-        )];
+        ));
     }
     match model.formatted_kept(&plan.kept) {
         Ok(messages) => {
-            let mut lines = vec![format!(
+            let mut lines = one(format!(
                 "// {} of {} messages kept, {} tokens of {}",
                 plan.kept.len(),
                 plan.kept.len() + plan.dropped.len(),
                 plan.tokens_after.unwrap_or_default(),
                 plan.max_tokens
-            )];
+            ));
             let refs: Vec<&Value> = messages.iter().collect();
             let (plain, _, _) = pretty_with_spans(&refs, &[], raw);
-            lines.extend(plain.iter().map(String::from));
+            lines.extend(plain.iter());
             lines
         }
-        Err(e) => vec![format!("// AgentScope raises {}: {}", e.kind, e.message)],
+        Err(e) => one(format!("// AgentScope raises {}: {}", e.kind, e.message)),
     }
 }
 

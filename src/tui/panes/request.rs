@@ -177,11 +177,11 @@ impl RequestPane {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
-        static NONE: Lines = Lines::new();
-        let (what, plain): (&str, &Lines) = match view.preview {
-            Some(p) if self.show_tools => ("tool schemas", &p.tool_plain),
-            Some(p) => (p.shown.label(), &p.plain),
-            None => ("request", &NONE),
+        let plain = self.lines(view.preview);
+        let what = match view.preview {
+            Some(_) if self.show_tools => "tool schemas",
+            Some(p) => p.shown.label(),
+            None => "request",
         };
         // Only the lines on screen are highlighted (the tool schemas, small,
         // come highlighted from the worker).
