@@ -3,13 +3,12 @@
 //! re-formats and re-counts only the unit it touches), and truncation plans.
 
 use crate::formatter::{
-    self, message_key, FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind,
-    SYSTEM_UNIT,
+    self, FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind, SYSTEM_UNIT,
 };
 use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
-use crate::session::Msg;
+use crate::session::{live_items, msgs_of, Message, Msg, MsgItem};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
 use crate::truncate::{
@@ -105,10 +104,10 @@ pub struct BudgetModel {
     options: FormatOptions,
     counter: ProviderCounter,
     env: MediaEnv,
-    /// The messages as AgentScope's `Msg`s (reading the session's own
-    /// dicts, not copies of them), and each one's content key.
+    /// The messages (the session's own packed dicts, not copies of them,
+    /// checked as `Msg.from_dict` checks them), and each one's content key.
     keys: Vec<u64>,
-    msgs: Vec<Arc<Msg>>,
+    msgs: Vec<MsgItem>,
     tools: Option<Value>,
     tool_schemas: i64,
     request: CostedRequest,
@@ -154,20 +153,22 @@ impl BudgetModel {
         formatter: FormatterId,
         options: FormatOptions,
         model: ModelInfo,
-        messages: impl IntoIterator<Item = impl Into<Arc<Value>>>,
+        messages: impl IntoIterator<Item = impl Into<Message>>,
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
-        let messages: Vec<Arc<Value>> = messages.into_iter().map(Into::into).collect();
+        let messages: Vec<Message> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(&messages);
         let msgs = messages
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(index, m)| {
-                Msg::from_shared(m)
-                    .map(Arc::new)
-                    .map_err(|(error, why)| BudgetError::Message { index, error, why })
+                MsgItem::packed(m).map_err(|(error, why)| BudgetError::Message {
+                    index,
+                    error,
+                    why,
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         // Promotion allowed: right for counting; plans then run the reference loop.
@@ -215,24 +216,22 @@ impl BudgetModel {
     pub fn set_message(
         &mut self,
         index: usize,
-        value: impl Into<Arc<Value>>,
+        value: impl Into<Message>,
     ) -> Result<(), BudgetError> {
-        let value: Arc<Value> = value.into();
+        let value: Message = value.into();
         if index >= self.msgs.len() {
             return Err(BudgetError::Format(PyErr::new(
                 "IndexError",
                 "list assignment index out of range",
             )));
         }
-        self.keys[index] = message_key(&value);
-        let msg = Arc::new(
-            Msg::from_shared(&value).map_err(|(error, why)| BudgetError::Message {
-                index,
-                error,
-                why,
-            })?,
-        );
-        self.msgs[index] = Arc::clone(&msg);
+        self.keys[index] = value.key();
+        let msg = MsgItem::packed(value).map_err(|(error, why)| BudgetError::Message {
+            index,
+            error,
+            why,
+        })?;
+        self.msgs[index] = msg.clone();
         let replaced = self
             .request
             .seg
@@ -267,10 +266,10 @@ impl BudgetModel {
     /// units, with every unchanged unit's output and count reused.
     pub fn set_messages(
         &mut self,
-        messages: impl IntoIterator<Item = impl Into<Arc<Value>>>,
+        messages: impl IntoIterator<Item = impl Into<Message>>,
     ) -> Result<(), BudgetError> {
-        let messages: Vec<Arc<Value>> = messages.into_iter().map(Into::into).collect();
-        let mut by_key: HashMap<u64, Arc<Msg>> = self
+        let messages: Vec<Message> = messages.into_iter().map(Into::into).collect();
+        let mut by_key: HashMap<u64, MsgItem> = self
             .keys
             .iter()
             .copied()
@@ -279,16 +278,14 @@ impl BudgetModel {
         let mut msgs = Vec::with_capacity(messages.len());
         let mut keys = Vec::with_capacity(messages.len());
         for (index, m) in messages.into_iter().enumerate() {
-            let key = message_key(&m);
+            let key = m.key();
             let msg = match by_key.remove(&key) {
                 Some(msg) => msg,
-                None => Arc::new(
-                    Msg::from_shared(&m).map_err(|(error, why)| BudgetError::Message {
-                        index,
-                        error,
-                        why,
-                    })?,
-                ),
+                None => MsgItem::packed(m).map_err(|(error, why)| BudgetError::Message {
+                    index,
+                    error,
+                    why,
+                })?,
             };
             msgs.push(msg);
             keys.push(key);
@@ -371,12 +368,8 @@ impl BudgetModel {
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
         let mut messages = Vec::with_capacity(self.msgs.len());
-        let describe = |i: usize, msgs: &[Arc<Msg>]| {
-            (
-                py::py_str(msgs[i].name()),
-                msgs[i].role.as_str().to_string(),
-            )
-        };
+        let describe =
+            |i: usize, msgs: &[MsgItem]| (msgs[i].name(), msgs[i].role().as_str().to_string());
         if self.request.seg.pinned {
             let (name, role) = describe(0, &self.msgs);
             messages.push(MessageTokens {
@@ -446,7 +439,9 @@ impl BudgetModel {
         let own: Vec<i64> = range
             .clone()
             .map(|i| {
-                let msg = &self.msgs[i];
+                let Ok(msg) = self.msgs[i].msg() else {
+                    return 0;
+                };
                 let name = py::py_str(msg.name());
                 msg.blocks_of("text")
                     .unwrap_or_default()
@@ -507,7 +502,7 @@ impl BudgetModel {
             return truncate::plan_reference(
                 self.formatter,
                 &self.options,
-                &self.msgs,
+                &msgs_of(&self.msgs)?,
                 &self.env,
                 self.trunc_counter.as_ref(),
                 max_tokens,
@@ -562,8 +557,9 @@ impl BudgetModel {
     pub fn formatted_kept(&self, kept: &[usize]) -> Result<Vec<Value>, PyErr> {
         let msgs: Vec<Arc<Msg>> = kept
             .iter()
-            .filter_map(|i| self.msgs.get(*i).cloned())
-            .collect();
+            .filter_map(|i| self.msgs.get(*i))
+            .map(MsgItem::msg)
+            .collect::<Result<_, _>>()?;
         crate::formatter::format(self.formatter, &self.options, &msgs, &self.env, None)
     }
 
@@ -584,16 +580,22 @@ impl BudgetModel {
             if id == self.formatter {
                 return self.formatted_with_spans();
             }
-            return formatted_with_spans(id, &self.options, &self.msgs, &self.keys, &self.env);
+            return formatted_items_with_spans(
+                id,
+                &self.options,
+                &self.msgs,
+                &self.keys,
+                &self.env,
+            );
         };
         let kept: Vec<usize> = kept
             .iter()
             .copied()
             .filter(|i| *i < self.msgs.len())
             .collect();
-        let msgs: Vec<Arc<Msg>> = kept.iter().map(|i| Arc::clone(&self.msgs[*i])).collect();
+        let msgs: Vec<MsgItem> = kept.iter().map(|i| self.msgs[*i].clone()).collect();
         let keys: Vec<u64> = kept.iter().map(|i| self.keys[*i]).collect();
-        let mut out = formatted_with_spans(id, &self.options, &msgs, &keys, &self.env)?;
+        let mut out = formatted_items_with_spans(id, &self.options, &msgs, &keys, &self.env)?;
         for (input, _) in &mut out.spans {
             let start = kept.get(input.start).copied().unwrap_or(self.msgs.len());
             let end = match input.end.checked_sub(1).and_then(|last| kept.get(last)) {
@@ -618,7 +620,8 @@ impl BudgetModel {
     /// The attribution of `request` (this model's formatted request) to
     /// source messages and rules.
     pub fn explain_formatted(&self, request: &FormattedRequest) -> crate::explain::Explained {
-        crate::explain::formatted(self.formatter, &self.msgs, request, "")
+        let msgs = msgs_of(&self.msgs).unwrap_or_default();
+        crate::explain::formatted(self.formatter, &msgs, request, "")
     }
 
     /// The provider's tool schemas, formatted (`[]` without tools).
@@ -643,6 +646,16 @@ pub fn formatted_with_spans(
     id: FormatterId,
     options: &FormatOptions,
     msgs: &[Arc<Msg>],
+    keys: &[u64],
+    env: &MediaEnv,
+) -> Result<FormattedRequest, PyErr> {
+    formatted_items_with_spans(id, options, &live_items(msgs), keys, env)
+}
+
+fn formatted_items_with_spans(
+    id: FormatterId,
+    options: &FormatOptions,
+    msgs: &[MsgItem],
     keys: &[u64],
     env: &MediaEnv,
 ) -> Result<FormattedRequest, PyErr> {

@@ -82,7 +82,7 @@ fn build_msgs_at(session: &Session) -> Result<Vec<Arc<Msg>>, (usize, PyErr)> {
         .messages
         .iter()
         .enumerate()
-        .map(|(i, m)| Msg::from_shared(m).map(Arc::new).map_err(|(e, _)| (i, e)))
+        .map(|(i, m)| m.msg().map(Arc::new).map_err(|(e, _)| (i, e)))
         .collect()
 }
 
@@ -124,7 +124,7 @@ pub fn run_reference_owned(
     let msgs = std::mem::take(&mut session.messages)
         .into_iter()
         .enumerate()
-        .map(|(i, m)| Msg::from_arc(m).map(Arc::new).map_err(|(e, _)| (i, e)))
+        .map(|(i, m)| m.msg().map(Arc::new).map_err(|(e, _)| (i, e)))
         .collect::<Result<Vec<_>, _>>();
     let invalid = msgs.as_ref().err().map(|(i, _)| *i);
     (run_with(session, msgs, request, env), invalid)

@@ -14,12 +14,12 @@
 //! few full counts, not one per member.
 
 use crate::formatter::{
-    self, format_once, non_termination, system_prompt_over_budget, truncation_span_end, Budget,
+    self, format_once, non_termination, system_prompt_over_budget, truncation_span_end_of, Budget,
     FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind,
 };
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{Msg, Role};
+use crate::session::{live_items, msgs_of, Msg, Role};
 use crate::tokens::{Cost, MessageCounter};
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
@@ -388,7 +388,7 @@ pub fn plan(
                 Some(system_prompt_over_budget(max_tokens)),
             ));
         }
-        let end = match truncation_span_end(&seg.msgs, s) {
+        let end = match truncation_span_end_of(&seg.msgs, s) {
             Ok(end) => end,
             Err(e) => return Ok(finish(s, None, steps, Some(e))),
         };
@@ -402,19 +402,20 @@ pub fn plan(
         }
         s = end;
         steps += 1;
-        if !seg.pinned && seg.msgs.get(s).is_some_and(|m| m.role == Role::System) {
+        if !seg.pinned && seg.msgs.get(s).is_some_and(|m| m.role() == Role::System) {
             // The list now starts with a system message, which the
             // reference keeps from here on: run the reference loop.
-            return Ok(
-                reference_loop(seg.id, &seg.options, &seg.msgs, env, counter, max_tokens)
-                    .map(|p| p.plan)
-                    .unwrap_or_else(|e| TruncationPlan {
-                        error: Some(e),
-                        tokens_after: None,
-                        method: PlanMethod::ReferenceLoop,
-                        ..finish(pinned, None, 0, None)
-                    }),
-            );
+            return Ok(msgs_of(&seg.msgs)
+                .and_then(|msgs| {
+                    reference_loop(seg.id, &seg.options, &msgs, env, counter, max_tokens)
+                })
+                .map(|p| p.plan)
+                .unwrap_or_else(|e| TruncationPlan {
+                    error: Some(e),
+                    tokens_after: None,
+                    method: PlanMethod::ReferenceLoop,
+                    ..finish(pinned, None, 0, None)
+                }));
         }
         match search_group(req, counter, env, s, max_tokens)? {
             Search::Fits(at, t) => return Ok(finish(at, Some(t), steps + (at - s), None)),
@@ -471,7 +472,7 @@ fn search_group(
         range.end
     } else {
         (s + 1..range.end)
-            .find(|&k| seg.msgs[k].role == Role::System)
+            .find(|&k| seg.msgs[k].role() == Role::System)
             .unwrap_or(range.end)
     };
     if limit - s < 2 {
@@ -565,7 +566,7 @@ fn guess_first_fit(
         if total <= max_tokens {
             return Ok(k);
         }
-        let member = &seg.msgs[k];
+        let member = &seg.msgs[k].msg()?;
         let once = cost_of(counter, &seg.group_of(std::slice::from_ref(member), env)?)?;
         let twice = cost_of(
             counter,
@@ -649,7 +650,7 @@ pub fn plan_reference(
     }
     let keys: Vec<u64> = vec![0; msgs.len()];
     let costed = if working.len() == msgs.len() && !warns {
-        match Segmented::build(id, options, msgs, &keys, env, None) {
+        match Segmented::build(id, options, &live_items(msgs), &keys, env, None) {
             Ok(seg) => CostedRequest::count(seg, counter, env).ok(),
             Err(SegmentError::Promotion | SegmentError::Format(_)) => None,
         }

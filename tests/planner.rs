@@ -8,7 +8,7 @@ use formatscope::formatter::{
 };
 use formatscope::media::{MediaEnv, NoNetwork};
 use formatscope::pipeline::build_msgs;
-use formatscope::session::{parse_session, Msg};
+use formatscope::session::{parse_session, Message, Msg, MsgItem};
 use formatscope::tokens::{
     models, AgentScopeCounter, MessageCounter, OpenAiTokenCounter, ProviderCounter,
 };
@@ -116,14 +116,25 @@ fn session_json(system: Option<String>, turns: &[Turn]) -> Value {
 
 struct Case {
     msgs: Vec<Arc<Msg>>,
+    /// The same messages as the workbench holds them (packed).
+    items: Vec<MsgItem>,
     keys: Vec<u64>,
+}
+
+/// The messages as the workbench's budget model holds them.
+fn packed_items(messages: &[Message]) -> Vec<MsgItem> {
+    messages
+        .iter()
+        .map(|m| MsgItem::packed(m.clone()).expect("a valid message"))
+        .collect()
 }
 
 fn case(doc: &Value) -> Case {
     let session = parse_session(&doc.to_string(), "planner.json").expect("session loads");
     let msgs = build_msgs(&session).expect("messages build");
+    let items = packed_items(&session.messages);
     let keys = message_keys(&session.messages);
-    Case { msgs, keys }
+    Case { msgs, items, keys }
 }
 
 fn same_error(a: &formatscope::py::PyErr, b: &formatscope::py::PyErr) -> bool {
@@ -180,7 +191,7 @@ fn check(
         ),
     }
     // The workbench's path: units costed once, the plan from them alone.
-    if let Ok(seg) = Segmented::build(id, &options, &c.msgs, &c.keys, env, None) {
+    if let Ok(seg) = Segmented::build(id, &options, &c.items, &c.keys, env, None) {
         if let Ok(costed) = CostedRequest::count(seg, counter, env) {
             let plan = truncate::plan(&costed, counter, env, max_tokens).expect("plan");
             match &reference {
@@ -317,7 +328,8 @@ fn units_reassemble_to_the_formatted_request_for_every_golden_case() {
         );
         for id in FormatterId::all() {
             let options = FormatOptions::default();
-            let Ok(seg) = Segmented::build(id, &options, &msgs, &keys, &env, None) else {
+            let items = packed_items(&session.messages);
+            let Ok(seg) = Segmented::build(id, &options, &items, &keys, &env, None) else {
                 continue;
             };
             for (u, unit) in seg.units.iter().enumerate() {

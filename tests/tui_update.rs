@@ -365,7 +365,7 @@ fn text_mode_edits_the_text_without_json_escapes() {
     for c in "\"Quoted\" line".chars() {
         app.update(key(c));
     }
-    let content = &app.messages()[1]["content"];
+    let content = &app.messages()[1].value()["content"];
     assert_eq!(
         content,
         "Hi, Alice, do you know the nearest library?\n\"Quoted\" line"
@@ -746,7 +746,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
     assert_eq!(app.replies[0].phase, Phase::Done);
     send(&mut app, &mut computer, key('A'));
     assert_eq!(app.messages().len(), before + 1);
-    let last = app.messages().last().expect("a message");
+    let last = app.messages().last().expect("a message").value();
     assert_eq!(last["role"], "assistant");
     assert_eq!(last["name"], "Friday");
     assert_eq!(last["content"][0]["text"], "It is 12 °C in Paris.");

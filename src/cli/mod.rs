@@ -232,7 +232,7 @@ pub(crate) fn rejected_message_line(
     let why = formatscope::session::read_session(path).ok().and_then(|s| {
         s.messages
             .get(index)
-            .and_then(|m| formatscope::session::Msg::explain_rejection(m))
+            .and_then(|m| formatscope::session::Msg::explain_rejection(&m.value()))
     });
     match why {
         Some(why) => format!("error: {at}: message {index} rejected ({reference}): {why}"),

@@ -7,6 +7,7 @@ use clap::Args;
 use formatscope::net::{self, SendError, Timeouts};
 use formatscope::provider::Provider;
 use formatscope::response::ChatResponse;
+use formatscope::session::Message;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Duration;
@@ -214,13 +215,12 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
             Ok(s) => s,
             Err(e) => return usage_error(e),
         };
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| formatscope::response::reply_speaker(&session.messages));
+    let name = args.name.clone().unwrap_or_else(|| {
+        formatscope::response::reply_speaker(session.messages.iter().map(Message::value))
+    });
     session
         .messages
-        .push(std::sync::Arc::new(reply.to_message(&name)));
+        .push(Message::new(&reply.to_message(&name)));
     let text = match formatscope::session::render_saved(original, &session) {
         Ok(t) => t,
         Err(e) => return usage_error(format!("{}: {e}", path.display())),

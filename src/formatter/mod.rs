@@ -15,7 +15,7 @@ mod tools;
 
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{Msg, Role};
+use crate::session::{Msg, MsgItem, Role};
 use crate::tokens::MessageCounter;
 use serde_json::Value;
 use std::sync::Arc;
@@ -303,8 +303,32 @@ pub fn system_prompt_over_budget(max_tokens: i64) -> PyErr {
 /// Where one truncation step starting at `start` stops (exclusive): the
 /// walk keeps a set of open tool-call ids and stops once it is empty.
 pub fn truncation_span_end(msgs: &[Arc<Msg>], start: usize) -> Result<usize, PyErr> {
+    span_end(msgs, start, |m| Ok(Some(Arc::clone(m))))
+}
+
+/// [`truncation_span_end`] over items: a packed message known to have no
+/// tool blocks is not unpacked (it opens and closes nothing).
+pub fn truncation_span_end_of(msgs: &[MsgItem], start: usize) -> Result<usize, PyErr> {
+    span_end(msgs, start, |item| match (item, item.has_tool_blocks()) {
+        (MsgItem::Packed(_), Ok(false)) => Ok(None),
+        _ => item.msg().map(Some),
+    })
+}
+
+/// `msg_of` gives a message's `Msg`, or `None` for one without tool blocks.
+fn span_end<T>(
+    msgs: &[T],
+    start: usize,
+    msg_of: impl Fn(&T) -> Result<Option<Arc<Msg>>, PyErr>,
+) -> Result<usize, PyErr> {
     let mut open: Vec<Value> = Vec::new(); // a Python set, in insertion order
-    for (i, msg) in msgs.iter().enumerate().skip(start) {
+    for (i, item) in msgs.iter().enumerate().skip(start) {
+        let Some(msg) = msg_of(item)? else {
+            if open.is_empty() {
+                return Ok(i + 1);
+            }
+            continue;
+        };
         for block in msg.blocks_of("tool_use")? {
             let id = crate::py::get_item(block, "id")?.clone();
             if !open.contains(&id) {

@@ -16,7 +16,7 @@ use super::{
 use crate::json::Packed;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{Msg, Role};
+use crate::session::{msgs_of, Message, Msg, MsgItem, Role};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -79,7 +79,8 @@ pub const SYSTEM_UNIT: usize = usize::MAX;
 pub struct Segmented {
     pub id: FormatterId,
     pub options: FormatOptions,
-    pub msgs: Vec<Arc<Msg>>,
+    /// The input messages (a workbench's packed, unpacked when read).
+    pub msgs: Vec<MsgItem>,
     /// `msgs[0]` is a system message: kept by every truncation step.
     pub pinned: bool,
     pub system: Vec<Value>,
@@ -98,7 +99,7 @@ impl Segmented {
     pub fn build(
         id: FormatterId,
         options: &FormatOptions,
-        msgs: &[Arc<Msg>],
+        msgs: &[MsgItem],
         keys: &[u64],
         env: &MediaEnv,
         previous: Option<&Segmented>,
@@ -113,7 +114,7 @@ impl Segmented {
     pub fn build_with(
         id: FormatterId,
         options: &FormatOptions,
-        msgs: &[Arc<Msg>],
+        msgs: &[MsgItem],
         keys: &[u64],
         env: &MediaEnv,
         previous: Option<&Segmented>,
@@ -123,18 +124,18 @@ impl Segmented {
             .filter(|p| p.id == id && p.options == *options)
             .map(|p| p.units.iter().map(|u| (u.key, u)).collect())
             .unwrap_or_default();
-        let pinned = msgs.first().is_some_and(|m| m.role == Role::System);
+        let pinned = msgs.first().is_some_and(|m| m.role() == Role::System);
         let start = usize::from(pinned);
         let provider = id.provider;
         let mut rewrites_list = false;
         let system = match (pinned, id.mode) {
             (false, _) => Vec::new(),
             (true, Mode::Chat) => {
-                let (out, inserted) = chat_one(provider, options, &msgs[0], true, env)?;
+                let (out, inserted) = chat_one(provider, options, &msgs[0].msg()?, true, env)?;
                 rewrites_list |= inserted;
                 out
             }
-            (true, Mode::MultiAgent) => vec![system_message(provider, &msgs[0])?],
+            (true, Mode::MultiAgent) => vec![system_message(provider, &*msgs[0].msg()?)?],
         };
         let mut units: Vec<Arc<Unit>> = Vec::new();
         let mut unit_of = vec![usize::MAX; msgs.len()];
@@ -221,22 +222,23 @@ impl Segmented {
     pub fn replace_message(
         &mut self,
         i: usize,
-        msg: Arc<Msg>,
+        item: MsgItem,
         keys: &[u64],
         env: &MediaEnv,
     ) -> Result<Option<usize>, SegmentError> {
         let Some(old) = self.msgs.get(i) else {
             return Ok(None);
         };
-        let is_system = msg.role == Role::System;
+        let is_system = item.role() == Role::System;
         if i == 0 && (self.pinned != is_system) {
             return Ok(None);
         }
-        if self.id.mode == Mode::MultiAgent && old.has_tool_blocks()? != msg.has_tool_blocks()? {
+        if self.id.mode == Mode::MultiAgent && old.has_tool_blocks()? != item.has_tool_blocks()? {
             return Ok(None);
         }
-        self.msgs[i] = Arc::clone(&msg);
-        if i == 0 && self.pinned {
+        let system = (i == 0 && self.pinned).then(|| item.msg()).transpose()?;
+        self.msgs[i] = item;
+        if let Some(msg) = system {
             self.system = match self.id.mode {
                 Mode::Chat => {
                     let (out, inserted) =
@@ -320,8 +322,8 @@ impl Segmented {
         if let Some(p) = unit.prompted.get() {
             return Ok(p.unpack());
         }
-        let group = &self.msgs[unit.range.clone()];
-        let out = history_message(self.id.provider, env, group, self.options.history_prompt())?;
+        let group = msgs_of(&self.msgs[unit.range.clone()])?;
+        let out = history_message(self.id.provider, env, &group, self.options.history_prompt())?;
         let _ = unit.prompted.set(Packed::pack(&out));
         Ok(out)
     }
@@ -336,13 +338,14 @@ impl Segmented {
         }
         self.msgs[unit.range.clone()]
             .iter()
-            .map(|msg| {
+            .map(|item| {
+                let msg = item.msg().ok()?;
                 let blocks = msg.blocks();
                 let text_only = blocks
                     .iter()
                     .all(|b| b.get("type").and_then(Value::as_str) == Some("text"));
                 let first = blocks.first().filter(|_| text_only)?;
-                history_line(msg, first).ok()?.chars().next()
+                history_line(&msg, first).ok()?.chars().next()
             })
             .collect()
     }
@@ -355,7 +358,7 @@ impl Segmented {
         from: usize,
         env: &MediaEnv,
     ) -> Result<Vec<Value>, PyErr> {
-        self.group_of(&self.msgs[from..unit.range.end], env)
+        self.group_of(&msgs_of(&self.msgs[from..unit.range.end])?, env)
     }
 
     /// Any members, formatted as the history group that takes the prompt.
@@ -372,7 +375,7 @@ impl Segmented {
 fn format_unit(
     id: FormatterId,
     options: &FormatOptions,
-    msgs: &[Arc<Msg>],
+    msgs: &[MsgItem],
     kind: UnitKind,
     range: Range<usize>,
     key: u64,
@@ -382,11 +385,11 @@ fn format_unit(
     let mut inserted = false;
     let (formatted, front) = match kind {
         UnitKind::AgentGroup => {
-            let group = &msgs[range.clone()];
-            (history_message(provider, env, group, "")?, None)
+            let group = msgs_of(&msgs[range.clone()])?;
+            (history_message(provider, env, &group, "")?, None)
         }
         UnitKind::Message | UnitKind::ToolMessage { .. } => {
-            let msg = &msgs[range.start];
+            let msg = &msgs[range.start].msg()?;
             let chat_options = match id.mode {
                 Mode::Chat => options.clone(),
                 Mode::MultiAgent => FormatOptions {
@@ -434,30 +437,15 @@ fn chat_one(
     Ok((out, list.len() != 1))
 }
 
-/// A content hash of one input message (its JSON as loaded).
+/// A content hash of one input message (its JSON as loaded; see
+/// [`Message::key`]).
 pub fn message_key(message: &Value) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    let mut writer = HashWriter(&mut hasher);
-    // Writing into a hasher cannot fail.
-    let _ = serde_json::to_writer(&mut writer, message);
-    hasher.finish()
+    Message::new(message).key()
 }
 
-/// [`message_key`] of each of a session's messages, in order.
-pub fn message_keys(messages: &[Arc<Value>]) -> Vec<u64> {
-    messages.iter().map(|m| message_key(m)).collect()
-}
-
-struct HashWriter<'a, H: Hasher>(&'a mut H);
-
-impl<H: Hasher> std::io::Write for HashWriter<'_, H> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+/// [`Message::key`] of each of a session's messages, in order.
+pub fn message_keys(messages: &[Message]) -> Vec<u64> {
+    messages.iter().map(Message::key).collect()
 }
 
 fn unit_key(kind: UnitKind, keys: &[u64]) -> u64 {

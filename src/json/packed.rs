@@ -57,9 +57,29 @@ impl Packed {
         out
     }
 
+    /// One value packed (see [`Packed::unpack_one`]).
+    pub fn pack_one(value: &Value) -> Packed {
+        Self::pack(std::slice::from_ref(value))
+    }
+
+    /// The first value (`null` when none was packed).
+    pub fn unpack_one(&self) -> Value {
+        let mut r = Reader::new(&self.bytes);
+        if r.len() == 0 {
+            return Value::Null;
+        }
+        r.value()
+    }
+
     /// Bytes held (for memory accounting in tests).
     pub fn size(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// The encoding itself: equal values, equal bytes (key order and
+    /// number text included), so it can be hashed as the content.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
     }
 }
 

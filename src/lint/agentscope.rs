@@ -41,6 +41,7 @@ pub(super) fn checks(
 /// result (AgentScope's tool results come in system messages).
 pub(super) fn system_not_first(input: &Input<'_>, sink: &mut Sink<'_>) {
     for (i, m) in input.session.messages.iter().enumerate().skip(1) {
+        let m = m.value();
         if m.get("role").and_then(Value::as_str) != Some("system") {
             continue;
         }
@@ -77,6 +78,7 @@ fn strings(v: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
 fn dropped_blocks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
     let options = super::options();
     for (i, m) in input.session.messages.iter().enumerate() {
+        let m = &m.value();
         let Some(blocks) = m.get("content").and_then(Value::as_array) else {
             continue;
         };
@@ -128,6 +130,7 @@ fn jpg_media_type(
                 .session
                 .messages
                 .get(i)?
+                .value()
                 .get("content")?
                 .as_array()?
                 .iter()

@@ -82,9 +82,11 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
         session
             .messages
             .get(i)
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-            .map(|blocks| {
+            .map(|m| m.value())
+            .map(|m| {
+                let Some(blocks) = m.get("content").and_then(Value::as_array) else {
+                    return Vec::new();
+                };
                 blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))

@@ -250,8 +250,7 @@ impl Sink<'_> {
             .session
             .messages
             .get(m)
-            .and_then(|v| v.get("content"))
-            .is_some_and(Value::is_array);
+            .is_some_and(|v| v.value().get("content").is_some_and(Value::is_array));
         match b {
             Some(b) if content_is_list => format!("{base}/content/{b}"),
             Some(_) => format!("{base}/content"),

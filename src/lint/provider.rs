@@ -32,6 +32,7 @@ pub(super) fn session_checks(input: &Input<'_>, sink: &mut Sink<'_>) {
     let mut calls: Vec<(String, usize, usize)> = Vec::new();
     let mut answered: Vec<String> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
+        let m = m.value();
         let Some(blocks) = m.get("content").and_then(Value::as_array) else {
             continue;
         };

@@ -189,27 +189,31 @@ impl Gate {
     }
 
     /// Everything in `messages` that would need permission: every media
-    /// source the session names, in its blocks and in tool results.
+    /// source the session names, in its blocks and in tool results. The
+    /// messages are read one at a time (a packed session is unpacked one
+    /// message at a time).
     pub fn wanted_by<M: std::borrow::Borrow<serde_json::Value>>(
         &self,
-        messages: &[M],
+        messages: impl IntoIterator<Item = M>,
     ) -> Vec<Access> {
         let mut out: Vec<Access> = Vec::new();
-        let mut stack: Vec<&serde_json::Value> = messages.iter().map(M::borrow).collect();
-        while let Some(v) = stack.pop() {
-            match v {
-                serde_json::Value::Array(items) => stack.extend(items),
-                serde_json::Value::Object(map) => {
-                    if let Some(url) = map
-                        .get("source")
-                        .and_then(|s| s.get("url"))
-                        .and_then(serde_json::Value::as_str)
-                    {
-                        out.extend(self.classify(url));
+        for message in messages {
+            let mut stack: Vec<&serde_json::Value> = vec![message.borrow()];
+            while let Some(v) = stack.pop() {
+                match v {
+                    serde_json::Value::Array(items) => stack.extend(items),
+                    serde_json::Value::Object(map) => {
+                        if let Some(url) = map
+                            .get("source")
+                            .and_then(|s| s.get("url"))
+                            .and_then(serde_json::Value::as_str)
+                        {
+                            out.extend(self.classify(url));
+                        }
+                        stack.extend(map.values());
                     }
-                    stack.extend(map.values());
+                    _ => {}
                 }
-                _ => {}
             }
         }
         out.sort();

@@ -257,15 +257,19 @@ impl ChatResponse {
 
 /// Who speaks a reply added to `messages`: the last assistant's name, else
 /// "assistant".
-pub fn reply_speaker<M: std::borrow::Borrow<Value>>(messages: &[M]) -> String {
+pub fn reply_speaker<M: std::borrow::Borrow<Value>>(
+    messages: impl DoubleEndedIterator<Item = M>,
+) -> String {
     messages
-        .iter()
-        .map(M::borrow)
         .rev()
-        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-        .and_then(|m| m.get("name").and_then(Value::as_str))
-        .unwrap_or("assistant")
-        .to_string()
+        .find(|m| m.borrow().get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|m| {
+            m.borrow()
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "assistant".to_string())
 }
 
 fn float(f: f64) -> Value {

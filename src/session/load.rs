@@ -1,12 +1,11 @@
 //! Reading a session file in any of the accepted shapes.
 
-use super::locate_pointer;
+use super::{locate_pointer, Message};
 use crate::files::{self, ReadError};
 use crate::json;
 use crate::py::normalize_numbers;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// What shape the file had; saving writes the same shape back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,9 +28,10 @@ pub enum InputShape {
 pub struct Session {
     pub path: Option<PathBuf>,
     pub shape: InputShape,
-    /// Shared with the budget model's `Msg`s and the worker's jobs, so a
-    /// session is held once however many views read it.
-    pub messages: Vec<Arc<Value>>,
+    /// Packed, and shared with the worker's jobs and the budget model, so
+    /// a session is held once however many views read it, at about its
+    /// text's size.
+    pub messages: Vec<Message>,
     pub tools: Option<Value>,
     /// The session's own settings: every top-level key but `messages`
     /// (absent in the other shapes).
@@ -266,13 +266,13 @@ fn parse_unshared(bytes: &[u8], origin: &str) -> Result<(Session, Vec<Value>), S
 }
 
 /// Messages as the session holds them: numbers normalised as Python reads
-/// them, each behind its own `Arc`.
-pub(crate) fn shared(items: Vec<Value>) -> Vec<Arc<Value>> {
+/// them, packed (each tree is freed as soon as it is packed).
+pub(crate) fn shared(items: Vec<Value>) -> Vec<Message> {
     items
         .into_iter()
         .map(|mut m| {
             normalize_numbers(&mut m);
-            Arc::new(m)
+            Message::new(&m)
         })
         .collect()
 }
@@ -311,7 +311,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.shape, InputShape::MemoryState);
-        assert_eq!(s.messages[0]["name"], "a");
+        assert_eq!(s.messages[0].value()["name"], "a");
     }
 
     #[test]

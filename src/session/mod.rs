@@ -2,6 +2,7 @@
 
 mod load;
 mod locate;
+mod message;
 mod msg;
 mod openai_body;
 mod save;
@@ -11,5 +12,6 @@ pub use load::{
     SessionError,
 };
 pub use locate::locate_pointer;
+pub use message::{live_items, msgs_of, Message, MsgItem, PackedMsg};
 pub use msg::{Msg, Role};
 pub use save::{render_saved, write_atomic, write_beside, write_session_file, SaveError, Written};

@@ -181,10 +181,16 @@ mod tests {
         ], "tools": []}"#;
         let s = parse_session(body, "b.json").unwrap();
         assert_eq!(s.shape, InputShape::OpenAiRequest);
-        assert_eq!(s.messages[0]["name"], "system");
-        assert_eq!(s.messages[1]["content"][1]["source"]["type"], "base64");
-        assert_eq!(s.messages[2]["content"][0]["input"]["x"].to_string(), "1.5");
-        assert_eq!(s.messages[3]["content"][0]["name"], "f");
+        assert_eq!(s.messages[0].value()["name"], "system");
+        assert_eq!(
+            s.messages[1].value()["content"][1]["source"]["type"],
+            "base64"
+        );
+        assert_eq!(
+            s.messages[2].value()["content"][0]["input"]["x"].to_string(),
+            "1.5"
+        );
+        assert_eq!(s.messages[3].value()["content"][0]["name"], "f");
         assert_eq!(s.model(), Some("gpt-4o"));
     }
 }

@@ -22,7 +22,7 @@ pub enum SaveError {
 
 impl Session {
     /// Replaces the messages.
-    pub fn set_messages(&mut self, messages: Vec<std::sync::Arc<Value>>) {
+    pub fn set_messages(&mut self, messages: Vec<super::Message>) {
         self.messages = messages;
     }
 
@@ -65,7 +65,7 @@ impl Session {
 
     /// The messages as one JSON list (a copy: saves are rare, edits many).
     pub fn messages_value(&self) -> Value {
-        Value::Array(self.messages.iter().map(|m| Value::clone(m)).collect())
+        Value::Array(self.messages.iter().map(super::Message::value).collect())
     }
 
     /// The messages as a new session file of our own format (for a file
@@ -308,7 +308,9 @@ mod tests {
         let text = "{\"zeta\": {\"b\": 1, \"a\": [36.30, 1E2, 123456789012345678901234567890]},\n \"messages\": [{\"role\": \"user\", \"name\": \"Bob\", \"content\": \"hi\", \"x-extra\": {\"keep\": 1e5}},\n   {\"role\": \"user\", \"name\": \"Al\", \"content\": \"yo\"}],\n \"alpha\": null}";
         let mut session = parse_session(text, "s.json").unwrap();
         assert_eq!(render_saved(text, &session).unwrap(), text);
-        std::sync::Arc::make_mut(&mut session.messages[1])["content"] = "hello".into();
+        let mut edited = session.messages[1].value();
+        edited["content"] = "hello".into();
+        session.messages[1] = edited.into();
         assert_eq!(
             render_saved(text, &session).unwrap(),
             text.replace("\"yo\"", "\"hello\"")
@@ -321,7 +323,7 @@ mod tests {
         let mut session = parse_session(text, "s").unwrap();
         session
             .messages
-            .push(std::sync::Arc::new(serde_json::json!({"name": "b"})));
+            .push(serde_json::json!({"name": "b"}).into());
         assert_eq!(
             render_saved(text, &session).unwrap(),
             "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"},\n\t{\n\t\t\"name\": \"b\"\n\t}\n]\n"
@@ -343,7 +345,7 @@ mod tests {
         let written = write_atomic(&path, text).unwrap();
         assert!(!written.in_place);
         let back = read_session(&path).unwrap();
-        assert_eq!(back.messages[0]["id"], "keep");
+        assert_eq!(back.messages[0].value()["id"], "keep");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

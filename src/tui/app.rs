@@ -21,7 +21,7 @@ use super::theme::Theme;
 use super::worker::{Job, LegacyJob, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
-use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Session};
+use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Message, Session};
 use crate::tokens::models;
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
@@ -167,7 +167,7 @@ impl App {
         self.doc.as_ref().map(|d| &d.path).or(self.opening.as_ref())
     }
 
-    pub fn messages(&self) -> &[Arc<Value>] {
+    pub fn messages(&self) -> &[Message] {
         self.doc.as_ref().map_or(&[], |d| d.messages())
     }
 
@@ -1159,17 +1159,17 @@ impl App {
             }
             Action::Duplicate => {
                 let i = self.list.selected;
-                let Some(m) = self.messages().get(i).map(|m| Value::clone(m)) else {
+                let Some(m) = self.messages().get(i).map(Message::value) else {
                     return Vec::new();
                 };
                 return self.edit(i + 1, 0, vec![m], i + 1, None);
             }
             Action::Delete => {
                 let i = self.list.selected;
-                let Some(m) = self.messages().get(i) else {
+                let Some(m) = self.messages().get(i).map(Message::value) else {
                     return Vec::new();
                 };
-                let who = describe(m);
+                let who = describe(&m);
                 let next = i.min(self.messages().len().saturating_sub(2));
                 let cmds = self.edit(i, 1, Vec::new(), next, None);
                 if !cmds.is_empty() {
@@ -1188,10 +1188,7 @@ impl App {
                     return Vec::new();
                 };
                 let (lo, hi) = (i.min(j), i.max(j));
-                let pair = vec![
-                    Value::clone(&self.messages()[hi]),
-                    Value::clone(&self.messages()[lo]),
-                ];
+                let pair = vec![self.messages()[hi].value(), self.messages()[lo].value()];
                 return self.edit(lo, 2, pair, j, None);
             }
             // Only bound inside the editor, which handles them itself.
@@ -1320,7 +1317,8 @@ impl App {
                     self.status = "no finished reply to append (S sends)".into();
                     return Vec::new();
                 };
-                let name = crate::response::reply_speaker(self.messages());
+                let name =
+                    crate::response::reply_speaker(self.messages().iter().map(Message::value));
                 let message = reply.to_message(&name);
                 let at = self.messages().len();
                 let cmds = self.edit(at, 0, vec![message], at, None);
@@ -1723,7 +1721,7 @@ impl App {
             Some((i, text)) => {
                 self.list.selected = (*i).min(self.messages().len().saturating_sub(1));
                 self.editor.restore_draft(self.list.selected, text, true);
-                if let Some(m) = self.messages().get(self.list.selected).cloned() {
+                if let Some(m) = self.messages().get(self.list.selected).map(Message::value) {
                     let _ = self.editor.parse(&m);
                 }
                 self.focus = Focus::Editor;
@@ -1835,8 +1833,8 @@ impl App {
     /// Loads the selected message into the editor.
     pub fn load_editor(&mut self) {
         let i = self.list.selected;
-        let message = self.messages().get(i).cloned();
-        if let Some(note) = self.editor.load(message.as_deref(), i) {
+        let message = self.messages().get(i).map(Message::value);
+        if let Some(note) = self.editor.load(message.as_ref(), i) {
             self.status = note.into();
         }
     }
@@ -1847,12 +1845,12 @@ impl App {
         let Some(i) = self.editor.for_index else {
             return Vec::new();
         };
-        let Some(current) = self.messages().get(i).cloned() else {
+        let Some(current) = self.messages().get(i).map(Message::value) else {
             return Vec::new();
         };
         self.recovery_due = true;
         match self.editor.parse(&current) {
-            Ok(value) if value == *current => Vec::new(),
+            Ok(value) if value == current => Vec::new(),
             Ok(value) => {
                 let Some(doc) = self.doc.as_mut() else {
                     return Vec::new();

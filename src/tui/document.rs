@@ -3,7 +3,7 @@
 //! edit history. Its path never changes: edits belong to the file they
 //! were made in, and a save goes only there.
 
-use crate::session::Session;
+use crate::session::{Message, Session};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,8 +26,8 @@ pub enum Disk {
 #[derive(Debug, Clone)]
 struct Change {
     at: usize,
-    before: Vec<Arc<Value>>,
-    after: Vec<Arc<Value>>,
+    before: Vec<Message>,
+    after: Vec<Message>,
     settings: Option<(Map<String, Value>, Map<String, Value>)>,
     /// The edit state before and after (see `Document::state`).
     state_before: u64,
@@ -145,7 +145,7 @@ impl Document {
         self.next_state
     }
 
-    pub fn messages(&self) -> &[Arc<Value>] {
+    pub fn messages(&self) -> &[Message] {
         &self.session.messages
     }
 
@@ -153,10 +153,10 @@ impl Document {
     /// `group`: typing in message `group` joins the previous step when that
     /// step was typing in the same message.
     pub fn splice(&mut self, at: usize, remove: usize, insert: Vec<Value>, group: Option<usize>) {
-        let insert: Vec<Arc<Value>> = insert.into_iter().map(Arc::new).collect();
+        let insert: Vec<Message> = insert.iter().map(Message::new).collect();
         let at = at.min(self.session.messages.len());
         let end = (at + remove).min(self.session.messages.len());
-        let before: Vec<Arc<Value>> = self
+        let before: Vec<Message> = self
             .session
             .messages
             .splice(at..end, insert.iter().cloned())
@@ -315,7 +315,7 @@ mod tests {
         d.splice(1, 1, vec![json!({"content": "2ab"})], Some(1));
         assert!(d.unsaved(), "typing after a save is unsaved");
         d.undo_redo(true);
-        assert_eq!(d.messages()[1]["content"], "2");
+        assert_eq!(d.messages()[1].value()["content"], "2");
         assert!(d.unsaved(), "the saved state was the middle of the group");
     }
 }

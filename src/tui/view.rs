@@ -110,6 +110,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         .for_index
         .and_then(|i| app.messages().get(i))
         .map(|m| {
+            let m = m.value();
             let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
             let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
             format!(" · {name} ({role})")

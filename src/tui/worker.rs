@@ -12,6 +12,7 @@ use crate::compare::shorten_media;
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
+use crate::session::Message;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
@@ -143,7 +144,7 @@ pub struct Job {
     pub formatter: FormatterId,
     pub model: ModelInfo,
     /// Shared with the document: a job copies no message.
-    pub messages: Vec<Arc<Value>>,
+    pub messages: Vec<Message>,
     pub tools: Option<Value>,
     pub base_dir: PathBuf,
     /// The truncation budget (the session's `max_tokens`).
@@ -323,7 +324,7 @@ impl Computer {
         // list it; then the messages (shared with the document) go to the
         // budget model.
         let asks = if job.access == AccessMode::Ask {
-            gate.wanted_by(&job.messages)
+            gate.wanted_by(job.messages.iter().map(Message::value))
         } else {
             Vec::new()
         };
@@ -497,7 +498,8 @@ impl Computer {
 /// and no truncation (0.1.6 has neither).
 fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
     use crate::legacy;
-    let (messages, lost) = legacy::convert::from_v1(&job.messages);
+    let values: Vec<Value> = job.messages.iter().map(Message::value).collect();
+    let (messages, lost) = legacy::convert::from_v1(&values);
     let mut session = serde_json::Map::new();
     session.insert("messages".into(), Value::Array(messages));
     if let Some(t) = &job.tools {
@@ -546,10 +548,11 @@ fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
 /// The compare view's 0.1.6 side: the same provider's 0.1.6 class, chat or
 /// multi-agent as the mode on screen; messages face their source when
 /// 0.1.6 makes one message of each.
-fn legacy_side(job: &Job, messages: &[Arc<Value>], spec: SideSpec) -> crate::compare::Side {
+fn legacy_side(job: &Job, messages: &[Message], spec: SideSpec) -> crate::compare::Side {
     use crate::legacy;
     let label = spec.label();
-    let (v0, lost) = legacy::convert::from_v1(messages);
+    let values: Vec<Value> = messages.iter().map(Message::value).collect();
+    let (v0, lost) = legacy::convert::from_v1(&values);
     let mut session = serde_json::Map::new();
     session.insert("messages".into(), Value::Array(v0));
     let class = legacy::Class::for_provider(spec.formatter.provider);

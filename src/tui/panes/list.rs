@@ -3,6 +3,7 @@
 //! crossed out.
 
 use super::pane_block;
+use crate::session::Message;
 use crate::tui::keymap::Action;
 use crate::tui::theme::Palette;
 use crate::tui::worker::Preview;
@@ -12,7 +13,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use serde_json::Value;
-use std::sync::Arc;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 #[derive(Debug, Default)]
@@ -62,7 +62,7 @@ impl ListPane {
         frame: &mut Frame,
         area: Rect,
         ui: &Palette,
-        messages: &[Arc<Value>],
+        messages: &[Message],
         preview: Option<&Preview>,
         focused: bool,
     ) {
@@ -98,6 +98,8 @@ impl ListPane {
         let sum_width = width.saturating_sub(fixed);
         let mut lines = Vec::with_capacity(rows);
         for (i, m) in messages.iter().enumerate().skip(offset).take(rows) {
+            // Only the rows on screen are unpacked.
+            let m = &m.value();
             let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
             let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
             let (sum, call, result) = summary(m);

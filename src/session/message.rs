@@ -1,0 +1,202 @@
+//! A session's messages as they are held between uses: packed bytes, not
+//! JSON trees. A message dict as a `serde_json::Value` costs about four
+//! times its text (80 bytes per value, an allocation per key and string);
+//! packed it costs its text and a few bytes. The workbench, its worker and
+//! the budget model share one packed copy and unpack a message when they
+//! read it.
+
+use super::{Msg, Role};
+use crate::json::Packed;
+use crate::py::{self, PyErr};
+use serde_json::Value;
+use std::hash::Hasher;
+use std::sync::Arc;
+
+/// One message dict of a session (any JSON value: it is checked when it is
+/// formatted, as AgentScope checks it), packed. Cloning shares the bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Message {
+    packed: Packed,
+}
+
+impl Message {
+    pub fn new(value: &Value) -> Message {
+        Message {
+            packed: Packed::pack_one(value),
+        }
+    }
+
+    /// The dict, equal to the one packed (key order and number text kept).
+    pub fn value(&self) -> Value {
+        self.packed.unpack_one()
+    }
+
+    /// A content hash: equal keys, equal dicts (key order included).
+    pub fn key(&self) -> u64 {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        hasher.write(self.packed.as_bytes());
+        hasher.finish()
+    }
+
+    /// Bytes held (for memory accounting in tests).
+    pub fn size(&self) -> usize {
+        self.packed.size()
+    }
+
+    /// `Msg.from_dict` on this message.
+    pub fn msg(&self) -> Result<Msg, (PyErr, Option<String>)> {
+        Msg::from_arc(Arc::new(self.value()))
+    }
+}
+
+impl From<Value> for Message {
+    fn from(value: Value) -> Message {
+        Message::new(&value)
+    }
+}
+
+impl From<&Value> for Message {
+    fn from(value: &Value) -> Message {
+        Message::new(value)
+    }
+}
+
+impl From<Arc<Value>> for Message {
+    fn from(value: Arc<Value>) -> Message {
+        Message::new(&value)
+    }
+}
+
+impl From<&Message> for Message {
+    fn from(message: &Message) -> Message {
+        message.clone()
+    }
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value().fmt(f)
+    }
+}
+
+impl serde::Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
+}
+
+/// A message as a formatting run holds it: a `Msg` in memory, or a packed
+/// session message with what is asked of every message on every run (its
+/// role, whether it has tool blocks, its name) known without unpacking.
+#[derive(Debug, Clone)]
+pub enum MsgItem {
+    Live(Arc<Msg>),
+    Packed(PackedMsg),
+}
+
+#[derive(Debug, Clone)]
+pub struct PackedMsg {
+    message: Message,
+    role: Role,
+    /// `has_tool_blocks()`; `None` when it raises (a block without a type).
+    tools: Option<bool>,
+    /// `str(msg.name)`.
+    name: Arc<str>,
+}
+
+impl MsgItem {
+    /// A session message, checked as `Msg.from_dict` checks it.
+    pub fn packed(message: Message) -> Result<MsgItem, (PyErr, Option<String>)> {
+        let msg = message.msg()?;
+        Ok(MsgItem::Packed(PackedMsg {
+            role: msg.role,
+            tools: msg.has_tool_blocks().ok(),
+            name: py::py_str(msg.name()).into(),
+            message,
+        }))
+    }
+
+    pub fn role(&self) -> Role {
+        match self {
+            MsgItem::Live(m) => m.role,
+            MsgItem::Packed(p) => p.role,
+        }
+    }
+
+    /// `str(msg.name)`.
+    pub fn name(&self) -> String {
+        match self {
+            MsgItem::Live(m) => py::py_str(m.name()),
+            MsgItem::Packed(p) => p.name.to_string(),
+        }
+    }
+
+    pub fn has_tool_blocks(&self) -> Result<bool, PyErr> {
+        match self {
+            MsgItem::Packed(PackedMsg { tools: Some(t), .. }) => Ok(*t),
+            _ => self.msg()?.has_tool_blocks(),
+        }
+    }
+
+    /// The `Msg` (unpacked anew each time for a packed message).
+    pub fn msg(&self) -> Result<Arc<Msg>, PyErr> {
+        match self {
+            MsgItem::Live(m) => Ok(Arc::clone(m)),
+            MsgItem::Packed(p) => p.message.msg().map(Arc::new).map_err(|(e, _)| e),
+        }
+    }
+}
+
+impl From<Arc<Msg>> for MsgItem {
+    fn from(msg: Arc<Msg>) -> MsgItem {
+        MsgItem::Live(msg)
+    }
+}
+
+/// Items as `Msg`s (packed ones unpacked), for a formatter run.
+pub fn msgs_of(items: &[MsgItem]) -> Result<Vec<Arc<Msg>>, PyErr> {
+    items.iter().map(MsgItem::msg).collect()
+}
+
+/// `Msg`s as items (kept as they are).
+pub fn live_items(msgs: &[Arc<Msg>]) -> Vec<MsgItem> {
+    msgs.iter().cloned().map(MsgItem::Live).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_packed_item_answers_like_its_msg() {
+        let dict = json!({"name": "Bob", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "1", "name": "f", "input": {"b": 1.50, "a": 2}}]});
+        let message = Message::new(&dict);
+        assert_eq!(message.value(), dict);
+        let item = MsgItem::packed(message.clone()).expect("a valid message");
+        let msg = Msg::from_dict(&dict).expect("a valid message");
+        assert_eq!(item.role(), Role::Assistant);
+        assert_eq!(item.name(), "Bob");
+        assert!(item.has_tool_blocks().expect("typed blocks"));
+        assert_eq!(*item.msg().expect("unpacks"), msg);
+        assert_eq!(Message::new(&message.value()).key(), message.key());
+        let reordered = json!({"role": "assistant", "name": "Bob", "content": dict["content"]});
+        assert_ne!(Message::new(&reordered).key(), message.key());
+    }
+
+    #[test]
+    fn a_block_without_a_type_raises_when_asked_as_it_did() {
+        let dict = json!({"name": "a", "role": "user", "content": [{"text": "x"}]});
+        let item = MsgItem::packed(Message::new(&dict)).expect("from_dict accepts it");
+        let err = item
+            .has_tool_blocks()
+            .expect_err("blocks_of reads block[\"type\"]");
+        assert_eq!(err.kind, "KeyError");
+        let err = MsgItem::packed(Message::new(
+            &json!({"name": "a", "role": "tool", "content": ""}),
+        ))
+        .expect_err("role tool");
+        assert_eq!(err.0.kind, "AssertionError");
+    }
+}
