@@ -2,14 +2,20 @@
 //! duplicate keys. Error messages use serde_json's words (users and the
 //! README already know them) with the position as `line:column`.
 
-use super::{line_col, pointer_token, DuplicateKey, Member, Node, NodeKind};
+use super::{line_col, pointer_token, DuplicateKey, Member, Node, NodeKind, Packed};
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Build the span tree (`Parsed::tree`).
     pub spans: bool,
+    /// Pack the messages as they are read: the items of a top-level array,
+    /// or of the top-level object's `"messages"` array, each prepared by
+    /// this function, then packed into `Parsed::packed` (the array is left
+    /// empty in `value`). A large session is then never a whole tree: each
+    /// message is a tree only until it is packed.
+    pub pack_messages: Option<fn(&mut Value)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +28,9 @@ pub struct Parsed {
     /// `json` accepts and keeps but no UTF-8 text can hold: each is read as
     /// U+FFFD.
     pub lone_surrogates: Vec<usize>,
+    /// With `Options::pack_messages`: the messages array's items, packed
+    /// (the last such array, as the last of duplicate keys wins).
+    pub packed: Option<Vec<Packed>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,10 +77,12 @@ pub fn parse(bytes: &[u8], options: Options) -> Result<Parsed, SyntaxError> {
         bytes,
         pos: 0,
         spans: options.spans,
+        pack: options.pack_messages,
         depth: 0,
         path: Vec::new(),
         duplicates: Vec::new(),
         lone_surrogates: Vec::new(),
+        packed: None,
     };
     parser.skip_ws();
     let (value, tree) = parser.value()?;
@@ -84,6 +95,7 @@ pub fn parse(bytes: &[u8], options: Options) -> Result<Parsed, SyntaxError> {
         tree,
         duplicates: parser.duplicates,
         lone_surrogates: parser.lone_surrogates,
+        packed: parser.packed,
     })
 }
 
@@ -109,10 +121,12 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     spans: bool,
+    pack: Option<fn(&mut Value)>,
     depth: usize,
     path: Vec<PathStep>,
     duplicates: Vec<DuplicateKey>,
     lone_surrogates: Vec<usize>,
+    packed: Option<Vec<Packed>>,
 }
 
 type Parse<T> = Result<T, SyntaxError>;
@@ -187,6 +201,8 @@ impl Parser<'_> {
         self.pos += 1; // [
         let mut items = Vec::new();
         let mut nodes = Vec::new();
+        let pack = self.pack.filter(|_| self.at_messages());
+        let mut packed = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
@@ -195,7 +211,14 @@ impl Parser<'_> {
                 self.path.push(PathStep::Index(items.len()));
                 let (v, n) = self.value()?;
                 self.path.pop();
-                items.push(v);
+                match pack {
+                    Some(prepare) => {
+                        let mut v = v;
+                        prepare(&mut v);
+                        packed.push(Packed::pack_one(&v));
+                    }
+                    None => items.push(v),
+                }
                 nodes.extend(n);
                 self.skip_ws();
                 match self.peek() {
@@ -216,6 +239,10 @@ impl Parser<'_> {
             }
         }
         self.depth -= 1;
+        if pack.is_some() {
+            packed.shrink_to_fit();
+            self.packed = Some(packed);
+        }
         // Growth leaves up to half a list unused; a session is held for
         // as long as it is open, so it keeps only what it holds.
         items.shrink_to_fit();
@@ -297,6 +324,16 @@ impl Parser<'_> {
         ))
     }
 
+    /// The array just entered is a session's messages: the top level, or
+    /// the top-level object's `"messages"` (its key written plainly).
+    fn at_messages(&self) -> bool {
+        match (self.depth, self.path.as_slice()) {
+            (1, []) => true,
+            (2, [PathStep::Key(key)]) => &self.text[key.clone()] == "\"messages\"",
+            _ => false,
+        }
+    }
+
     /// The JSON pointer of the container being parsed.
     fn pointer(&self) -> String {
         let mut out = String::new();
@@ -311,10 +348,12 @@ impl Parser<'_> {
                         bytes: self.bytes,
                         pos: span.start,
                         spans: false,
+                        pack: None,
                         depth: 0,
                         path: Vec::new(),
                         duplicates: Vec::new(),
                         lone_surrogates: Vec::new(),
+                        packed: None,
                     }
                     .string()
                     .unwrap_or_default();
@@ -507,6 +546,42 @@ mod tests {
     }
 
     #[test]
+    fn messages_are_packed_as_they_are_read_and_nothing_else_is() {
+        fn mark(v: &mut Value) {
+            v["seen"] = Value::Bool(true);
+        }
+        let options = Options {
+            pack_messages: Some(mark),
+            ..Default::default()
+        };
+        let unpacked = |p: &Parsed| -> Vec<Value> {
+            let list = p.packed.as_ref().expect("packed");
+            list.iter().map(Packed::unpack_one).collect()
+        };
+        let text = r#"{"tools": [{"a": 1}], "messages": [{"n": 1, "l": [{"x": 2}]}, {"n": 2.50}]}"#;
+        let p = parse(text.as_bytes(), options).expect("parses");
+        assert_eq!(
+            unpacked(&p),
+            [
+                serde_json::json!({"n": 1, "l": [{"x": 2}], "seen": true}),
+                value(r#"{"n": 2.50, "seen": true}"#)
+            ]
+        );
+        // The list is left empty; the rest of the document is as it was.
+        assert_eq!(p.value["messages"], serde_json::json!([]));
+        assert_eq!(p.value["tools"], serde_json::json!([{"a": 1}]));
+        // A bare list of messages, and no list at all.
+        let p = parse(br#"[{"n": 1}]"#, options).expect("parses");
+        assert_eq!(unpacked(&p), [serde_json::json!({"n": 1, "seen": true})]);
+        let p = parse(br#"{"content": [{"n": 1}]}"#, options).expect("parses");
+        assert!(p.packed.is_none());
+        // A key written with an escape is left to the caller.
+        let p = parse(br#"{"messag\u0065s": [{"n": 1}]}"#, options).expect("parses");
+        assert!(p.packed.is_none());
+        assert_eq!(p.value["messages"], serde_json::json!([{"n": 1}]));
+    }
+
+    #[test]
     fn values_equal_serde_jsons_and_keep_number_text() {
         let text = r#" {"a": [1, -2.50, 1E+05, 1e5, 123456789012345678901234567890, true, false, null],
             "s": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 é", "o": {}, "l": []} "#;
@@ -614,7 +689,14 @@ mod tests {
     #[test]
     fn spans_cover_each_value_exactly() {
         let text = r#"{ "a" : [1, {"b": "c"}], "d": null }"#;
-        let parsed = parse(text.as_bytes(), Options { spans: true }).unwrap();
+        let parsed = parse(
+            text.as_bytes(),
+            Options {
+                spans: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let tree = parsed.tree.unwrap();
         assert_eq!(&text[tree.span.clone()], text);
         let NodeKind::Object(members) = &tree.kind else {

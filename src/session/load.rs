@@ -101,11 +101,7 @@ impl Session {
 /// (a FIFO or a device is refused before it is read).
 pub fn read_session(path: &Path) -> Result<Session, SessionError> {
     let bytes = read_session_bytes(path)?;
-    let (mut session, items) = parse_unshared(&bytes, &path.display().to_string())?;
-    // The file's bytes go before the messages are wrapped: a large session's
-    // peak is its values, not also its text.
-    drop(bytes);
-    session.share(items);
+    let mut session = parse_session_bytes(&bytes, &path.display().to_string())?;
     session.path = Some(path.to_path_buf());
     Ok(session)
 }
@@ -128,31 +124,18 @@ pub fn parse_session(text: &str, origin: &str) -> Result<Session, SessionError> 
 /// Parses a session file's bytes (UTF-8 JSON); `origin` names it in
 /// error messages.
 pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, SessionError> {
-    let (mut session, items) = parse_unshared(bytes, origin)?;
-    session.share(items);
-    Ok(session)
-}
-
-impl Session {
-    /// Takes the parsed messages (unless a conversion already set them).
-    fn share(&mut self, items: Vec<Value>) {
-        if self.messages.is_empty() {
-            self.messages = shared(items);
-        }
-    }
-}
-
-/// The session, and its messages as parsed (numbers not yet normalised,
-/// not yet behind `Arc`s) unless a conversion already put them in the
-/// session.
-fn parse_unshared(bytes: &[u8], origin: &str) -> Result<(Session, Vec<Value>), SessionError> {
-    let parsed =
-        json::parse(bytes, json::Options::default()).map_err(|e| SessionError::Invalid {
-            path: origin.to_string(),
-            line: e.line,
-            column: e.column,
-            message: e.message,
-        })?;
+    // The messages are packed as they are parsed (numbers normalised as
+    // Python reads them first): a large session is never one whole tree.
+    let options = json::Options {
+        pack_messages: Some(normalize_numbers),
+        ..Default::default()
+    };
+    let parsed = json::parse(bytes, options).map_err(|e| SessionError::Invalid {
+        path: origin.to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
     // The parse succeeded, so the bytes are UTF-8.
     let text = String::from_utf8_lossy(bytes);
     let invalid = |pointer: &str, message: String| {
@@ -186,38 +169,50 @@ fn parse_unshared(bytes: &[u8], origin: &str) -> Result<(Session, Vec<Value>), S
         }))
         .collect();
     let doc = parsed.value;
-    let mut items = Vec::new();
+    let packed: Vec<Message> = parsed
+        .packed
+        .unwrap_or_default()
+        .into_iter()
+        .map(Message::from_packed)
+        .collect();
     let mut session = match doc {
-        Value::Array(list) => {
-            items = list;
-            Session {
-                path: None,
-                shape: InputShape::BareArray,
-                messages: Vec::new(),
-                tools: None,
-                settings: Map::new(),
-                warnings: Vec::new(),
-            }
-        }
-        Value::Object(map) if map.contains_key("messages") => {
+        Value::Array(_) => Session {
+            path: None,
+            shape: InputShape::BareArray,
+            messages: packed,
+            tools: None,
+            settings: Map::new(),
+            warnings: Vec::new(),
+        },
+        Value::Object(mut map) if map.contains_key("messages") => {
             if !map.get("messages").is_some_and(Value::is_array) {
                 return Err(invalid(
                     "/messages",
                     "\"messages\" must be an array of messages".into(),
                 ));
             }
-            if super::openai_body::looks_like_openai_request(&map) {
+            // The parser packed the list unless its key was escaped.
+            let messages = match map.get_mut("messages") {
+                Some(Value::Array(list)) if !list.is_empty() => shared(std::mem::take(list)),
+                _ => packed,
+            };
+            if super::openai_body::looks_like_openai_request(
+                &map,
+                messages.iter().map(Message::value),
+            ) {
+                map.insert(
+                    "messages".into(),
+                    Value::Array(messages.iter().map(Message::value).collect()),
+                );
                 super::openai_body::convert(&Value::Object(map))
                     .map_err(|(pointer, msg)| invalid(&pointer, msg))?
             } else {
                 let mut settings = map;
-                if let Some(Value::Array(list)) = settings.shift_remove("messages") {
-                    items = list;
-                }
+                settings.shift_remove("messages");
                 Session {
                     path: None,
                     shape: InputShape::Session,
-                    messages: Vec::new(),
+                    messages,
                     tools: settings.get("tools").cloned(),
                     settings,
                     warnings: Vec::new(),
@@ -262,7 +257,7 @@ fn parse_unshared(bytes: &[u8], origin: &str) -> Result<(Session, Vec<Value>), S
     if let Some(tools) = &mut session.tools {
         normalize_numbers(tools);
     }
-    Ok((session, items))
+    Ok(session)
 }
 
 /// Messages as the session holds them: numbers normalised as Python reads
@@ -312,6 +307,25 @@ mod tests {
         .unwrap();
         assert_eq!(s.shape, InputShape::MemoryState);
         assert_eq!(s.messages[0].value()["name"], "a");
+    }
+
+    #[test]
+    fn messages_are_the_same_however_the_list_is_written() {
+        let plain = parse_session(
+            r#"{"title": "t", "messages": [{"name": "a", "role": "user", "content": "1e400"}, {"x": 1e400}]}"#,
+            "x",
+        )
+        .unwrap();
+        let escaped = parse_session(
+            r#"{"title": "t", "messag\u0065s": [{"name": "a", "role": "user", "content": "1e400"}, {"x": 1e400}]}"#,
+            "x",
+        )
+        .unwrap();
+        assert_eq!(plain.messages, escaped.messages);
+        assert_eq!(plain.settings, escaped.settings);
+        // Numbers are normalised as Python reads them.
+        assert_eq!(plain.messages[1].value()["x"].to_string(), "Infinity");
+        assert_eq!(plain.settings.keys().collect::<Vec<_>>(), ["title"]);
     }
 
     #[test]

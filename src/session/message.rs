@@ -26,6 +26,11 @@ impl Message {
         }
     }
 
+    /// A message the parser packed.
+    pub(crate) fn from_packed(packed: Packed) -> Message {
+        Message { packed }
+    }
+
     /// The dict, equal to the one packed (key order and number text kept).
     pub fn value(&self) -> Value {
         self.packed.unpack_one()

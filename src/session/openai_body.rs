@@ -8,10 +8,13 @@ use super::load::{InputShape, Session};
 use crate::json;
 use serde_json::{Map, Value};
 
-pub fn looks_like_openai_request(map: &Map<String, Value>) -> bool {
-    let Some(messages) = map.get("messages").and_then(Value::as_array) else {
-        return false;
-    };
+/// A session object (`map`, its messages aside) is an OpenAI request
+/// body: it names a model and none of our settings, and one of its
+/// `messages` is not a MSG (read one at a time: they may be packed).
+pub fn looks_like_openai_request<M: std::borrow::Borrow<Value>>(
+    map: &Map<String, Value>,
+    messages: impl IntoIterator<Item = M>,
+) -> bool {
     if ["provider", "mode", "title", "max_tokens"]
         .iter()
         .any(|k| map.contains_key(*k))
@@ -19,8 +22,10 @@ pub fn looks_like_openai_request(map: &Map<String, Value>) -> bool {
         return false;
     }
     map.contains_key("model")
-        && messages.iter().any(|m| {
-            let Some(m) = m.as_object() else { return false };
+        && messages.into_iter().any(|m| {
+            let Some(m) = m.borrow().as_object() else {
+                return false;
+            };
             !m.contains_key("name")
                 || m.contains_key("tool_calls")
                 || m.contains_key("tool_call_id")
