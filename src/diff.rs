@@ -565,17 +565,11 @@ pub fn cache_prefix(left: &str, right: &str) -> CachePrefix {
         n -= 1;
     }
     let breaks_at = (n < left.len() && n < right.len()).then(|| {
-        crate::json::parse(
-            right.as_bytes(),
-            crate::json::Options {
-                spans: true,
-                ..Default::default()
-            },
-        )
-        .ok()
-        .and_then(|p| p.tree)
-        .map(|tree| pointer_at(&tree, n, String::new()))
-        .unwrap_or_default()
+        crate::json::parse(right.as_bytes(), crate::json::Options::with_spans())
+            .ok()
+            .and_then(|p| p.tree)
+            .map(|tree| pointer_at(&tree, n, String::new()))
+            .unwrap_or_default()
     });
     CachePrefix {
         bytes: n,

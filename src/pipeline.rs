@@ -66,8 +66,7 @@ pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
     Ok(FormatterId::new(provider, mode))
 }
 
-/// `[Msg.from_dict(m) for m in messages]`, reading the session's dicts in
-/// place (a large session is not held twice).
+/// `[Msg.from_dict(m) for m in messages]`, each unpacked from the session.
 pub fn build_msgs(session: &Session) -> Result<Vec<Arc<Msg>>, PyErr> {
     build_msgs_at(session).map_err(|(_, e)| e)
 }

@@ -94,7 +94,7 @@ pub struct Segmented {
 
 impl Segmented {
     /// Cuts `msgs` into units. `keys` are content hashes of the messages (see
-    /// [`message_key`]); units whose key is in `previous` are reused, not
+    /// [`Message::key`]); units whose key is in `previous` are reused, not
     /// formatted again.
     pub fn build(
         id: FormatterId,
@@ -435,12 +435,6 @@ fn chat_one(
     let mut list = vec![Arc::clone(msg)];
     let out = chat(provider, options, &mut list, env)?;
     Ok((out, list.len() != 1))
-}
-
-/// A content hash of one input message (its JSON as loaded; see
-/// [`Message::key`]).
-pub fn message_key(message: &Value) -> u64 {
-    Message::new(message).key()
 }
 
 /// [`Message::key`] of each of a session's messages, in order.

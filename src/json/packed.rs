@@ -71,6 +71,11 @@ impl Packed {
         r.value()
     }
 
+    /// The same buffer (a clone of this one), not only equal bytes.
+    pub fn same(&self, other: &Packed) -> bool {
+        Arc::ptr_eq(&self.bytes, &other.bytes)
+    }
+
     /// Bytes held (for memory accounting in tests).
     pub fn size(&self) -> usize {
         self.bytes.len()

@@ -18,6 +18,16 @@ pub struct Options {
     pub pack_messages: Option<fn(&mut Value)>,
 }
 
+impl Options {
+    /// Only the span tree (what saving and diffing need).
+    pub fn with_spans() -> Options {
+        Options {
+            spans: true,
+            pack_messages: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parsed {
     pub value: Value,
@@ -689,14 +699,7 @@ mod tests {
     #[test]
     fn spans_cover_each_value_exactly() {
         let text = r#"{ "a" : [1, {"b": "c"}], "d": null }"#;
-        let parsed = parse(
-            text.as_bytes(),
-            Options {
-                spans: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let parsed = parse(text.as_bytes(), Options::with_spans()).unwrap();
         let tree = parsed.tree.unwrap();
         assert_eq!(&text[tree.span.clone()], text);
         let NodeKind::Object(members) = &tree.kind else {

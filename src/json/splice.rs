@@ -469,14 +469,7 @@ mod tests {
     use crate::json::{parse, Options};
 
     fn resave(text: &str, edit: impl FnOnce(&mut Value)) -> String {
-        let parsed = parse(
-            text.as_bytes(),
-            Options {
-                spans: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let parsed = parse(text.as_bytes(), Options::with_spans()).unwrap();
         let tree = parsed.tree.unwrap();
         let mut new = parsed.value.clone();
         edit(&mut new);

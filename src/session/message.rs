@@ -43,6 +43,12 @@ impl Message {
         hasher.finish()
     }
 
+    /// This very message (a clone of it), not only an equal one: what a
+    /// cache of something read from it can check cheaply.
+    pub fn same(&self, other: &Message) -> bool {
+        self.packed.same(&other.packed)
+    }
+
     /// Bytes held (for memory accounting in tests).
     pub fn size(&self) -> usize {
         self.packed.size()
@@ -50,7 +56,7 @@ impl Message {
 
     /// `Msg.from_dict` on this message.
     pub fn msg(&self) -> Result<Msg, (PyErr, Option<String>)> {
-        Msg::from_arc(Arc::new(self.value()))
+        Msg::from_value(self.value())
     }
 }
 

@@ -4,7 +4,6 @@
 use crate::json;
 use crate::py::{self, get_item, py_get, PyErr};
 use serde_json::Value;
-use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -28,27 +27,11 @@ impl Role {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Msg {
     pub role: Role,
-    content: Content,
-}
-
-/// Where a message's name and content blocks are. Small on purpose: a
-/// 100,000-message session has as many.
-#[derive(Debug, Clone, PartialEq)]
-enum Content {
-    /// The session's own message dict (its name and block list), shared
-    /// rather than copied: the workbench holds a session once.
-    Shared(Arc<Value>),
-    /// A name and a block list of its own; `text`: the content was a
-    /// string, held as the one text block `get_content_blocks()` gives
-    /// (`{"type": "text", "text": ...}`).
-    Own(Box<Own>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct Own {
     /// Any JSON value: AgentScope does not check it.
     name: Value,
     blocks: Vec<Value>,
+    /// The content was a string, held as the one text block
+    /// `get_content_blocks()` gives (`{"type": "text", "text": ...}`).
     text: bool,
 }
 
@@ -56,17 +39,13 @@ impl Msg {
     /// `Msg.from_dict`: `name`, `content` and `role` are required (KeyError),
     /// content must be a str or list, role one of the three (AssertionError).
     pub fn from_dict(v: &Value) -> Result<Msg, PyErr> {
-        Self::from_arc(Arc::new(v.clone())).map_err(|(e, _)| e)
+        Self::from_value(v.clone()).map_err(|(e, _)| e)
     }
 
-    /// `Msg.from_dict` on a message the caller gives up: when no one else
-    /// holds it, its name and blocks move out and the rest of the dict is
-    /// freed (`format` holds a large session once); else it is shared.
-    pub fn from_arc(v: Arc<Value>) -> Result<Msg, (PyErr, Option<String>)> {
-        let v = match Arc::try_unwrap(v) {
-            Ok(v) => v,
-            Err(shared) => return Self::from_shared(&shared),
-        };
+    /// `Msg.from_dict` taking the dict: its name and blocks move out and the
+    /// rest of it is freed. A rejection says why in plain words too
+    /// ([`Msg::explain_rejection`]).
+    pub fn from_value(v: Value) -> Result<Msg, (PyErr, Option<String>)> {
         let role = Self::checked_role(&v).map_err(|e| (e, Self::explain_rejection(&v)))?;
         let Value::Object(mut map) = v else {
             // `checked_role` read keys from it: it is a dict.
@@ -77,23 +56,6 @@ impl Msg {
             Some(Value::String(s)) => Msg::text(name, role, s),
             Some(Value::Array(blocks)) => Msg::with_blocks(name, role, blocks),
             _ => Msg::with_blocks(name, role, Vec::new()),
-        })
-    }
-
-    /// `Msg.from_dict` on a message the session holds: a block list is
-    /// read where it is, not copied.
-    pub fn from_shared(v: &Arc<Value>) -> Result<Msg, (PyErr, Option<String>)> {
-        let role = Self::checked_role(v).map_err(|e| (e, Self::explain_rejection(v)))?;
-        Ok(match v.get("content") {
-            Some(Value::String(s)) => Msg::text(
-                v.get("name").cloned().unwrap_or(Value::Null),
-                role,
-                s.clone(),
-            ),
-            _ => Msg {
-                role,
-                content: Content::Shared(Arc::clone(v)),
-            },
         })
     }
 
@@ -168,55 +130,40 @@ impl Msg {
     pub fn text(name: Value, role: Role, text: String) -> Msg {
         Msg {
             role,
-            content: Content::Own(Box::new(Own {
-                name,
-                blocks: vec![json!({"type": "text", "text": text})],
-                text: true,
-            })),
+            name,
+            blocks: vec![json!({"type": "text", "text": text})],
+            text: true,
         }
     }
 
     pub fn with_blocks(name: Value, role: Role, blocks: Vec<Value>) -> Msg {
         Msg {
             role,
-            content: Content::Own(Box::new(Own {
-                name,
-                blocks,
-                text: false,
-            })),
+            name,
+            blocks,
+            text: false,
         }
     }
 
     /// `msg.name`: any JSON value (AgentScope does not check it).
     pub fn name(&self) -> &Value {
-        match &self.content {
-            // `from_shared` checked that the dict has a name.
-            Content::Shared(dict) => dict.get("name").unwrap_or(&Value::Null),
-            Content::Own(own) => &own.name,
-        }
+        &self.name
     }
 
     /// `get_content_blocks()`.
     pub fn blocks(&self) -> &[Value] {
-        match &self.content {
-            Content::Shared(dict) => dict
-                .get("content")
-                .and_then(Value::as_array)
-                .map_or(&[], Vec::as_slice),
-            Content::Own(own) => &own.blocks,
-        }
+        &self.blocks
     }
 
     /// The string, when the content was a string.
     fn string_content(&self) -> Option<&str> {
-        match &self.content {
-            Content::Own(own) if own.text => own
-                .blocks
-                .first()
-                .and_then(|b| b.get("text"))
-                .and_then(Value::as_str),
-            _ => None,
+        if !self.text {
+            return None;
         }
+        self.blocks
+            .first()
+            .and_then(|b| b.get("text"))
+            .and_then(Value::as_str)
     }
 
     /// `get_content_blocks(typ)`: filtering reads `block["type"]`, which

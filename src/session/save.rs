@@ -88,14 +88,8 @@ impl Session {
 /// The text to save: `original` (the text `session` was loaded from, or
 /// last saved as) with only what changed rewritten, in the file's style.
 pub fn render_saved(original: &str, session: &Session) -> Result<String, SaveError> {
-    let parsed = json::parse(
-        original.as_bytes(),
-        json::Options {
-            spans: true,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| SaveError::Original(e.to_string()))?;
+    let parsed = json::parse(original.as_bytes(), json::Options::with_spans())
+        .map_err(|e| SaveError::Original(e.to_string()))?;
     let Some(tree) = parsed.tree else {
         return Err(SaveError::Original("no document".into()));
     };

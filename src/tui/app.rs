@@ -1759,9 +1759,7 @@ impl App {
             self.request.scroll_by(action, n, page);
             return;
         }
-        let mut probe = ListPane {
-            selected: self.list.selected,
-        };
+        let mut probe = ListPane::at(self.list.selected);
         if probe.navigate(action, self.messages().len(), page) {
             self.select(probe.selected);
         }

@@ -108,11 +108,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let who = app
         .editor
         .for_index
-        .and_then(|i| app.messages().get(i))
-        .map(|m| {
-            let m = m.value();
-            let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
-            let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
+        .and_then(|i| app.messages().get(i).map(|m| (i, m)))
+        .map(|(i, m)| {
+            let (name, role) = app.list.speaker(i, m);
             format!(" · {name} ({role})")
         })
         .unwrap_or_default();

@@ -13,14 +13,52 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 #[derive(Debug, Default)]
 pub struct ListPane {
     pub selected: usize,
+    /// What the rows on screen show, by message index, with the message it
+    /// was read from: a frame unpacks only a row whose message changed (a
+    /// message may hold megabytes of inline media).
+    rows: RefCell<HashMap<usize, (Message, Row)>>,
+}
+
+/// One message as its row shows it.
+#[derive(Debug, Clone)]
+struct Row {
+    name: String,
+    role: String,
+    summary: String,
+    call: Option<String>,
+    result: Option<String>,
+}
+
+impl Row {
+    fn of(message: &Message) -> Row {
+        let m = message.value();
+        let (summary, call, result) = summary(&m);
+        Row {
+            name: m.get("name").map(crate::py::py_str).unwrap_or_default(),
+            role: m.get("role").map(crate::py::py_str).unwrap_or_default(),
+            summary,
+            call,
+            result,
+        }
+    }
 }
 
 impl ListPane {
+    /// A list with message `selected` selected.
+    pub fn at(selected: usize) -> ListPane {
+        ListPane {
+            selected,
+            ..ListPane::default()
+        }
+    }
+
     /// Moves the selection; `page` rows a page. Returns whether it moved.
     pub fn navigate(&mut self, action: Action, n: usize, page: usize) -> bool {
         if n == 0 {
@@ -48,6 +86,25 @@ impl ListPane {
     pub fn offset(&self, height: u16) -> usize {
         let rows = height.saturating_sub(2).max(1) as usize;
         self.selected.saturating_sub(rows.saturating_sub(1))
+    }
+
+    /// Message `i`'s name and role, as its row shows them.
+    pub fn speaker(&self, i: usize, message: &Message) -> (String, String) {
+        let row = self.row(i, message);
+        (row.name, row.role)
+    }
+
+    /// Message `i`'s row, read again only when the message changed.
+    fn row(&self, i: usize, message: &Message) -> Row {
+        let mut rows = self.rows.borrow_mut();
+        match rows.get(&i) {
+            Some((m, row)) if m.same(message) => row.clone(),
+            _ => {
+                let row = Row::of(message);
+                rows.insert(i, (message.clone(), row.clone()));
+                row
+            }
+        }
     }
 
     /// The message under screen row `y` of the pane at `area`.
@@ -97,12 +154,18 @@ impl ListPane {
         let fixed = 1 + index_w + 1 + 1 + name_w + role_w + tokens_w;
         let sum_width = width.saturating_sub(fixed);
         let mut lines = Vec::with_capacity(rows);
+        // Rows scrolled away are forgotten.
+        self.rows
+            .borrow_mut()
+            .retain(|i, _| (offset..offset + rows).contains(i));
         for (i, m) in messages.iter().enumerate().skip(offset).take(rows) {
-            // Only the rows on screen are unpacked.
-            let m = &m.value();
-            let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
-            let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
-            let (sum, call, result) = summary(m);
+            let Row {
+                name,
+                role,
+                summary: sum,
+                call,
+                result,
+            } = self.row(i, m);
             // The report lists the messages in order, one entry each.
             let tokens = report
                 .and_then(|r| r.messages.get(i).filter(|t| t.index == i))
