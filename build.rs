@@ -3,9 +3,9 @@
 //! tokens reads a table embedded in the binary instead of decoding 200,000
 //! base64 lines at start-up.
 //!
-//! Table format: for each token, in file order, its rank (u32 LE), its
-//! length (u16 LE), its bytes; beside it NAME.slots, the hash index over
-//! it (src/tokens/rank_slots.rs).
+//! Table format: for each token, in file order, its rank and length in a
+//! small header, then its bytes; beside it NAME.slots, the hash index over
+//! it (both described in src/tokens/rank_slots.rs).
 
 use std::path::Path;
 
@@ -39,10 +39,7 @@ fn main() {
             let rank: u32 = rank
                 .parse()
                 .unwrap_or_else(|_| panic!("{source}:{}: bad rank", i + 1));
-            let len = u16::try_from(bytes.len()).expect("tokens are short");
-            table.extend_from_slice(&rank.to_le_bytes());
-            table.extend_from_slice(&len.to_le_bytes());
-            table.extend_from_slice(&bytes);
+            rank_slots::push_entry(&mut table, rank, &bytes);
         }
         // The index over it, so a process probes the embedded table
         // directly instead of building a hash map of 200,000 keys.

@@ -71,8 +71,8 @@ impl CountingBpe {
     }
 }
 
-/// A rank table embedded in the binary: build.rs's packed entries (rank
-/// u32 LE, length u16 LE, bytes) and its hash index over them.
+/// A rank table embedded in the binary: build.rs's packed entries (see
+/// src/tokens/rank_slots.rs) and its hash index over them.
 #[derive(Clone, Copy)]
 pub struct StaticRanks {
     table: &'static [u8],
@@ -90,8 +90,8 @@ impl StaticRanks {
         let table = self.table;
         let mut at = 0;
         std::iter::from_fn(move || {
-            let (rank, bytes) = rank_slots::entry(table, at)?;
-            at += 6 + bytes.len();
+            let (rank, bytes, next) = rank_slots::entry(table, at)?;
+            at = next;
             Some((bytes, rank))
         })
     }
