@@ -421,7 +421,7 @@ impl App {
                 InputShape::BareArray => format!("/{index}"),
                 _ => return None,
             };
-            let (line, col) = locate_pointer(&doc.base, &pointer)?;
+            let (line, col) = locate_pointer(&doc.base.text(), &pointer)?;
             Some(format!("{}:{line}:{col}", self.file_name()))
         });
         match at {
@@ -537,7 +537,7 @@ impl App {
         match result {
             FileResult::Text { text, mode, real } => {
                 self.real_path = Some(real);
-                if text == doc.base {
+                if doc.base.is(&text) {
                     // Our own save, a touch, or the file came back as it was.
                     let was = std::mem::replace(&mut doc.disk, Disk::Same);
                     doc.load_error = None;
@@ -583,7 +583,7 @@ impl App {
                             });
                             return Vec::new();
                         }
-                        doc.reload(session, text);
+                        doc.reload(session, &text);
                         self.installed(false)
                     }
                 }
@@ -620,7 +620,7 @@ impl App {
                         self.opening = None;
                         self.open_error = None;
                         self.real_path = Some(real);
-                        self.doc = Some(Document::new(path, session, text, mode));
+                        self.doc = Some(Document::new(path, session, &text, mode));
                         let mut cmds = self.installed(true);
                         cmds.extend(self.watch_commands());
                         cmds
@@ -673,7 +673,7 @@ impl App {
         };
         match outcome {
             SaveOutcome::Written { text, note } => {
-                doc.saved(state, text);
+                doc.saved(state, &text);
                 self.status = match note {
                     Some(n) => format!("saved {name} ({n})"),
                     None => format!("saved {name}"),
@@ -740,7 +740,7 @@ impl App {
                     Some(FileResult::Text { text, .. }) => {
                         if let Ok(mut session) = parse_session(&text, &path.display().to_string()) {
                             session.path = Some(path.clone());
-                            doc.reload(session, text);
+                            doc.reload(session, &text);
                             self.editor.error = None;
                             let mut cmds = self.installed(false);
                             self.status = format!(
@@ -779,7 +779,10 @@ impl App {
         }
         match found {
             Ok(recovery) => {
-                let disk_changed = self.doc.as_ref().is_some_and(|d| *d.base != *recovery.base);
+                let disk_changed = self
+                    .doc
+                    .as_ref()
+                    .is_some_and(|d| !d.base.is(&recovery.base));
                 self.popup = Some(Popup::Recovery {
                     recovery: Box::new(recovery),
                     disk_changed,
@@ -816,8 +819,8 @@ impl App {
             return None;
         }
         let doc = self.doc.as_ref()?;
-        let text =
-            render_saved(&doc.base, &doc.session).unwrap_or_else(|_| doc.session.to_session_text());
+        let text = render_saved(&doc.base.text(), &doc.session)
+            .unwrap_or_else(|_| doc.session.to_session_text());
         Some(Recovery {
             session: doc.path.clone(),
             written: recovery::timestamp(),
@@ -825,7 +828,7 @@ impl App {
             text,
             base: match &doc.disk {
                 Disk::Changed { text, .. } => text.to_string(),
-                _ => doc.base.to_string(),
+                _ => doc.base.text().to_string(),
             },
             draft: self.editor.draft(),
         })
@@ -899,18 +902,17 @@ impl App {
             // without edits (then the two are the same).
             earlier: doc.earlier().or_else(|| {
                 (self.compare.open && self.compare.pair == Pair::LastSave)
-                    .then(|| (Arc::clone(&doc.base), "last save"))
+                    .then(|| (doc.base.text(), "last save"))
             }),
             // Small sessions are linted on every edit (the list marks
             // them); large ones while the panel is open.
             lint: (self.lint.open || session.messages.len() <= super::panes::lint::ALWAYS_UP_TO)
                 .then(|| {
+                    let base = doc.base.text();
                     let text: Arc<str> = if doc.unsaved() {
-                        render_saved(&doc.base, session)
-                            .map(Arc::from)
-                            .unwrap_or_else(|_| Arc::clone(&doc.base))
+                        render_saved(&base, session).map(Arc::from).unwrap_or(base)
                     } else {
-                        Arc::clone(&doc.base)
+                        base
                     };
                     (Box::new(session.clone()), text)
                 }),
@@ -1635,7 +1637,7 @@ impl App {
                 match parse_session(text, &path.display().to_string()) {
                     Ok(mut session) => {
                         session.path = Some(path.clone());
-                        doc.reload(session, Arc::clone(text));
+                        doc.reload(session, text);
                         self.editor.error = None;
                         let mut cmds = self.installed(false);
                         cmds.push(Command::RemoveRecovery(path));
@@ -1675,7 +1677,7 @@ impl App {
                 let Some(doc) = self.doc.as_ref() else {
                     return Vec::new();
                 };
-                let text = render_saved(&doc.base, &doc.session)
+                let text = render_saved(&doc.base.text(), &doc.session)
                     .unwrap_or_else(|_| doc.session.to_session_text());
                 let path = doc.path.clone();
                 self.beside_for = Some(disk);
@@ -1703,7 +1705,7 @@ impl App {
             }
         };
         session.path = Some(path);
-        let disk_text = Arc::clone(&doc.base);
+        let disk_text = doc.base.text();
         doc.session = session;
         doc.base = recovery.text.as_str().into();
         doc.disk = if *disk_text == *recovery.text {
@@ -1931,7 +1933,7 @@ impl App {
             return Vec::new();
         }
         let expect = match &doc.disk {
-            Disk::Same => Expect::Text(Arc::clone(&doc.base)),
+            Disk::Same => Expect::Text(doc.base.text()),
             Disk::Changed {
                 text,
                 overwrite_ok: true,
@@ -1956,7 +1958,7 @@ impl App {
         self.status = format!("saving {}…", self.file_name());
         vec![Command::Save {
             path: doc.path.clone(),
-            base: Arc::clone(&doc.base),
+            base: doc.base.text(),
             expect,
             session: Box::new(doc.session.clone()),
             state: doc.state(),

@@ -3,6 +3,7 @@
 //! edit history. Its path never changes: edits belong to the file they
 //! were made in, and a save goes only there.
 
+use super::snapshot::Snapshot;
 use crate::session::{Message, Session};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -48,10 +49,10 @@ pub struct Document {
     pub session: Session,
     /// The text the session was loaded from or last saved as: saves write
     /// over it so that what was not edited keeps its bytes.
-    pub base: Arc<str>,
+    pub base: Snapshot,
     /// The file's text before the last reload from disk: what a prompt
     /// cache held before the file changed.
-    pub before_reload: Option<Arc<str>>,
+    pub before_reload: Option<Snapshot>,
     pub disk: Disk,
     /// The file on disk does not parse (`file:line:col: what`): the last
     /// good version stays on screen.
@@ -69,11 +70,11 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(path: PathBuf, session: Session, base: Arc<str>, mode: Option<u32>) -> Document {
+    pub fn new(path: PathBuf, session: Session, base: &str, mode: Option<u32>) -> Document {
         Document {
             path,
             session,
-            base,
+            base: Snapshot::new(base),
             before_reload: None,
             disk: Disk::Same,
             load_error: None,
@@ -97,9 +98,9 @@ impl Document {
     }
 
     /// A save of `state` reached the disk as `text`.
-    pub fn saved(&mut self, state: u64, text: Arc<str>) {
+    pub fn saved(&mut self, state: u64, text: &str) {
         self.saved_state = state;
-        self.base = text;
+        self.base = Snapshot::new(text);
         self.before_reload = None;
         self.disk = Disk::Same;
         self.load_error = None;
@@ -112,11 +113,11 @@ impl Document {
 
     /// The file was loaded again from disk: the session, its text, no
     /// history.
-    pub fn reload(&mut self, session: Session, base: Arc<str>) {
+    pub fn reload(&mut self, session: Session, base: &str) {
         self.session = session;
-        let old = std::mem::replace(&mut self.base, base);
+        let old = std::mem::replace(&mut self.base, Snapshot::new(base));
         // A reload of the same text (a touch) keeps the earlier version.
-        if *old != *self.base {
+        if old != self.base {
             self.before_reload = Some(old);
         }
         self.disk = Disk::Same;
@@ -132,11 +133,11 @@ impl Document {
     /// reload (none after a plain open or a save).
     pub fn earlier(&self) -> Option<(Arc<str>, &'static str)> {
         if self.unsaved() {
-            Some((Arc::clone(&self.base), "last save"))
+            Some((self.base.text(), "last save"))
         } else {
             self.before_reload
                 .as_ref()
-                .map(|t| (Arc::clone(t), "before the reload"))
+                .map(|t| (t.text(), "before the reload"))
         }
     }
 
@@ -285,7 +286,7 @@ mod tests {
         Document::new(
             PathBuf::from("/s.json"),
             parse_session(text, "s").unwrap(),
-            text.into(),
+            text,
             None,
         )
     }
@@ -310,7 +311,7 @@ mod tests {
         let mut d = doc();
         d.splice(1, 1, vec![json!({"content": "2a"})], Some(1));
         let mid = d.state();
-        d.saved(mid, "saved".into());
+        d.saved(mid, "saved");
         assert!(!d.unsaved());
         d.splice(1, 1, vec![json!({"content": "2ab"})], Some(1));
         assert!(d.unsaved(), "typing after a save is unsaved");

@@ -20,6 +20,7 @@ pub mod panes;
 pub mod recovery;
 pub mod runtime;
 pub mod sender;
+pub mod snapshot;
 pub mod theme;
 pub mod view;
 pub mod watch;
