@@ -245,7 +245,10 @@ fn search_jumps_to_matches_counts_them_and_t_shows_tool_schemas() {
     }
     app.update(code(KeyCode::Enter));
     let plain = app.preview.as_ref().expect("preview").plain.clone();
-    assert!(plain[app.request.scroll].contains("search_around"));
+    assert!(plain
+        .get(app.request.scroll)
+        .unwrap_or_default()
+        .contains("search_around"));
     let hits = plain.iter().filter(|l| l.contains("search_around")).count();
     assert!(
         app.status.contains(&format!("1 of {hits}")),
@@ -255,7 +258,10 @@ fn search_jumps_to_matches_counts_them_and_t_shows_tool_schemas() {
     let first = app.request.scroll;
     app.update(key('n'));
     assert!(app.request.scroll != first || hits == 1);
-    assert!(plain[app.request.scroll].contains("search_around"));
+    assert!(plain
+        .get(app.request.scroll)
+        .unwrap_or_default()
+        .contains("search_around"));
     app.update(key('t'));
     assert!(app.request.show_tools);
     assert!(!app.request.lines(app.preview.as_ref()).is_empty());

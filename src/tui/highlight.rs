@@ -8,6 +8,7 @@
 use super::lines::Lines;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -205,22 +206,18 @@ impl LazyLines {
         let at = chunks.partition_point(|c| c.end <= i);
         let Some(chunk) = chunks.get(at).filter(|c| c.contains(&i)) else {
             // The array's own brackets.
-            return highlight_json(&[text.to_owned()], theme)
+            return highlight_json(&[text.into_owned()], theme)
                 .pop()
                 .unwrap_or_default();
         };
-        let lines = self.chunk(plain.range(chunk.clone()), theme);
+        let lines = self.chunk(plain.range(chunk.clone()).collect(), theme);
         lines.get(i - chunk.start).cloned().unwrap_or_default()
     }
 
-    fn chunk<'a>(
-        &self,
-        lines: impl Iterator<Item = &'a str> + Clone,
-        theme: &Theme,
-    ) -> Arc<Vec<Line<'static>>> {
+    fn chunk(&self, lines: Vec<Cow<'_, str>>, theme: &Theme) -> Arc<Vec<Line<'static>>> {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        for line in lines.clone() {
+        for line in &lines {
             line.hash(&mut h);
         }
         theme.name.hash(&mut h);
@@ -229,7 +226,7 @@ impl LazyLines {
             return Arc::clone(hit);
         }
         let mut text = vec!["[".to_string()];
-        text.extend(lines.map(str::to_owned));
+        text.extend(lines.into_iter().map(Cow::into_owned));
         let mut styled = highlight_json(&text, theme);
         styled.remove(0);
         let styled = Arc::new(styled);

@@ -1169,7 +1169,10 @@ mod tests {
             pretty_with_spans(&messages.iter().collect::<Vec<_>>(), &spans, false);
         let whole: Value = serde_json::from_str(&lines.join("\n")).expect("valid JSON");
         assert_eq!(whole, Value::Array(messages));
-        assert!(lines[line_spans[1].1.start].contains('{'));
+        assert!(lines
+            .get(line_spans[1].1.start)
+            .unwrap_or_default()
+            .contains('{'));
         assert!(lines
             .range(line_spans[1].1.clone())
             .collect::<String>()

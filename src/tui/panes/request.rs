@@ -97,7 +97,7 @@ impl RequestPane {
         if self.wrap {
             return;
         }
-        let widest = lines.iter().map(columns).max().unwrap_or(0);
+        let widest = lines.iter().map(|l| columns(&l)).max().unwrap_or(0);
         let last = widest.saturating_sub(self.width.get().max(1));
         self.hscroll = if right {
             (self.hscroll + SIDEWAYS_STEP).min(last)
@@ -150,8 +150,11 @@ impl RequestPane {
         } else {
             self.scroll + n - 1
         };
-        let hits: Vec<usize> = (0..n)
-            .filter(|&i| lines[i].to_lowercase().contains(&query))
+        let hits: Vec<usize> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.to_lowercase().contains(&query))
+            .map(|(i, _)| i)
             .collect();
         let next = (0..n)
             .map(|k| {
@@ -165,9 +168,10 @@ impl RequestPane {
         Some(match next {
             Some(i) => {
                 self.scroll = i;
-                if let Some(hit) = matches(&lines[i], &query).first() {
-                    let before = columns(&lines[i][..hit.start]);
-                    self.reveal_columns(before..before + columns(&lines[i][hit.clone()]));
+                let line = lines.get(i).unwrap_or_default();
+                if let Some(hit) = matches(&line, &query).first() {
+                    let before = columns(&line[..hit.start]);
+                    self.reveal_columns(before..before + columns(&line[hit.clone()]));
                 }
                 let which = hits.binary_search(&i).map_or(0, |k| k + 1);
                 format!("/{query}: {which} of {} (line {})", hits.len(), i + 1)
@@ -256,14 +260,15 @@ impl RequestPane {
             } else {
                 Span::raw(" ")
             };
-            let mut hits = match (&query, plain.get(i)) {
+            let text = plain.get(i);
+            let mut hits = match (&query, &text) {
                 (Some(q), Some(l)) => matches(l, q),
                 _ => Vec::new(),
             };
             // The highlighted spans spell the plain line; if they ever did
             // not, the whole line is marked rather than cut wrongly.
             let spelled: usize = line.spans.iter().map(|s| s.content.len()).sum();
-            if !hits.is_empty() && Some(spelled) != plain.get(i).map(str::len) {
+            if !hits.is_empty() && Some(spelled) != text.as_ref().map(|l| l.len()) {
                 hits = std::iter::once(0..spelled).collect();
             }
             let mut spans = vec![gutter];
