@@ -21,8 +21,9 @@ use crate::media::MediaEnv;
 use crate::py::PyErr;
 use crate::session::{live_items, msgs_of, Msg, Role};
 use crate::tokens::{Cost, MessageCounter};
+use rustc_hash::FxHashMap;
 use serde_json::Value;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// A unit's costs, for each output variant it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +90,34 @@ pub fn count_in_parallel(
     })
 }
 
+/// Costs counted on first use, by unit (shared by the planner's reads).
+#[derive(Debug, Default)]
+struct PromptedCosts(Mutex<FxHashMap<usize, Cost>>);
+
+impl PromptedCosts {
+    fn map(&self) -> std::sync::MutexGuard<'_, FxHashMap<usize, Cost>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, u: usize) -> Option<Cost> {
+        self.map().get(&u).copied()
+    }
+
+    fn set(&self, u: usize, cost: Cost) {
+        self.map().insert(u, cost);
+    }
+
+    fn forget(&mut self, u: usize) {
+        self.map().remove(&u);
+    }
+}
+
+impl Clone for PromptedCosts {
+    fn clone(&self) -> PromptedCosts {
+        PromptedCosts(Mutex::new(self.map().clone()))
+    }
+}
+
 /// Units with their costs and the suffix sums the planner reads.
 #[derive(Debug, Clone)]
 pub struct CostedRequest {
@@ -100,13 +129,13 @@ pub struct CostedRequest {
     suffix: Vec<i64>,
     /// `next_group[u]`: the first history group at or after `u`.
     next_group: Vec<Option<usize>>,
-    /// Prompted costs of history groups, counted when a plan needs them.
-    lazy_prompted: Vec<OnceLock<Cost>>,
+    /// Prompted costs of history groups, counted when a plan needs them
+    /// (a map: most units are never asked).
+    lazy_prompted: PromptedCosts,
 }
 
 impl CostedRequest {
     pub fn new(seg: Segmented, base: i64, system: Cost, units: Vec<UnitCost>) -> Self {
-        let lazy_prompted = (0..units.len()).map(|_| OnceLock::new()).collect();
         let mut req = Self {
             seg,
             base,
@@ -114,7 +143,7 @@ impl CostedRequest {
             units,
             suffix: Vec::new(),
             next_group: Vec::new(),
-            lazy_prompted,
+            lazy_prompted: PromptedCosts::default(),
         };
         req.sum();
         req
@@ -132,15 +161,12 @@ impl CostedRequest {
         counter: &dyn MessageCounter,
         env: &MediaEnv,
     ) -> Result<Cost, PyErr> {
-        if let Some(p) = self.units[g]
-            .prompted
-            .or_else(|| self.lazy_prompted[g].get().copied())
-        {
+        if let Some(p) = self.units[g].prompted.or_else(|| self.lazy_prompted.get(g)) {
             return Ok(p);
         }
         let out = self.seg.prompted(&self.seg.units[g], env)?;
         let cost = cost_of(counter, &out)?;
-        let _ = self.lazy_prompted[g].set(cost);
+        self.lazy_prompted.set(g, cost);
         Ok(cost)
     }
 
@@ -151,7 +177,7 @@ impl CostedRequest {
         self.suffix.resize(n + 1, 0);
         self.next_group.clear();
         self.next_group.resize(n + 1, None);
-        self.lazy_prompted.resize_with(n, OnceLock::new);
+        self.lazy_prompted.map().retain(|u, _| *u < n);
         for u in (0..n).rev() {
             self.suffix[u] =
                 self.suffix[u + 1] + standard(&self.seg.units[u], &self.units[u]).total();
@@ -170,7 +196,7 @@ impl CostedRequest {
             self.system = cost.formatted;
         } else {
             self.units[u] = cost;
-            self.lazy_prompted[u] = OnceLock::new();
+            self.lazy_prompted.forget(u);
         }
         self.sum();
     }
