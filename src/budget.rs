@@ -8,7 +8,7 @@ use crate::formatter::{
 use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
-use crate::session::{live_items, msgs_of, Message, Msg, MsgItem};
+use crate::session::{live_items, msgs_of, Message, Msg, MsgItem, Names};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
 use crate::truncate::{
@@ -22,8 +22,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageTokens {
     pub index: usize,
-    pub name: String,
-    pub role: String,
+    /// Shared with the session's message (10,000 messages, one name each).
+    pub name: Arc<str>,
+    pub role: &'static str,
     pub tokens: i64,
     /// A share of a `<history>` group's count (split by the members' text),
     /// not a count of its own.
@@ -108,11 +109,12 @@ pub struct BudgetModel {
     /// checked as `Msg.from_dict` checks them), and each one's content key.
     keys: Vec<u64>,
     msgs: Vec<MsgItem>,
+    /// The speakers' names, shared by `msgs`.
+    names: Names,
     tools: Option<Value>,
     tool_schemas: i64,
     request: CostedRequest,
     total: i64,
-    costs: HashMap<u64, UnitCost>,
     shares: HashMap<u64, Vec<i64>>,
     /// What truncation counts with (AgentScope's `token_counter`), its
     /// unit costs by content, and the request costed with it (made again
@@ -160,11 +162,12 @@ impl BudgetModel {
         let messages: Vec<Message> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(&messages);
+        let mut names = Names::default();
         let msgs = messages
             .into_iter()
             .enumerate()
             .map(|(index, m)| {
-                MsgItem::packed(m).map_err(|(error, why)| BudgetError::Message {
+                MsgItem::packed(m, &mut names).map_err(|(error, why)| BudgetError::Message {
                     index,
                     error,
                     why,
@@ -181,11 +184,11 @@ impl BudgetModel {
             env,
             keys,
             msgs,
+            names,
             tools,
             tool_schemas: 0,
             request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
             total: 0,
-            costs: HashMap::new(),
             shares: HashMap::new(),
             truncation: CounterSpec::Provider,
             trunc_counter: Box::new(CharCounter),
@@ -226,11 +229,8 @@ impl BudgetModel {
             )));
         }
         self.keys[index] = value.key();
-        let msg = MsgItem::packed(value).map_err(|(error, why)| BudgetError::Message {
-            index,
-            error,
-            why,
-        })?;
+        let msg = MsgItem::packed(value, &mut self.names)
+            .map_err(|(error, why)| BudgetError::Message { index, error, why })?;
         self.msgs[index] = msg.clone();
         let replaced = self
             .request
@@ -250,8 +250,7 @@ impl BudgetModel {
                 prompted: None,
             }
         } else {
-            let unit = Arc::clone(&self.request.seg.units[u]);
-            self.cached_cost(&unit)?
+            cost_unit(&self.counter, &self.request.seg.units[u]).map_err(BudgetError::Format)?
         };
         self.request.set_cost(u, cost);
         self.trunc_request = None;
@@ -281,11 +280,8 @@ impl BudgetModel {
             let key = m.key();
             let msg = match by_key.remove(&key) {
                 Some(msg) => msg,
-                None => MsgItem::packed(m).map_err(|(error, why)| BudgetError::Message {
-                    index,
-                    error,
-                    why,
-                })?,
+                None => MsgItem::packed(m, &mut self.names)
+                    .map_err(|(error, why)| BudgetError::Message { index, error, why })?,
             };
             msgs.push(msg);
             keys.push(key);
@@ -315,33 +311,43 @@ impl BudgetModel {
         let system = truncate::cost_of(&self.counter, &seg.system)
             .map_err(BudgetError::Format)?
             .recategorised(Category::SystemPrompt);
+        // What the request before this one counted, by content: an edit
+        // counts only the units it changed. (Kept as the request's own
+        // costs, not as a second map beside them.)
+        let known: HashMap<u64, UnitCost> = self
+            .request
+            .seg
+            .units
+            .iter()
+            .zip(&self.request.units)
+            .map(|(u, c)| (u.key, *c))
+            .collect();
         let missing: Vec<&Arc<Unit>> = seg
             .units
             .iter()
-            .filter(|u| !self.costs.contains_key(&u.key))
+            .filter(|u| !known.contains_key(&u.key))
             .collect();
-        for (key, cost) in count_in_parallel(&self.counter, &missing) {
-            self.costs.insert(key, cost);
-        }
+        // In `missing`'s order, without the units whose count failed.
+        let mut counted = count_in_parallel(&self.counter, &missing)
+            .into_iter()
+            .peekable();
         let mut units = Vec::with_capacity(seg.units.len());
         for unit in &seg.units {
-            units.push(self.cached_cost(unit)?);
+            let cost = match known.get(&unit.key) {
+                Some(c) => *c,
+                None => match counted.next_if(|(key, _)| *key == unit.key) {
+                    Some((_, c)) => c,
+                    None => cost_unit(&self.counter, unit).map_err(BudgetError::Format)?,
+                },
+            };
+            units.push(cost);
         }
+        drop(known);
         let req = CostedRequest::new(seg, self.counter.base(), system, units);
         self.total = req
             .total(&self.counter, &self.env)
             .map_err(BudgetError::Format)?;
         Ok(req)
-    }
-
-    /// A unit's cost, counted once per content.
-    fn cached_cost(&mut self, unit: &Unit) -> Result<UnitCost, BudgetError> {
-        if let Some(c) = self.costs.get(&unit.key) {
-            return Ok(*c);
-        }
-        let c = cost_unit(&self.counter, unit).map_err(BudgetError::Format)?;
-        self.costs.insert(unit.key, c);
-        Ok(c)
     }
 
     fn count_tools(&self) -> i64 {
@@ -368,8 +374,7 @@ impl BudgetModel {
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
         let mut messages = Vec::with_capacity(self.msgs.len());
-        let describe =
-            |i: usize, msgs: &[MsgItem]| (msgs[i].name(), msgs[i].role().as_str().to_string());
+        let describe = |i: usize, msgs: &[MsgItem]| (msgs[i].name(), msgs[i].role().as_str());
         if self.request.seg.pinned {
             let (name, role) = describe(0, &self.msgs);
             messages.push(MessageTokens {

@@ -123,9 +123,10 @@ struct Case {
 
 /// The messages as the workbench's budget model holds them.
 fn packed_items(messages: &[Message]) -> Vec<MsgItem> {
+    let mut names = formatscope::session::Names::default();
     messages
         .iter()
-        .map(|m| MsgItem::packed(m.clone()).expect("a valid message"))
+        .map(|m| MsgItem::packed(m.clone(), &mut names).expect("a valid message"))
         .collect()
 }
 

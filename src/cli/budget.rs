@@ -247,7 +247,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
             "  #{:<4} {:<12} {:<10} {:>7}{}\n",
             msg.index,
             safe(&msg.name),
-            safe(&msg.role),
+            safe(msg.role),
             msg.tokens,
             if msg.shared {
                 " (share of its <history> group)"

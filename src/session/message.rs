@@ -115,14 +115,31 @@ pub struct PackedMsg {
     name: Arc<str>,
 }
 
+/// Speaker names, each held once: a session has a few speakers and many
+/// messages, and every packed item keeps its name.
+#[derive(Debug, Clone, Default)]
+pub struct Names(rustc_hash::FxHashSet<Arc<str>>);
+
+impl Names {
+    pub fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.0.get(name) {
+            return Arc::clone(known);
+        }
+        let name: Arc<str> = name.into();
+        self.0.insert(Arc::clone(&name));
+        name
+    }
+}
+
 impl MsgItem {
-    /// A session message, checked as `Msg.from_dict` checks it.
-    pub fn packed(message: Message) -> Result<MsgItem, (PyErr, Option<String>)> {
+    /// A session message, checked as `Msg.from_dict` checks it; its name
+    /// shared through `names`.
+    pub fn packed(message: Message, names: &mut Names) -> Result<MsgItem, (PyErr, Option<String>)> {
         let msg = message.msg()?;
         Ok(MsgItem::Packed(PackedMsg {
             role: msg.role,
             tools: msg.has_tool_blocks().ok(),
-            name: py::py_str(msg.name()).into(),
+            name: names.get(&py::py_str(msg.name())),
             message,
         }))
     }
@@ -135,10 +152,10 @@ impl MsgItem {
     }
 
     /// `str(msg.name)`.
-    pub fn name(&self) -> String {
+    pub fn name(&self) -> Arc<str> {
         match self {
-            MsgItem::Live(m) => py::py_str(m.name()),
-            MsgItem::Packed(p) => p.name.to_string(),
+            MsgItem::Live(m) => py::py_str(m.name()).into(),
+            MsgItem::Packed(p) => Arc::clone(&p.name),
         }
     }
 
@@ -185,10 +202,11 @@ mod tests {
             {"type": "tool_use", "id": "1", "name": "f", "input": {"b": 1.50, "a": 2}}]});
         let message = Message::new(&dict);
         assert_eq!(message.value(), dict);
-        let item = MsgItem::packed(message.clone()).expect("a valid message");
+        let item =
+            MsgItem::packed(message.clone(), &mut Names::default()).expect("a valid message");
         let msg = Msg::from_dict(&dict).expect("a valid message");
         assert_eq!(item.role(), Role::Assistant);
-        assert_eq!(item.name(), "Bob");
+        assert_eq!(&*item.name(), "Bob");
         assert!(item.has_tool_blocks().expect("typed blocks"));
         assert_eq!(*item.msg().expect("unpacks"), msg);
         assert_eq!(Message::new(&message.value()).key(), message.key());
@@ -197,16 +215,40 @@ mod tests {
     }
 
     #[test]
+    fn messages_of_one_speaker_share_their_name() {
+        let mut names = Names::default();
+        let a = MsgItem::packed(
+            Message::new(&json!({"name": "Bob", "role": "user", "content": "1"})),
+            &mut names,
+        )
+        .expect("valid");
+        let b = MsgItem::packed(
+            Message::new(&json!({"name": "Bob", "role": "assistant", "content": "2"})),
+            &mut names,
+        )
+        .expect("valid");
+        let c = MsgItem::packed(
+            Message::new(&json!({"name": "Ann", "role": "user", "content": "3"})),
+            &mut names,
+        )
+        .expect("valid");
+        assert!(Arc::ptr_eq(&a.name(), &b.name()));
+        assert_eq!((&*a.name(), &*c.name()), ("Bob", "Ann"));
+    }
+
+    #[test]
     fn a_block_without_a_type_raises_when_asked_as_it_did() {
         let dict = json!({"name": "a", "role": "user", "content": [{"text": "x"}]});
-        let item = MsgItem::packed(Message::new(&dict)).expect("from_dict accepts it");
+        let item = MsgItem::packed(Message::new(&dict), &mut Names::default())
+            .expect("from_dict accepts it");
         let err = item
             .has_tool_blocks()
             .expect_err("blocks_of reads block[\"type\"]");
         assert_eq!(err.kind, "KeyError");
-        let err = MsgItem::packed(Message::new(
-            &json!({"name": "a", "role": "tool", "content": ""}),
-        ))
+        let err = MsgItem::packed(
+            Message::new(&json!({"name": "a", "role": "tool", "content": ""})),
+            &mut Names::default(),
+        )
         .expect_err("role tool");
         assert_eq!(err.0.kind, "AssertionError");
     }

@@ -12,6 +12,6 @@ pub use load::{
     SessionError,
 };
 pub use locate::locate_pointer;
-pub use message::{live_items, msgs_of, Message, MsgItem, PackedMsg};
+pub use message::{live_items, msgs_of, Message, MsgItem, Names, PackedMsg};
 pub use msg::{Msg, Role};
 pub use save::{render_saved, write_atomic, write_beside, write_session_file, SaveError, Written};
