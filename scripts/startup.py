@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Launch to first budget number: starts the workbench in tmux (120x40) on a
-session, polls the screen until the budget meter shows a number, and
-samples the process's resident memory for two seconds more.
+session, polls the screen until the budget meter shows a number, waits two
+seconds more, and reads the process's peak resident memory (VmHWM: the
+kernel's own high-water mark, so nothing between two polls is missed).
+Resident memory includes the binary's pages mapped from the page cache,
+which the kernel maps in large folios: run once before measuring, or drop
+the caches, so that both binaries are read the same way.
 
     python3 scripts/startup.py target/release/formatscope SESSION [BASELINE_BINARY]
 
@@ -28,7 +32,7 @@ def measure(binary, session):
         if pid:
             try:
                 for line in open(f"/proc/{pid}/status"):
-                    if line.startswith("VmRSS"):
+                    if line.startswith("VmHWM"):
                         peak = max(peak, int(line.split()[1]))
             except FileNotFoundError:
                 pass
@@ -55,7 +59,7 @@ def main():
         first = sorted(r[0] for r in rs if r[0] is not None)
         mem = sorted(r[1] for r in rs)
         med = first[len(first) // 2] if first else float("nan")
-        print(f"{b}: first budget number {med:.2f} s (median of 3), peak RSS {mem[1]:.0f} MB ({mem[1]/size:.0f}x the {size:.1f} MB session)")
+        print(f"{b}: first budget number {med:.2f} s (median of 3), peak RSS (VmHWM, median) {mem[1]:.1f} MiB ({mem[1]/size:.2f}x the {size:.2f} MiB session)")
     if baseline:
         def med(b, k):
             v = sorted(r[k] for r in runs[b] if r[k] is not None)
