@@ -12,9 +12,10 @@
 //! the token's entry in the table in the low 22 bits and the hash's top 10
 //! bits above (a probe that meets another token rarely reads the table).
 //! A hash picks its first slot by multiplying (so the count need not be a
-//! power of two), then probes linearly; three slots in four are used,
+//! power of two), then probes linearly; two slots in three are used,
 //! which keeps the index small and a miss a few slots long (a probe reads
-//! one or two cache lines).
+//! one or two cache lines). At three in four, the misses' longer probes
+//! made truncating 1,000 messages 8% slower for 0.1 MB less.
 
 /// FxHash over the bytes (8 at a time), then the length: fast, and the
 /// build and the lookup agree on it by construction.
@@ -42,10 +43,10 @@ fn tag(hash: u64) -> u32 {
     (hash >> (64 - (32 - OFFSET_BITS))) as u32
 }
 
-/// The number of slots for `tokens` entries (load ≤ 3/4).
+/// The number of slots for `tokens` entries (load ≤ 2/3).
 #[allow(dead_code)] // build.rs builds; the counters only look up
 pub fn slot_count(tokens: usize) -> usize {
-    tokens.max(1) * 4 / 3 + 1
+    tokens.max(1) * 3 / 2 + 1
 }
 
 /// The first slot of a hash among `n` slots.
@@ -194,11 +195,11 @@ mod tests {
     }
 
     #[test]
-    fn the_index_is_at_most_three_quarters_full() {
+    fn the_index_is_at_most_two_thirds_full() {
         for tokens in [1, 2, 3, 100, 199_998] {
             let n = slot_count(tokens);
-            assert!(tokens * 4 <= n * 3, "{tokens} tokens in {n} slots");
-            assert!(n * 3 <= tokens * 4 + 3 * 3, "{tokens} tokens in {n} slots");
+            assert!(tokens * 3 <= n * 2, "{tokens} tokens in {n} slots");
+            assert!(n * 2 <= tokens * 3 + 2 * 2, "{tokens} tokens in {n} slots");
         }
     }
 
