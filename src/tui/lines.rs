@@ -184,8 +184,9 @@ impl Lines {
     }
 }
 
-/// The lines of a range in order, each block read once (not through the
-/// shared open block, so walking the lines leaves a screen's block open).
+/// The lines of a range in order, each block read once (through the
+/// lines' open block: a screen's lines, read one range at a time by the
+/// highlighter, decompress their block once).
 #[derive(Clone)]
 pub struct Iter<'a> {
     lines: &'a Lines,
@@ -208,9 +209,7 @@ impl<'a> Iterator for Iter<'a> {
             return self.lines.tail_line(i % BLOCK).map(Cow::Borrowed);
         }
         if self.opened.as_ref().is_none_or(|(at, _)| *at != b) {
-            let block = self.lines.blocks.get(b)?;
-            let bytes = lz4_flex::block::decompress(&block.compressed, block.len).ok()?;
-            self.opened = Some((b, Arc::new(Opened { bytes })));
+            self.opened = Some((b, self.lines.read_block(b)?));
         }
         let (_, opened) = self.opened.as_ref()?;
         opened.line(i % BLOCK).map(|l| Cow::Owned(l.to_owned()))
