@@ -819,8 +819,9 @@ impl App {
             return None;
         }
         let doc = self.doc.as_ref()?;
-        let text = render_saved(&doc.base.text(), &doc.session)
-            .unwrap_or_else(|_| doc.session.to_session_text());
+        let base = doc.base.text();
+        let text =
+            render_saved(&base, &doc.session).unwrap_or_else(|_| doc.session.to_session_text());
         Some(Recovery {
             session: doc.path.clone(),
             written: recovery::timestamp(),
@@ -828,7 +829,7 @@ impl App {
             text,
             base: match &doc.disk {
                 Disk::Changed { text, .. } => text.to_string(),
-                _ => doc.base.text().to_string(),
+                _ => base.to_string(),
             },
             draft: self.editor.draft(),
         })
@@ -1932,8 +1933,11 @@ impl App {
             self.status = format!("not saved: {e}");
             return Vec::new();
         }
+        // Read back once: what the save splices into and, unchanged on
+        // disk, what it expects to find there.
+        let base = doc.base.text();
         let expect = match &doc.disk {
-            Disk::Same => Expect::Text(doc.base.text()),
+            Disk::Same => Expect::Text(Arc::clone(&base)),
             Disk::Changed {
                 text,
                 overwrite_ok: true,
@@ -1958,7 +1962,7 @@ impl App {
         self.status = format!("saving {}…", self.file_name());
         vec![Command::Save {
             path: doc.path.clone(),
-            base: doc.base.text(),
+            base,
             expect,
             session: Box::new(doc.session.clone()),
             state: doc.state(),
