@@ -305,12 +305,7 @@ pub(crate) fn findings(
     let mut ids: Vec<FormatterId> = formatters.to_vec();
     ids.dedup();
     let env = env.another_run();
-    formatscope::lint::lint(&formatscope::lint::Input {
-        session,
-        text: None,
-        formatters: ids,
-        env: &env,
-    })
+    formatscope::lint::lint(&formatscope::lint::Input::new(session, None, ids, &env))
 }
 
 /// Rules from the two sides' attributions, findings by message.

@@ -79,15 +79,15 @@ pub(crate) fn run(args: LintArgs) -> i32 {
         },
     };
     let env = media_env(&session, web_fetcher(&[], args.offline));
-    let input = lint::Input {
-        session: &session,
-        text: Some(&text),
-        formatters: providers
+    let input = lint::Input::new(
+        &session,
+        Some(&text),
+        providers
             .iter()
             .map(|p| FormatterId::new(*p, mode))
             .collect(),
-        env: &env,
-    };
+        &env,
+    );
     let findings = lint::lint(&input);
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, infos) = (

@@ -40,8 +40,7 @@ pub(super) fn checks(
 /// Session-level: system messages after the first that carry no tool
 /// result (AgentScope's tool results come in system messages).
 pub(super) fn system_not_first(input: &Input<'_>, sink: &mut Sink<'_>) {
-    for (i, m) in input.session.messages.iter().enumerate().skip(1) {
-        let m = m.value();
+    for (i, m) in input.messages().iter().enumerate().skip(1) {
         if m.get("role").and_then(Value::as_str) != Some("system") {
             continue;
         }
@@ -77,8 +76,7 @@ fn strings(v: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
 /// A block is dropped when the message formats the same without it.
 fn dropped_blocks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
     let options = super::options();
-    for (i, m) in input.session.messages.iter().enumerate() {
-        let m = &m.value();
+    for (i, m) in input.messages().iter().enumerate() {
         let Some(blocks) = m.get("content").and_then(Value::as_array) else {
             continue;
         };
@@ -127,10 +125,8 @@ fn jpg_media_type(
         let source = source_of(&formatted.spans, k);
         let block = source.and_then(|i| {
             input
-                .session
-                .messages
+                .messages()
                 .get(i)?
-                .value()
                 .get("content")?
                 .as_array()?
                 .iter()

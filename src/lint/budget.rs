@@ -79,14 +79,12 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
     }
     // A kept tool result whose call was dropped.
     let ids = |i: usize, kind: &str| -> Vec<String> {
-        session
-            .messages
+        input
+            .messages()
             .get(i)
-            .map(|m| m.value())
-            .map(|m| {
-                let Some(blocks) = m.get("content").and_then(Value::as_array) else {
-                    return Vec::new();
-                };
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array)
+            .map(|blocks| {
                 blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))

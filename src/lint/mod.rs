@@ -158,6 +158,36 @@ pub struct Input<'a> {
     pub text: Option<&'a str>,
     pub formatters: Vec<FormatterId>,
     pub env: &'a MediaEnv,
+    /// The session's messages unpacked, once for every check and formatter.
+    messages: std::sync::OnceLock<Vec<Value>>,
+}
+
+impl<'a> Input<'a> {
+    pub fn new(
+        session: &'a Session,
+        text: Option<&'a str>,
+        formatters: Vec<FormatterId>,
+        env: &'a MediaEnv,
+    ) -> Input<'a> {
+        Input {
+            session,
+            text,
+            formatters,
+            env,
+            messages: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The session's message dicts.
+    pub(crate) fn messages(&self) -> &[Value] {
+        self.messages.get_or_init(|| {
+            self.session
+                .messages
+                .iter()
+                .map(crate::session::Message::value)
+                .collect()
+        })
+    }
 }
 
 /// Collects findings; one per (rule, message, block, text), with the
@@ -247,10 +277,9 @@ impl Sink<'_> {
         };
         let content_is_list = self
             .input
-            .session
-            .messages
+            .messages()
             .get(m)
-            .is_some_and(|v| v.value().get("content").is_some_and(Value::is_array));
+            .is_some_and(|v| v.get("content").is_some_and(Value::is_array));
         match b {
             Some(b) if content_is_list => format!("{base}/content/{b}"),
             Some(_) => format!("{base}/content"),

@@ -27,12 +27,11 @@ fn block_type(b: &Value) -> Option<&str> {
 /// Checks on the session itself, once for every formatter.
 pub(super) fn session_checks(input: &Input<'_>, sink: &mut Sink<'_>) {
     super::agentscope::system_not_first(input, sink);
-    let messages = &input.session.messages;
+    let messages = input.messages();
     // Tool calls and results paired by id, in order.
     let mut calls: Vec<(String, usize, usize)> = Vec::new();
     let mut answered: Vec<String> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
-        let m = m.value();
         let Some(blocks) = m.get("content").and_then(Value::as_array) else {
             continue;
         };

@@ -444,12 +444,7 @@ impl Computer {
             // Everything else first: linting formats the request again.
             early(preview.clone());
             let env = model.env().another_run();
-            let input = crate::lint::Input {
-                session,
-                text: Some(text),
-                formatters: vec![job.formatter],
-                env: &env,
-            };
+            let input = crate::lint::Input::new(session, Some(text), vec![job.formatter], &env);
             preview.lint = Some(Arc::new(crate::lint::lint(&input)));
         }
         if let Some((l, r)) = job.compare {
