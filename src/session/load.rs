@@ -193,7 +193,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
             }
             // The parser packed the list unless its key was escaped.
             let messages = match map.get_mut("messages") {
-                Some(Value::Array(list)) if !list.is_empty() => shared(std::mem::take(list)),
+                Some(Value::Array(list)) if !list.is_empty() => pack_messages(std::mem::take(list)),
                 _ => packed,
             };
             if super::openai_body::looks_like_openai_request(
@@ -225,7 +225,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                 Some(state) => Session {
                     path: None,
                     shape: InputShape::MemoryState,
-                    messages: shared(
+                    messages: pack_messages(
                         state
                             .iter()
                             .map(|item| match item {
@@ -262,7 +262,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
 
 /// Messages as the session holds them: numbers normalised as Python reads
 /// them, packed (each tree is freed as soon as it is packed).
-pub(crate) fn shared(items: Vec<Value>) -> Vec<Message> {
+pub(crate) fn pack_messages(items: Vec<Value>) -> Vec<Message> {
     items
         .into_iter()
         .map(|mut m| {

@@ -126,7 +126,7 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
     Ok(Session {
         path: None,
         shape: InputShape::OpenAiRequest,
-        messages: super::load::shared(out),
+        messages: super::load::pack_messages(out),
         tools: map.get("tools").cloned(),
         settings,
         warnings: Vec::new(),
