@@ -200,7 +200,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         return 0;
     }
     if let Some(n) = remote {
-        println!(
+        outln!(
             "{}'s own count: {n} input tokens (exact; ours {}{})",
             report.formatter.provider,
             mark(report.exact),
@@ -256,7 +256,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
             }
         ));
     }
-    print!("{out}");
+    out!("{out}");
     0
 }
 
@@ -307,18 +307,19 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
         }
         print_json(&out);
     } else {
-        println!(
+        outln!(
             "{} · {} · truncation counted with {}",
             model.formatter,
             safe(&info.model),
             model.truncation_label()
         );
         match (&plan.error, plan.tokens_after) {
-            (None, Some(after)) if plan.dropped.is_empty() => println!(
+            (None, Some(after)) if plan.dropped.is_empty() => outln!(
                 "fits: {} tokens of {}; nothing dropped",
-                after, plan.max_tokens
+                after,
+                plan.max_tokens
             ),
-            (None, Some(after)) => println!(
+            (None, Some(after)) => outln!(
                 "drops {} of {} messages (#{}..#{}) in {} steps: {} -> {} tokens of {}",
                 plan.dropped.len(),
                 plan.kept.len() + plan.dropped.len(),
@@ -329,7 +330,7 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
                 after,
                 plan.max_tokens
             ),
-            _ => println!(
+            _ => outln!(
                 "cannot fit: {} ({} tokens before)",
                 safe(&plan.reason().unwrap_or_default()),
                 plan.tokens_before

@@ -212,7 +212,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             if s.wire { " (wire body)" } else { "" }
         )
     };
-    println!(
+    outln!(
         "{} → {}: {} change{}",
         name(&left),
         name(&right),
@@ -220,10 +220,10 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         if ops.len() == 1 { "" } else { "s" }
     );
     for op in &ops {
-        println!("{}", super::safe(&op.summary()));
+        outln!("{}", super::safe(&op.summary()));
     }
     if let Some((p, tokens, exact)) = prefix {
-        println!(
+        outln!(
             "identical prefix of the bodies: {} of {} bytes, {}{tokens} tokens{}",
             p.bytes,
             p.of,
