@@ -68,6 +68,7 @@ impl TokenReport {
             "formatter": self.formatter.class_name(),
             "provider": self.model.provider.id(),
             "model": self.model.model,
+            "model_assumed": self.model.assumed,
             "tokenizer": self.model.tokenizer.describe(),
             "exact": self.exact,
             "messages_exact": self.messages_exact,

@@ -119,12 +119,7 @@ fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetMode
                 "unknown model {name:?} for {provider} (see assets/models.json; `formatscope tokenize --tokenizer` counts raw text with any tokenizer)"
             ))
         })?,
-        None => {
-            // A session written for another provider names a model this
-            // provider does not serve: use the provider's default then.
-            let own = session.model().filter(|_| target.provider.is_none());
-            models::resolve(provider, own)
-        }
+        None => formatscope::model_choice::choose_model(&session, provider, None).info(),
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&[], target.offline));
@@ -212,7 +207,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     out.push_str(&format!(
         "{} · {} · tokenizer {}{}\n",
         report.formatter,
-        safe(&m.model),
+        safe(&m.label()),
         m.tokenizer.describe(),
         if report.exact { " (exact)" } else { "" }
     ));

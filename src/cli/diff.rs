@@ -91,8 +91,8 @@ pub(crate) fn request_of(
 ) -> Result<Value, String> {
     let request = ReferenceRequest::plain(formatter);
     let out = if wire {
-        let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
-            .map_err(|e| e.to_string())?;
+        let settings =
+            formatscope::model_choice::request_settings(session, formatter.provider, None)?;
         pipeline::run_request(session, &request, &settings, env)
     } else {
         pipeline::run_reference_in(session, &request, env)
@@ -188,7 +188,8 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
                 formatscope::wire::export::body_bytes(provider, &r),
             );
             let p = formatscope::diff::cache_prefix(&lb, &rb);
-            let model = formatscope::tokens::models::resolve(provider, right_session.model());
+            let model =
+                formatscope::model_choice::choose_model(&right_session, provider, None).info();
             // The body's text in the provider's tokenizer: an estimate of
             // the cached prompt (the JSON syntax is not what is cached).
             let tokens = model.tokenizer.count(&rb[..p.bytes]);

@@ -166,8 +166,7 @@ fn wire_body(
     id: FormatterId,
     env: &formatscope::media::MediaEnv,
 ) -> Result<Value, String> {
-    let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
-        .map_err(|e| e.to_string())?;
+    let settings = formatscope::model_choice::request_settings(session, id.provider, None)?;
     let out = pipeline::run_request(session, &ReferenceRequest::plain(id), &settings, env);
     if let Some(e) = out.get("error").and_then(Value::as_str) {
         return Err(e.to_string());

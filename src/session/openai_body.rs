@@ -123,6 +123,9 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
     if let Some(model) = map.get("model") {
         settings.insert("model".into(), model.clone());
     }
+    if let Some(request) = request_object(map) {
+        settings.insert("request".into(), request);
+    }
     Ok(Session {
         path: None,
         shape: InputShape::OpenAiRequest,
@@ -131,6 +134,48 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
         settings,
         warnings: Vec::new(),
     })
+}
+
+/// The body's other fields as the session's `"request"` object, so the wire
+/// sends what the pasted body asked for: `stream`, `tool_choice` (a named
+/// function as its name, as AgentScope takes it) and every sampling or
+/// output field (`temperature`, `max_tokens`, `response_format`, ...) as
+/// keyword arguments of the call.
+fn request_object(body: &Map<String, Value>) -> Option<Value> {
+    let mut request = Map::new();
+    let mut call_kwargs = Map::new();
+    for (key, value) in body {
+        match key.as_str() {
+            "model" | "messages" | "tools" => {}
+            "stream" if value.is_boolean() => {
+                request.insert("stream".into(), value.clone());
+            }
+            "tool_choice" => {
+                let named = value
+                    .get("function")
+                    .and_then(|f| f.get("name"))
+                    .filter(|n| n.is_string());
+                match (value, named) {
+                    (Value::String(_), _) => {
+                        request.insert("tool_choice".into(), value.clone());
+                    }
+                    (_, Some(name)) => {
+                        request.insert("tool_choice".into(), name.clone());
+                    }
+                    _ => {
+                        call_kwargs.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            _ => {
+                call_kwargs.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if !call_kwargs.is_empty() {
+        request.insert("call_kwargs".into(), Value::Object(call_kwargs));
+    }
+    (!request.is_empty()).then_some(Value::Object(request))
 }
 
 /// One OpenAI content part as an AgentScope block.

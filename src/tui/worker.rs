@@ -12,6 +12,7 @@ use crate::compare::shorten_media;
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
+use crate::provider::Provider;
 use crate::session::Message;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
@@ -160,9 +161,10 @@ pub struct Job {
     pub token_counter: Result<CounterSpec, String>,
     /// Which view of the request to lay out.
     pub shown: Shown,
-    /// How the model class is built and called (the session's `"request"`
-    /// object), or why it is not valid.
-    pub request: Result<wire::Settings, String>,
+    /// How the model class is built and called for each provider (the
+    /// session's `"request"` object and `model_choice`'s model), or why
+    /// the object is not valid.
+    pub request: Result<Vec<(Provider, wire::Settings)>, String>,
     /// The compare view's two sides, when it is open.
     pub compare: Option<(SideSpec, SideSpec)>,
     /// An earlier version of the file (its text) to compare with: for the
@@ -187,6 +189,17 @@ pub struct Why {
     pub fired: Vec<(&'static crate::explain::Rule, Vec<usize>)>,
     /// Why there is nothing to show (a view without nodes).
     pub note: Option<String>,
+}
+
+impl Job {
+    /// The model settings a request to `provider` is built with.
+    pub fn settings(&self, provider: Provider) -> Result<&wire::Settings, String> {
+        let all = self.request.as_ref().map_err(Clone::clone)?;
+        all.iter()
+            .find(|(p, _)| *p == provider)
+            .map(|(_, s)| s)
+            .ok_or_else(|| format!("no settings for {provider}"))
+    }
 }
 
 /// What the panes show for one session state.
@@ -621,7 +634,7 @@ fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
             (out.into_iter().map(|(_, p)| p).collect(), plain)
         }
         Shown::Wire => {
-            let Ok(settings) = &job.request else {
+            let Ok(settings) = job.settings(job.formatter.provider) else {
                 return Why::default();
             };
             let built = wire::build(
@@ -721,7 +734,7 @@ fn cache_line(
     let earlier = earlier
         .as_ref()
         .map_err(|e| format!("the {against} version: {e}"))?;
-    let settings = job.request.as_ref().map_err(|e| e.clone())?;
+    let settings = job.settings(job.formatter.provider)?;
     let now = model
         .formatted_with_spans()
         .map_err(|e| format!("{}: {}", e.kind, e.message))?;
@@ -733,11 +746,8 @@ fn cache_line(
         job.tools.as_ref(),
         settings,
     )?;
-    let mut before_settings = wire::Settings::from_session(earlier.session.settings.get("request"))
+    let before_settings = crate::model_choice::request_settings(&earlier.session, provider, None)
         .unwrap_or_else(|_| settings.clone());
-    if before_settings.model.is_none() {
-        before_settings.model = settings.model.clone();
-    }
     let before = wire_body(
         job,
         job.formatter,
@@ -829,14 +839,10 @@ fn compare_side(
     if spec.view != SideView::Wire {
         return Side::formatted(label, shorten(request.messages), &request.spans);
     }
-    let settings = match &job.request {
-        Ok(s) => s,
+    let settings = match job.settings(spec.formatter.provider) {
+        Ok(s) => s.clone(),
         Err(e) => return Side::failed(label, format!("the session's \"request\" object: {e}")),
     };
-    let mut settings = settings.clone();
-    if spec.formatter.provider != job.formatter.provider {
-        settings.model = Some(crate::wire::default_model(spec.formatter.provider).to_string());
-    }
     match wire_body(
         job,
         spec.formatter,
@@ -920,7 +926,7 @@ fn chunks_of(lines: usize) -> Vec<Range<usize>> {
 /// The wire view: the HTTP request the provider's SDK would send (the key
 /// as `<API_KEY>`), or why AgentScope or the SDK would raise first.
 fn wire_lines(job: &Job, messages: Vec<Value>, raw: bool) -> Vec<String> {
-    let settings = match &job.request {
+    let settings = match job.settings(job.formatter.provider) {
         Ok(s) => s,
         Err(e) => return vec![format!("// the session's \"request\" object: {e}")],
     };
