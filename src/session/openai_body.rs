@@ -15,10 +15,29 @@ pub fn looks_like_openai_request<M: std::borrow::Borrow<Value>>(
     map: &Map<String, Value>,
     messages: impl IntoIterator<Item = M>,
 ) -> bool {
-    if ["provider", "mode", "title", "max_tokens"]
+    if ["provider", "mode", "title"]
         .iter()
         .any(|k| map.contains_key(*k))
     {
+        return false;
+    }
+    // `max_tokens` is a session's budget too: it counts as the body's own
+    // only beside a field no session has.
+    const BODY_ONLY: [&str; 12] = [
+        "temperature",
+        "top_p",
+        "tool_choice",
+        "stream",
+        "stream_options",
+        "stop",
+        "seed",
+        "n",
+        "response_format",
+        "max_completion_tokens",
+        "frequency_penalty",
+        "presence_penalty",
+    ];
+    if map.contains_key("max_tokens") && !BODY_ONLY.iter().any(|k| map.contains_key(*k)) {
         return false;
     }
     map.contains_key("model")
