@@ -45,7 +45,7 @@ impl ProviderCounter {
 
     /// Raw vocabulary tokens (scaled once per message for estimates).
     fn raw(&self, text: &str) -> i64 {
-        self.info.tokenizer.vocab.count(text) as i64
+        self.info.tokenizer.raw(text) as i64
     }
 
     /// Tokens of the provider-formatted tool schemas (`format_tools`'s
