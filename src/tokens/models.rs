@@ -64,7 +64,18 @@ impl TokenizerSpec {
 
     /// Tokens of `text`, scaled when this is an estimate.
     pub fn count(&self, text: &str) -> i64 {
-        self.scale(self.vocab.count(text) as i64)
+        self.scale(self.raw(text) as i64)
+    }
+
+    /// The vocabulary's count of `text`, before scaling. An estimate reads
+    /// the borrowed vocabulary's special-token strings as text: they are not
+    /// the estimated model's specials (Gemini does not know `<|im_start|>`).
+    pub fn raw(&self, text: &str) -> usize {
+        if self.exact_count() {
+            self.vocab.count(text)
+        } else {
+            self.vocab.count_as_text(text)
+        }
     }
 
     /// A raw vocabulary count scaled by the estimate's factor.
@@ -358,6 +369,21 @@ mod tests {
             resolve(Provider::OpenAi, Some("qwen-max")).tokenizer.name,
             "qwen"
         );
+    }
+
+    #[test]
+    fn estimates_read_the_borrowed_vocabularys_specials_as_text() {
+        // Gemini does not know Qwen's <|im_start|>; Qwen itself does.
+        let gemini = TokenizerSpec::from_name("gemini").unwrap();
+        let qwen = TokenizerSpec::from_name("qwen").unwrap();
+        assert_eq!(qwen.raw("<|im_start|>"), 1);
+        assert_eq!(gemini.raw("<|im_start|>"), 6);
+        let claude = TokenizerSpec::from_name("claude").unwrap();
+        assert_eq!(
+            claude.raw("<EOT>"),
+            Vocab::ClaudeLegacy.count_as_text("<EOT>")
+        );
+        assert!(claude.raw("<EOT>") > 1);
     }
 
     #[test]
