@@ -25,6 +25,9 @@ CHAT = "sessions/chat_plain.json"
 MEDIA = "sessions/multimodal.json"
 CASES = "tests/golden/cases/"
 OWN = "tests/oracle/cases/"
+# Sessions of this suite; their web images are under tests/wire/media/web/
+# (the oracle's default web root for them).
+WIRE = "tests/wire/sessions/"
 
 # Vectors whose error text is pydantic's full report (every alternative of
 # a union): formatscope raises the same error at the same stage with a
@@ -82,9 +85,30 @@ VECTORS = {
     "ollama_format_call": (CHAT, ["--formatter", "OllamaChatFormatter", "--call-kwargs", '{"format": "json", "think": false}']),
 }
 
+# DashScope's text-generation call refuses an empty conversation
+# (InputRequired) however it came about; the multimodal call sends it.
+for _fmt, _short in (("DashScopeChatFormatter", "chat"), ("DashScopeMultiAgentFormatter", "multi_agent")):
+    VECTORS[f"dashscope_{_short}_empty_session"] = (OWN + "x_empty_session.json", ["--formatter", _fmt])
+    VECTORS[f"dashscope_{_short}_empty_content"] = (WIRE + "empty_content.json", ["--formatter", _fmt])
+    VECTORS[f"dashscope_{_short}_thinking_only"] = (WIRE + "thinking_only.json", ["--formatter", _fmt, "--no-stream"])
+    VECTORS[f"dashscope_{_short}_dropped_with_tools"] = (WIRE + "dropped_with_tools.json", ["--formatter", _fmt, "--tool-choice", "pick"])
+VECTORS["dashscope_empty_session_qvq"] = (OWN + "x_empty_session.json", ["--formatter", "DashScopeChatFormatter", "--model", "qvq-max"])
+VECTORS["dashscope_empty_content_multimodality"] = (WIRE + "empty_content.json", ["--formatter", "DashScopeMultiAgentFormatter", "--model-kwargs", '{"multimodality": true}'])
+VECTORS["dashscope_empty_session_thinking"] = (OWN + "x_empty_session.json", ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"enable_thinking": true}'])
+
+# Ollama's Image serializer: base64 text, or a name ending in an image
+# extension (a missing file), or neither.
+for _name in ("web_text_image", "web_pathlike_image", "web_base64like_image", "web_accented_image",
+              "web_five_image", "web_badpad_image", "web_upper_ext_image", "web_webp_image",
+              "base64_not_base64", "base64_jpg_name"):
+    VECTORS[f"ollama_{_name}"] = (WIRE + f"ollama_{_name}.json", ["--formatter", "OllamaChatFormatter"])
+VECTORS["ollama_web_text_image_multi_agent"] = (WIRE + "ollama_web_text_image.json", ["--formatter", "OllamaMultiAgentFormatter"])
+VECTORS["ollama_tool_result_text_image"] = (WIRE + "ollama_tool_result_text_image.json", ["--formatter", "OllamaChatFormatter", "--promote-tool-result-images"])
+
 
 def parse(args):
     out = {"formatter_name": None, "model": None, "stream": None, "tool_choice": None, "model_kwargs": {}, "call_kwargs": {}}
+    promote = {}
     it = iter(args)
     for a in it:
         if a == "--formatter":
@@ -101,8 +125,11 @@ def parse(args):
             out["model_kwargs"] = json.loads(next(it))
         elif a == "--call-kwargs":
             out["call_kwargs"] = json.loads(next(it))
+        elif a.startswith("--promote-tool-result-"):
+            promote[a.removeprefix("--promote-tool-result-")] = True
         else:
             raise SystemExit(f"unknown argument {a}")
+    out["options"] = request_oracle.oracle.option_kwargs(out["formatter_name"], **promote)
     return out
 
 
@@ -111,7 +138,12 @@ def main():
     out_dir = os.path.join(REPO, "tests", "wire", "expected")
     os.makedirs(out_dir, exist_ok=True)
     files = []
+    import dashscope  # noqa: E402  (the oracle's venv)
+    # DashScopeChatModel sets the SDK's module-wide URL when given one: put
+    # it back so one vector's base URL does not leak into the next.
+    dashscope_url = dashscope.base_http_api_url
     for name, (session, args) in VECTORS.items():
+        dashscope.base_http_api_url = dashscope_url
         result = request_oracle.run(os.path.join(REPO, session), **parse(args))
         rel = f"expected/{name}.json"
         with open(os.path.join(REPO, "tests", "wire", rel), "w", encoding="utf-8") as f:

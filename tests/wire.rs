@@ -66,6 +66,8 @@ fn our_own_request_vectors_match_the_request_oracle() {
 fn run_suite(dir: &str, expected_prefix: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let web_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/media/web");
+    // A suite's own web images (the oracle's default root for its sessions).
+    let own_web = root.join("media/web");
     let manifest = python_json(&std::fs::read_to_string(root.join("manifest.json")).unwrap());
     let (mut passed, mut failures) = (0, Vec::new());
     for entry in manifest["files"].as_array().unwrap() {
@@ -84,7 +86,7 @@ fn run_suite(dir: &str, expected_prefix: &str) -> usize {
         let session = read_session(&case).unwrap();
         let env = MediaEnv::new(
             session.base_dir(),
-            Arc::new(WebRoot::new(vec![web_root.clone()])),
+            Arc::new(WebRoot::new(vec![own_web.clone(), web_root.clone()])),
         );
         // The manifest writes the JSON arguments with sorted keys; the
         // oracle ran with the order its output records (which the body's
