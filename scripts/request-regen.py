@@ -29,10 +29,9 @@ OWN = "tests/oracle/cases/"
 # (the oracle's default web root for them).
 WIRE = "tests/wire/sessions/"
 
-# Vectors whose error text is pydantic's full report (every alternative of
-# a union): formatscope raises the same error at the same stage with a
-# shorter message, so only those are compared.
-MATCH_ERROR_TYPE = {"gemini_rich_tools", "gemini_enum_int"}
+# Vectors judged by their error's stage and type only (none: every error
+# message is compared in full).
+MATCH_ERROR_TYPE: set = set()
 
 # name -> (session, arguments as on request_oracle.py's command line)
 VECTORS = {
@@ -103,6 +102,18 @@ for _name in ("web_text_image", "web_pathlike_image", "web_base64like_image", "w
               "base64_not_base64", "base64_jpg_name"):
     VECTORS[f"ollama_{_name}"] = (WIRE + f"ollama_{_name}.json", ["--formatter", "OllamaChatFormatter"])
 VECTORS["ollama_web_text_image_multi_agent"] = (WIRE + "ollama_web_text_image.json", ["--formatter", "OllamaMultiAgentFormatter"])
+# google-genai validates the config, then the contents, with pydantic: the
+# full report (every location of every union member) is compared.
+for _name in ("gemini_enum_float", "gemini_enum_bool_null", "gemini_enum_nested", "gemini_enum_two_tools",
+              "gemini_schema_odd_fields", "gemini_schema_lax_values", "gemini_schema_items_not_object",
+              "gemini_inline_not_base64", "gemini_inline_two_bad", "gemini_inline_unpadded",
+              "gemini_inline_bad_symbol_late", "gemini_web_text_image"):
+    VECTORS[_name] = (WIRE + f"{_name}.json", ["--formatter", "GeminiChatFormatter"])
+VECTORS["gemini_enum_nested_multi_agent"] = (WIRE + "gemini_enum_nested.json", ["--formatter", "GeminiMultiAgentFormatter", "--tool-choice", "t0"])
+VECTORS["gemini_inline_not_base64_multi_agent"] = (WIRE + "gemini_inline_not_base64.json", ["--formatter", "GeminiMultiAgentFormatter"])
+VECTORS["gemini_tool_result_web_text_image"] = (WIRE + "gemini_tool_result_web_text_image.json", ["--formatter", "GeminiChatFormatter", "--promote-tool-result-images"])
+VECTORS["gemini_bad_config_and_tools"] = (OWN + "x_tools_enum_int.json", ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_budget": "lots"}, "generate_kwargs": {"temperature": "hot", "stop_sequences": "END"}}', "--call-kwargs", '{"bogus": 1}'])
+VECTORS["gemini_bad_config_no_stream"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--no-stream", "--model-kwargs", '{"generate_kwargs": {"max_output_tokens": 1.5, "seed": "x", "candidate_count": true}}'])
 VECTORS["ollama_tool_result_text_image"] = (WIRE + "ollama_tool_result_text_image.json", ["--formatter", "OllamaChatFormatter", "--promote-tool-result-images"])
 
 

@@ -59,11 +59,12 @@ fn every_request_vector_matches_agentscopes_model_classes() {
 #[test]
 fn our_own_request_vectors_match_the_request_oracle() {
     let passed = run_suite("tests/wire", "");
-    assert!(passed >= 45, "only {passed} vectors checked");
+    assert!(passed >= 87, "only {passed} vectors checked");
 }
 
 /// Runs every vector of a suite; panics with every difference.
 fn run_suite(dir: &str, expected_prefix: &str) -> usize {
+    let exact_errors = dir == "tests/wire";
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let web_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/media/web");
     // A suite's own web images (the oracle's default root for its sessions).
@@ -126,6 +127,17 @@ fn run_suite(dir: &str, expected_prefix: &str) -> usize {
                         "warnings {:?} != {:?}",
                         actual.get("warnings"),
                         expected.get("warnings")
+                    )
+                })
+            })
+            .or_else(|| {
+                // Our own vectors compare error messages whole, reprs too.
+                let message = |v: &Value| v.get("error").cloned();
+                (exact_errors && message(&expected) != message(&actual)).then(|| {
+                    format!(
+                        "error {:?} != {:?}",
+                        message(&actual),
+                        message(&expected)
                     )
                 })
             })

@@ -10,9 +10,12 @@ use super::{
 };
 use crate::formatter::{format_tools, Provider};
 use crate::json;
+use crate::py::pydantic;
 use crate::py::{self, PyErr};
 use base64::Engine;
 use serde_json::{Map, Number, Value};
+
+mod types;
 
 /// `GenerateContentConfig` fields the REST request keeps at the top level,
 /// and the rest, in `_GenerateContentConfig_to_mldev`'s order with their
@@ -136,7 +139,12 @@ pub(super) fn build(
             "generateContent",
         )
     };
-    let (body, sdk_error) = match request_body(&kwargs) {
+    // The SDK validates the config (looking for automatic function
+    // calling), then the call's parameters, then converts them.
+    let checked = types::check_config(&kwargs["config"])
+        .and_then(|()| types::check_contents(&kwargs["contents"]))
+        .and_then(|()| request_body(&kwargs));
+    let (body, sdk_error) = match checked {
         Ok(b) => (b, None),
         Err(e) => (Value::Null, Some(e)),
     };
@@ -218,30 +226,6 @@ fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
             };
             generation.insert(rest.into(), v);
         }
-    }
-    let top_level = [
-        "system_instruction",
-        "safety_settings",
-        "tools",
-        "tool_config",
-        "cached_content",
-        "service_tier",
-    ];
-    if let Some(k) = config
-        .keys()
-        .find(|k| !top_level.contains(&k.as_str()) && !GENERATION.iter().any(|(p, _)| p == k))
-    {
-        let value = &config[k];
-        return Err(PyErr::new(
-            "ValidationError",
-            format!(
-                "1 validation error for GenerateContentConfig\n{k}\n  Extra inputs are not permitted \
-                 [type=extra_forbidden, input_value={}, input_type={}]\n    \
-                 For further information visit https://errors.pydantic.dev/2.13/v/extra_forbidden",
-                py::py_repr(value),
-                py::type_name(value)
-            ),
-        ));
     }
     body.insert("generationConfig".into(), Value::Object(generation));
     if let Some(v) = config.get("service_tier").filter(|v| !v.is_null()) {
@@ -374,21 +358,19 @@ fn part(p: &Value) -> Result<Value, PyErr> {
 
 /// A bytes field, written URL-safe as pydantic serialises bytes.
 /// Python `bytes` in the formatter's output (`{"$bytes": base64}`) are
-/// the bytes themselves; a string is base64 text.
+/// the bytes themselves; a string is base64 text, decoded as pydantic
+/// decodes it (validation has already refused what it cannot decode).
 fn url_safe(v: &Value, what: &str) -> Result<String, PyErr> {
-    let text = match v.get("$bytes") {
-        Some(Value::String(b64)) => b64.as_str(),
-        _ => v.as_str().unwrap_or_default(),
+    let bytes = match v.get("$bytes") {
+        Some(Value::String(b64)) => base64::engine::general_purpose::STANDARD.decode(b64).ok(),
+        _ => pydantic::base64_bytes(v.as_str().unwrap_or_default()).ok(),
     };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(text))
-        .map_err(|_| {
-            PyErr::new(
-                "ValidationError",
-                format!("1 validation error for Part\n{what}\n  Base64 decoding error"),
-            )
-        })?;
+    let bytes = bytes.ok_or_else(|| {
+        PyErr::new(
+            "ValidationError",
+            format!("1 validation error for Part\n{what}\n  Base64 decoding error"),
+        )
+    })?;
     Ok(base64::engine::general_purpose::URL_SAFE.encode(bytes))
 }
 
@@ -469,12 +451,31 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
                 }
                 Value::Object(props)
             }
-            "maximum" | "minimum" => match v {
-                Value::Number(n) => {
-                    let f = n.as_f64().unwrap_or_default();
-                    Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
+            // Validated in lax mode: the value pydantic made of the input.
+            "maximum" | "minimum" => {
+                let f = match v {
+                    Value::Number(n) => n.as_f64(),
+                    Value::Bool(b) => Some(f64::from(u8::from(*b))),
+                    Value::String(t) => pydantic::float_text(t),
+                    _ => None,
+                };
+                match f {
+                    Some(f) => {
+                        Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
+                    }
+                    None => return Err(invalid(snake, "Input should be a valid number")),
                 }
-                _ => return Err(invalid(snake, "Input should be a valid number")),
+            }
+            "max_items" | "max_length" | "max_properties" | "min_items" | "min_length"
+            | "min_properties" => lax_int(v),
+            "nullable" => match v {
+                Value::Bool(_) => v.clone(),
+                Value::Number(n) => Value::Bool(n.as_f64() == Some(1.0)),
+                Value::String(t) => Value::Bool(matches!(
+                    t.trim().to_lowercase().as_str(),
+                    "1" | "on" | "t" | "true" | "y" | "yes"
+                )),
+                _ => v.clone(),
             },
             "enum" => {
                 for member in py::iterate(v)? {
@@ -489,6 +490,22 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
         out.insert(snake.into(), v);
     }
     Ok(Value::Object(out))
+}
+
+/// An int field's value after lax validation: `"3"`, `3.0` and `True` are
+/// 3, 3 and 1.
+fn lax_int(v: &Value) -> Value {
+    let text = match v {
+        Value::Bool(b) => return Value::from(u8::from(*b)),
+        Value::Number(n) if n.is_f64() => n.as_f64().map(|f| format!("{f:.0}")),
+        Value::String(t) => {
+            let t = t.trim().replace('_', "");
+            Some(t.split('.').next().unwrap_or_default().to_string())
+        }
+        _ => None,
+    };
+    text.and_then(|t| t.trim_start_matches('+').parse::<Number>().ok())
+        .map_or_else(|| v.clone(), Value::Number)
 }
 
 fn invalid(field: &str, what: &str) -> PyErr {
