@@ -112,6 +112,9 @@ for _name in ("gemini_enum_float", "gemini_enum_bool_null", "gemini_enum_nested"
 VECTORS["gemini_enum_nested_multi_agent"] = (WIRE + "gemini_enum_nested.json", ["--formatter", "GeminiMultiAgentFormatter", "--tool-choice", "t0"])
 VECTORS["gemini_inline_not_base64_multi_agent"] = (WIRE + "gemini_inline_not_base64.json", ["--formatter", "GeminiMultiAgentFormatter"])
 VECTORS["gemini_tool_result_web_text_image"] = (WIRE + "gemini_tool_result_web_text_image.json", ["--formatter", "GeminiChatFormatter", "--promote-tool-result-images"])
+# AgentScope itself decodes a tool result's base64 media (to save it): that
+# fails first, at the format stage, with binascii's message.
+VECTORS["gemini_tool_result_inline_not_base64"] = (WIRE + "gemini_tool_result_inline_not_base64.json", ["--formatter", "GeminiChatFormatter"])
 VECTORS["gemini_bad_config_and_tools"] = (OWN + "x_tools_enum_int.json", ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_budget": "lots"}, "generate_kwargs": {"temperature": "hot", "stop_sequences": "END"}}', "--call-kwargs", '{"bogus": 1}'])
 VECTORS["gemini_bad_config_no_stream"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--no-stream", "--model-kwargs", '{"generate_kwargs": {"max_output_tokens": 1.5, "seed": "x", "candidate_count": true}}'])
 VECTORS["ollama_tool_result_text_image"] = (WIRE + "ollama_tool_result_text_image.json", ["--formatter", "OllamaChatFormatter", "--promote-tool-result-images"])
