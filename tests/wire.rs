@@ -55,7 +55,9 @@ fn every_request_vector_matches_agentscopes_model_classes() {
 
 /// Our own vectors (scripts/request-regen.py): extra_body and headers,
 /// organizations, base URLs, unknown arguments, thinking switches,
-/// DashScope's headers, search and endpoints, Ollama's host and images.
+/// DashScope's headers, search and endpoints, Ollama's host and images,
+/// and the errors the SDKs raise before sending (DashScope's empty
+/// conversations, Ollama's images, google-genai's pydantic reports).
 #[test]
 fn our_own_request_vectors_match_the_request_oracle() {
     let passed = run_suite("tests/wire", "");
