@@ -107,8 +107,10 @@ VECTORS["ollama_web_text_image_multi_agent"] = (WIRE + "ollama_web_text_image.js
 for _name in ("gemini_enum_float", "gemini_enum_bool_null", "gemini_enum_nested", "gemini_enum_two_tools",
               "gemini_schema_odd_fields", "gemini_schema_lax_values", "gemini_schema_items_not_object",
               "gemini_inline_not_base64", "gemini_inline_two_bad", "gemini_inline_unpadded",
-              "gemini_inline_bad_symbol_late", "gemini_web_text_image"):
+              "gemini_inline_bad_symbol_late", "gemini_web_text_image",
+              "gemini_schema_unknown_types", "gemini_schema_unknown_type_and_enum_int"):
     VECTORS[_name] = (WIRE + f"{_name}.json", ["--formatter", "GeminiChatFormatter"])
+VECTORS["gemini_schema_unknown_types_no_stream"] = (WIRE + "gemini_schema_unknown_types.json", ["--formatter", "GeminiMultiAgentFormatter", "--no-stream", "--tool-choice", "required"])
 VECTORS["gemini_enum_nested_multi_agent"] = (WIRE + "gemini_enum_nested.json", ["--formatter", "GeminiMultiAgentFormatter", "--tool-choice", "t0"])
 VECTORS["gemini_inline_not_base64_multi_agent"] = (WIRE + "gemini_inline_not_base64.json", ["--formatter", "GeminiMultiAgentFormatter"])
 VECTORS["gemini_tool_result_web_text_image"] = (WIRE + "gemini_tool_result_web_text_image.json", ["--formatter", "GeminiChatFormatter", "--promote-tool-result-images"])

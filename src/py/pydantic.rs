@@ -23,6 +23,14 @@ pub struct LineError {
     pub input: Value,
 }
 
+/// What a validation found: its errors, and the warnings it emitted on the
+/// way (google-genai's enums warn about a value they do not know).
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub errors: Vec<LineError>,
+    pub warnings: Vec<String>,
+}
+
 /// A field type.
 pub enum Ty {
     Any,
@@ -32,9 +40,10 @@ pub enum Ty {
     Float,
     /// `bytes` under `val_json_bytes='base64'`: a string must be base64.
     Bytes,
-    /// A case-insensitive string enum (google-genai's): any string passes
-    /// (an unknown one with a warning), anything else lists the members.
-    Enum(&'static [&'static str]),
+    /// A case-insensitive string enum (google-genai's `CaseInSensitiveEnum`,
+    /// named): any string passes, an unknown one with a `UserWarning`;
+    /// anything else lists the members.
+    Enum(&'static str, &'static [&'static str]),
     List(&'static Ty),
     /// `dict[str, T]`.
     Dict(&'static Ty),
@@ -74,9 +83,9 @@ impl Field {
 }
 
 /// Validates `v` as `ty`, appending every error under `loc`.
-pub fn validate(ty: &Ty, v: &Value, loc: &mut Vec<String>, out: &mut Vec<LineError>) {
+pub fn validate(ty: &Ty, v: &Value, loc: &mut Vec<String>, out: &mut Outcome) {
     let mut fail = |kind: &'static str, msg: &str| {
-        out.push(LineError {
+        out.errors.push(LineError {
             loc: loc.clone(),
             kind,
             msg: msg.to_string(),
@@ -117,11 +126,18 @@ pub fn validate(ty: &Ty, v: &Value, loc: &mut Vec<String>, out: &mut Vec<LineErr
             _ if is_bytes(v) => {}
             _ => fail("bytes_type", "Input should be a valid bytes"),
         },
-        Ty::Enum(members) => {
-            if !v.is_string() {
-                fail("enum", &format!("Input should be {}", or_list(members)));
+        Ty::Enum(name, members) => match v {
+            Value::String(s) => {
+                let known = [s.clone(), s.to_uppercase(), s.to_lowercase()]
+                    .iter()
+                    .any(|x| members.contains(&x.as_str()));
+                if !known {
+                    out.warnings
+                        .push(format!("UserWarning: {s} is not a valid {name}"));
+                }
             }
-        }
+            _ => fail("enum", &format!("Input should be {}", or_list(members))),
+        },
         Ty::List(item) => match v {
             Value::Array(items) => {
                 for (i, x) in items.iter().enumerate() {
@@ -150,18 +166,18 @@ pub fn validate(ty: &Ty, v: &Value, loc: &mut Vec<String>, out: &mut Vec<LineErr
             ),
         },
         Ty::Union(members) => {
-            let mut all = Vec::new();
+            // Every member's errors stay when none succeeds.
+            let start = out.errors.len();
             for (label, member) in members.iter() {
-                let mut errors = Vec::new();
+                let before = out.errors.len();
                 loc.push(label.to_string());
-                validate(member, v, loc, &mut errors);
+                validate(member, v, loc, out);
                 loc.pop();
-                if errors.is_empty() {
+                if out.errors.len() == before {
+                    out.errors.truncate(start);
                     return;
                 }
-                all.extend(errors);
             }
-            out.extend(all);
         }
         Ty::IsInstance(class) => fail(
             "is_instance_of",
@@ -177,7 +193,7 @@ fn validate_model(
     map: &Map<String, Value>,
     whole: &Value,
     loc: &mut Vec<String>,
-    out: &mut Vec<LineError>,
+    out: &mut Outcome,
 ) {
     for field in model.fields {
         let found = field
@@ -188,7 +204,7 @@ fn validate_model(
             None if field.required => {
                 let mut at = loc.clone();
                 at.push(field.name.to_string());
-                out.push(LineError {
+                out.errors.push(LineError {
                     loc: at,
                     kind: "missing",
                     msg: "Field required".into(),
@@ -213,7 +229,7 @@ fn validate_model(
             if !known {
                 let mut at = loc.clone();
                 at.push(key.clone());
-                out.push(LineError {
+                out.errors.push(LineError {
                     loc: at,
                     kind: "extra_forbidden",
                     msg: "Extra inputs are not permitted".into(),

@@ -141,7 +141,17 @@ pub(super) fn build(
     };
     // The SDK validates the config (looking for automatic function
     // calling), then the call's parameters, then converts them.
-    let checked = types::check_config(&kwargs["config"])
+    // The config is validated twice from the dict (the incompatible-tool
+    // scan, then the MCP parse), each time warning about unknown enum
+    // values; a failure stops at the first.
+    let (config_checked, enum_warnings) = types::check_config(&kwargs["config"]);
+    let passes = if config_checked.is_ok() { 2 } else { 1 };
+    for _ in 0..passes {
+        for w in &enum_warnings {
+            warn(w.clone());
+        }
+    }
+    let checked = config_checked
         .and_then(|()| types::check_contents(&kwargs["contents"]))
         .and_then(|()| request_body(&kwargs));
     let (body, sdk_error) = match checked {
@@ -431,7 +441,7 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
         };
         let v = match snake {
             "type" => match v {
-                Value::String(t) => Value::String(t.to_uppercase()),
+                Value::String(t) => Value::String(types::schema_type(t)),
                 _ => return Err(invalid("type", "Input should be a valid string")),
             },
             "items" => schema(v)?,

@@ -4,7 +4,7 @@
 //! Every model forbids unknown keys and takes its fields by camelCase alias
 //! or by name; a field the formatters never fill is `Any`.
 
-use crate::py::pydantic::{check, validate, Field, Model, Ty};
+use crate::py::pydantic::{check, validate, Field, Model, Outcome, Ty};
 use crate::py::PyErr;
 use serde_json::Value;
 
@@ -13,6 +13,16 @@ const fn f(name: &'static str, alias: &'static str, ty: Ty) -> Field {
 }
 
 static SCHEMA_TY: Ty = Ty::Model(&SCHEMA);
+const TYPES: [&str; 8] = [
+    "TYPE_UNSPECIFIED",
+    "STRING",
+    "NUMBER",
+    "INTEGER",
+    "BOOLEAN",
+    "ARRAY",
+    "OBJECT",
+    "NULL",
+];
 static STR_TY: Ty = Ty::Str;
 static ANY_TY: Ty = Ty::Any;
 
@@ -44,20 +54,7 @@ static SCHEMA: Model = Model {
         f("property_ordering", "propertyOrdering", Ty::List(&STR_TY)),
         f("required", "required", Ty::List(&STR_TY)),
         f("title", "title", Ty::Str),
-        f(
-            "type",
-            "type",
-            Ty::Enum(&[
-                "TYPE_UNSPECIFIED",
-                "STRING",
-                "NUMBER",
-                "INTEGER",
-                "BOOLEAN",
-                "ARRAY",
-                "OBJECT",
-                "NULL",
-            ]),
-        ),
+        f("type", "type", Ty::Enum("Type", &TYPES)),
     ],
 };
 
@@ -74,7 +71,7 @@ static FUNCTION_DECLARATION: Model = Model {
         f(
             "behavior",
             "behavior",
-            Ty::Enum(&["UNSPECIFIED", "BLOCKING", "NON_BLOCKING"]),
+            Ty::Enum("Behavior", &["UNSPECIFIED", "BLOCKING", "NON_BLOCKING"]),
         ),
     ],
 };
@@ -372,29 +369,35 @@ static CONTENTS: Ty = Ty::Union(&[
     ),
 ]);
 
-/// `GenerateContentConfig.model_validate(config)`.
-pub(super) fn check_config(config: &Value) -> Result<(), PyErr> {
-    let mut errors = Vec::new();
+/// `GenerateContentConfig.model_validate(config)`, and the warnings it
+/// emits on the way.
+pub(super) fn check_config(config: &Value) -> (Result<(), PyErr>, Vec<String>) {
+    let mut out = Outcome::default();
     validate(
         &Ty::Model(&GENERATE_CONTENT_CONFIG),
         config,
         &mut Vec::new(),
-        &mut errors,
+        &mut out,
     );
-    check("GenerateContentConfig", &errors)
+    (check("GenerateContentConfig", &out.errors), out.warnings)
 }
 
 /// `_GenerateContentParameters(contents=...)`: only `contents` can fail
 /// (the model is a string and the config already validated).
 pub(super) fn check_contents(contents: &Value) -> Result<(), PyErr> {
-    let mut errors = Vec::new();
+    let mut out = Outcome::default();
     if !contents.is_null() {
-        validate(
-            &CONTENTS,
-            contents,
-            &mut vec!["contents".into()],
-            &mut errors,
-        );
+        validate(&CONTENTS, contents, &mut vec!["contents".into()], &mut out);
     }
-    check("_GenerateContentParameters", &errors)
+    check("_GenerateContentParameters", &out.errors)
+}
+
+/// A schema `type` as the `Type` enum keeps it: a member by any case, or
+/// the unknown value as given.
+pub(super) fn schema_type(t: &str) -> String {
+    let upper = t.to_uppercase();
+    match TYPES.contains(&upper.as_str()) {
+        true => upper,
+        false => t.to_string(),
+    }
 }
