@@ -119,6 +119,11 @@ VECTORS["gemini_tool_result_web_text_image"] = (WIRE + "gemini_tool_result_web_t
 VECTORS["gemini_tool_result_inline_not_base64"] = (WIRE + "gemini_tool_result_inline_not_base64.json", ["--formatter", "GeminiChatFormatter"])
 VECTORS["gemini_bad_config_and_tools"] = (OWN + "x_tools_enum_int.json", ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_budget": "lots"}, "generate_kwargs": {"temperature": "hot", "stop_sequences": "END"}}', "--call-kwargs", '{"bogus": 1}'])
 VECTORS["gemini_bad_config_no_stream"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--no-stream", "--model-kwargs", '{"generate_kwargs": {"max_output_tokens": 1.5, "seed": "x", "candidate_count": true}}'])
+# What lax validation makes of the config's values is what is sent.
+VECTORS["gemini_lax_generation_settings"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"generate_kwargs": {"temperature": "0.5", "top_k": true, "seed": "7", "max_output_tokens": 100.0, "response_logprobs": "yes", "candidate_count": " 1 "}}'])
+VECTORS["gemini_thinking_config_lax"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_budget": "100", "include_thoughts": 1, "thinkingLevel": "low"}}'])
+VECTORS["gemini_thinking_level_unknown"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_level": "deep"}}'])
+VECTORS["gemini_thinking_level_not_a_string"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_level": 3}}'])
 VECTORS["ollama_tool_result_text_image"] = (WIRE + "ollama_tool_result_text_image.json", ["--formatter", "OllamaChatFormatter", "--promote-tool-result-images"])
 
 

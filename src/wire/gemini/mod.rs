@@ -222,16 +222,14 @@ fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
     for (python, rest) in GENERATION {
         if let Some(v) = config.get(python).filter(|v| !v.is_null()) {
             let v = match python {
-                "thinking_config" => dump_plain(v),
-                // `Optional[float]` in GenerateContentConfig: 20 is sent as 20.0.
+                "thinking_config" => thinking_config(v),
+                // What lax validation made of the value: `Optional[float]`
+                // sends 20 as 20.0, "0.5" as 0.5; ints and bools likewise.
                 "temperature" | "top_p" | "top_k" | "presence_penalty" | "frequency_penalty" => {
-                    match v.as_f64() {
-                        Some(f) if v.is_number() => {
-                            Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
-                        }
-                        _ => v.clone(),
-                    }
+                    lax_float(v).unwrap_or_else(|| v.clone())
                 }
+                "candidate_count" | "max_output_tokens" | "logprobs" | "seed" => lax_int(v),
+                "response_logprobs" | "enable_enhanced_civic_answers" => lax_bool(v),
                 _ => v.clone(),
             };
             generation.insert(rest.into(), v);
@@ -242,6 +240,21 @@ fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
         body.insert("serviceTier".into(), v.clone());
     }
     Ok(Value::Object(body))
+}
+
+/// `ThinkingConfig`'s dump: its fields in order, as validated.
+fn thinking_config(v: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(x) = field(v, "include_thoughts", "includeThoughts") {
+        out.insert("include_thoughts".into(), lax_bool(x));
+    }
+    if let Some(x) = field(v, "thinking_budget", "thinkingBudget") {
+        out.insert("thinking_budget".into(), lax_int(x));
+    }
+    if let Some(x) = field(v, "thinking_level", "thinkingLevel") {
+        out.insert("thinking_level".into(), types::thinking_level(x));
+    }
+    Value::Object(out)
 }
 
 /// A nested dict the SDK copies whole: `None`s dropped.
@@ -462,31 +475,13 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
                 Value::Object(props)
             }
             // Validated in lax mode: the value pydantic made of the input.
-            "maximum" | "minimum" => {
-                let f = match v {
-                    Value::Number(n) => n.as_f64(),
-                    Value::Bool(b) => Some(f64::from(u8::from(*b))),
-                    Value::String(t) => pydantic::float_text(t),
-                    _ => None,
-                };
-                match f {
-                    Some(f) => {
-                        Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
-                    }
-                    None => return Err(invalid(snake, "Input should be a valid number")),
-                }
-            }
+            "maximum" | "minimum" => match lax_float(v) {
+                Some(f) => f,
+                None => return Err(invalid(snake, "Input should be a valid number")),
+            },
             "max_items" | "max_length" | "max_properties" | "min_items" | "min_length"
             | "min_properties" => lax_int(v),
-            "nullable" => match v {
-                Value::Bool(_) => v.clone(),
-                Value::Number(n) => Value::Bool(n.as_f64() == Some(1.0)),
-                Value::String(t) => Value::Bool(matches!(
-                    t.trim().to_lowercase().as_str(),
-                    "1" | "on" | "t" | "true" | "y" | "yes"
-                )),
-                _ => v.clone(),
-            },
+            "nullable" => lax_bool(v),
             "enum" => {
                 for member in py::iterate(v)? {
                     if !member.is_string() {
@@ -500,6 +495,32 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
         out.insert(snake.into(), v);
     }
     Ok(Value::Object(out))
+}
+
+/// A float field's value after lax validation (`True`, `"1e3"`, 20 are
+/// 1.0, 1000.0, 20.0); `None` when it is no number.
+fn lax_float(v: &Value) -> Option<Value> {
+    let f = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::String(t) => pydantic::float_text(t),
+        _ => None,
+    }?;
+    Some(Value::Number(Number::from_string_unchecked(
+        py::python_float_repr(f),
+    )))
+}
+
+/// A bool field's value after lax validation (1, "yes", "off").
+fn lax_bool(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => Value::Bool(n.as_f64() == Some(1.0)),
+        Value::String(t) => Value::Bool(matches!(
+            t.trim().to_lowercase().as_str(),
+            "1" | "on" | "t" | "true" | "y" | "yes"
+        )),
+        _ => v.clone(),
+    }
 }
 
 /// An int field's value after lax validation: `"3"`, `3.0` and `True` are

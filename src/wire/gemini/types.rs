@@ -13,6 +13,13 @@ const fn f(name: &'static str, alias: &'static str, ty: Ty) -> Field {
 }
 
 static SCHEMA_TY: Ty = Ty::Model(&SCHEMA);
+const LEVELS: [&str; 5] = [
+    "THINKING_LEVEL_UNSPECIFIED",
+    "MINIMAL",
+    "LOW",
+    "MEDIUM",
+    "HIGH",
+];
 const TYPES: [&str; 8] = [
     "TYPE_UNSPECIFIED",
     "STRING",
@@ -175,7 +182,11 @@ static THINKING_CONFIG: Model = Model {
     fields: &[
         f("include_thoughts", "includeThoughts", Ty::Bool),
         f("thinking_budget", "thinkingBudget", Ty::Int),
-        f("thinking_level", "thinkingLevel", Ty::Any),
+        f(
+            "thinking_level",
+            "thinkingLevel",
+            Ty::Enum("ThinkingLevel", &LEVELS),
+        ),
     ],
 };
 
@@ -395,8 +406,20 @@ pub(super) fn check_contents(contents: &Value) -> Result<(), PyErr> {
 /// A schema `type` as the `Type` enum keeps it: a member by any case, or
 /// the unknown value as given.
 pub(super) fn schema_type(t: &str) -> String {
+    enum_member(&TYPES, t)
+}
+
+/// A thinking level as the `ThinkingLevel` enum keeps it.
+pub(super) fn thinking_level(v: &Value) -> Value {
+    match v {
+        Value::String(t) => Value::String(enum_member(&LEVELS, t)),
+        other => other.clone(),
+    }
+}
+
+fn enum_member(members: &[&str], t: &str) -> String {
     let upper = t.to_uppercase();
-    match TYPES.contains(&upper.as_str()) {
+    match members.contains(&upper.as_str()) {
         true => upper,
         false => t.to_string(),
     }
