@@ -91,6 +91,9 @@ for _fmt, _short in (("DashScopeChatFormatter", "chat"), ("DashScopeMultiAgentFo
     VECTORS[f"dashscope_{_short}_empty_content"] = (WIRE + "empty_content.json", ["--formatter", _fmt])
     VECTORS[f"dashscope_{_short}_thinking_only"] = (WIRE + "thinking_only.json", ["--formatter", _fmt, "--no-stream"])
     VECTORS[f"dashscope_{_short}_dropped_with_tools"] = (WIRE + "dropped_with_tools.json", ["--formatter", _fmt, "--tool-choice", "pick"])
+    VECTORS[f"dashscope_{_short}_unknown_block_only"] = (WIRE + "unknown_block_only.json", ["--formatter", _fmt])
+    # Truncation without a system prompt can drop every message.
+    VECTORS[f"dashscope_{_short}_truncated_to_nothing"] = (CASES + "no_system_prompt.json", ["--formatter", _fmt, "--max-tokens", "10"])
 VECTORS["dashscope_empty_session_qvq"] = (OWN + "x_empty_session.json", ["--formatter", "DashScopeChatFormatter", "--model", "qvq-max"])
 VECTORS["dashscope_empty_content_multimodality"] = (WIRE + "empty_content.json", ["--formatter", "DashScopeMultiAgentFormatter", "--model-kwargs", '{"multimodality": true}'])
 VECTORS["dashscope_empty_session_thinking"] = (OWN + "x_empty_session.json", ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"enable_thinking": true}'])
@@ -146,6 +149,8 @@ def parse(args):
             out["model_kwargs"] = json.loads(next(it))
         elif a == "--call-kwargs":
             out["call_kwargs"] = json.loads(next(it))
+        elif a == "--max-tokens":
+            out["max_tokens"] = int(next(it))
         elif a.startswith("--promote-tool-result-"):
             promote[a.removeprefix("--promote-tool-result-")] = True
         else:
