@@ -361,3 +361,34 @@ fn parse_host(host: &str) -> String {
     };
     format!("{scheme}://{rest}{port}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn b64decode_leniency_as_binascii() {
+        for (s, ok) in [
+            ("ab=c", false),
+            ("abc=d", true),
+            ("ab", false),
+            ("", true),
+            ("QUJD\n", true),
+            ("a b c d", true),
+            ("abcde", false),
+            ("héllo", false),
+        ] {
+            assert_eq!(b64decodes(s), ok, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn image_names_and_text() {
+        let message = |v: &str| image_error(&json!(v)).map(|e| e.to_string());
+        assert!(message("QUJD").is_none());
+        assert!(message("cat.png").is_some_and(|m| m.contains("File cat.png does not exist")));
+        // The extension check is case-sensitive: this one is base64 text.
+        assert!(message("photo.JPG").is_none());
+        assert!(message("not base64!").is_some_and(|m| m.contains("Invalid image data")));
+    }
+}
