@@ -60,7 +60,7 @@ VECTORS = {
     "dashscope_headers": (CHAT, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"generate_kwargs": {"headers": {"X-DashScope-WorkSpace": "ws-1"}}}']),
     "dashscope_search_false": (CHAT, ["--formatter", "DashScopeChatFormatter", "--call-kwargs", '{"enable_search": false}']),
     "dashscope_search_true": (CHAT, ["--formatter", "DashScopeChatFormatter", "--call-kwargs", '{"enable_search": true}']),
-    "dashscope_multimodality": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"multimodality": true}']),
+    "dashscope_multimodality": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model", "qwen-vl-max", "--model-kwargs", '{"multimodality": true}']),
     "dashscope_qvq": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model", "qvq-max"]),
     "dashscope_intl": (CHAT, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"base_http_api_url": "https://dashscope-intl.aliyuncs.com/api/v1"}']),
     "dashscope_tool_choice_unknown_name": (LIB, ["--formatter", "DashScopeChatFormatter", "--tool-choice", "nope"]),
