@@ -9,7 +9,6 @@
 //! Anthropic; then the provider's default ([`Provider::default_model`]),
 //! which every surface labels as assumed.
 
-use crate::pipeline::formatter_for_session;
 use crate::provider::Provider;
 use crate::session::Session;
 use crate::tokens::models::{self, ModelInfo};
@@ -64,7 +63,7 @@ pub fn choose_model(session: &Session, provider: Provider, flag: Option<&str>) -
     if let Some(name) = flag {
         return choice(name, ModelSource::Flag);
     }
-    let own = formatter_for_session(session).ok().map(|f| f.provider) == Some(provider);
+    let own = session.formatter().ok().map(|f| f.provider) == Some(provider);
     if own {
         let requested = session
             .settings

@@ -2,7 +2,7 @@
 //! a session: messages, token counts, provider tool schemas, or the error
 //! it raises, as one JSON object in the golden files' shape.
 
-use crate::formatter::{self, FormatOptions, FormatterId, Mode, Provider};
+use crate::formatter::{self, FormatOptions, FormatterId};
 use crate::json;
 use crate::media::{MediaEnv, WebFetcher};
 use crate::py::{self, PyErr};
@@ -46,24 +46,9 @@ impl ReferenceRequest {
     }
 }
 
-/// The formatter a session asks for (`provider` + `mode`; OpenAI chat when
-/// absent), or an error for an unknown provider or mode.
+/// The formatter a session asks for ([`Session::formatter`]).
 pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
-    let provider = match session.settings.get("provider") {
-        None => Provider::OpenAi,
-        Some(v) => {
-            let name = py::py_str(v);
-            Provider::from_id(&name)
-                .ok_or_else(|| format!("unknown provider {}", py::py_repr(v)))?
-        }
-    };
-    let mode = match session.mode() {
-        None => Mode::Chat,
-        Some(m) => {
-            Mode::from_id(m).ok_or_else(|| format!("unknown mode {m:?} (chat or multi_agent)"))?
-        }
-    };
-    Ok(FormatterId::new(provider, mode))
+    session.formatter()
 }
 
 /// `[Msg.from_dict(m) for m in messages]`, each unpacked from the session.

@@ -3,16 +3,41 @@
 //! field (`file:line:col: "max_tokens" must be ...`) instead of each reader
 //! quietly skipping a value it cannot use.
 
-use crate::provider::{Mode, Provider};
+use super::Session;
+use crate::provider::{FormatterId, Mode, Provider};
+use crate::py;
 use crate::tokens::CounterSpec;
 use crate::wire::Settings;
 use serde_json::{Map, Value};
+
+impl Session {
+    /// The formatter the session asks for (`provider` + `mode`; OpenAI chat
+    /// when absent), or an error for an unknown provider or mode.
+    pub fn formatter(&self) -> Result<FormatterId, String> {
+        let provider = match self.settings.get("provider") {
+            None => Provider::OpenAi,
+            Some(v) => {
+                let name = py::py_str(v);
+                Provider::from_id(&name)
+                    .ok_or_else(|| format!("unknown provider {}", py::py_repr(v)))?
+            }
+        };
+        let mode = match self.mode() {
+            None => Mode::Chat,
+            Some(m) => Mode::from_id(m)
+                .ok_or_else(|| format!("unknown mode {m:?} (chat or multi_agent)"))?,
+        };
+        Ok(FormatterId::new(provider, mode))
+    }
+}
 
 /// The first setting of the wrong type or with an unknown value: its JSON
 /// pointer and what is wrong. `null` means absent, as elsewhere.
 pub fn check(settings: &Map<String, Value>) -> Result<(), (String, String)> {
     for (key, value) in settings {
-        if value.is_null() {
+        // A null provider is not OpenAI's: AgentScope's runs read it as
+        // the unknown provider "None".
+        if value.is_null() && key != "provider" {
             continue;
         }
         let at = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
@@ -94,6 +119,7 @@ mod tests {
             ),
             None
         );
-        assert_eq!(error(json!({"provider": null, "max_tokens": null})), None);
+        assert_eq!(error(json!({"mode": null, "max_tokens": null})), None);
+        assert!(error(json!({"provider": null})).is_some());
     }
 }
