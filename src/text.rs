@@ -2,7 +2,11 @@
 //! a URL can hold terminal control sequences (ESC sequences that move the
 //! cursor or rewrite the screen, OSC 52 clipboard writes, BEL) or a newline
 //! that forges a table row; every human-readable output goes through
-//! [`escape_control`] first. JSON output needs nothing: it escapes them.
+//! [`escape_control`] first. JSON escapes C0 controls itself but writes
+//! C1 controls (U+0080–U+009F: U+009B is CSI, a whole escape sequence in
+//! one character), DEL and the bidirectional overrides raw: JSON printed
+//! to a terminal goes through [`SafeJson`], which writes them as `\uXXXX`
+//! (the same JSON value).
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -39,6 +43,96 @@ pub fn escape_control(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether JSON writes `c` raw although it must not reach a terminal so.
+fn json_leaves_raw(c: char) -> bool {
+    is_unsafe(c) && c >= '\u{7f}'
+}
+
+/// `text` (JSON text, or a piece of a JSON string) with the characters JSON
+/// leaves raw written as `\uXXXX`. They can only stand inside strings, so
+/// the result is the same JSON value.
+pub fn escape_json_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(json_leaves_raw) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 12);
+    for c in text.chars() {
+        if json_leaves_raw(c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// serde_json's pretty formatter, but every string fragment goes through
+/// [`escape_json_controls`]: command output that is JSON stays safe to
+/// print, streamed without a second copy of the text.
+#[derive(Default)]
+pub struct SafeJson<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl serde_json::ser::Formatter for SafeJson<'_> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        writer.write_all(escape_json_controls(fragment).as_bytes())
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+/// `value` as pretty JSON into `writer`, safe for a terminal ([`SafeJson`]).
+pub fn write_json<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    writer: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(writer, SafeJson::default());
+    value.serialize(&mut ser)
+}
+
+/// `value` as pretty JSON text, safe for a terminal ([`SafeJson`]).
+pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::new();
+    let _ = write_json(&mut out, value);
+    String::from_utf8(out).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +145,24 @@ mod tests {
             "a\\e]52;c;ZXZpbA==\\x07b\\nc\\x9b2J\\u{202e}"
         );
         assert_eq!(escape_control("\x7f\t\r"), "\\x7f\\t\\r");
+    }
+
+    #[test]
+    fn json_for_a_terminal_escapes_what_json_leaves_raw_and_keeps_the_value() {
+        let value =
+            serde_json::json!({"name": "a\u{9b}2J\u{202e}b\u{7f}", "n": [1, 2.50], "é": "中\n"});
+        let text = json_text(&value);
+        assert!(text.contains("a\\u009b2J\\u202eb\\u007f"), "{text}");
+        assert!(!text.chars().any(json_leaves_raw), "{text}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).ok(),
+            Some(value.clone())
+        );
+        // Otherwise the same text as serde_json's pretty printer.
+        let plain = serde_json::json!({"é": "中\n", "n": [1, {"a": []}]});
+        assert_eq!(
+            json_text(&plain),
+            serde_json::to_string_pretty(&plain).unwrap_or_default()
+        );
     }
 }

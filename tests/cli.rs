@@ -314,3 +314,36 @@ fn request_prints_the_wire_request_and_flags_override_the_sessions_settings() {
         String::from_utf8_lossy(&out.stderr).contains("\"request\".stream must be true or false")
     );
 }
+
+/// A session's C1 controls (U+009B is CSI: an escape sequence in one
+/// character) and bidi overrides never reach the terminal raw: JSON output,
+/// `--as curl` and `--as http` write them as `\uXXXX`, the same JSON.
+#[test]
+fn json_output_escapes_c1_and_bidi_controls() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("c1.json");
+    std::fs::write(
+        &path,
+        "{\"messages\": [{\"name\": \"B\u{9b}2J\", \"role\": \"user\", \"content\": \"x\u{202e}y\u{7f}\"}]}",
+    )
+    .expect("write");
+    let p = path.to_str().expect("utf-8");
+    for args in [
+        vec!["format", p],
+        vec!["request", p],
+        vec!["request", p, "--as", "curl"],
+        vec!["request", p, "--as", "http"],
+        vec!["count", p, "--json"],
+    ] {
+        let out = formatscope(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains(['\u{9b}', '\u{202e}', '\u{7f}']),
+            "{args:?}: {text}"
+        );
+        assert!(text.contains("\\u009b2J"), "{args:?}: {text}");
+    }
+    let out = formatscope(&["format", p]);
+    assert_eq!(stdout_json(&out)["messages"][0]["name"], "B\u{9b}2J");
+}

@@ -201,12 +201,12 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if args.portable_paths {
         let dir = session.base_dir();
-        let text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+        let text = formatscope::text::json_text(&shown);
         let text = pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir));
         let _ = writeln!(stdout, "{text}");
     } else {
         // Streamed: a large request is never held twice, as values and text.
-        let _ = serde_json::to_writer_pretty(&mut stdout, &shown);
+        let _ = formatscope::text::write_json(&mut stdout, &shown);
         let _ = writeln!(stdout);
     }
     let _ = stdout.flush();

@@ -265,11 +265,7 @@ pub(crate) fn rejected_message_line(
 
 pub(crate) fn print_json(value: &Value) {
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(
-        stdout,
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    let _ = writeln!(stdout, "{}", formatscope::text::json_text(value));
 }
 
 #[cfg(feature = "tui")]

@@ -299,7 +299,7 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         let _ = writeln!(stdout, "{text}");
         return 0;
     }
-    let text = serde_json::to_string_pretty(&Value::Object(out)).unwrap_or_default();
+    let text = formatscope::text::json_text(&Value::Object(out));
     let text = if args.wire.portable_paths {
         let dir = session.base_dir();
         pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir))

@@ -59,6 +59,8 @@ fn host_and_path(url: &str) -> (&str, &str) {
 
 /// The HTTP/1.1 request, key as `<API_KEY>`.
 pub fn http_text(method: &str, url: &str, headers: &Map<String, Value>, body: &str) -> String {
+    // Shown to a person: C1 and bidi controls as escapes (the same JSON).
+    let body = crate::text::escape_json_controls(body);
     let (host, path) = host_and_path(url);
     let mut out = format!("{method} {path} HTTP/1.1\r\nhost: {host}\r\n");
     for (name, value) in headers {
@@ -76,8 +78,10 @@ fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-/// A `curl` command that sends exactly this request; the key comes from
-/// `$VARIABLE` when the shell runs it.
+/// A `curl` command that sends this request; the key comes from
+/// `$VARIABLE` when the shell runs it. The body is the same bytes but for
+/// C1 and bidirectional controls, written as `\uXXXX` (the same JSON): a
+/// script is read in a terminal before it runs.
 pub fn curl(
     provider: Provider,
     method: &str,
@@ -102,7 +106,8 @@ pub fn curl(
         };
         lines.push(format!("  -H {word}"));
     }
-    lines.push(format!("  --data-binary {}", quoted(body)));
+    let body = crate::text::escape_json_controls(body);
+    lines.push(format!("  --data-binary {}", quoted(&body)));
     lines.join(" \\\n")
 }
 
