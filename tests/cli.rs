@@ -347,3 +347,20 @@ fn json_output_escapes_c1_and_bidi_controls() {
     let out = formatscope(&["format", p]);
     assert_eq!(stdout_json(&out)["messages"][0]["name"], "B\u{9b}2J");
 }
+
+/// `cd sessions && formatscope count multimodal.json` reads its media as
+/// inside the session's folder, as `./multimodal.json` does.
+#[test]
+fn a_bare_file_name_is_in_the_current_folder() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    for name in ["multimodal.json", "./multimodal.json"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+            .args(["count", name])
+            .current_dir(&dir)
+            .output()
+            .expect("the binary runs");
+        assert_eq!(out.status.code(), Some(0));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("outside"), "{name}: {stderr}");
+    }
+}

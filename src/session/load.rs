@@ -67,11 +67,14 @@ impl SessionError {
 }
 
 impl Session {
-    /// The directory relative media paths resolve against.
+    /// The directory relative media paths resolve against (`.` for a bare
+    /// file name: `Path::parent` gives the empty path there, which names no
+    /// folder, so every read looked outside the session's folder).
     pub fn base_dir(&self) -> PathBuf {
         self.path
             .as_deref()
             .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."))
     }
