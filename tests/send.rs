@@ -481,3 +481,68 @@ fn a_session_can_split_think_tags_in_replies() {
     assert_eq!(content[0]["thinking"], "Count the letters.");
     assert_eq!(content[1]["text"], "Three.");
 }
+
+/// A session that names no host: the provider's variable points it.
+fn write_plain_session(dir: &Path, provider: &str) -> PathBuf {
+    let session = json!({
+        "provider": provider,
+        "request": {"stream": false},
+        "messages": [{"name": "Bob", "role": "user", "content": "hi"}]
+    });
+    let path = dir.join(format!("{provider}-plain.json"));
+    std::fs::write(&path, session.to_string()).unwrap();
+    path
+}
+
+/// The SDK variable that points `provider` at `base` (what the user chose).
+fn base_env(provider: &str, base: &str) -> (&'static str, String) {
+    match provider {
+        "openai" => ("OPENAI_BASE_URL", format!("{base}/v1")),
+        "deepseek" => ("DEEPSEEK_BASE_URL", base.to_string()),
+        "anthropic" => ("ANTHROPIC_BASE_URL", base.to_string()),
+        "dashscope" => ("DASHSCOPE_HTTP_BASE_URL", format!("{base}/api/v1")),
+        "gemini" => ("GOOGLE_GEMINI_BASE_URL", base.to_string()),
+        _ => ("OLLAMA_HOST", base.to_string()),
+    }
+}
+
+#[test]
+fn a_redirect_is_reported_and_never_followed_with_the_key() {
+    let elsewhere = FakeProvider::start(Plan::json(200, "{}"));
+    for provider in ["anthropic", "gemini", "openai"] {
+        for status in [301, 302, 303, 307, 308] {
+            let redirector = FakeProvider::start(Plan::Reply {
+                status,
+                content_type: "text/plain".into(),
+                headers: vec![(
+                    "location".into(),
+                    format!("http://localhost:{}/", elsewhere.port),
+                )],
+                pieces: vec![],
+                delay: Duration::ZERO,
+            });
+            let dir = tempfile::tempdir().unwrap();
+            let session = write_plain_session(dir.path(), provider);
+            let before = std::fs::read_to_string(&session).unwrap();
+            let (var, base) = base_env(provider, &redirector.base());
+            let mut envs: Vec<(&str, &str)> = key_env(provider);
+            envs.push((var, &base));
+            let out = formatscope(&["send", session.to_str().unwrap(), "--append"], &envs);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{provider} {status}: {err}");
+            assert!(err.contains(&format!("HTTP {status}")), "{err}");
+            assert!(
+                err.contains(&format!("localhost:{}", elsewhere.port)),
+                "{err}"
+            );
+            assert!(!err.contains(KEY));
+            assert_eq!(redirector.requests().len(), 1);
+            assert_eq!(std::fs::read_to_string(&session).unwrap(), before);
+        }
+    }
+    assert!(
+        elsewhere.requests().is_empty(),
+        "the redirect was followed: {:?}",
+        elsewhere.requests()
+    );
+}

@@ -161,6 +161,13 @@ pub enum SendError {
         message: String,
         retry_after: Option<String>,
     },
+    #[error("HTTP {status} from {url} redirects to {location}; formatscope does not follow redirects with a key: the key goes only to the host you chose (if {host} is right, pass it with --base-url or the provider's variable)")]
+    Redirect {
+        status: u16,
+        url: String,
+        location: String,
+        host: String,
+    },
     #[error("the connection broke mid-reply: {0}")]
     Dropped(String),
     #[error("{0}")]
@@ -376,6 +383,32 @@ async fn open(
     if status.is_success() {
         return Ok(resp);
     }
+    if status.is_redirection() {
+        // Never followed (see `client`): a redirect would carry the key,
+        // and for 307/308 the body, to a host nobody chose.
+        let location = resp
+            .headers()
+            .get("location")
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        let target = reqwest::Url::parse(&url)
+            .and_then(|base| base.join(&location))
+            .ok();
+        let host = target
+            .as_ref()
+            .and_then(host_of_url)
+            .unwrap_or_else(|| "(no host)".into());
+        return Err(SendError::Redirect {
+            status: status.as_u16(),
+            url,
+            location: if location.is_empty() {
+                "nowhere (no Location)".into()
+            } else {
+                location
+            },
+            host,
+        });
+    }
     let retry_after = resp
         .headers()
         .get("retry-after")
@@ -403,9 +436,22 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     cur.to_string()
 }
 
+/// `host[:port]` of a URL, as people write it.
+fn host_of_url(url: &reqwest::Url) -> Option<String> {
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    })
+}
+
 /// A client with the connect timeout (one per run: it keeps connections).
+/// It follows no redirect: reqwest would repeat the request, with the
+/// `x-api-key` / `x-goog-api-key` header and (for 307/308) the body, to
+/// whatever host the `Location` names; a redirect is reported instead.
 pub fn client(timeouts: Timeouts) -> Result<reqwest::Client, SendError> {
     reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(timeouts.connect)
         .build()
         .map_err(|e| SendError::Connect {
