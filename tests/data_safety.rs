@@ -831,3 +831,43 @@ fn a_file_event_for_the_file_as_it_was_changes_nothing() {
     assert!(app.popup.is_none());
     assert!(app.unsaved());
 }
+
+// ---- Keys and hosts: pseudo-files are never media -----------------------
+
+#[test]
+fn keys_proc_self_environ_is_never_media_directly_as_file_url_or_through_a_symlink() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink("/proc/self/environ", dir.path().join("env.png")).expect("link");
+    let marker = "FORMATSCOPE_MARKER_KEY=sk-marker-5e1f";
+    for url in [
+        "/proc/self/environ",
+        "file:///proc/self/environ",
+        "env.png",
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+    ] {
+        image_session(dir.path(), url, 1);
+        let out = bin()
+            .args(["request", "s.json", "--provider", "anthropic"])
+            .current_dir(dir.path())
+            .env("FORMATSCOPE_MARKER_KEY", "sk-marker-5e1f")
+            .output()
+            .expect("run");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for needle in [
+            "sk-marker-5e1f".to_string(),
+            // What the environment looks like in base64, wherever the
+            // marker falls in the 3-byte groups.
+            formatscope::py::b64encode(marker.as_bytes())[4..20].to_string(),
+            formatscope::py::b64encode(&marker.as_bytes()[1..])[4..20].to_string(),
+            formatscope::py::b64encode(&marker.as_bytes()[2..])[4..20].to_string(),
+        ] {
+            assert!(!stdout.contains(&needle), "{url}: {stdout}");
+            assert!(!stderr.contains(&needle), "{url}: {stderr}");
+        }
+        if Path::new(url).exists() || !url.starts_with("/sys") {
+            assert!(stdout.contains("pseudo-file"), "{url}: {stdout}");
+            assert!(stdout.contains("OSError"), "{url}: {stdout}");
+        }
+    }
+}
