@@ -871,3 +871,55 @@ fn keys_proc_self_environ_is_never_media_directly_as_file_url_or_through_a_symli
         }
     }
 }
+
+// ---- Keys and hosts: reads are free only under the session's own folder --
+
+/// A session in `top/sessions` naming `../media/pixel.png`: its parent.
+fn parent_media_session() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let top = tempfile::tempdir().expect("tempdir");
+    let sessions = top.path().join("sessions");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    std::fs::create_dir_all(top.path().join("media")).expect("mkdir");
+    let image = top.path().join("media/pixel.png");
+    std::fs::copy(session_path("media/pixel.png"), &image).expect("copy");
+    let session = serde_json::json!({"messages": [{"name": "u", "role": "user", "content": [
+        {"type": "image", "source": {"type": "url", "url": "../media/pixel.png"}}
+    ]}]});
+    let path = sessions.join("s.json");
+    std::fs::write(&path, session.to_string()).expect("write");
+    (top, path, std::fs::canonicalize(&image).expect("real"))
+}
+
+#[test]
+fn keys_the_workbench_asks_before_reading_the_sessions_parent_folder() {
+    let (_top, path, image) = parent_media_session();
+    let (app, _) = loaded_app(&path, (120, 40));
+    let Some(Popup::Consent { wanted, .. }) = &app.popup else {
+        panic!("it asks: {:?}", app.popup);
+    };
+    assert_eq!(wanted, &vec![formatscope::media::Access::Read(image)]);
+}
+
+#[test]
+fn keys_the_command_line_reads_the_parent_as_agentscope_does_and_says_so() {
+    let (_top, path, image) = parent_media_session();
+    let out = run_within(
+        &[
+            "format",
+            path.to_str().expect("utf-8"),
+            "--provider",
+            "openai",
+        ],
+        Path::new("."),
+        Duration::from_secs(30),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "note: read {} (outside the session's folder)",
+            image.display()
+        )),
+        "{err}"
+    );
+}

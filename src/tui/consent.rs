@@ -1,6 +1,6 @@
 //! The workbench's answer to what a session wants to read or download
-//! (`media::Gate` asks). Nothing outside the session's folder and its
-//! parent is read, and nothing is fetched, until the user says so: once
+//! (`media::Gate` asks). Nothing outside the session's own folder is
+//! read, and nothing is fetched, until the user says so: once
 //! per session file (allow or deny, for this run), or always for the
 //! session's folder (remembered in the config folder).
 
