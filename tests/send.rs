@@ -166,7 +166,9 @@ fn recorded_replies_replayed_over_http_parse_as_agentscope_parses_them() {
         );
         let s = session.to_str().unwrap();
         let envs = key_env(provider);
-        let out = formatscope(&["send", s, "--json"], &envs);
+        // The session names the fake server: the user allows it.
+        let host = format!("127.0.0.1:{}", server.port);
+        let out = formatscope(&["send", s, "--json", "--allow-host", &host], &envs);
         let name = words[2].rsplit('/').next().unwrap().to_string();
         assert!(
             matches!(out.status.code(), Some(0) | Some(1)),
@@ -227,7 +229,14 @@ fn one_failure(plan: Plan, provider: &str, extra: &[&str]) -> (Output, String, S
     let dir = tempfile::tempdir().unwrap();
     let session = write_session(dir.path(), provider, None, true, &server.base());
     let before = std::fs::read_to_string(&session).unwrap();
-    let mut args = vec!["send", session.to_str().unwrap(), "--append"];
+    let host = format!("127.0.0.1:{}", server.port);
+    let mut args = vec![
+        "send",
+        session.to_str().unwrap(),
+        "--append",
+        "--allow-host",
+        &host,
+    ];
     args.extend_from_slice(extra);
     let out = formatscope(&args, &key_env(provider));
     let after = std::fs::read_to_string(&session).unwrap();
@@ -375,6 +384,8 @@ fn a_streamed_reply_is_appended_to_the_session() {
             "--append",
             "--name",
             "Friday",
+            "--allow-host",
+            &format!("127.0.0.1:{}", server.port),
         ],
         &key_env("anthropic"),
     );
@@ -435,9 +446,13 @@ fn count_remote_asks_the_providers_own_counter() {
         let server = FakeProvider::start(Plan::json(200, reply));
         let dir = tempfile::tempdir().unwrap();
         let session = write_session(dir.path(), provider, None, true, &server.base());
+        // The variable names the host the session names: the user chose it.
+        let (var, base) = base_env(provider, &server.base());
+        let mut envs = key_env(provider);
+        envs.push((var, &base));
         let out = formatscope(
             &["count", session.to_str().unwrap(), "--remote", "--json"],
-            &key_env(provider),
+            &envs,
         );
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -545,4 +560,53 @@ fn a_redirect_is_reported_and_never_followed_with_the_key() {
         "the redirect was followed: {:?}",
         elsewhere.requests()
     );
+}
+
+#[test]
+fn a_host_only_the_session_names_gets_no_key_unless_the_user_chooses_it() {
+    let reply = r#"{"error": {"message": "no", "type": "x"}}"#;
+    for provider in ["openai", "deepseek", "anthropic", "dashscope", "gemini"] {
+        let server = FakeProvider::start(Plan::json(400, reply));
+        let dir = tempfile::tempdir().unwrap();
+        let session = write_session(dir.path(), provider, None, false, &server.base());
+        let s = session.to_str().unwrap();
+        let host = format!("127.0.0.1:{}", server.port);
+        // Only the session names the host: refused, and it says how.
+        let out = formatscope(&["send", s], &key_env(provider));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{provider}: {err}");
+        assert!(err.contains(&host) && err.contains("--allow-host"), "{err}");
+        let count = formatscope(&["count", s, "--remote"], &key_env(provider));
+        if matches!(provider, "anthropic" | "gemini") {
+            assert_eq!(count.status.code(), Some(2), "{}", text(&count.stderr));
+        }
+        assert!(server.requests().is_empty(), "{provider}: the key went out");
+        // The user allows the host: sent, and the host is named.
+        let out = formatscope(&["send", s, "--allow-host", &host], &key_env(provider));
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!("note: sending to {host}")),
+            "{}",
+            text(&out.stderr)
+        );
+        assert_eq!(server.requests().len(), 1);
+        // The variable names the same host: sent.
+        let (var, base) = base_env(provider, &server.base());
+        let mut envs = key_env(provider);
+        envs.push((var, &base));
+        assert_eq!(formatscope(&["send", s], &envs).status.code(), Some(1));
+        assert_eq!(server.requests().len(), 2);
+        // --base-url moves a session that names no host.
+        let plain = write_plain_session(dir.path(), provider);
+        let out = formatscope(
+            &["send", plain.to_str().unwrap(), "--base-url", &base],
+            &key_env(provider),
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(server.requests().len(), 3);
+        assert!(server
+            .requests()
+            .iter()
+            .all(|r| r.headers.iter().any(|(_, v)| v.contains(KEY))));
+    }
 }

@@ -3,6 +3,8 @@
 //! AgentScope parses it. The core builds the request and parses the events;
 //! this layer only moves bytes and keeps time.
 
+pub mod hosts;
+
 use crate::provider::Provider;
 use crate::response::framing::EventReader;
 use crate::response::{parse_whole, Api, ChatResponse, Event, Options, ParseError, StreamParser};
@@ -39,6 +41,21 @@ pub fn base_url_variable(provider: Provider) -> &'static str {
 /// Puts a base URL from the environment into the model's constructor
 /// arguments, unless the session already sets one.
 pub fn apply_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>, url: &str) {
+    put_base_url(provider, model_kwargs, url, false);
+}
+
+/// Puts the base URL the user gave on the command line into the model's
+/// constructor arguments, over the session's own.
+pub fn set_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>, url: &str) {
+    put_base_url(provider, model_kwargs, url, true);
+}
+
+fn put_base_url(
+    provider: Provider,
+    model_kwargs: &mut Map<String, Value>,
+    url: &str,
+    over_the_sessions: bool,
+) {
     fn nested<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
         let slot = m
             .entry(key.to_string())
@@ -59,8 +76,12 @@ pub fn apply_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>,
         Provider::DashScope => (model_kwargs, "base_http_api_url"),
         Provider::Ollama => (model_kwargs, "host"),
     };
-    map.entry(key.to_string())
-        .or_insert_with(|| Value::String(url.to_string()));
+    if over_the_sessions {
+        map.insert(key.to_string(), Value::String(url.to_string()));
+    } else {
+        map.entry(key.to_string())
+            .or_insert_with(|| Value::String(url.to_string()));
+    }
 }
 
 /// Moves the base URL to the one in the provider's variable
