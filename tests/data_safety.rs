@@ -923,3 +923,83 @@ fn keys_the_command_line_reads_the_parent_as_agentscope_does_and_says_so() {
         "{err}"
     );
 }
+
+// ---- Keys and hosts: S asks before a key goes where only the session says --
+
+/// Runs the send commands among `cmds` for real (the workbench's sender
+/// task) and feeds what they report back to the app.
+fn run_sends(app: &mut App, cmds: Vec<formatscope::tui::msg::Command>) -> Vec<String> {
+    use formatscope::tui::msg::Command;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = formatscope::net::client(Default::default()).expect("client");
+    let mut statuses = Vec::new();
+    for cmd in cmds {
+        let Command::Send(job) = cmd else { continue };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        runtime.block_on(formatscope::tui::sender::run(client.clone(), *job, tx));
+        while let Ok(msg) = rx.try_recv() {
+            app.update(msg);
+            statuses.push(app.status.clone());
+        }
+    }
+    statuses
+}
+
+#[test]
+fn keys_the_workbench_asks_once_per_host_before_a_key_goes_where_only_the_session_says() {
+    // Only this test sends from the workbench; the key is a dummy.
+    std::env::set_var("OPENAI_API_KEY", "sk-test-workbench-2b1e");
+    std::env::remove_var("OPENAI_BASE_URL");
+    let server = Server::start(|_| {
+        Reply::Bytes(
+            200,
+            vec![("content-type".into(), "application/json".into())],
+            br#"{"id": "c", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}"#.to_vec(),
+        )
+    });
+    let host = format!("127.0.0.1:{}", server.port);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.json");
+    let session = serde_json::json!({"provider": "openai",
+        "request": {"stream": false, "model_kwargs": {"client_kwargs": {"base_url": server.url("/v1")}}},
+        "messages": [{"name": "u", "role": "user", "content": "hi"}]});
+    std::fs::write(&path, session.to_string()).expect("write");
+
+    // Said no: nothing sent, and not asked again.
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('S'));
+    run_sends(&mut app, cmds);
+    let Some(Popup::SendHost { host: asked, .. }) = &app.popup else {
+        panic!("it asks: {:?} {}", app.popup, app.status);
+    };
+    assert_eq!(asked.to_string(), host);
+    assert!(screen_text(&app, 120, 40).contains(&host));
+    assert_eq!(server.count(), 0, "nothing sent before the answer");
+    assert!(app.update(key('d')).is_empty());
+    let cmds = app.update(key('S'));
+    run_sends(&mut app, cmds);
+    assert!(app.popup.is_none(), "asked once per host");
+    assert!(app.status.contains(&host), "{}", app.status);
+    assert_eq!(server.count(), 0);
+
+    // Said yes: sent, and the status line names the host.
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('S'));
+    run_sends(&mut app, cmds);
+    assert!(matches!(app.popup, Some(Popup::SendHost { .. })));
+    let cmds = app.update(key('a'));
+    let statuses = run_sends(&mut app, cmds);
+    assert_eq!(server.count(), 1, "{statuses:?}");
+    assert!(
+        statuses.iter().any(|s| s.contains(&format!("at {host}"))),
+        "{statuses:?}"
+    );
+    // Asked once: the next send goes without a question.
+    let cmds = app.update(key('S'));
+    run_sends(&mut app, cmds);
+    assert!(app.popup.is_none());
+    assert_eq!(server.count(), 2);
+}

@@ -14,6 +14,7 @@ use super::panes::editor::{EditorEvent, EditorPane};
 use super::panes::lint::LintPane;
 use super::panes::list::ListPane;
 use super::panes::popup::{Pending, Popup};
+use super::panes::reply::ReplyUpdate;
 use super::panes::request::RequestPane;
 use super::panes::settings::{FormOutcome, SettingsForm};
 use super::recovery::{self, Recovery};
@@ -28,6 +29,9 @@ use ratatui::layout::{Position, Rect};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+#[path = "send_hosts.rs"]
+mod send_hosts;
 
 pub use super::msg::Msg;
 
@@ -274,6 +278,7 @@ impl App {
                 session: Box::new(session),
                 formatter: FormatterId::new(provider, self.formatter.mode),
                 settings: Box::new(settings),
+                allowed_hosts: self.consent.send_hosts(),
             })));
         }
         self.replies = replies;
@@ -334,6 +339,10 @@ impl App {
                 self.remote_count = Some((generation, provider, result));
                 Vec::new()
             }
+            Msg::Reply {
+                id,
+                update: ReplyUpdate::HostNotChosen(host),
+            } => self.on_host_not_chosen(id, host),
             Msg::Reply { id, update } => {
                 let line = self
                     .replies
@@ -1275,6 +1284,7 @@ impl App {
                     session: Box::new(session),
                     formatter: self.formatter,
                     settings: Box::new(settings),
+                    allowed_hosts: self.consent.send_hosts(),
                 }))];
             }
             Action::CancelSend => {
@@ -1573,6 +1583,7 @@ impl App {
                     Vec::new()
                 }
             },
+            Popup::SendHost { host, providers } => self.on_send_host_key(code, host, providers),
             Popup::Consent { session, wanted } => match code {
                 KeyCode::Char('a') => {
                     self.consent.answer(&session, true);

@@ -5,6 +5,7 @@
 //! session's folder (remembered in the config folder).
 
 use crate::media::{Access, AccessPolicy};
+use crate::net::hosts::Host;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -32,14 +33,36 @@ pub struct Consent {
     files: HashMap<PathBuf, bool>,
     /// Folders whose sessions may always read and fetch.
     trusted: Vec<PathBuf>,
+    /// Hosts only a session named that the user let keys go to (`S`),
+    /// and those refused (not asked again), until quitting.
+    send_hosts: Vec<Host>,
+    refused_send_hosts: Vec<Host>,
 }
 
 impl Consent {
     pub fn new(trusted: Vec<PathBuf>) -> Consent {
         Consent {
-            files: HashMap::new(),
             trusted,
+            ..Consent::default()
         }
+    }
+
+    /// The hosts the user let keys go to.
+    pub fn send_hosts(&self) -> Vec<Host> {
+        self.send_hosts.clone()
+    }
+
+    /// The user's answer about sending keys to `host`.
+    pub fn answer_send_host(&mut self, host: Host, allow: bool) {
+        if allow {
+            self.send_hosts.push(host);
+        } else {
+            self.refused_send_hosts.push(host);
+        }
+    }
+
+    pub fn refused_send_host(&self, host: &Host) -> bool {
+        self.refused_send_hosts.contains(host)
     }
 
     pub fn mode(&self, session: &Path) -> AccessMode {
