@@ -1003,3 +1003,80 @@ fn keys_the_workbench_asks_once_per_host_before_a_key_goes_where_only_the_sessio
     assert!(app.popup.is_none());
     assert_eq!(server.count(), 2);
 }
+
+// ---- Keys and hosts: each host a media redirect reaches is asked or named --
+
+/// A session whose image is on `first`, which redirects to `second`
+/// (another host: `localhost` rather than 127.0.0.1).
+fn redirected_image_session() -> (tempfile::TempDir, PathBuf, Server, Server, String) {
+    let png = std::fs::read(session_path("media/pixel.png")).expect("png");
+    let second = Server::start(move |_| Reply::Bytes(200, Vec::new(), png.clone()));
+    let target = format!("http://localhost:{}/moved.png", second.port);
+    let location = target.clone();
+    let first = Server::start(move |_| {
+        Reply::Bytes(302, vec![("Location".into(), location.clone())], Vec::new())
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = image_session(dir.path(), &first.url("/pic.png"), 1);
+    (dir, path, first, second, target)
+}
+
+#[test]
+fn keys_the_command_line_names_each_host_a_media_redirect_reaches() {
+    let (dir, _path, first, second, target) = redirected_image_session();
+    let out = run_within(
+        &["format", "s.json", "--formatter", "GeminiChatFormatter"],
+        dir.path(),
+        Duration::from_secs(30),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("note: fetched {}", first.url("/pic.png"))),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "note: fetched {target} (redirected from {})",
+            first.url("/pic.png")
+        )),
+        "{err}"
+    );
+    assert_eq!(second.count(), 1);
+}
+
+#[test]
+fn keys_the_workbench_asks_for_each_host_a_media_redirect_reaches() {
+    for allow in [false, true] {
+        let (_dir, path, first, second, target) = redirected_image_session();
+        let (mut app, _) = loaded_app(&path, (120, 40));
+        let web = formatscope::media::HttpFetcher::new(Duration::from_secs(5));
+        let mut computer = Computer::with_web(std::sync::Arc::new(web));
+        send(&mut app, &mut computer, key('4')); // Gemini downloads web images
+        assert!(matches!(app.popup, Some(Popup::Consent { .. })));
+        assert_eq!(first.count(), 0, "nothing fetched before the answer");
+        send(&mut app, &mut computer, key('a'));
+        assert!(first.count() > 0, "the first host was allowed");
+        assert_eq!(second.count(), 0, "the redirect's host was not asked for");
+        let Some(Popup::Consent { wanted, .. }) = &app.popup else {
+            panic!("it asks about the redirect: {:?}", app.popup);
+        };
+        assert!(
+            wanted.iter().any(|a| a.to_string().contains(&target)),
+            "{wanted:?}"
+        );
+        let screen = screen_text(&app, 120, 40);
+        assert!(screen.contains("redirected from"), "{screen}");
+        send(&mut app, &mut computer, key(if allow { 'a' } else { 'd' }));
+        assert!(app.popup.is_none(), "asked once");
+        let error = app.preview.as_ref().and_then(|p| p.error.clone());
+        if allow {
+            assert!(second.count() > 0);
+            assert!(error.is_none(), "{error:?}");
+        } else {
+            assert_eq!(second.count(), 0);
+            let error = error.expect("the fetch failed");
+            assert!(error.contains("Failed to fetch"), "{error}");
+        }
+    }
+}

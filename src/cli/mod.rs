@@ -195,6 +195,9 @@ pub(crate) fn report_access(gate: &Gate) {
                 path.display()
             )),
             Access::Fetch(url) => say(format!("note: fetched {url}")),
+            Access::Redirect { to, from } => {
+                say(format!("note: fetched {to} (redirected from {from})"))
+            }
         }
     }
 }

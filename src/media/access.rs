@@ -23,6 +23,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The most redirects one download follows (as `requests` does).
+pub const MAX_REDIRECTS: usize = 30;
+
 /// The most time one formatting run spends downloading, in all.
 pub const FETCH_TIME_LIMIT: Duration = Duration::from_secs(60);
 
@@ -33,6 +36,19 @@ pub enum Access {
     Read(PathBuf),
     /// A download.
     Fetch(String),
+    /// A download a redirect took to another host than the URL before it
+    /// (the user saw only `from`).
+    Redirect { to: String, from: String },
+}
+
+impl Access {
+    /// The host a redirect took a download to.
+    pub fn redirect_host(&self) -> Option<String> {
+        match self {
+            Access::Redirect { to, .. } => super::url::url_host(to),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for Access {
@@ -40,6 +56,7 @@ impl std::fmt::Display for Access {
         match self {
             Access::Read(p) => write!(f, "read {}", p.display()),
             Access::Fetch(url) => write!(f, "fetch {url}"),
+            Access::Redirect { to, from } => write!(f, "fetch {to} (redirected from {from})"),
         }
     }
 }
@@ -289,6 +306,45 @@ impl Gate {
                 format!("formatscope did not fetch {url}: downloading it was not allowed"),
             ));
         }
+        // Redirects are followed here, one hop at a time, so that each host
+        // a download reaches is asked for (or, on the command line, named).
+        let mut current = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            let response = self.fetch_once(web, &current)?;
+            let next = match (&response.location, response.status) {
+                (Some(location), 301..=303 | 307 | 308) => super::url::join_url(&current, location),
+                _ => {
+                    self.take_bytes(response.body.len() as u64)?;
+                    return Ok(response);
+                }
+            };
+            if super::url::url_host(&next) != super::url::url_host(&current) {
+                let access = Access::Redirect {
+                    to: next.clone(),
+                    from: current.clone(),
+                };
+                let host = access.redirect_host().unwrap_or_else(|| next.clone());
+                let allowed = self.policy.allows(&access);
+                self.record(access, allowed);
+                if !allowed {
+                    return Err(PyErr::new(
+                        "ConnectionError",
+                        format!(
+                            "Failed to fetch {next} (redirected from {current}): formatscope did not download from {host}: it was not allowed"
+                        ),
+                    ));
+                }
+            }
+            current = next;
+        }
+        Err(PyErr::new(
+            "TooManyRedirects",
+            format!("Exceeded {MAX_REDIRECTS} redirects."),
+        ))
+    }
+
+    /// One GET, within the run's time budget.
+    fn fetch_once(&self, web: &dyn WebFetcher, url: &str) -> Result<HttpResponse, PyErr> {
         if self.state().fetch_time >= FETCH_TIME_LIMIT {
             return Err(PyErr::new(
                 "ConnectionError",
@@ -301,9 +357,7 @@ impl Gate {
         let started = Instant::now();
         let result = web.get(url);
         self.state().fetch_time += started.elapsed();
-        let response = result?;
-        self.take_bytes(response.body.len() as u64)?;
-        Ok(response)
+        result
     }
 }
 

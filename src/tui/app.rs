@@ -5,7 +5,7 @@
 //! switch or a quit without asking, and a save goes only to the file the
 //! edits came from.
 
-use super::consent::{AccessMode, Consent};
+use super::consent::Consent;
 use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
 use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
@@ -845,7 +845,8 @@ impl App {
             Some(p) if !p.wanted.is_empty() => p.wanted.clone(),
             _ => return Vec::new(),
         };
-        if self.consent.mode(&path) != AccessMode::Ask {
+        let wanted = self.consent.to_ask(&path, &wanted);
+        if wanted.is_empty() {
             return Vec::new();
         }
         self.popup = Some(Popup::Consent {
@@ -877,7 +878,7 @@ impl App {
             budget: session.max_tokens(),
             raw_media: self.request.raw_media,
             syntax: Arc::clone(&self.syntax),
-            access: self.consent.mode(&doc.path),
+            access: self.consent.grant(&doc.path),
             token_counter: session
                 .token_counter()
                 .map(|spec| CounterSpec::parse(spec).map_err(|e| format!("token_counter: {e}")))
@@ -1586,17 +1587,23 @@ impl App {
             Popup::SendHost { host, providers } => self.on_send_host_key(code, host, providers),
             Popup::Consent { session, wanted } => match code {
                 KeyCode::Char('a') => {
+                    self.consent.answer_redirects(&wanted, true);
                     self.consent.answer(&session, true);
                     self.status = "allowed for this file until you quit".into();
                     self.reformat()
                 }
                 KeyCode::Char('d') | KeyCode::Esc => {
-                    self.consent.answer(&session, false);
+                    self.consent.answer_redirects(&wanted, false);
+                    // Only redirect hosts asked: the session's answer stands.
+                    if wanted.iter().any(|a| a.redirect_host().is_none()) {
+                        self.consent.answer(&session, false);
+                    }
                     self.status =
                         "denied: nothing outside the session's folder is read or fetched".into();
                     self.reformat()
                 }
                 KeyCode::Char('A') => {
+                    self.consent.answer_redirects(&wanted, true);
                     let dir = session.parent().map(Path::to_path_buf).unwrap_or_default();
                     let real = self.consent.trust(&dir);
                     self.status =

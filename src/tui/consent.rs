@@ -26,6 +26,24 @@ impl AccessPolicy for AccessMode {
     }
 }
 
+/// What one formatting job may read and fetch: the session's answer, and
+/// the hosts a redirect may take a download to (each asked for: the user
+/// saw only the first URL).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AccessGrant {
+    pub mode: AccessMode,
+    pub redirect_hosts: Vec<String>,
+}
+
+impl AccessPolicy for AccessGrant {
+    fn allows(&self, access: &Access) -> bool {
+        match access.redirect_host() {
+            Some(host) => self.mode == AccessMode::Allow && self.redirect_hosts.contains(&host),
+            None => self.mode.allows(access),
+        }
+    }
+}
+
 /// The user's answers.
 #[derive(Debug, Default)]
 pub struct Consent {
@@ -37,6 +55,8 @@ pub struct Consent {
     /// and those refused (not asked again), until quitting.
     send_hosts: Vec<Host>,
     refused_send_hosts: Vec<Host>,
+    /// Hosts a media redirect may (true) or may not (false) lead to.
+    redirect_hosts: HashMap<String, bool>,
 }
 
 impl Consent {
@@ -44,6 +64,45 @@ impl Consent {
         Consent {
             trusted,
             ..Consent::default()
+        }
+    }
+
+    /// What a formatting job of `session` may read and fetch.
+    pub fn grant(&self, session: &Path) -> AccessGrant {
+        let mut redirect_hosts: Vec<String> = self
+            .redirect_hosts
+            .iter()
+            .filter(|(_, allowed)| **allowed)
+            .map(|(h, _)| h.clone())
+            .collect();
+        redirect_hosts.sort();
+        AccessGrant {
+            mode: self.mode(session),
+            redirect_hosts,
+        }
+    }
+
+    /// What to ask about among what `session` wanted: all of it while the
+    /// session is unanswered, else the redirect hosts not yet answered.
+    pub fn to_ask(&self, session: &Path, wanted: &[Access]) -> Vec<Access> {
+        let unanswered = |a: &Access| {
+            a.redirect_host()
+                .is_none_or(|h| !self.redirect_hosts.contains_key(&h))
+        };
+        match self.mode(session) {
+            AccessMode::Ask => wanted.iter().filter(|a| unanswered(a)).cloned().collect(),
+            _ => wanted
+                .iter()
+                .filter(|a| a.redirect_host().is_some() && unanswered(a))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The answer about the redirect hosts among `asked`.
+    pub fn answer_redirects(&mut self, asked: &[Access], allow: bool) {
+        for host in asked.iter().filter_map(Access::redirect_host) {
+            self.redirect_hosts.insert(host, allow);
         }
     }
 
