@@ -32,6 +32,8 @@ pub enum ReadError {
     NotFound,
     #[error("not a regular file (it is {0}); formatscope reads only regular files")]
     NotRegular(&'static str),
+    #[error("it is a pseudo-file of the system ({0}); formatscope never reads /proc, /sys, /dev or another pseudo filesystem")]
+    Pseudo(String),
     #[error("{} is larger than the {} limit ({what})", megabytes(*size), megabytes(*limit))]
     TooLarge {
         size: u64,
@@ -88,7 +90,61 @@ fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
     if !meta.is_file() {
         return Err(ReadError::NotRegular(file_kind(&meta)));
     }
+    refuse_pseudo(path, &file)?;
     Ok((file, meta.len()))
+}
+
+/// Where the kernel's pseudo-files live: they pass for regular files
+/// (`/proc/self/environ` holds every key in the environment), so they are
+/// refused by where they really are, symlinks followed.
+const PSEUDO_ROOTS: [&str; 3] = ["/proc", "/sys", "/dev"];
+
+/// Refuses a file of the kernel's (procfs, sysfs, a device folder, ...):
+/// by its resolved path, and by the filesystem of the file actually
+/// opened (which a rename or a bind mount cannot disguise).
+fn refuse_pseudo(path: &Path, file: &File) -> Result<(), ReadError> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if PSEUDO_ROOTS.iter().any(|root| real.starts_with(root)) {
+        return Err(ReadError::Pseudo(real.display().to_string()));
+    }
+    #[cfg(target_os = "linux")]
+    if let Some(kind) = pseudo_filesystem(file) {
+        return Err(ReadError::Pseudo(format!("{} on {kind}", real.display())));
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+    Ok(())
+}
+
+/// The pseudo filesystem `file` is on, if it is on one (`fstatfs`'s
+/// magic numbers, from linux/magic.h).
+#[cfg(target_os = "linux")]
+fn pseudo_filesystem(file: &File) -> Option<&'static str> {
+    use std::os::fd::AsRawFd;
+    const KINDS: [(u64, &str); 12] = [
+        (0x9fa0, "procfs"),
+        (0x6265_6572, "sysfs"),
+        (0x1cd1, "devpts"),
+        (0x6462_6720, "debugfs"),
+        (0x7472_6163, "tracefs"),
+        (0x7363_6673, "securityfs"),
+        (0x0027_e0eb, "cgroupfs"),
+        (0x6367_7270, "cgroup2"),
+        (0xcafe_4a11, "bpffs"),
+        (0x6265_6570, "configfs"),
+        (0xde5e_81e4, "efivarfs"),
+        (0x6165_676c, "pstore"),
+    ];
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid open descriptor and a statfs the call fills in.
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut st) } != 0 {
+        return None;
+    }
+    let magic = (st.f_type as u64) & 0xffff_ffff;
+    KINDS
+        .iter()
+        .find(|(m, _)| *m == magic)
+        .map(|(_, kind)| *kind)
 }
 
 fn file_kind(meta: &std::fs::Metadata) -> &'static str {
@@ -172,6 +228,37 @@ mod tests {
             read_regular(dir.path(), MB, "media"),
             Err(ReadError::NotRegular("a folder"))
         ));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pseudo_files_are_never_read_directly_or_through_a_symlink() {
+        let err = read_regular(Path::new("/proc/self/environ"), MB, "media").unwrap_err();
+        assert!(matches!(err, ReadError::Pseudo(_)), "{err}");
+        assert!(err.to_string().contains("pseudo-file"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("env.png");
+        std::os::unix::fs::symlink("/proc/self/environ", &link).unwrap();
+        assert!(matches!(
+            read_regular(&link, MB, "media"),
+            Err(ReadError::Pseudo(_))
+        ));
+        assert!(matches!(read_prefix(&link, 10), Err(ReadError::Pseudo(_))));
+        // A /proc/self/fd path resolves to the file it names: the test of
+        // the filesystem, not the path, refuses what lives on procfs.
+        let status = File::open("/proc/self/status").unwrap();
+        assert_eq!(pseudo_filesystem(&status), Some("procfs"));
+        for path in [
+            "/sys/kernel/mm/transparent_hugepage/enabled",
+            "/proc/version",
+        ] {
+            if Path::new(path).exists() {
+                assert!(matches!(
+                    read_regular(Path::new(path), MB, "media"),
+                    Err(ReadError::Pseudo(_))
+                ));
+            }
+        }
     }
 
     #[test]

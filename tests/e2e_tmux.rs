@@ -358,6 +358,16 @@ fn the_workbench_sends_streams_the_reply_and_appends_it() {
         s.contains("OpenAIChatFormatter · messages")
     });
     tmux.keys(&["S"]);
+    // Only the session names the fake server: the key goes after a yes.
+    let host = format!("127.0.0.1:{}", server.port);
+    tmux.wait_for("the question about the host", |s| {
+        s.contains("Send your key there?") && s.contains(&host)
+    });
+    assert!(
+        server.requests().is_empty(),
+        "nothing sent before the answer"
+    );
+    tmux.keys(&["a"]);
     tmux.wait_for("the reply streaming", |s| {
         s.contains("Reply · OpenAI · streaming") && s.contains("The answer")
     });
@@ -396,10 +406,15 @@ fn r_asks_anthropic_to_count_and_the_meter_says_exact() {
         ),
     )
     .expect("write");
+    // The variable names the host the session names: the user chose it.
+    let base = server.base();
     let tmux = Tmux::start_env(
         dir.path(),
         "ask.json",
-        &[("ANTHROPIC_API_KEY", "sk-e2e-secret")],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-e2e-secret"),
+            ("ANTHROPIC_BASE_URL", base.as_str()),
+        ],
     );
     tmux.wait_for("the request", |s| {
         s.contains("AnthropicChatFormatter · messages")

@@ -166,7 +166,12 @@ fn send_sends_the_model_request_shows() {
     });
     std::fs::write(&path, session.to_string()).expect("write");
     let p = path.to_str().expect("utf-8");
-    let out = formatscope(&["send", p, "--json"], &[("OPENAI_API_KEY", "sk-test")]);
+    // The session names the fake server; the user allows it.
+    let host = format!("127.0.0.1:{}", server.port);
+    let out = formatscope(
+        &["send", p, "--json", "--allow-host", &host],
+        &[("OPENAI_API_KEY", "sk-test")],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let received = server.requests();
     assert_eq!(received.len(), 1);

@@ -82,6 +82,11 @@ fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
         "OPENAI_BASE_URL",
         "ANTHROPIC_BASE_URL",
         "OLLAMA_HOST",
+        // A chosen host in the tester's environment would let a key go
+        // where the tests expect a refusal.
+        "DEEPSEEK_BASE_URL",
+        "DASHSCOPE_HTTP_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
     ] {
         cmd.env_remove(var);
     }
@@ -166,7 +171,9 @@ fn recorded_replies_replayed_over_http_parse_as_agentscope_parses_them() {
         );
         let s = session.to_str().unwrap();
         let envs = key_env(provider);
-        let out = formatscope(&["send", s, "--json"], &envs);
+        // The session names the fake server: the user allows it.
+        let host = format!("127.0.0.1:{}", server.port);
+        let out = formatscope(&["send", s, "--json", "--allow-host", &host], &envs);
         let name = words[2].rsplit('/').next().unwrap().to_string();
         assert!(
             matches!(out.status.code(), Some(0) | Some(1)),
@@ -227,7 +234,14 @@ fn one_failure(plan: Plan, provider: &str, extra: &[&str]) -> (Output, String, S
     let dir = tempfile::tempdir().unwrap();
     let session = write_session(dir.path(), provider, None, true, &server.base());
     let before = std::fs::read_to_string(&session).unwrap();
-    let mut args = vec!["send", session.to_str().unwrap(), "--append"];
+    let host = format!("127.0.0.1:{}", server.port);
+    let mut args = vec![
+        "send",
+        session.to_str().unwrap(),
+        "--append",
+        "--allow-host",
+        &host,
+    ];
     args.extend_from_slice(extra);
     let out = formatscope(&args, &key_env(provider));
     let after = std::fs::read_to_string(&session).unwrap();
@@ -375,6 +389,8 @@ fn a_streamed_reply_is_appended_to_the_session() {
             "--append",
             "--name",
             "Friday",
+            "--allow-host",
+            &format!("127.0.0.1:{}", server.port),
         ],
         &key_env("anthropic"),
     );
@@ -435,9 +451,13 @@ fn count_remote_asks_the_providers_own_counter() {
         let server = FakeProvider::start(Plan::json(200, reply));
         let dir = tempfile::tempdir().unwrap();
         let session = write_session(dir.path(), provider, None, true, &server.base());
+        // The variable names the host the session names: the user chose it.
+        let (var, base) = base_env(provider, &server.base());
+        let mut envs = key_env(provider);
+        envs.push((var, &base));
         let out = formatscope(
             &["count", session.to_str().unwrap(), "--remote", "--json"],
-            &key_env(provider),
+            &envs,
         );
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -480,4 +500,118 @@ fn a_session_can_split_think_tags_in_replies() {
     assert_eq!(content[0]["type"], "thinking");
     assert_eq!(content[0]["thinking"], "Count the letters.");
     assert_eq!(content[1]["text"], "Three.");
+}
+
+/// A session that names no host: the provider's variable points it.
+fn write_plain_session(dir: &Path, provider: &str) -> PathBuf {
+    let session = json!({
+        "provider": provider,
+        "request": {"stream": false},
+        "messages": [{"name": "Bob", "role": "user", "content": "hi"}]
+    });
+    let path = dir.join(format!("{provider}-plain.json"));
+    std::fs::write(&path, session.to_string()).unwrap();
+    path
+}
+
+/// The SDK variable that points `provider` at `base` (what the user chose).
+fn base_env(provider: &str, base: &str) -> (&'static str, String) {
+    match provider {
+        "openai" => ("OPENAI_BASE_URL", format!("{base}/v1")),
+        "deepseek" => ("DEEPSEEK_BASE_URL", base.to_string()),
+        "anthropic" => ("ANTHROPIC_BASE_URL", base.to_string()),
+        "dashscope" => ("DASHSCOPE_HTTP_BASE_URL", format!("{base}/api/v1")),
+        "gemini" => ("GOOGLE_GEMINI_BASE_URL", base.to_string()),
+        _ => ("OLLAMA_HOST", base.to_string()),
+    }
+}
+
+#[test]
+fn a_redirect_is_reported_and_never_followed_with_the_key() {
+    let elsewhere = FakeProvider::start(Plan::json(200, "{}"));
+    for provider in ["anthropic", "gemini", "openai"] {
+        for status in [301, 302, 303, 307, 308] {
+            let redirector = FakeProvider::start(Plan::Reply {
+                status,
+                content_type: "text/plain".into(),
+                headers: vec![(
+                    "location".into(),
+                    format!("http://localhost:{}/", elsewhere.port),
+                )],
+                pieces: vec![],
+                delay: Duration::ZERO,
+            });
+            let dir = tempfile::tempdir().unwrap();
+            let session = write_plain_session(dir.path(), provider);
+            let before = std::fs::read_to_string(&session).unwrap();
+            let (var, base) = base_env(provider, &redirector.base());
+            let mut envs: Vec<(&str, &str)> = key_env(provider);
+            envs.push((var, &base));
+            let out = formatscope(&["send", session.to_str().unwrap(), "--append"], &envs);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{provider} {status}: {err}");
+            assert!(err.contains(&format!("HTTP {status}")), "{err}");
+            assert!(
+                err.contains(&format!("localhost:{}", elsewhere.port)),
+                "{err}"
+            );
+            assert!(!err.contains(KEY));
+            assert_eq!(redirector.requests().len(), 1);
+            assert_eq!(std::fs::read_to_string(&session).unwrap(), before);
+        }
+    }
+    assert!(
+        elsewhere.requests().is_empty(),
+        "the redirect was followed: {:?}",
+        elsewhere.requests()
+    );
+}
+
+#[test]
+fn a_host_only_the_session_names_gets_no_key_unless_the_user_chooses_it() {
+    let reply = r#"{"error": {"message": "no", "type": "x"}}"#;
+    for provider in ["openai", "deepseek", "anthropic", "dashscope", "gemini"] {
+        let server = FakeProvider::start(Plan::json(400, reply));
+        let dir = tempfile::tempdir().unwrap();
+        let session = write_session(dir.path(), provider, None, false, &server.base());
+        let s = session.to_str().unwrap();
+        let host = format!("127.0.0.1:{}", server.port);
+        // Only the session names the host: refused, and it says how.
+        let out = formatscope(&["send", s], &key_env(provider));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{provider}: {err}");
+        assert!(err.contains(&host) && err.contains("--allow-host"), "{err}");
+        let count = formatscope(&["count", s, "--remote"], &key_env(provider));
+        if matches!(provider, "anthropic" | "gemini") {
+            assert_eq!(count.status.code(), Some(2), "{}", text(&count.stderr));
+        }
+        assert!(server.requests().is_empty(), "{provider}: the key went out");
+        // The user allows the host: sent, and the host is named.
+        let out = formatscope(&["send", s, "--allow-host", &host], &key_env(provider));
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!("note: sending to {host}")),
+            "{}",
+            text(&out.stderr)
+        );
+        assert_eq!(server.requests().len(), 1);
+        // The variable names the same host: sent.
+        let (var, base) = base_env(provider, &server.base());
+        let mut envs = key_env(provider);
+        envs.push((var, &base));
+        assert_eq!(formatscope(&["send", s], &envs).status.code(), Some(1));
+        assert_eq!(server.requests().len(), 2);
+        // --base-url moves a session that names no host.
+        let plain = write_plain_session(dir.path(), provider);
+        let out = formatscope(
+            &["send", plain.to_str().unwrap(), "--base-url", &base],
+            &key_env(provider),
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(server.requests().len(), 3);
+        assert!(server
+            .requests()
+            .iter()
+            .all(|r| r.headers.iter().any(|(_, v)| v.contains(KEY))));
+    }
 }

@@ -185,8 +185,7 @@ pub(crate) fn media_env(session: &Session, web: Arc<dyn WebFetcher>) -> MediaEnv
     MediaEnv::with_gate(Arc::new(Gate::open(session.base_dir())), web)
 }
 
-/// Lists on stderr what a run read outside the session's folder and its
-/// parent, and what it downloaded: the reference reads and fetches
+/// Lists on stderr what a run read outside the session's own folder, and what it downloaded: the reference reads and fetches
 /// silently, we say so.
 pub(crate) fn report_access(gate: &Gate) {
     for event in gate.events() {
@@ -196,6 +195,9 @@ pub(crate) fn report_access(gate: &Gate) {
                 path.display()
             )),
             Access::Fetch(url) => say(format!("note: fetched {url}")),
+            Access::Redirect { to, from } => {
+                say(format!("note: fetched {to} (redirected from {from})"))
+            }
         }
     }
 }

@@ -4,7 +4,8 @@
 use super::request::{build, WireArgs};
 use super::{safe, say, usage_error};
 use clap::Args;
-use formatscope::net::{self, SendError, Timeouts};
+use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
+use formatscope::net::{self, Prepared, SendError, Timeouts};
 use formatscope::provider::Provider;
 use formatscope::response::ChatResponse;
 use formatscope::session::Message;
@@ -48,6 +49,41 @@ pub(crate) struct SendArgs {
     /// text into a thinking block.
     #[arg(long)]
     split_think_tags: bool,
+
+    /// Send to this base URL, over the session's own (what the provider's
+    /// variable sets, e.g. http://127.0.0.1:8000/v1 for OpenAI). The key
+    /// goes there.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+
+    /// Let the key go to HOST (or HOST:PORT) when the session's base URL
+    /// names it. Without it, a host only the session names gets nothing.
+    #[arg(long, value_name = "HOST")]
+    allow_host: Vec<String>,
+}
+
+/// Where the request goes, if the key may go there; else says why not
+/// and how to allow it (exit 2). `how` names the ways the command has.
+fn host_for_key(
+    provider: Provider,
+    prepared: &Prepared,
+    key: Option<&net::ApiKey>,
+    chosen: &ChosenHosts,
+    how: &str,
+) -> Result<Host, i32> {
+    match hosts::check(&prepared.url, key.is_some(), chosen) {
+        Ok(host) => Ok(host),
+        Err(HostRefusal::NoHost(url)) => Err(usage_error(format!(
+            "nothing was sent: the request's URL {} has no host",
+            safe(&url)
+        ))),
+        Err(HostRefusal::NotChosen(host)) => Err(usage_error(format!(
+            "nothing was sent: the session names {host} as the {provider} server, and \
+             formatscope sends your key only to {provider}'s own host or one you chose; \
+             to send it there: {how}",
+            how = how.replace("HOST", &host.to_string()),
+        ))),
+    }
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
@@ -56,8 +92,21 @@ fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
 
 pub(crate) fn run(args: SendArgs) -> i32 {
     let env = |k: &str| std::env::var(k).ok();
-    let built = match build(&args.wire, |provider, settings| {
-        net::apply_base_url_from_env(provider, &mut settings.model_kwargs)
+    let mut allowed = Vec::new();
+    for text in &args.allow_host {
+        match Host::parse_allowed(text) {
+            Some(h) => allowed.push(h),
+            None => return usage_error(format!("--allow-host: not a host: {}", safe(text))),
+        }
+    }
+    if let Some(url) = &args.base_url {
+        if Host::of_url(url).is_none() {
+            return usage_error(format!("--base-url: not a URL: {}", safe(url)));
+        }
+    }
+    let built = match build(&args.wire, |provider, settings| match &args.base_url {
+        Some(url) => net::set_base_url(provider, &mut settings.model_kwargs, url),
+        None => net::apply_base_url_from_env(provider, &mut settings.model_kwargs),
     }) {
         Ok(b) => b,
         Err(code) => return code,
@@ -92,6 +141,20 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
+    let chosen = ChosenHosts::new(built.provider, env, args.base_url.as_deref(), &allowed);
+    let host = match host_for_key(
+        built.provider,
+        &prepared,
+        key.as_ref(),
+        &chosen,
+        &format!(
+            "--allow-host HOST, or --base-url URL, or set {}",
+            net::base_url_variable(built.provider)
+        ),
+    ) {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
     let original = if args.append {
         match std::fs::read_to_string(&args.wire.session) {
             Ok(t) => Some(t),
@@ -108,6 +171,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
     };
+    say(format!("note: sending to {}", safe(&host.to_string())));
     let json_lines = args.json;
     let mut printer = Printer::default();
     let result = runtime.block_on(async {
@@ -340,6 +404,13 @@ pub(crate) fn remote_count(
     })?;
     let (prepared, _) = net::prepare(built.provider, &built.out, false).map_err(usage_error)?;
     let key = net::find_key(provider, env).map_err(usage_error)?;
+    let chosen = ChosenHosts::new(provider, env, None, &[]);
+    let how = format!(
+        "set {} to the server's URL",
+        net::base_url_variable(provider)
+    );
+    let host = host_for_key(provider, &prepared, key.as_ref(), &chosen, &how)?;
+    say(format!("note: counting at {}", safe(&host.to_string())));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

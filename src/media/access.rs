@@ -3,10 +3,13 @@
 //! formatscope does not do so silently. Every file read and every download
 //! of one formatting run goes through its [`Gate`], which
 //!
-//! - asks its [`AccessPolicy`] about files outside the session's folder and
-//!   that folder's parent (after following symlinks, so `passwd.png ->
-//!   /etc/passwd` is outside) and about every download: the workbench asks
-//!   its user, the command line allows all (the reference behaviour);
+//! - asks its [`AccessPolicy`] about files outside the session's own folder
+//!   (after following symlinks, so `passwd.png -> /etc/passwd` is outside)
+//!   and about every download: the workbench asks its user, the command
+//!   line allows all (the reference behaviour). Not the folder's parent: a
+//!   session in `/tmp` or `~/Downloads` would read all of `/` or `~`. A
+//!   session in `/`, the home folder itself, `/proc`, `/sys` or `/dev` has
+//!   no free folder at all;
 //! - remembers what was read outside and fetched, so the command line can
 //!   list it and the workbench can show what a session wants;
 //! - bounds what one run takes in: media files and downloads of at most
@@ -20,16 +23,32 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The most redirects one download follows (as `requests` does).
+pub const MAX_REDIRECTS: usize = 30;
+
 /// The most time one formatting run spends downloading, in all.
 pub const FETCH_TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// One thing a run read or fetched, or wanted to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Access {
-    /// A file outside the session's folder and its parent (resolved).
+    /// A file outside the session's folder (resolved).
     Read(PathBuf),
     /// A download.
     Fetch(String),
+    /// A download a redirect took to another host than the URL before it
+    /// (the user saw only `from`).
+    Redirect { to: String, from: String },
+}
+
+impl Access {
+    /// The host a redirect took a download to.
+    pub fn redirect_host(&self) -> Option<String> {
+        match self {
+            Access::Redirect { to, .. } => super::url::url_host(to),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for Access {
@@ -37,6 +56,7 @@ impl std::fmt::Display for Access {
         match self {
             Access::Read(p) => write!(f, "read {}", p.display()),
             Access::Fetch(url) => write!(f, "fetch {url}"),
+            Access::Redirect { to, from } => write!(f, "fetch {to} (redirected from {from})"),
         }
     }
 }
@@ -74,8 +94,8 @@ struct RunState {
 /// media reads and the token counter's header reads).
 pub struct Gate {
     base_dir: PathBuf,
-    /// Reads under this folder (the session's folder's parent, resolved)
-    /// need no permission.
+    /// Reads under this folder (the session's own folder, resolved) need
+    /// no permission; `None` when that folder is too wide to trust.
     root: Option<PathBuf>,
     policy: Arc<dyn AccessPolicy>,
     state: Mutex<RunState>,
@@ -101,7 +121,7 @@ impl Gate {
         let base_dir = std::path::absolute(&base_dir).unwrap_or(base_dir);
         let root = std::fs::canonicalize(&base_dir)
             .ok()
-            .map(|d| d.parent().map(Path::to_path_buf).unwrap_or(d));
+            .filter(|d| !too_wide_to_trust(d));
         Gate {
             base_dir,
             root,
@@ -286,6 +306,45 @@ impl Gate {
                 format!("formatscope did not fetch {url}: downloading it was not allowed"),
             ));
         }
+        // Redirects are followed here, one hop at a time, so that each host
+        // a download reaches is asked for (or, on the command line, named).
+        let mut current = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            let response = self.fetch_once(web, &current)?;
+            let next = match (&response.location, response.status) {
+                (Some(location), 301..=303 | 307 | 308) => super::url::join_url(&current, location),
+                _ => {
+                    self.take_bytes(response.body.len() as u64)?;
+                    return Ok(response);
+                }
+            };
+            if super::url::url_host(&next) != super::url::url_host(&current) {
+                let access = Access::Redirect {
+                    to: next.clone(),
+                    from: current.clone(),
+                };
+                let host = access.redirect_host().unwrap_or_else(|| next.clone());
+                let allowed = self.policy.allows(&access);
+                self.record(access, allowed);
+                if !allowed {
+                    return Err(PyErr::new(
+                        "ConnectionError",
+                        format!(
+                            "Failed to fetch {next} (redirected from {current}): formatscope did not download from {host}: it was not allowed"
+                        ),
+                    ));
+                }
+            }
+            current = next;
+        }
+        Err(PyErr::new(
+            "TooManyRedirects",
+            format!("Exceeded {MAX_REDIRECTS} redirects."),
+        ))
+    }
+
+    /// One GET, within the run's time budget.
+    fn fetch_once(&self, web: &dyn WebFetcher, url: &str) -> Result<HttpResponse, PyErr> {
         if self.state().fetch_time >= FETCH_TIME_LIMIT {
             return Err(PyErr::new(
                 "ConnectionError",
@@ -298,10 +357,21 @@ impl Gate {
         let started = Instant::now();
         let result = web.get(url);
         self.state().fetch_time += started.elapsed();
-        let response = result?;
-        self.take_bytes(response.body.len() as u64)?;
-        Ok(response)
+        result
     }
+}
+
+/// Whether a session's folder is one whose every file it must not read
+/// unasked: the root, the home folder itself, or the kernel's folders.
+fn too_wide_to_trust(dir: &Path) -> bool {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| std::fs::canonicalize(&h).unwrap_or_else(|_| PathBuf::from(h)));
+    dir.parent().is_none()
+        || home.is_some_and(|h| h == dir)
+        || ["/proc", "/sys", "/dev"]
+            .iter()
+            .any(|kernel| dir.starts_with(kernel))
 }
 
 /// Python's `OSError` for a read that failed or was refused.
@@ -363,13 +433,19 @@ mod tests {
         std::fs::write(top.path().join("secret.txt"), b"secret").unwrap();
         std::os::unix::fs::symlink(top.path().join("secret.txt"), sessions.join("passwd.png"))
             .unwrap();
+        std::fs::write(sessions.join("own.png"), b"own").unwrap();
         let gate = Gate::new(&sessions, Arc::new(DenyAll));
-        // The parent of the session's folder is fine.
+        // The session's own folder is fine; its parent is not (a session
+        // in /tmp would read all of /).
         assert_eq!(
-            gate.read_media("../logo.png", &gate.resolve("../logo.png"))
+            gate.read_media("own.png", &gate.resolve("own.png"))
                 .unwrap(),
-            b"png"
+            b"own"
         );
+        let err = gate
+            .read_media("../logo.png", &gate.resolve("../logo.png"))
+            .unwrap_err();
+        assert_eq!(err.kind, "PermissionError");
         let err = gate
             .read_media("../../secret.txt", &gate.resolve("../../secret.txt"))
             .unwrap_err();
@@ -383,7 +459,11 @@ mod tests {
             err.message
         );
         let secret = std::fs::canonicalize(top.path().join("secret.txt")).unwrap();
-        assert_eq!(gate.refused(), vec![Access::Read(secret.clone())]);
+        let logo = std::fs::canonicalize(top.path().join("project/logo.png")).unwrap();
+        assert_eq!(
+            gate.refused(),
+            vec![Access::Read(logo), Access::Read(secret.clone())]
+        );
         let open = Gate::open(&sessions);
         assert_eq!(
             open.read_media("passwd.png", &open.resolve("passwd.png"))
@@ -397,6 +477,25 @@ mod tests {
                 allowed: true
             }]
         );
+    }
+
+    #[test]
+    fn no_free_folder_for_a_session_in_the_root_home_or_kernel_folders() {
+        for dir in ["/", "/proc", "/proc/self", "/sys", "/dev"] {
+            let gate = Gate::new(dir, Arc::new(DenyAll));
+            assert_eq!(gate.root, None, "{dir}");
+            assert!(gate.classify("x.png").is_some(), "{dir}");
+        }
+        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            if std::path::Path::new(&home).is_dir() {
+                let gate = Gate::new(&home, Arc::new(DenyAll));
+                assert_eq!(gate.root, None);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let gate = Gate::new(dir.path(), Arc::new(DenyAll));
+        assert_eq!(gate.classify("x.png"), None);
+        assert!(gate.classify("../x.png").is_some());
     }
 
     #[test]

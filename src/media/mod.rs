@@ -11,7 +11,7 @@ mod web;
 pub use self::access::{Access, AccessEvent, AccessPolicy, AllowAll, Gate, FETCH_TIME_LIMIT};
 pub use self::mimetypes::guess_type;
 pub use self::sniff::sniff_mime;
-pub use self::url::{splitext, url_scheme};
+pub use self::url::{join_url, splitext, url_host, url_scheme};
 #[cfg(feature = "http")]
 pub use self::web::HttpFetcher;
 pub use self::web::{HttpResponse, NoNetwork, WebFetcher, WebRoot};

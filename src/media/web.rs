@@ -11,6 +11,8 @@ pub struct HttpResponse {
     pub status: u16,
     pub reason: String,
     pub body: Vec<u8>,
+    /// A redirect's `Location` (the gate follows it, asking first).
+    pub location: Option<String>,
 }
 
 impl HttpResponse {
@@ -41,6 +43,7 @@ fn not_found() -> HttpResponse {
         status: 404,
         reason: "Not Found".into(),
         body: Vec::new(),
+        location: None,
     }
 }
 
@@ -90,6 +93,7 @@ impl WebFetcher for WebRoot {
                 reason: "OK".into(),
                 body: crate::files::read_regular(&path, crate::files::MEDIA_LIMIT, "media")
                     .unwrap_or_default(),
+                location: None,
             },
             None => not_found(),
         })
@@ -142,6 +146,9 @@ mod http {
                 .timeout_global(Some(timeout))
                 .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
                 .http_status_as_error(false)
+                // Redirects come back to the gate, which asks for (or names)
+                // each host a download reaches.
+                .max_redirects(0)
                 .build();
             Self {
                 agent: config.into(),
@@ -183,6 +190,10 @@ mod http {
                 .call()
                 .map_err(|e| PyErr::new("ConnectionError", e.to_string()))?;
             let status = resp.status();
+            let location = resp
+                .headers()
+                .get("location")
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
             let declared = resp
                 .headers()
                 .get("content-length")
@@ -205,6 +216,7 @@ mod http {
                 status: status.as_u16(),
                 reason: status.canonical_reason().unwrap_or("").to_string(),
                 body,
+                location,
             };
             if let Ok(mut cache) = self.cache.lock() {
                 let size = answer.body.len() as u64;

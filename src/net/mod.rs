@@ -3,6 +3,8 @@
 //! AgentScope parses it. The core builds the request and parses the events;
 //! this layer only moves bytes and keeps time.
 
+pub mod hosts;
+
 use crate::provider::Provider;
 use crate::response::framing::EventReader;
 use crate::response::{parse_whole, Api, ChatResponse, Event, Options, ParseError, StreamParser};
@@ -39,6 +41,21 @@ pub fn base_url_variable(provider: Provider) -> &'static str {
 /// Puts a base URL from the environment into the model's constructor
 /// arguments, unless the session already sets one.
 pub fn apply_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>, url: &str) {
+    put_base_url(provider, model_kwargs, url, false);
+}
+
+/// Puts the base URL the user gave on the command line into the model's
+/// constructor arguments, over the session's own.
+pub fn set_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>, url: &str) {
+    put_base_url(provider, model_kwargs, url, true);
+}
+
+fn put_base_url(
+    provider: Provider,
+    model_kwargs: &mut Map<String, Value>,
+    url: &str,
+    over_the_sessions: bool,
+) {
     fn nested<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
         let slot = m
             .entry(key.to_string())
@@ -59,8 +76,12 @@ pub fn apply_base_url(provider: Provider, model_kwargs: &mut Map<String, Value>,
         Provider::DashScope => (model_kwargs, "base_http_api_url"),
         Provider::Ollama => (model_kwargs, "host"),
     };
-    map.entry(key.to_string())
-        .or_insert_with(|| Value::String(url.to_string()));
+    if over_the_sessions {
+        map.insert(key.to_string(), Value::String(url.to_string()));
+    } else {
+        map.entry(key.to_string())
+            .or_insert_with(|| Value::String(url.to_string()));
+    }
 }
 
 /// Moves the base URL to the one in the provider's variable
@@ -160,6 +181,13 @@ pub enum SendError {
         url: String,
         message: String,
         retry_after: Option<String>,
+    },
+    #[error("HTTP {status} from {url} redirects to {location}; formatscope does not follow redirects with a key: the key goes only to the host you chose (if {host} is right, pass it with --base-url or the provider's variable)")]
+    Redirect {
+        status: u16,
+        url: String,
+        location: String,
+        host: String,
     },
     #[error("the connection broke mid-reply: {0}")]
     Dropped(String),
@@ -376,6 +404,32 @@ async fn open(
     if status.is_success() {
         return Ok(resp);
     }
+    if status.is_redirection() {
+        // Never followed (see `client`): a redirect would carry the key,
+        // and for 307/308 the body, to a host nobody chose.
+        let location = resp
+            .headers()
+            .get("location")
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        let target = reqwest::Url::parse(&url)
+            .and_then(|base| base.join(&location))
+            .ok();
+        let host = target
+            .as_ref()
+            .and_then(host_of_url)
+            .unwrap_or_else(|| "(no host)".into());
+        return Err(SendError::Redirect {
+            status: status.as_u16(),
+            url,
+            location: if location.is_empty() {
+                "nowhere (no Location)".into()
+            } else {
+                location
+            },
+            host,
+        });
+    }
     let retry_after = resp
         .headers()
         .get("retry-after")
@@ -403,9 +457,22 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     cur.to_string()
 }
 
+/// `host[:port]` of a URL, as people write it.
+fn host_of_url(url: &reqwest::Url) -> Option<String> {
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    })
+}
+
 /// A client with the connect timeout (one per run: it keeps connections).
+/// It follows no redirect: reqwest would repeat the request, with the
+/// `x-api-key` / `x-goog-api-key` header and (for 307/308) the body, to
+/// whatever host the `Location` names; a redirect is reported instead.
 pub fn client(timeouts: Timeouts) -> Result<reqwest::Client, SendError> {
     reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(timeouts.connect)
         .build()
         .map_err(|e| SendError::Connect {

@@ -5,7 +5,7 @@
 //! switch or a quit without asking, and a save goes only to the file the
 //! edits came from.
 
-use super::consent::{AccessMode, Consent};
+use super::consent::Consent;
 use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
 use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
@@ -14,6 +14,7 @@ use super::panes::editor::{EditorEvent, EditorPane};
 use super::panes::lint::LintPane;
 use super::panes::list::ListPane;
 use super::panes::popup::{Pending, Popup};
+use super::panes::reply::ReplyUpdate;
 use super::panes::request::RequestPane;
 use super::panes::settings::{FormOutcome, SettingsForm};
 use super::recovery::{self, Recovery};
@@ -28,6 +29,9 @@ use ratatui::layout::{Position, Rect};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+#[path = "send_hosts.rs"]
+mod send_hosts;
 
 pub use super::msg::Msg;
 
@@ -274,6 +278,7 @@ impl App {
                 session: Box::new(session),
                 formatter: FormatterId::new(provider, self.formatter.mode),
                 settings: Box::new(settings),
+                allowed_hosts: self.consent.send_hosts(),
             })));
         }
         self.replies = replies;
@@ -334,6 +339,10 @@ impl App {
                 self.remote_count = Some((generation, provider, result));
                 Vec::new()
             }
+            Msg::Reply {
+                id,
+                update: ReplyUpdate::HostNotChosen(host),
+            } => self.on_host_not_chosen(id, host),
             Msg::Reply { id, update } => {
                 let line = self
                     .replies
@@ -836,7 +845,8 @@ impl App {
             Some(p) if !p.wanted.is_empty() => p.wanted.clone(),
             _ => return Vec::new(),
         };
-        if self.consent.mode(&path) != AccessMode::Ask {
+        let wanted = self.consent.to_ask(&path, &wanted);
+        if wanted.is_empty() {
             return Vec::new();
         }
         self.popup = Some(Popup::Consent {
@@ -868,7 +878,7 @@ impl App {
             budget: session.max_tokens(),
             raw_media: self.request.raw_media,
             syntax: Arc::clone(&self.syntax),
-            access: self.consent.mode(&doc.path),
+            access: self.consent.grant(&doc.path),
             token_counter: session
                 .token_counter()
                 .map(|spec| CounterSpec::parse(spec).map_err(|e| format!("token_counter: {e}")))
@@ -1275,6 +1285,7 @@ impl App {
                     session: Box::new(session),
                     formatter: self.formatter,
                     settings: Box::new(settings),
+                    allowed_hosts: self.consent.send_hosts(),
                 }))];
             }
             Action::CancelSend => {
@@ -1573,19 +1584,26 @@ impl App {
                     Vec::new()
                 }
             },
+            Popup::SendHost { host, providers } => self.on_send_host_key(code, host, providers),
             Popup::Consent { session, wanted } => match code {
                 KeyCode::Char('a') => {
+                    self.consent.answer_redirects(&wanted, true);
                     self.consent.answer(&session, true);
                     self.status = "allowed for this file until you quit".into();
                     self.reformat()
                 }
                 KeyCode::Char('d') | KeyCode::Esc => {
-                    self.consent.answer(&session, false);
+                    self.consent.answer_redirects(&wanted, false);
+                    // Only redirect hosts asked: the session's answer stands.
+                    if wanted.iter().any(|a| a.redirect_host().is_none()) {
+                        self.consent.answer(&session, false);
+                    }
                     self.status =
                         "denied: nothing outside the session's folder is read or fetched".into();
                     self.reformat()
                 }
                 KeyCode::Char('A') => {
+                    self.consent.answer_redirects(&wanted, true);
                     let dir = session.parent().map(Path::to_path_buf).unwrap_or_default();
                     let real = self.consent.trust(&dir);
                     self.status =

@@ -1,10 +1,11 @@
 //! The workbench's answer to what a session wants to read or download
-//! (`media::Gate` asks). Nothing outside the session's folder and its
-//! parent is read, and nothing is fetched, until the user says so: once
+//! (`media::Gate` asks). Nothing outside the session's own folder is
+//! read, and nothing is fetched, until the user says so: once
 //! per session file (allow or deny, for this run), or always for the
 //! session's folder (remembered in the config folder).
 
 use crate::media::{Access, AccessPolicy};
+use crate::net::hosts::Host;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,24 @@ impl AccessPolicy for AccessMode {
     }
 }
 
+/// What one formatting job may read and fetch: the session's answer, and
+/// the hosts a redirect may take a download to (each asked for: the user
+/// saw only the first URL).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AccessGrant {
+    pub mode: AccessMode,
+    pub redirect_hosts: Vec<String>,
+}
+
+impl AccessPolicy for AccessGrant {
+    fn allows(&self, access: &Access) -> bool {
+        match access.redirect_host() {
+            Some(host) => self.mode == AccessMode::Allow && self.redirect_hosts.contains(&host),
+            None => self.mode.allows(access),
+        }
+    }
+}
+
 /// The user's answers.
 #[derive(Debug, Default)]
 pub struct Consent {
@@ -32,14 +51,77 @@ pub struct Consent {
     files: HashMap<PathBuf, bool>,
     /// Folders whose sessions may always read and fetch.
     trusted: Vec<PathBuf>,
+    /// Hosts only a session named that the user let keys go to (`S`),
+    /// and those refused (not asked again), until quitting.
+    send_hosts: Vec<Host>,
+    refused_send_hosts: Vec<Host>,
+    /// Hosts a media redirect may (true) or may not (false) lead to.
+    redirect_hosts: HashMap<String, bool>,
 }
 
 impl Consent {
     pub fn new(trusted: Vec<PathBuf>) -> Consent {
         Consent {
-            files: HashMap::new(),
             trusted,
+            ..Consent::default()
         }
+    }
+
+    /// What a formatting job of `session` may read and fetch.
+    pub fn grant(&self, session: &Path) -> AccessGrant {
+        let mut redirect_hosts: Vec<String> = self
+            .redirect_hosts
+            .iter()
+            .filter(|(_, allowed)| **allowed)
+            .map(|(h, _)| h.clone())
+            .collect();
+        redirect_hosts.sort();
+        AccessGrant {
+            mode: self.mode(session),
+            redirect_hosts,
+        }
+    }
+
+    /// What to ask about among what `session` wanted: all of it while the
+    /// session is unanswered, else the redirect hosts not yet answered.
+    pub fn to_ask(&self, session: &Path, wanted: &[Access]) -> Vec<Access> {
+        let unanswered = |a: &Access| {
+            a.redirect_host()
+                .is_none_or(|h| !self.redirect_hosts.contains_key(&h))
+        };
+        match self.mode(session) {
+            AccessMode::Ask => wanted.iter().filter(|a| unanswered(a)).cloned().collect(),
+            _ => wanted
+                .iter()
+                .filter(|a| a.redirect_host().is_some() && unanswered(a))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The answer about the redirect hosts among `asked`.
+    pub fn answer_redirects(&mut self, asked: &[Access], allow: bool) {
+        for host in asked.iter().filter_map(Access::redirect_host) {
+            self.redirect_hosts.insert(host, allow);
+        }
+    }
+
+    /// The hosts the user let keys go to.
+    pub fn send_hosts(&self) -> Vec<Host> {
+        self.send_hosts.clone()
+    }
+
+    /// The user's answer about sending keys to `host`.
+    pub fn answer_send_host(&mut self, host: Host, allow: bool) {
+        if allow {
+            self.send_hosts.push(host);
+        } else {
+            self.refused_send_hosts.push(host);
+        }
+    }
+
+    pub fn refused_send_host(&self, host: &Host) -> bool {
+        self.refused_send_hosts.contains(host)
     }
 
     pub fn mode(&self, session: &Path) -> AccessMode {

@@ -6,6 +6,7 @@
 use super::msg::{Msg, Outbox};
 use super::panes::reply::ReplyUpdate;
 use crate::formatter::FormatterId;
+use crate::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use crate::net::{self, Prepared, Timeouts};
 use crate::pipeline::run_request_local;
 use crate::session::Session;
@@ -18,21 +19,48 @@ pub struct SendJob {
     pub session: Box<Session>,
     pub formatter: FormatterId,
     pub settings: Box<Settings>,
+    /// Hosts only the session names that the user let the key go to.
+    pub allowed_hosts: Vec<Host>,
+}
+
+/// Why a job is not sent.
+enum NotSent {
+    Error(String),
+    /// The key would go to a host only the session names: ask first.
+    HostNotChosen(Host),
 }
 
 /// The request a job describes, ready to send, with its parse options and
 /// key; or why not.
-fn prepare(
-    job: &SendJob,
-) -> Result<(Prepared, crate::response::Options, Option<net::ApiKey>), String> {
+type Ready = (
+    Prepared,
+    crate::response::Options,
+    Option<net::ApiKey>,
+    Host,
+);
+
+fn prepare(job: &SendJob) -> Result<Ready, NotSent> {
     let provider = job.formatter.provider;
     let mut settings = (*job.settings).clone();
     net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
     let out = run_request_local(&job.session, job.formatter, &settings);
     let split = net::session_splits_think_tags(&job.session.settings);
-    let (prepared, opts) = net::prepare(provider, &out, split)?;
-    let key = net::find_key(provider, |k| std::env::var(k).ok()).map_err(|e| e.to_string())?;
-    Ok((prepared, opts, key))
+    let (prepared, opts) = net::prepare(provider, &out, split).map_err(NotSent::Error)?;
+    let env = |k: &str| std::env::var(k).ok();
+    let key = net::find_key(provider, env).map_err(|e| NotSent::Error(e.to_string()))?;
+    // The key goes unasked only to the default host, the SDK variable's,
+    // or one the user allowed (see `net::hosts`).
+    let chosen = ChosenHosts::new(provider, env, None, &job.allowed_hosts);
+    let host = match hosts::check(&prepared.url, key.is_some(), &chosen) {
+        Ok(h) => h,
+        Err(HostRefusal::NotChosen(h)) => return Err(NotSent::HostNotChosen(h)),
+        Err(HostRefusal::NoHost(url)) => {
+            return Err(NotSent::Error(format!(
+                "the request's URL {url} has no host"
+            )))
+        }
+    };
+    Ok((prepared, opts, key, host))
 }
 
 /// One send, as a task on the loop's runtime: builds the request (the
@@ -42,12 +70,14 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
     let say = |update: ReplyUpdate| {
         let _ = msgs.send(Msg::Reply { id, update });
     };
-    let (prepared, opts, key) = match prepare(&job) {
+    let (prepared, opts, key, host) = match prepare(&job) {
         Ok(p) => p,
-        Err(e) => return say(ReplyUpdate::Failed(e)),
+        Err(NotSent::Error(e)) => return say(ReplyUpdate::Failed(e)),
+        Err(NotSent::HostNotChosen(h)) => return say(ReplyUpdate::HostNotChosen(h)),
     };
     say(ReplyUpdate::Started {
         url: prepared.url.clone(),
+        host: host.to_string(),
         stream: prepared.stream,
     });
     let result = net::send(
@@ -71,8 +101,11 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
 pub async fn count(client: reqwest::Client, job: SendJob, msgs: Outbox) {
     let provider = job.formatter.provider;
     let result = match prepare(&job) {
-        Err(e) => Err(e),
-        Ok((prepared, _, key)) => net::count_remote(
+        Err(NotSent::Error(e)) => Err(e),
+        Err(NotSent::HostNotChosen(h)) => Err(format!(
+            "not counted: only the session names {h}, and the key goes only where you chose (S asks)"
+        )),
+        Ok((prepared, _, key, _)) => net::count_remote(
             &client,
             provider,
             &prepared,

@@ -4,7 +4,7 @@
 //! worker keeps its budget model between jobs, so an edit recounts only the
 //! unit it touched.
 
-use super::consent::AccessMode;
+use super::consent::{AccessGrant, AccessMode};
 use super::highlight::highlight_json;
 use super::lines::Lines;
 use crate::budget::{BudgetError, BudgetModel, TokenReport};
@@ -155,7 +155,7 @@ pub struct Job {
     pub syntax: Arc<syntect::highlighting::Theme>,
     /// Reads outside the session's folder and downloads: allowed, or
     /// refused (and, with `Ask`, reported in `Preview::wanted`).
-    pub access: AccessMode,
+    pub access: AccessGrant,
     /// What truncation counts with (the session's `token_counter`), or why
     /// the session's spec is not one.
     pub token_counter: Result<CounterSpec, String>,
@@ -268,7 +268,7 @@ struct ModelKey {
     model: String,
     base_dir: PathBuf,
     tools: Option<Value>,
-    access: AccessMode,
+    access: AccessGrant,
 }
 
 impl Computer {
@@ -294,7 +294,7 @@ impl Computer {
             model: job.model.model.clone(),
             base_dir: job.base_dir.clone(),
             tools: job.tools.clone(),
-            access: job.access,
+            access: job.access.clone(),
         };
         let mut preview = Preview {
             generation: job.generation,
@@ -329,14 +329,17 @@ impl Computer {
             .map(|_| job.messages.clone());
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
-            _ => Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access))),
+            _ => Arc::new(Gate::new(
+                job.base_dir.clone(),
+                Arc::new(job.access.clone()),
+            )),
         };
         // Each job may read and download afresh, within the limits.
         gate.begin_run();
         // What the session would read, in case a consent question must
         // list it; then the messages (shared with the document) go to the
         // budget model.
-        let asks = if job.access == AccessMode::Ask {
+        let asks = if job.access.mode == AccessMode::Ask {
             gate.wanted_by(job.messages.iter().map(Message::value))
         } else {
             Vec::new()
@@ -513,7 +516,10 @@ fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
     if let Some(t) = &job.tools {
         session.insert("tools".into(), t.clone());
     }
-    let gate = Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access)));
+    let gate = Arc::new(Gate::new(
+        job.base_dir.clone(),
+        Arc::new(job.access.clone()),
+    ));
     let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
     let options =
         (l.class == legacy::Class::Common && l.method == legacy::Method::Chat).then_some(l.options);
@@ -568,7 +574,10 @@ fn legacy_side(job: &Job, messages: &[Message], spec: SideSpec) -> crate::compar
         crate::formatter::Mode::Chat => legacy::Method::Chat,
         crate::formatter::Mode::MultiAgent => legacy::Method::MultiAgent,
     };
-    let gate = Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access)));
+    let gate = Arc::new(Gate::new(
+        job.base_dir.clone(),
+        Arc::new(job.access.clone()),
+    ));
     let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
     let options = (class == legacy::Class::Common && method == legacy::Method::Chat)
         .then(legacy::ChatOptions::default);
@@ -901,10 +910,18 @@ fn truncated_lines(
 
 /// What to ask the user about: when the job had to refuse a read or a
 /// download, everything the session names that needs permission, so one
-/// answer covers it all.
+/// answer covers it all; and the hosts redirects led to.
 fn wanted(gate: &Gate, job: &Job, asks: &[Access]) -> Vec<Access> {
     let refused = gate.refused();
-    if job.access != AccessMode::Ask || refused.is_empty() {
+    if job.access.mode != AccessMode::Ask {
+        // Allowed, yet a redirect took a download to a host nobody was
+        // asked about: ask about that host.
+        return refused
+            .into_iter()
+            .filter(|a| a.redirect_host().is_some())
+            .collect();
+    }
+    if refused.is_empty() {
         return Vec::new();
     }
     let mut all = asks.to_vec();

@@ -54,6 +54,12 @@ pub enum Popup {
         session: PathBuf,
         wanted: Vec<Access>,
     },
+    /// A send would take the key to a host only the session names.
+    SendHost {
+        host: crate::net::hosts::Host,
+        /// The sends it stopped, to make again on a yes.
+        providers: Vec<crate::formatter::Provider>,
+    },
     /// Model, budget and token counter (`s`).
     Settings(Box<SettingsForm>),
     /// Which providers to send to at once (`P`), in `Provider::ALL` order.
@@ -157,6 +163,18 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
             lines.push("d  drop them (delete the recovery file)".into());
             lines.push("Esc  decide later (the recovery file stays)".into());
             draw_dialog(frame, area, ui, "Recover unsaved edits", &lines);
+        }
+        Popup::SendHost { host, providers } => {
+            let host = crate::text::escape_control(&host.to_string()).into_owned();
+            let names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
+            let lines = vec![
+                format!("{file} sends the {} request to {host}.", names.join(", ")),
+                format!("Only the session names {host}: your API key would go there."),
+                String::new(),
+                format!("a  send to {host} (until you quit)"),
+                "d  do not send (not asked again)".into(),
+            ];
+            draw_dialog(frame, area, ui, "Send your key there?", &lines);
         }
         Popup::Consent { wanted, .. } => {
             let reads = wanted

@@ -21,8 +21,12 @@ pub enum ReplyUpdate {
     /// The request left (or is about to): where to.
     Started {
         url: String,
+        /// The host it went to, as the status line names it.
+        host: String,
         stream: bool,
     },
+    /// Not sent: the key would go to a host only the session names.
+    HostNotChosen(crate::net::hosts::Host),
     /// A response AgentScope yields (a cumulative snapshot).
     Chunk(Box<ChatResponse>),
     Done(Box<Outcome>),
@@ -96,9 +100,16 @@ impl ReplyPane {
         }
         let provider = self.provider.map(|p| p.to_string()).unwrap_or_default();
         match update {
-            ReplyUpdate::Started { url, .. } => {
+            ReplyUpdate::Started { url, host, .. } => {
                 self.url = url;
-                None
+                Some(format!("sending to {provider} at {host}… Esc cancels"))
+            }
+            ReplyUpdate::HostNotChosen(host) => {
+                let why = format!(
+                    "not sent: only the session names {host}, and your {provider} key goes only where you chose"
+                );
+                self.phase = Phase::Failed(why.clone());
+                Some(why)
             }
             ReplyUpdate::Chunk(r) => {
                 self.phase = Phase::Streaming;

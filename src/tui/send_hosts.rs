@@ -1,0 +1,69 @@
+//! The workbench's question before a key goes to a host only the session
+//! names (`net::hosts`): asked once per host, the stopped sends made again
+//! on a yes.
+
+use super::super::msg::Command;
+use super::super::panes::popup::Popup;
+use super::super::panes::reply::ReplyUpdate;
+use super::App;
+use crate::net::hosts::Host;
+use ratatui::crossterm::event::KeyCode;
+
+impl App {
+    /// A send stopped before its key went to `host`: asks (once per
+    /// host), unless the user already said no.
+    pub(super) fn on_host_not_chosen(&mut self, id: u64, host: Host) -> Vec<Command> {
+        let Some(pane) = self.replies.iter_mut().find(|r| r.id == id) else {
+            return Vec::new();
+        };
+        let provider = pane.provider;
+        if let Some(line) = pane.apply(id, ReplyUpdate::HostNotChosen(host.clone())) {
+            self.status = line;
+        }
+        let Some(provider) = provider else {
+            return Vec::new();
+        };
+        if self.consent.refused_send_host(&host) {
+            self.status = format!("not sent: you said no to sending keys to {host}");
+            return Vec::new();
+        }
+        match &mut self.popup {
+            None => {
+                self.popup = Some(Popup::SendHost {
+                    host,
+                    providers: vec![provider],
+                })
+            }
+            Some(Popup::SendHost {
+                host: asked,
+                providers,
+            }) if *asked == host => providers.push(provider),
+            // Another question is open: this send says why it stopped.
+            Some(_) => {}
+        }
+        Vec::new()
+    }
+
+    pub(super) fn on_send_host_key(
+        &mut self,
+        code: KeyCode,
+        host: Host,
+        providers: Vec<crate::formatter::Provider>,
+    ) -> Vec<Command> {
+        match code {
+            KeyCode::Char('a') => {
+                self.consent.answer_send_host(host, true);
+                self.send_to(&providers)
+            }
+            KeyCode::Char('d') | KeyCode::Esc => {
+                self.status = format!("not sent: your key does not go to {host}");
+                self.consent.answer_send_host(host, false);
+                Vec::new()
+            }
+            _ => {
+                self.popup = Some(Popup::SendHost { host, providers });
+                Vec::new()
+            }
+        }
+    }
+}
