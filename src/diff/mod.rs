@@ -21,7 +21,7 @@ pub mod moves;
 pub use cache::{cache_prefix, prompt_prefix, CachePrefix, PromptPrefix, Version};
 
 use align::Step;
-use moves::{hash, parts, role, tokens, Role};
+use moves::{hash, parts, path_to, tokens, Role};
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, VecDeque};
 
@@ -371,15 +371,14 @@ fn similar(x: &Value, y: &Value) -> bool {
 /// Parts of removed values are indexed by (hash, role), so the search is
 /// linear in the size of what changed.
 fn moves(events: &[Event], places: Places) -> Vec<Move> {
-    type Bucket<'v> = VecDeque<(usize, String, &'v Value)>;
+    type Bucket<'v> = VecDeque<(usize, &'v Value)>;
     let mut index: HashMap<(u64, Role), Bucket> = HashMap::new();
     let mut found = Vec::new();
     for (e, event) in events.iter().enumerate() {
         if let Event::Removed { left, value, .. } = event {
-            parts(value, &mut found);
-            for (h, inner, v) in found.drain(..) {
-                let r = role(&tokens(&placed(places.left, &format!("{left}{inner}"))));
-                index.entry((h, r)).or_default().push_back((e, inner, v));
+            parts(value, &tokens(&placed(places.left, left)), &mut found);
+            for (h, r, v) in found.drain(..) {
+                index.entry((h, r)).or_default().push_back((e, v));
             }
         }
     }
@@ -389,35 +388,43 @@ fn moves(events: &[Event], places: Places) -> Vec<Move> {
         let Event::Added { right, value, .. } = event else {
             continue;
         };
-        parts(value, &mut found);
-        for (h, inner, v) in found.drain(..) {
-            let r = role(&tokens(&placed(places.right, &format!("{right}{inner}"))));
+        parts(value, &tokens(&placed(places.right, right)), &mut found);
+        for (h, r, v) in found.drain(..) {
             let Some(bucket) = index.get_mut(&(h, r)) else {
                 continue;
             };
-            while bucket.front().is_some_and(|(x, _, _)| paired[*x]) {
+            while bucket.front().is_some_and(|(x, _)| paired[*x]) {
                 bucket.pop_front();
             }
-            let Some((x, from_part, w)) = bucket.front() else {
+            let Some((x, w)) = bucket.front().copied() else {
                 continue;
             };
-            if *w != v {
+            let Event::Removed {
+                left, value: whole, ..
+            } = &events[x]
+            else {
+                continue;
+            };
+            if w != v {
                 continue;
             }
-            let Event::Removed { left, .. } = &events[*x] else {
+            // Where the two sit inside their events' values (a search by
+            // address: once per pair).
+            let (Some(from_part), Some(to_part)) = (path_to(whole, w), path_to(value, v)) else {
                 continue;
             };
-            paired[*x] = true;
+            paired[x] = true;
             out.push(Move {
-                removed: *x,
+                removed: x,
                 added: e,
                 from: format!("{left}{from_part}"),
-                to: format!("{right}{inner}"),
-                from_part: from_part.clone(),
-                to_part: inner,
+                to: format!("{right}{to_part}"),
+                from_part,
+                to_part,
             });
             break;
         }
+        found.clear();
     }
     out
 }

@@ -82,21 +82,29 @@ const SYSTEM: [&str; 3] = ["system", "systemInstruction", "system_instruction"];
 const TEXT: [&str; 4] = ["content", "text", "parts", "message"];
 
 /// Where a place is in a request: its area (the conversation, the system
-/// prompt, the tools, another top-level key) and the key that names it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// prompt, the tools, another top-level key) and the key that names it
+/// (hashed, in snake case: keys are compared, never shown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
     /// A message's text (or the message itself), or the system prompt:
     /// Anthropic's `system` plays the role of OpenAI's system message.
     Text,
-    Conversation(String),
-    Tools(String),
-    Other(String, String),
+    Conversation(u64),
+    Tools(u64),
+    Other(u64, u64),
 }
 
-/// The role of the place at `pointer` (unescaped tokens).
-pub fn role(tokens: &[String]) -> Role {
-    let Some(first) = tokens.first() else {
-        return Role::Other(String::new(), String::new());
+fn key_hash(key: &str) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(snake(key).as_bytes());
+    h.finish()
+}
+
+/// The role of the place at the pointer of `tokens` (unescaped; any
+/// number stands for an index).
+pub fn role<S: AsRef<str>>(tokens: &[S]) -> Role {
+    let Some(first) = tokens.first().map(AsRef::as_ref) else {
+        return Role::Other(0, 0);
     };
     // The last key that is not an index names the place.
     let key = |skip: usize| {
@@ -104,27 +112,27 @@ pub fn role(tokens: &[String]) -> Role {
             .iter()
             .skip(skip)
             .rev()
+            .map(AsRef::as_ref)
             .find(|t| t.parse::<usize>().is_err())
-            .map(|k| snake(k))
     };
-    let conversation = CONVERSATION.contains(&first.as_str())
-        || (first == "input" && tokens.get(1).is_some_and(|t| t == "messages"));
+    let conversation = CONVERSATION.contains(&first)
+        || (first == "input" && tokens.get(1).is_some_and(|t| t.as_ref() == "messages"));
     if conversation {
         let skip = if first == "input" { 2 } else { 1 };
         return match key(skip) {
             None => Role::Text,
-            Some(k) if TEXT.contains(&k.as_str()) => Role::Text,
-            Some(k) => Role::Conversation(k),
+            Some(k) if TEXT.contains(&snake(k).as_str()) => Role::Text,
+            Some(k) => Role::Conversation(key_hash(k)),
         };
     }
-    if SYSTEM.contains(&first.as_str()) {
+    if SYSTEM.contains(&first) {
         return Role::Text;
     }
-    let k = key(1).unwrap_or_default();
+    let k = key_hash(key(1).unwrap_or_default());
     if first == "tools" {
         return Role::Tools(k);
     }
-    Role::Other(snake(first), k)
+    Role::Other(key_hash(first), k)
 }
 
 /// Unescaped tokens of a JSON pointer.
@@ -132,7 +140,13 @@ pub fn tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(|t| {
+            if t.contains('~') {
+                t.replace("~1", "/").replace("~0", "~")
+            } else {
+                t.to_string()
+            }
+        })
         .collect()
 }
 
@@ -147,12 +161,17 @@ pub fn renamed(top: bool, old: &str, new: &str, old_value: &Value, new_value: &V
 }
 
 /// Every value worth naming in `root` (itself included), each with its
-/// hash and its path inside `root`, parents before their parts.
-pub fn parts<'a>(root: &'a Value, out: &mut Vec<(u64, String, &'a Value)>) {
-    fn go<'a>(v: &'a Value, at: String, out: &mut Vec<(u64, String, &'a Value)>) -> u64 {
+/// hash and the role of its place, `root` being at `at` (tokens),
+/// parents before their parts.
+pub fn parts<'a>(root: &'a Value, at: &[String], out: &mut Vec<(u64, Role, &'a Value)>) {
+    fn go<'a: 's, 's>(
+        v: &'a Value,
+        stack: &mut Vec<&'s str>,
+        out: &mut Vec<(u64, Role, &'a Value)>,
+    ) -> u64 {
         let slot = out.len();
         if worth(v) {
-            out.push((0, at.clone(), v));
+            out.push((0, role(stack), v));
         }
         // The hash of `hash`, from the parts' own (one pass, not one per
         // level).
@@ -160,8 +179,11 @@ pub fn parts<'a>(root: &'a Value, out: &mut Vec<(u64, String, &'a Value)>) {
             Value::Array(a) => {
                 let mut h = rustc_hash::FxHasher::default();
                 h.write_u8(4);
-                for (i, x) in a.iter().enumerate() {
-                    h.write_u64(go(x, format!("{at}/{i}"), out));
+                for x in a {
+                    // Any number stands for an index.
+                    stack.push("0");
+                    h.write_u64(go(x, stack, out));
+                    stack.pop();
                 }
                 h.finish()
             }
@@ -172,7 +194,9 @@ pub fn parts<'a>(root: &'a Value, out: &mut Vec<(u64, String, &'a Value)>) {
                 for (k, x) in m {
                     let mut e = rustc_hash::FxHasher::default();
                     e.write(k.as_bytes());
-                    e.write_u64(go(x, format!("{at}/{}", super::token(k)), out));
+                    stack.push(k);
+                    e.write_u64(go(x, stack, out));
+                    stack.pop();
                     sum = sum.wrapping_add(e.finish());
                 }
                 h.write_u64(sum);
@@ -185,5 +209,23 @@ pub fn parts<'a>(root: &'a Value, out: &mut Vec<(u64, String, &'a Value)>) {
         }
         h
     }
-    go(root, String::new(), out);
+    let mut stack: Vec<&str> = at.iter().map(String::as_str).collect();
+    go(root, &mut stack, out);
+}
+
+/// The path of `target` (a value inside `root`, by address) from `root`.
+pub fn path_to(root: &Value, target: &Value) -> Option<String> {
+    if std::ptr::eq(root, target) {
+        return Some(String::new());
+    }
+    match root {
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| Some(format!("/{i}{}", path_to(x, target)?))),
+        Value::Object(m) => m
+            .iter()
+            .find_map(|(k, x)| Some(format!("/{}{}", super::token(k), path_to(x, target)?))),
+        _ => None,
+    }
 }
