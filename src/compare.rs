@@ -359,8 +359,11 @@ struct Order {
     left: Vec<usize>,
     right: Vec<usize>,
     /// Each position's message on each side.
-    names: Vec<(Option<usize>, Option<usize>)>,
+    names: Vec<Pair>,
 }
+
+/// A position's message on the left and on the right.
+type Pair = (Option<usize>, Option<usize>);
 
 impl Order {
     fn of(left: &Side, right: &Side) -> Order {
@@ -424,7 +427,7 @@ impl Order {
         if self.by_index() {
             return (Some(r.clone()), Some(r.clone()));
         }
-        let span = |pick: fn(&(Option<usize>, Option<usize>)) -> Option<usize>| {
+        let span = |pick: fn(&Pair) -> Option<usize>| {
             let found: Vec<usize> = self
                 .names
                 .get(r.start..r.end.min(self.names.len()))
