@@ -481,6 +481,60 @@ fn an_edit_shows_what_the_prompt_cache_keeps_and_where_it_breaks() {
     insta::assert_snapshot!("compare_last_save_vs_now", screen_text(&app, 160, 48));
 }
 
+/// Each group heading of the compare view, and whether any of its lines
+/// is marked.
+fn marked_groups(c: &formatscope::compare::Compared) -> Vec<(String, bool)> {
+    use formatscope::compare::Row;
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for row in &c.rows {
+        match row {
+            Row::Heading(h) => out.push((h.clone(), false)),
+            Row::Lines(l, r) => {
+                if let Some(last) = out.last_mut() {
+                    last.1 |= [l, r]
+                        .iter()
+                        .any(|x| x.as_ref().is_some_and(|x| x.mark.is_some()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Deleting message 5 of a chat: the last save / now pair shows message 5
+/// alone, removed, and every other message facing itself, unmarked (by
+/// identity, not by index); the cache line breaks at message 5.
+#[test]
+fn last_save_and_now_face_messages_by_identity_after_a_deletion() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("chat.json");
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/cases/long_history.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(golden).expect("read")).expect("json");
+    doc["mode"] = serde_json::json!("chat");
+    std::fs::write(&path, doc.to_string()).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    for k in ['2', 'j', 'j', 'j', 'j', 'j', 'x', 'c', 'C', 'C', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let preview = app.preview.as_ref().expect("a preview");
+    let cache = preview
+        .cache
+        .clone()
+        .expect("a cache line")
+        .expect("computed");
+    assert_eq!(cache.message, Some(5), "{cache:?}");
+    assert!(cache.prompt.tokens < cache.prompt.of, "{cache:?}");
+    let compared = preview.compare.clone().expect("compared");
+    assert!(compared.left.ends_with("at last save"), "{}", compared.left);
+    let groups = marked_groups(&compared);
+    let marked: Vec<_> = groups.iter().filter(|g| g.1).collect();
+    assert_eq!(marked.len(), 1, "{groups:?}");
+    assert_eq!(marked[0].0, "message 5 · left only", "{groups:?}");
+}
+
 /// `n` and `N` in the compare view jump from one difference to the next.
 #[test]
 fn n_jumps_to_the_next_difference_in_the_compare_view() {

@@ -313,6 +313,12 @@ impl Computer {
             .compare
             .filter(|(l, r)| l.view == SideView::Legacy || r.view == SideView::Legacy)
             .map(|_| job.messages.clone());
+        // The last save / now pair faces messages by identity: the
+        // messages' now, before they go to the budget model.
+        let identities = job
+            .compare
+            .filter(|(l, r)| l.view == SideView::Saved || r.view == SideView::Saved)
+            .map(|_| identities(job.messages.iter().map(Message::value)));
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
             _ => Arc::new(Gate::new(job.base_dir.clone(), Arc::new(job.access))),
@@ -458,22 +464,8 @@ impl Computer {
             let (mut ls, mut rs) = (side(l), side(r));
             // Two versions of the session: messages face their counterparts
             // by identity (id, else content), not by index.
-            if let (true, Some(Ok(e))) = (
-                l.view == SideView::Saved || r.view == SideView::Saved,
-                earlier,
-            ) {
-                let ids = |m: &[Value]| {
-                    m.iter()
-                        .map(crate::compare::Identity::of)
-                        .collect::<Vec<_>>()
-                };
-                let now = ids(&job.messages.iter().map(Message::value).collect::<Vec<_>>());
-                let before = ids(&e
-                    .session
-                    .messages
-                    .iter()
-                    .map(Message::value)
-                    .collect::<Vec<_>>());
+            if let (Some(now), Some(Ok(e))) = (&identities, earlier) {
+                let before = self::identities(e.session.messages.iter().map(Message::value));
                 for (spec, s) in [(l, &mut ls), (r, &mut rs)] {
                     s.identities = if spec.view == SideView::Saved {
                         before.clone()
@@ -513,6 +505,11 @@ impl Computer {
             });
         self.earlier = Some((Arc::clone(text), formatter, earlier));
     }
+}
+
+/// Who each message is, for the compare view's last save / now pair.
+fn identities(messages: impl Iterator<Item = Value>) -> Vec<crate::compare::Identity> {
+    messages.map(|m| crate::compare::Identity::of(&m)).collect()
 }
 
 /// The session formatted by AgentScope 0.1.6 (`V`): its messages converted
