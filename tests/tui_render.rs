@@ -535,6 +535,46 @@ fn last_save_and_now_face_messages_by_identity_after_a_deletion() {
     assert_eq!(marked[0].0, "message 5 · left only", "{groups:?}");
 }
 
+/// Before / after truncation: the messages the plan drops are marked,
+/// every message it keeps faces itself, unmarked.
+#[test]
+fn before_and_after_truncation_face_kept_messages_unmarked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("chat.json");
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/cases/long_history.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(golden).expect("read")).expect("json");
+    doc["mode"] = serde_json::json!("chat");
+    doc["max_tokens"] = serde_json::json!(150);
+    std::fs::write(&path, doc.to_string()).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    for k in ['c', 'C', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let preview = app.preview.as_ref().expect("a preview");
+    let plan = preview.plan.clone().expect("a plan").expect("planned");
+    assert!(
+        !plan.dropped.is_empty() && !plan.kept.is_empty(),
+        "{plan:?}"
+    );
+    let compared = preview.compare.clone().expect("compared");
+    assert!(
+        compared.right.ends_with("after truncation"),
+        "{}",
+        compared.right
+    );
+    let groups = marked_groups(&compared);
+    let marked: Vec<String> = groups.iter().filter(|g| g.1).map(|g| g.0.clone()).collect();
+    let dropped: Vec<String> = plan
+        .dropped
+        .iter()
+        .map(|i| format!("message {i}"))
+        .collect();
+    assert_eq!(marked, dropped, "{groups:?}");
+}
+
 /// `n` and `N` in the compare view jump from one difference to the next.
 #[test]
 fn n_jumps_to_the_next_difference_in_the_compare_view() {
