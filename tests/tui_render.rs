@@ -481,39 +481,12 @@ fn an_edit_shows_what_the_prompt_cache_keeps_and_where_it_breaks() {
     insta::assert_snapshot!("compare_last_save_vs_now", screen_text(&app, 160, 48));
 }
 
-/// Each group heading of the compare view, and whether any of its lines
-/// is marked.
-fn marked_groups(c: &formatscope::compare::Compared) -> Vec<(String, bool)> {
-    use formatscope::compare::Row;
-    let mut out: Vec<(String, bool)> = Vec::new();
-    for row in &c.rows {
-        match row {
-            Row::Heading(h) => out.push((h.clone(), false)),
-            Row::Lines(l, r) => {
-                if let Some(last) = out.last_mut() {
-                    last.1 |= [l, r]
-                        .iter()
-                        .any(|x| x.as_ref().is_some_and(|x| x.mark.is_some()));
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Deleting message 5 of a chat: the last save / now pair shows message 5
 /// alone, removed, and every other message facing itself, unmarked (by
 /// identity, not by index); the cache line breaks at message 5.
 #[test]
 fn last_save_and_now_face_messages_by_identity_after_a_deletion() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("chat.json");
-    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/cases/long_history.json");
-    let mut doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(golden).expect("read")).expect("json");
-    doc["mode"] = serde_json::json!("chat");
-    std::fs::write(&path, doc.to_string()).expect("write");
+    let (_dir, path) = long_chat(None);
     let (mut app, mut computer) = loaded_app(&path, (160, 48));
     for k in ['2', 'j', 'j', 'j', 'j', 'j', 'x', 'c', 'C', 'C', 'C', 'C'] {
         let cmds = app.update(key(k));
@@ -539,15 +512,7 @@ fn last_save_and_now_face_messages_by_identity_after_a_deletion() {
 /// every message it keeps faces itself, unmarked.
 #[test]
 fn before_and_after_truncation_face_kept_messages_unmarked() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("chat.json");
-    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/cases/long_history.json");
-    let mut doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(golden).expect("read")).expect("json");
-    doc["mode"] = serde_json::json!("chat");
-    doc["max_tokens"] = serde_json::json!(150);
-    std::fs::write(&path, doc.to_string()).expect("write");
+    let (_dir, path) = long_chat(Some(150));
     let (mut app, mut computer) = loaded_app(&path, (160, 48));
     for k in ['c', 'C', 'C', 'C'] {
         let cmds = app.update(key(k));
