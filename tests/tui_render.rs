@@ -540,6 +540,26 @@ fn before_and_after_truncation_face_kept_messages_unmarked() {
     assert_eq!(marked, dropped, "{groups:?}");
 }
 
+/// A model change breaks the prompt-cache line at the model (caches are per model).
+#[test]
+fn a_model_change_breaks_the_cache_line_at_the_model() {
+    use formatscope::diff::cache::Break;
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    let enter = Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let keys = std::iter::once(key('s')).chain("gpt-4o-mini".chars().map(key));
+    for k in keys.chain([enter]) {
+        let cmds = app.update(k);
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let cache = app.preview.as_ref().and_then(|p| p.cache.clone());
+    let prompt = cache.expect("a cache line").expect("computed").prompt;
+    let (before, now) = ("gpt-4o".into(), "gpt-4o-mini".into());
+    assert_eq!(prompt.breaks, Some(Break::Model { before, now }));
+    assert_eq!(prompt.tokens, 0);
+    assert!(screen_text(&app, 160, 48).contains("model changed"));
+}
+
 /// `n` and `N` in the compare view jump from one difference to the next.
 #[test]
 fn n_jumps_to_the_next_difference_in_the_compare_view() {
