@@ -341,13 +341,35 @@ fn walk<'a>(
     }
 }
 
-/// Two arrays of values aligned by content hash, then by kind.
+/// Two arrays of values aligned by content hash, then by kind. Equal ends
+/// are matched first, by comparison alone: an edit in a long request
+/// hashes only the middle where the arrays differ.
 fn align_values(a: &[Value], b: &[Value]) -> Vec<Step> {
-    let (ka, kb): (Vec<u64>, Vec<u64>) =
-        (a.iter().map(hash).collect(), b.iter().map(hash).collect());
-    align::align(&ka, &kb, &|i, j| a[i] == b[j], &|i, j| {
-        similar(&a[i], &b[j])
-    })
+    let (n, m) = (a.len(), b.len());
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a_mid, b_mid) = (&a[head..n - tail], &b[head..m - tail]);
+    let (ka, kb): (Vec<u64>, Vec<u64>) = (
+        a_mid.iter().map(hash).collect(),
+        b_mid.iter().map(hash).collect(),
+    );
+    let mid = align::align(&ka, &kb, &|i, j| a_mid[i] == b_mid[j], &|i, j| {
+        similar(&a_mid[i], &b_mid[j])
+    });
+    let mut steps: Vec<Step> = (0..head).map(|i| Step::Same(i, i)).collect();
+    steps.extend(mid.into_iter().map(|s| match s {
+        Step::Same(i, j) => Step::Same(i + head, j + head),
+        Step::Inside(i, j) => Step::Inside(i + head, j + head),
+        Step::Removed(i) => Step::Removed(i + head),
+        Step::Added(j) => Step::Added(j + head),
+    }));
+    steps.extend((0..tail).map(|t| Step::Same(n - tail + t, m - tail + t)));
+    steps
 }
 
 /// The same kind of element: both objects with the same `role` and
