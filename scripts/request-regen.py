@@ -25,11 +25,13 @@ CHAT = "sessions/chat_plain.json"
 MEDIA = "sessions/multimodal.json"
 CASES = "tests/golden/cases/"
 OWN = "tests/oracle/cases/"
+# Sessions of this suite; their web images are under tests/wire/media/web/
+# (the oracle's default web root for them).
+WIRE = "tests/wire/sessions/"
 
-# Vectors whose error text is pydantic's full report (every alternative of
-# a union): formatscope raises the same error at the same stage with a
-# shorter message, so only those are compared.
-MATCH_ERROR_TYPE = {"gemini_rich_tools", "gemini_enum_int"}
+# Vectors judged by their error's stage and type only (none: every error
+# message is compared in full).
+MATCH_ERROR_TYPE: set = set()
 
 # name -> (session, arguments as on request_oracle.py's command line)
 VECTORS = {
@@ -58,7 +60,7 @@ VECTORS = {
     "dashscope_headers": (CHAT, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"generate_kwargs": {"headers": {"X-DashScope-WorkSpace": "ws-1"}}}']),
     "dashscope_search_false": (CHAT, ["--formatter", "DashScopeChatFormatter", "--call-kwargs", '{"enable_search": false}']),
     "dashscope_search_true": (CHAT, ["--formatter", "DashScopeChatFormatter", "--call-kwargs", '{"enable_search": true}']),
-    "dashscope_multimodality": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"multimodality": true}']),
+    "dashscope_multimodality": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model", "qwen-vl-max", "--model-kwargs", '{"multimodality": true}']),
     "dashscope_qvq": (MEDIA, ["--formatter", "DashScopeChatFormatter", "--model", "qvq-max"]),
     "dashscope_intl": (CHAT, ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"base_http_api_url": "https://dashscope-intl.aliyuncs.com/api/v1"}']),
     "dashscope_tool_choice_unknown_name": (LIB, ["--formatter", "DashScopeChatFormatter", "--tool-choice", "nope"]),
@@ -82,9 +84,55 @@ VECTORS = {
     "ollama_format_call": (CHAT, ["--formatter", "OllamaChatFormatter", "--call-kwargs", '{"format": "json", "think": false}']),
 }
 
+# DashScope's text-generation call refuses an empty conversation
+# (InputRequired) however it came about; the multimodal call sends it.
+for _fmt, _short in (("DashScopeChatFormatter", "chat"), ("DashScopeMultiAgentFormatter", "multi_agent")):
+    VECTORS[f"dashscope_{_short}_empty_session"] = (OWN + "x_empty_session.json", ["--formatter", _fmt])
+    VECTORS[f"dashscope_{_short}_empty_content"] = (WIRE + "empty_content.json", ["--formatter", _fmt])
+    VECTORS[f"dashscope_{_short}_thinking_only"] = (WIRE + "thinking_only.json", ["--formatter", _fmt, "--no-stream"])
+    VECTORS[f"dashscope_{_short}_dropped_with_tools"] = (WIRE + "dropped_with_tools.json", ["--formatter", _fmt, "--tool-choice", "pick"])
+    VECTORS[f"dashscope_{_short}_unknown_block_only"] = (WIRE + "unknown_block_only.json", ["--formatter", _fmt])
+    # Truncation without a system prompt can drop every message.
+    VECTORS[f"dashscope_{_short}_truncated_to_nothing"] = (CASES + "no_system_prompt.json", ["--formatter", _fmt, "--max-tokens", "10"])
+VECTORS["dashscope_empty_session_qvq"] = (OWN + "x_empty_session.json", ["--formatter", "DashScopeChatFormatter", "--model", "qvq-max"])
+VECTORS["dashscope_empty_content_multimodality"] = (WIRE + "empty_content.json", ["--formatter", "DashScopeMultiAgentFormatter", "--model-kwargs", '{"multimodality": true}'])
+VECTORS["dashscope_empty_session_thinking"] = (OWN + "x_empty_session.json", ["--formatter", "DashScopeChatFormatter", "--model-kwargs", '{"enable_thinking": true}'])
+
+# Ollama's Image serializer: base64 text, or a name ending in an image
+# extension (a missing file), or neither.
+for _name in ("web_text_image", "web_pathlike_image", "web_base64like_image", "web_accented_image",
+              "web_five_image", "web_badpad_image", "web_upper_ext_image", "web_webp_image",
+              "base64_not_base64", "base64_jpg_name"):
+    VECTORS[f"ollama_{_name}"] = (WIRE + f"ollama_{_name}.json", ["--formatter", "OllamaChatFormatter"])
+VECTORS["ollama_web_text_image_multi_agent"] = (WIRE + "ollama_web_text_image.json", ["--formatter", "OllamaMultiAgentFormatter"])
+# google-genai validates the config, then the contents, with pydantic: the
+# full report (every location of every union member) is compared.
+for _name in ("gemini_enum_float", "gemini_enum_bool_null", "gemini_enum_nested", "gemini_enum_two_tools",
+              "gemini_schema_odd_fields", "gemini_schema_lax_values", "gemini_schema_items_not_object",
+              "gemini_inline_not_base64", "gemini_inline_two_bad", "gemini_inline_unpadded",
+              "gemini_inline_bad_symbol_late", "gemini_web_text_image",
+              "gemini_schema_unknown_types", "gemini_schema_unknown_type_and_enum_int"):
+    VECTORS[_name] = (WIRE + f"{_name}.json", ["--formatter", "GeminiChatFormatter"])
+VECTORS["gemini_schema_unknown_types_no_stream"] = (WIRE + "gemini_schema_unknown_types.json", ["--formatter", "GeminiMultiAgentFormatter", "--no-stream", "--tool-choice", "required"])
+VECTORS["gemini_enum_nested_multi_agent"] = (WIRE + "gemini_enum_nested.json", ["--formatter", "GeminiMultiAgentFormatter", "--tool-choice", "t0"])
+VECTORS["gemini_inline_not_base64_multi_agent"] = (WIRE + "gemini_inline_not_base64.json", ["--formatter", "GeminiMultiAgentFormatter"])
+VECTORS["gemini_tool_result_web_text_image"] = (WIRE + "gemini_tool_result_web_text_image.json", ["--formatter", "GeminiChatFormatter", "--promote-tool-result-images"])
+# AgentScope itself decodes a tool result's base64 media (to save it): that
+# fails first, at the format stage, with binascii's message.
+VECTORS["gemini_tool_result_inline_not_base64"] = (WIRE + "gemini_tool_result_inline_not_base64.json", ["--formatter", "GeminiChatFormatter"])
+VECTORS["gemini_bad_config_and_tools"] = (OWN + "x_tools_enum_int.json", ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_budget": "lots"}, "generate_kwargs": {"temperature": "hot", "stop_sequences": "END"}}', "--call-kwargs", '{"bogus": 1}'])
+VECTORS["gemini_bad_config_no_stream"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--no-stream", "--model-kwargs", '{"generate_kwargs": {"max_output_tokens": 1.5, "seed": "x", "candidate_count": true}}'])
+# What lax validation makes of the config's values is what is sent.
+VECTORS["gemini_lax_generation_settings"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"generate_kwargs": {"temperature": "0.5", "top_k": true, "seed": "7", "max_output_tokens": 100.0, "response_logprobs": "yes", "candidate_count": " 1 "}}'])
+VECTORS["gemini_thinking_config_lax"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_budget": "100", "include_thoughts": 1, "thinkingLevel": "low"}}'])
+VECTORS["gemini_thinking_level_unknown"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_level": "deep"}}'])
+VECTORS["gemini_thinking_level_not_a_string"] = (CHAT, ["--formatter", "GeminiChatFormatter", "--model-kwargs", '{"thinking_config": {"thinking_level": 3}}'])
+VECTORS["ollama_tool_result_text_image"] = (WIRE + "ollama_tool_result_text_image.json", ["--formatter", "OllamaChatFormatter", "--promote-tool-result-images"])
+
 
 def parse(args):
     out = {"formatter_name": None, "model": None, "stream": None, "tool_choice": None, "model_kwargs": {}, "call_kwargs": {}}
+    promote = {}
     it = iter(args)
     for a in it:
         if a == "--formatter":
@@ -101,8 +149,13 @@ def parse(args):
             out["model_kwargs"] = json.loads(next(it))
         elif a == "--call-kwargs":
             out["call_kwargs"] = json.loads(next(it))
+        elif a == "--max-tokens":
+            out["max_tokens"] = int(next(it))
+        elif a.startswith("--promote-tool-result-"):
+            promote[a.removeprefix("--promote-tool-result-")] = True
         else:
             raise SystemExit(f"unknown argument {a}")
+    out["options"] = request_oracle.oracle.option_kwargs(out["formatter_name"], **promote)
     return out
 
 
@@ -111,7 +164,12 @@ def main():
     out_dir = os.path.join(REPO, "tests", "wire", "expected")
     os.makedirs(out_dir, exist_ok=True)
     files = []
+    import dashscope  # noqa: E402  (the oracle's venv)
+    # DashScopeChatModel sets the SDK's module-wide URL when given one: put
+    # it back so one vector's base URL does not leak into the next.
+    dashscope_url = dashscope.base_http_api_url
     for name, (session, args) in VECTORS.items():
+        dashscope.base_http_api_url = dashscope_url
         result = request_oracle.run(os.path.join(REPO, session), **parse(args))
         rel = f"expected/{name}.json"
         with open(os.path.join(REPO, "tests", "wire", rel), "w", encoding="utf-8") as f:

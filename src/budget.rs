@@ -3,7 +3,7 @@
 //! re-formats and re-counts only the unit it touches), and truncation plans.
 
 use crate::formatter::{
-    self, FormatOptions, FormatterId, SegmentError, Segmented, Unit, UnitKind, SYSTEM_UNIT,
+    self, FormatOptions, FormatterId, SegmentError, Segmented, UnitKind, SYSTEM_UNIT,
 };
 use crate::json;
 use crate::media::MediaEnv;
@@ -11,9 +11,7 @@ use crate::py::{self, PyErr};
 use crate::session::{live_items, msgs_of, Message, Msg, MsgItem, Names};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
-use crate::truncate::{
-    self, cost_unit, count_in_parallel, CostedRequest, TruncationPlan, UnitCost,
-};
+use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -70,6 +68,7 @@ impl TokenReport {
             "formatter": self.formatter.class_name(),
             "provider": self.model.provider.id(),
             "model": self.model.model,
+            "model_assumed": self.model.assumed,
             "tokenizer": self.model.tokenizer.describe(),
             "exact": self.exact,
             "messages_exact": self.messages_exact,
@@ -322,26 +321,8 @@ impl BudgetModel {
             .zip(&self.request.units)
             .map(|(u, c)| (u.key, *c))
             .collect();
-        let missing: Vec<&Arc<Unit>> = seg
-            .units
-            .iter()
-            .filter(|u| !known.contains_key(&u.key))
-            .collect();
-        // In `missing`'s order, without the units whose count failed.
-        let mut counted = count_in_parallel(&self.counter, &missing)
-            .into_iter()
-            .peekable();
-        let mut units = Vec::with_capacity(seg.units.len());
-        for unit in &seg.units {
-            let cost = match known.get(&unit.key) {
-                Some(c) => *c,
-                None => match counted.next_if(|(key, _)| *key == unit.key) {
-                    Some((_, c)) => c,
-                    None => cost_unit(&self.counter, unit).map_err(BudgetError::Format)?,
-                },
-            };
-            units.push(cost);
-        }
+        let units = truncate::cost_units(&self.counter, &seg.units, |u| known.get(&u.key).copied())
+            .map_err(BudgetError::Format)?;
         drop(known);
         let req = CostedRequest::new(seg, self.counter.base(), system, units);
         self.total = req
@@ -532,25 +513,10 @@ impl BudgetModel {
         let counter = self.trunc_counter.as_ref();
         let seg = self.request.seg.clone();
         let system = truncate::cost_of(counter, &seg.system)?;
-        let missing: Vec<&Arc<Unit>> = seg
-            .units
-            .iter()
-            .filter(|u| !self.trunc_costs.contains_key(&u.key))
-            .collect();
-        for (key, cost) in count_in_parallel(counter, &missing) {
-            self.trunc_costs.insert(key, cost);
-        }
-        let mut units = Vec::with_capacity(seg.units.len());
-        for unit in &seg.units {
-            let cost = match self.trunc_costs.get(&unit.key) {
-                Some(c) => *c,
-                None => {
-                    let c = cost_unit(counter, unit)?;
-                    self.trunc_costs.insert(unit.key, c);
-                    c
-                }
-            };
-            units.push(cost);
+        let known = &self.trunc_costs;
+        let units = truncate::cost_units(counter, &seg.units, |u| known.get(&u.key).copied())?;
+        for (unit, cost) in seg.units.iter().zip(&units) {
+            self.trunc_costs.insert(unit.key, *cost);
         }
         Ok(CostedRequest::new(seg, counter.base(), system, units))
     }

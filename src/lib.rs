@@ -12,6 +12,7 @@ pub mod json;
 pub mod legacy;
 pub mod lint;
 pub mod media;
+pub mod model_choice;
 #[cfg(feature = "net")]
 pub mod net;
 pub mod pipeline;

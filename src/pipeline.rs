@@ -7,7 +7,7 @@ use crate::json;
 use crate::media::{MediaEnv, WebFetcher};
 use crate::py::{self, PyErr};
 use crate::session::{Msg, Session};
-use crate::tokens::{models, AgentScopeCounter, CounterSpec, MessageCounter, OpenAiTokenCounter};
+use crate::tokens::{AgentScopeCounter, CounterSpec, MessageCounter, OpenAiTokenCounter};
 use crate::truncate;
 use crate::wire;
 use serde_json::{Map, Value};
@@ -174,7 +174,7 @@ fn run_with(
     let other: Option<Box<dyn MessageCounter>> = match &spec {
         CounterSpec::OpenAi(_) => None,
         other => Some(other.build(
-            &models::resolve(request.formatter.provider, session.model()),
+            &crate::model_choice::choose_model(session, request.formatter.provider, None).info(),
             env.web_arc(),
             Some(Arc::clone(env.gate())),
         )),
@@ -309,7 +309,7 @@ pub fn run_request(
     let model = settings
         .model
         .clone()
-        .unwrap_or_else(|| wire::default_model(provider).to_string());
+        .unwrap_or_else(|| crate::model_choice::choose_model(session, provider, None).name);
     let formatted_request = ReferenceRequest {
         count: false,
         tools: false,

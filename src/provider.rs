@@ -48,6 +48,21 @@ impl Provider {
         }
     }
 
+    /// The model a request is for when neither a flag nor the session
+    /// names one: the model AgentScope's request oracle builds each model
+    /// class with. The one default: counting, the wire, sends and exports
+    /// all use it (see `model_choice`).
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "gpt-4o",
+            Provider::Anthropic => "claude-sonnet-4-6",
+            Provider::DashScope => "qwen-max",
+            Provider::Gemini => "gemini-2.5-flash",
+            Provider::Ollama => "qwen2.5",
+            Provider::DeepSeek => "deepseek-chat",
+        }
+    }
+
     pub fn from_id(name: &str) -> Option<Provider> {
         let lower = name.to_ascii_lowercase();
         Provider::ALL.into_iter().find(|p| p.id() == lower)

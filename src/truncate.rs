@@ -58,36 +58,59 @@ pub fn cost_unit(counter: &dyn MessageCounter, unit: &Unit) -> Result<UnitCost, 
     })
 }
 
-/// Costs of `units` counted on every core (each unit counts on its own; a
-/// cold count of a large request is mostly BPE). Only the successes: a unit
-/// that raises is counted again in order, so the first error is the
-/// reference's. Small requests are left to the caller.
-pub fn count_in_parallel(
+/// Every unit's cost under `counter`, in order: what `known` answers (an
+/// earlier count of the same content) is taken as it is, the rest is
+/// counted, on every core when there are many (a cold count of a large
+/// request is mostly BPE). Results are matched to units by position, never
+/// by content key: keys are only a cache's lookup, and two units may share
+/// one. The first error in the units' order is returned, as the reference's
+/// single pass would raise it. This is the one way a request is costed: the
+/// command line's plans, `truncate`, `count` and the workbench all call it.
+pub fn cost_units(
     counter: &dyn MessageCounter,
-    units: &[&Arc<Unit>],
-) -> Vec<(u64, UnitCost)> {
+    units: &[Arc<Unit>],
+    known: impl Fn(&Unit) -> Option<UnitCost>,
+) -> Result<Vec<UnitCost>, PyErr> {
+    let mut costs: Vec<Option<UnitCost>> = units.iter().map(|u| known(u)).collect();
+    let missing: Vec<usize> = (0..units.len()).filter(|&i| costs[i].is_none()).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || units.len() < 256 {
-        return Vec::new();
-    }
-    let per = units.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = units
-            .chunks(per)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .filter_map(|u| cost_unit(counter, u).ok().map(|c| (u.key, c)))
-                        .collect::<Vec<_>>()
+    if threads < 2 || missing.len() < 256 {
+        for i in missing {
+            costs[i] = Some(cost_unit(counter, &units[i])?);
+        }
+    } else {
+        let per = missing.len().div_ceil(threads);
+        let counted: Vec<Result<UnitCost, PyErr>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = missing
+                .chunks(per)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|&i| cost_unit(counter, &units[i]))
+                            .collect::<Vec<_>>()
+                    })
                 })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    })
+                .collect();
+            workers
+                .into_iter()
+                .zip(missing.chunks(per))
+                .flat_map(|(w, chunk)| {
+                    // A worker that panicked counts its units again here.
+                    w.join().unwrap_or_else(|_| {
+                        chunk
+                            .iter()
+                            .map(|&i| cost_unit(counter, &units[i]))
+                            .collect()
+                    })
+                })
+                .collect()
+        });
+        for (i, cost) in missing.into_iter().zip(counted) {
+            costs[i] = Some(cost?);
+        }
+    }
+    Ok(costs.into_iter().flatten().collect())
 }
 
 /// Costs counted on first use, by unit (shared by the planner's reads).
@@ -208,17 +231,7 @@ impl CostedRequest {
         env: &MediaEnv,
     ) -> Result<Self, PyErr> {
         let system = cost_of(counter, &seg.system)?;
-        let all: Vec<&Arc<Unit>> = seg.units.iter().collect();
-        let counted: std::collections::HashMap<u64, UnitCost> =
-            count_in_parallel(counter, &all).into_iter().collect();
-        let units = seg
-            .units
-            .iter()
-            .map(|u| match counted.get(&u.key) {
-                Some(c) => Ok(*c),
-                None => cost_unit(counter, u),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let units = cost_units(counter, &seg.units, |_| None)?;
         let req = Self::new(seg, counter.base(), system, units);
         req.total(counter, env)?;
         Ok(req)
@@ -674,7 +687,9 @@ pub fn plan_reference(
             formatted: first,
         });
     }
-    let keys: Vec<u64> = vec![0; msgs.len()];
+    // No content keys here: each message is its own (equal unit keys must
+    // mean equal output).
+    let keys: Vec<u64> = (0..msgs.len() as u64).collect();
     let costed = if working.len() == msgs.len() && !warns {
         match Segmented::build(id, options, &live_items(msgs), &keys, env, None) {
             Ok(seg) => CostedRequest::count(seg, counter, env).ok(),

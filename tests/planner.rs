@@ -395,3 +395,103 @@ proptest! {
         prop_assert_eq!(model.formatted(), scratch.formatted());
     }
 }
+
+/// A counter that remembers each formatted message's cost: the reference
+/// loop re-counts the whole list on every step, which at thousands of
+/// messages is what makes it slow, while most messages are the same from
+/// one step to the next. The counts are the wrapped counter's, so the loop
+/// gives exactly the answers it gives without it.
+struct Remembering<'a> {
+    inner: &'a dyn MessageCounter,
+    seen: std::sync::Mutex<std::collections::HashMap<String, formatscope::tokens::Cost>>,
+}
+
+impl MessageCounter for Remembering<'_> {
+    fn base(&self) -> i64 {
+        self.inner.base()
+    }
+    fn message(
+        &self,
+        message: &Value,
+    ) -> Result<formatscope::tokens::Cost, formatscope::py::PyErr> {
+        let key = message.to_string();
+        if let Some(c) = self.seen.lock().expect("lock").get(&key) {
+            return Ok(*c);
+        }
+        let cost = self.inner.message(message)?;
+        self.seen.lock().expect("lock").insert(key, cost);
+        Ok(cost)
+    }
+    fn splits_after_newline(&self, first: char) -> bool {
+        self.inner.splits_after_newline(first)
+    }
+}
+
+/// Turns whose tool calls all get their result (a dangling call stops
+/// truncation early, so long sessions would test only that).
+fn answered_turn() -> impl Strategy<Value = Turn> {
+    turn().prop_map(|t| match t {
+        Turn::Call { id, .. } => Turn::Call {
+            id,
+            result_after: Some(id % 3),
+        },
+        Turn::OrphanResult { id } => Turn::Call {
+            id,
+            result_after: Some(0),
+        },
+        say => say,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Past 256 units the costs are counted on several threads: the three
+    /// ways a plan is asked for (`format --max-tokens`, `truncate` and the
+    /// workbench's budget model) and AgentScope's loop agree there too, on
+    /// sessions of up to 3,000 messages, for every formatter.
+    #[test]
+    fn planner_agrees_with_the_reference_loop_on_thousands_of_messages(
+        system in prop::option::weighted(0.9, "[A-Za-z .]{1,60}"),
+        turns in prop::collection::vec(answered_turn(), 250..3000),
+        fraction in 0.05f64..1.0,
+        formatter in 0..12usize,
+    ) {
+        use formatscope::budget::BudgetModel;
+        let doc = session_json(system, &turns);
+        let c = case(&doc);
+        let env = env();
+        let id = FormatterId::all().nth(formatter).expect("twelve formatters");
+        let reference = OpenAiTokenCounter::new("gpt-4o");
+        let agentscope = AgentScopeCounter { counter: &reference, web: &NoNetwork };
+        let remembering = Remembering { inner: &agentscope, seen: Default::default() };
+        check(&c, id, &remembering, &env, fraction)?;
+        // The budget model (`truncate`, the workbench) with AgentScope's
+        // counter, against `format --max-tokens`'s plan.
+        let options = FormatOptions::default();
+        let full = {
+            let mut w = c.msgs.clone();
+            format_once(id, &options, &mut w, &env).and_then(|f| remembering.count(&f)).unwrap_or(50)
+        };
+        let max_tokens = ((full as f64 * fraction) as i64).max(1);
+        let planned = truncate::plan_reference(id, &options, &c.msgs, &env, &remembering, max_tokens);
+        let messages = doc["messages"].as_array().cloned().unwrap_or_default();
+        let model = BudgetModel::new(id, options, models::resolve(id.provider, None), messages, None, env);
+        let mut model = model.map_err(|e| TestCaseError::fail(format!("{id}: {e:?}")))?;
+        model.set_truncation_counter(formatscope::tokens::CounterSpec::default());
+        let plan = model.plan(max_tokens);
+        match (&planned, &plan) {
+            (Ok(p), Ok(b)) if b.error.is_none() => {
+                prop_assert_eq!(&p.plan.kept, &b.kept, "{} max={}", id, max_tokens);
+                prop_assert_eq!(p.plan.tokens_after, b.tokens_after, "{} max={}", id, max_tokens);
+            }
+            (Err(p), Ok(b)) => {
+                let e = b.error.as_ref();
+                prop_assert!(e.is_some_and(|e| same_error(e, p)), "{}: {:?} vs {:?}", id, p, e);
+            }
+            (Err(p), Err(b)) => prop_assert!(same_error(p, b), "{}: {:?} vs {:?}", id, p, b),
+            _ => prop_assert!(false, "{} max={}: format {:?} vs budget model {:?}", id, max_tokens,
+                planned.as_ref().map(|p| p.plan.kept.len()), plan.as_ref().map(|p| (p.kept.len(), p.error.clone()))),
+        }
+    }
+}

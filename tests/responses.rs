@@ -2,7 +2,8 @@
 //! tests/golden/responses/ (copied from shared/golden/responses, made by
 //! response_oracle.py), chunk by chunk, as its compare.py judges: JSON
 //! values, ints and floats apart, `"<elapsed>"` any number, `"<generated>"`
-//! any string, errors by presence and type; warnings too.
+//! any string, errors by presence and type; warnings too; and every
+//! object's key order (AgentScope builds its blocks in a set order).
 
 mod support;
 
@@ -71,6 +72,12 @@ fn every_recorded_response_parses_as_agentscope_parses_it() {
             };
             if let Some(d) = d {
                 failures.push(format!("{name}: {d}"));
+            }
+        }
+        for key in ["chunks", "final"] {
+            let (e, g) = (key_order(&expected[key]), key_order(&got[key]));
+            if e != g {
+                failures.push(format!("{name}: {key}: key order {g:?} != {e:?}"));
             }
         }
         let warnings = |v: &Value| v.get("warnings").cloned().unwrap_or(Value::Array(vec![]));
@@ -145,6 +152,14 @@ fn our_own_response_cases_parse_as_the_oracle_says() {
                 failures.push(format!("{name}: {d}"));
             }
         }
+        // AgentScope's blocks are dicts built in a set order, which the
+        // stored or printed reply keeps.
+        for key in ["chunks", "final"] {
+            let (e, g) = (key_order(&expected[key]), key_order(&got[key]));
+            if e != g {
+                failures.push(format!("{name}: {key}: key order {g:?} != {e:?}"));
+            }
+        }
     }
     println!(
         "{} of {} own response cases pass",
@@ -152,4 +167,28 @@ fn our_own_response_cases_parse_as_the_oracle_says() {
         plan.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every object's keys, in order, with the object's path.
+fn key_order(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, path: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+                out.push(format!("{path}: {}", keys.join(",")));
+                for (k, x) in m {
+                    walk(x, &format!("{path}.{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{path}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "$", &mut out);
+    out
 }

@@ -55,17 +55,22 @@ fn every_request_vector_matches_agentscopes_model_classes() {
 
 /// Our own vectors (scripts/request-regen.py): extra_body and headers,
 /// organizations, base URLs, unknown arguments, thinking switches,
-/// DashScope's headers, search and endpoints, Ollama's host and images.
+/// DashScope's headers, search and endpoints, Ollama's host and images,
+/// and the errors the SDKs raise before sending (DashScope's empty
+/// conversations, Ollama's images, google-genai's pydantic reports).
 #[test]
 fn our_own_request_vectors_match_the_request_oracle() {
     let passed = run_suite("tests/wire", "");
-    assert!(passed >= 45, "only {passed} vectors checked");
+    assert!(passed >= 99, "only {passed} vectors checked");
 }
 
 /// Runs every vector of a suite; panics with every difference.
 fn run_suite(dir: &str, expected_prefix: &str) -> usize {
+    let exact_errors = dir == "tests/wire";
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let web_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/media/web");
+    // A suite's own web images (the oracle's default root for its sessions).
+    let own_web = root.join("media/web");
     let manifest = python_json(&std::fs::read_to_string(root.join("manifest.json")).unwrap());
     let (mut passed, mut failures) = (0, Vec::new());
     for entry in manifest["files"].as_array().unwrap() {
@@ -84,7 +89,7 @@ fn run_suite(dir: &str, expected_prefix: &str) -> usize {
         let session = read_session(&case).unwrap();
         let env = MediaEnv::new(
             session.base_dir(),
-            Arc::new(WebRoot::new(vec![web_root.clone()])),
+            Arc::new(WebRoot::new(vec![own_web.clone(), web_root.clone()])),
         );
         // The manifest writes the JSON arguments with sorted keys; the
         // oracle ran with the order its output records (which the body's
@@ -126,6 +131,12 @@ fn run_suite(dir: &str, expected_prefix: &str) -> usize {
                         expected.get("warnings")
                     )
                 })
+            })
+            .or_else(|| {
+                // Our own vectors compare error messages whole, reprs too.
+                let message = |v: &Value| v.get("error").cloned();
+                (exact_errors && message(&expected) != message(&actual))
+                    .then(|| format!("error {:?} != {:?}", message(&actual), message(&expected)))
             })
             .or_else(|| {
                 // The body's bytes follow its key order.

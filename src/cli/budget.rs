@@ -119,12 +119,7 @@ fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetMode
                 "unknown model {name:?} for {provider} (see assets/models.json; `formatscope tokenize --tokenizer` counts raw text with any tokenizer)"
             ))
         })?,
-        None => {
-            // A session written for another provider names a model this
-            // provider does not serve: use the provider's default then.
-            let own = session.model().filter(|_| target.provider.is_none());
-            models::resolve(provider, own)
-        }
+        None => formatscope::model_choice::choose_model(&session, provider, None).info(),
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&[], target.offline));
@@ -200,7 +195,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         return 0;
     }
     if let Some(n) = remote {
-        println!(
+        outln!(
             "{}'s own count: {n} input tokens (exact; ours {}{})",
             report.formatter.provider,
             mark(report.exact),
@@ -212,7 +207,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     out.push_str(&format!(
         "{} · {} · tokenizer {}{}\n",
         report.formatter,
-        safe(&m.model),
+        safe(&m.label()),
         m.tokenizer.describe(),
         if report.exact { " (exact)" } else { "" }
     ));
@@ -256,7 +251,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
             }
         ));
     }
-    print!("{out}");
+    out!("{out}");
     0
 }
 
@@ -307,18 +302,19 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
         }
         print_json(&out);
     } else {
-        println!(
+        outln!(
             "{} · {} · truncation counted with {}",
             model.formatter,
             safe(&info.model),
             model.truncation_label()
         );
         match (&plan.error, plan.tokens_after) {
-            (None, Some(after)) if plan.dropped.is_empty() => println!(
+            (None, Some(after)) if plan.dropped.is_empty() => outln!(
                 "fits: {} tokens of {}; nothing dropped",
-                after, plan.max_tokens
+                after,
+                plan.max_tokens
             ),
-            (None, Some(after)) => println!(
+            (None, Some(after)) => outln!(
                 "drops {} of {} messages (#{}..#{}) in {} steps: {} -> {} tokens of {}",
                 plan.dropped.len(),
                 plan.kept.len() + plan.dropped.len(),
@@ -329,7 +325,7 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
                 after,
                 plan.max_tokens
             ),
-            _ => println!(
+            _ => outln!(
                 "cannot fit: {} ({} tokens before)",
                 safe(&plan.reason().unwrap_or_default()),
                 plan.tokens_before

@@ -94,8 +94,8 @@ pub(crate) fn request_of(
 ) -> Result<Value, String> {
     let request = ReferenceRequest::plain(formatter);
     let out = if wire {
-        let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
-            .map_err(|e| e.to_string())?;
+        let settings =
+            formatscope::model_choice::request_settings(session, formatter.provider, None)?;
         pipeline::run_request(session, &request, &settings, env)
     } else {
         pipeline::run_reference_in(session, &request, env)
@@ -235,7 +235,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         )
     };
     let lines: Vec<String> = ops.iter().filter_map(|o| o.summary()).collect();
-    println!(
+    outln!(
         "{} → {}: {} change{}",
         name(&left),
         name(&right),
@@ -243,10 +243,10 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         if lines.len() == 1 { "" } else { "s" }
     );
     for line in &lines {
-        println!("{}", super::safe(line));
+        outln!("{}", super::safe(line));
     }
     if let Some((bytes, prompt)) = prefix {
-        println!("{}", cache_summary(&bytes, &prompt));
+        outln!("{}", cache_summary(&bytes, &prompt));
     }
     0
 }
@@ -301,7 +301,7 @@ fn prompt_prefix(
     let mut model = BudgetModel::new(
         n_formatter,
         FormatOptions::default(),
-        formatscope::tokens::models::resolve(n_formatter.provider, n_session.model()),
+        formatscope::model_choice::choose_model(n_session, n_formatter.provider, None).info(),
         n_session.messages.clone(),
         n_session.tools.clone(),
         media_env(n_session, web_fetcher(&[], offline)),
@@ -334,8 +334,5 @@ fn prompt_prefix(
 
 /// The model the wire body names (as `request_of` builds it).
 fn body_model(session: &Session, formatter: FormatterId) -> String {
-    formatscope::wire::Settings::from_session(session.settings.get("request"))
-        .ok()
-        .and_then(|s| s.model)
-        .unwrap_or_else(|| formatscope::wire::default_model(formatter.provider).to_string())
+    formatscope::model_choice::choose_model(session, formatter.provider, None).name
 }

@@ -166,8 +166,7 @@ fn wire_body(
     id: FormatterId,
     env: &formatscope::media::MediaEnv,
 ) -> Result<Value, String> {
-    let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))
-        .map_err(|e| e.to_string())?;
+    let settings = formatscope::model_choice::request_settings(session, id.provider, None)?;
     let out = pipeline::run_request(session, &ReferenceRequest::plain(id), &settings, env);
     if let Some(e) = out.get("error").and_then(Value::as_str) {
         return Err(e.to_string());
@@ -202,7 +201,7 @@ fn to_json(id: FormatterId, ex: &Explained, nodes: bool) -> Value {
 
 fn print_text(id: FormatterId, ex: &Explained, nodes: bool, wire: bool) {
     let fired = ex.fired();
-    println!(
+    outln!(
         "{}{} · {} rule{}",
         id.class_name(),
         if wire { " (wire body)" } else { "" },
@@ -222,10 +221,10 @@ fn print_text(id: FormatterId, ex: &Explained, nodes: bool, wire: bool) {
                     .join(", ")
             )
         };
-        println!("  {}{on}", r.id);
-        println!("      {}", r.text);
-        println!("      AgentScope: {}", r.agentscope);
-        println!("      API: {}", r.api_for(id.provider));
+        outln!("  {}{on}", r.id);
+        outln!("      {}", r.text);
+        outln!("      AgentScope: {}", r.agentscope);
+        outln!("      API: {}", r.api_for(id.provider));
     }
     if nodes {
         for n in &ex.nodes {
@@ -235,8 +234,8 @@ fn print_text(id: FormatterId, ex: &Explained, nodes: bool, wire: bool) {
                 (Some(m), None) => format!("message {}", m.start),
                 _ => "—".into(),
             };
-            println!("  {:<40} {:<22} {}", safe(&n.pointer), src, n.rule);
+            outln!("  {:<40} {:<22} {}", safe(&n.pointer), src, n.rule);
         }
     }
-    println!();
+    outln!();
 }

@@ -41,7 +41,7 @@ pub(crate) struct LintArgs {
 pub(crate) fn run(args: LintArgs) -> i32 {
     if args.rules {
         for r in RULES {
-            println!("{:<40} {:<8} {}", r.id, r.severity.as_str(), r.summary);
+            outln!("{:<40} {:<8} {}", r.id, r.severity.as_str(), r.summary);
         }
         return 0;
     }
@@ -127,7 +127,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
                         .join(", ")
                 )
             };
-            println!(
+            outln!(
                 "{at}: {}[{}]:{which} {}{whom} (fix: {})",
                 f.severity.as_str(),
                 f.rule,
@@ -135,7 +135,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
                 f.fix
             );
         }
-        println!(
+        outln!(
             "{errors} error{}, {warnings} warning{}, {infos} note{} for {}",
             if errors == 1 { "" } else { "s" },
             if warnings == 1 { "" } else { "s" },

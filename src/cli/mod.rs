@@ -1,6 +1,29 @@
 //! Subcommands. Each parses its options, calls the core, prints JSON.
 //! Exit codes: 0 success, 1 the formatting failed (as the reference fails),
 //! 2 bad usage or an unreadable/invalid file.
+//!
+//! Output goes through [`outln!`] and [`out!`], never `println!`: a reader
+//! that closes the pipe early (`formatscope count big.json | head -1`) ends
+//! the output quietly, where `println!` panics. Clippy holds every
+//! subcommand to it.
+
+#![deny(clippy::print_stdout)]
+
+/// `println!` for command output: a closed pipe is not an error.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` for command output: a closed pipe is not an error.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
 
 mod budget;
 mod diff;

@@ -8,6 +8,7 @@ use super::{
 };
 use clap::Args;
 use formatscope::formatter::FormatOptions;
+use formatscope::model_choice::{choose_model, request_settings};
 use formatscope::pipeline::{self, ReferenceRequest};
 use formatscope::session::read_session;
 use formatscope::wire::Settings;
@@ -179,12 +180,16 @@ pub(crate) fn build(
         Ok(f) => f,
         Err(e) => return Err(usage_error(e)),
     };
-    let mut settings = match Settings::from_session(session.settings.get("request")) {
+    let choice = choose_model(&session, formatter.provider, args.model.as_deref());
+    let mut settings = match request_settings(&session, formatter.provider, args.model.as_deref()) {
         Ok(s) => s,
         Err(e) => return Err(usage_error(format!("{}: {e}", args.session.display()))),
     };
-    if args.model.is_some() {
-        settings.model = args.model.clone();
+    if choice.assumed() {
+        say(format!(
+            "note: no model given: assuming {}, {}'s default (--model names one)",
+            choice.name, formatter.provider
+        ));
     }
     if args.tool_choice.is_some() {
         settings.tool_choice = args.tool_choice.clone();

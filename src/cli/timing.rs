@@ -8,7 +8,6 @@ use formatscope::formatter::FormatOptions;
 use formatscope::media::{MediaEnv, NoNetwork};
 use formatscope::pipeline;
 use formatscope::session::read_session;
-use formatscope::tokens::models;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -49,7 +48,7 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
         return usage_error("a message is not a valid Msg");
     };
     let env = MediaEnv::new(session.base_dir(), Arc::new(NoNetwork));
-    let info = models::resolve(id.provider, session.model());
+    let info = formatscope::model_choice::choose_model(&session, id.provider, None).info();
     info.tokenizer.vocab.warm();
     let options = FormatOptions::default();
     let new_model = || {

@@ -4,14 +4,12 @@
 use super::{Input, Sink};
 use crate::budget::BudgetModel;
 use crate::formatter::FormatterId;
-use crate::pipeline::formatter_for_session;
-use crate::tokens::{models, CounterSpec};
+use crate::tokens::CounterSpec;
 use serde_json::Value;
 
 pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
     let session = input.session;
-    let own = formatter_for_session(session).ok().map(|f| f.provider) == Some(id.provider);
-    let model = models::resolve(id.provider, own.then(|| session.model()).flatten());
+    let model = crate::model_choice::choose_model(session, id.provider, None).info();
     let Ok(mut budget) = BudgetModel::new(
         id,
         super::options(),
@@ -33,7 +31,7 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
                 "{}{} tokens for {} with a context window of {}",
                 if report.exact { "" } else { "≈" },
                 report.total,
-                model.model,
+                model.label(),
                 model.context_window
             ),
         );

@@ -293,7 +293,7 @@ fn request_size(
     if rough < limit / 2 {
         return;
     }
-    let Ok(settings) = crate::wire::Settings::from_session(input.session.settings.get("request"))
+    let Ok(settings) = crate::model_choice::request_settings(input.session, id.provider, None)
     else {
         return;
     };

@@ -10,6 +10,7 @@ mod base64;
 mod error;
 mod json;
 mod ops;
+pub mod pydantic;
 mod repr;
 
 pub use self::base64::{b64decode, b64encode};

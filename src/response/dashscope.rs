@@ -87,6 +87,26 @@ fn first_message(output: Option<&Value>) -> Result<Value, ParseError> {
             "'NoneType' object is not subscriptable",
         ));
     };
+    // The SDK builds every choice (`Choice(**choice)`, then
+    // `Message(**message)` for a truthy message) before AgentScope reads
+    // the first: a malformed one anywhere fails the parse.
+    for choice in choices {
+        let Value::Object(choice) = choice else {
+            return Err(not_a_mapping("Choice", choice));
+        };
+        match choice.get("message") {
+            Some(Value::Object(m)) if !m.is_empty() && !m.contains_key("role") => {
+                return Err(ParseError::new(
+                    "TypeError",
+                    "Message.__init__() missing 1 required positional argument: 'role'",
+                ));
+            }
+            Some(m) if !m.is_object() && crate::py::truthy(m) => {
+                return Err(not_a_mapping("Message", m));
+            }
+            _ => {}
+        }
+    }
     let Some(choice) = choices.first() else {
         return Err(ParseError::new("IndexError", "list index out of range"));
     };
@@ -94,6 +114,23 @@ fn first_message(output: Option<&Value>) -> Result<Value, ParseError> {
         Some(m) if m.as_object().is_some_and(|o| !o.is_empty()) => Ok(m.clone()),
         _ => Err(ParseError::attribute("NoneType", "get")),
     }
+}
+
+/// `mapping[key]` of a missing key.
+fn key_error(key: &str) -> ParseError {
+    ParseError::new("KeyError", format!("'{key}'"))
+}
+
+/// `Class(**value)` of a value that is not a dict.
+fn not_a_mapping(class: &str, value: &Value) -> ParseError {
+    ParseError::new(
+        "TypeError",
+        format!(
+            "dashscope.api_entities.dashscope_response.{class}() argument after ** must be a \
+             mapping, not {}",
+            crate::py::type_name(value)
+        ),
+    )
 }
 
 pub fn parse_whole(
@@ -135,21 +172,29 @@ pub fn parse_whole(
     }
     if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
         for call in calls {
-            let function = call.get("function").cloned().unwrap_or(Value::Null);
+            // `tool_call["function"]`, `.get("arguments", "{}") or "{}"`,
+            // then `["name"]` and `["id"]`, in that order.
+            let function = call.get("function").ok_or_else(|| key_error("function"))?;
+            if !function.is_object() {
+                return Err(ParseError::attribute(crate::py::type_name(function), "get"));
+            }
             let args = match function.get("arguments") {
                 Some(Value::String(s)) if !s.is_empty() => s.clone(),
                 _ => "{}".to_string(),
             };
             let input = repair_load(&args, warnings);
+            let name = function.get("name").ok_or_else(|| key_error("name"))?;
+            let id = call.get("id").ok_or_else(|| key_error("id"))?;
             if opts.structured {
                 metadata = input.clone();
             }
-            content.push(tool_use_block(
-                call.get("id").cloned().unwrap_or(Value::Null),
-                function.get("name").cloned().unwrap_or(Value::Null),
-                input,
-                None,
-            ));
+            // This parser builds its block as `type, name, input, id`.
+            let mut block = Map::new();
+            block.insert("type".into(), "tool_use".into());
+            block.insert("name".into(), name.clone());
+            block.insert("input".into(), input);
+            block.insert("id".into(), id.clone());
+            content.push(Value::Object(block));
         }
     }
     let usage = Some(usage_of(sdk_usage(body.get("usage"), mm), start));

@@ -74,7 +74,8 @@ fn audio_media_type(opts: &Options, default: &str) -> String {
 }
 
 fn audio_block(data: Value, media_type: String) -> Value {
-    json!({"type": "audio", "source": {"type": "base64", "media_type": media_type, "data": data}})
+    // `Base64Source(data=..., media_type=..., type="base64")`: that order.
+    json!({"type": "audio", "source": {"data": data, "media_type": media_type, "type": "base64"}})
 }
 
 pub fn parse_whole(

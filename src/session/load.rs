@@ -209,6 +209,8 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
             } else {
                 let mut settings = map;
                 settings.shift_remove("messages");
+                super::settings::check(&settings)
+                    .map_err(|(pointer, msg)| invalid(&pointer, msg))?;
                 Session {
                     path: None,
                     shape: InputShape::Session,

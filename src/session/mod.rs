@@ -6,6 +6,7 @@ mod message;
 mod msg;
 mod openai_body;
 mod save;
+pub mod settings;
 
 pub use load::{
     parse_session, parse_session_bytes, read_session, read_session_bytes, InputShape, Session,

@@ -15,10 +15,29 @@ pub fn looks_like_openai_request<M: std::borrow::Borrow<Value>>(
     map: &Map<String, Value>,
     messages: impl IntoIterator<Item = M>,
 ) -> bool {
-    if ["provider", "mode", "title", "max_tokens"]
+    if ["provider", "mode", "title"]
         .iter()
         .any(|k| map.contains_key(*k))
     {
+        return false;
+    }
+    // `max_tokens` is a session's budget too: it counts as the body's own
+    // only beside a field no session has.
+    const BODY_ONLY: [&str; 12] = [
+        "temperature",
+        "top_p",
+        "tool_choice",
+        "stream",
+        "stream_options",
+        "stop",
+        "seed",
+        "n",
+        "response_format",
+        "max_completion_tokens",
+        "frequency_penalty",
+        "presence_penalty",
+    ];
+    if map.contains_key("max_tokens") && !BODY_ONLY.iter().any(|k| map.contains_key(*k)) {
         return false;
     }
     map.contains_key("model")
@@ -123,6 +142,9 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
     if let Some(model) = map.get("model") {
         settings.insert("model".into(), model.clone());
     }
+    if let Some(request) = request_object(map) {
+        settings.insert("request".into(), request);
+    }
     Ok(Session {
         path: None,
         shape: InputShape::OpenAiRequest,
@@ -131,6 +153,48 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
         settings,
         warnings: Vec::new(),
     })
+}
+
+/// The body's other fields as the session's `"request"` object, so the wire
+/// sends what the pasted body asked for: `stream`, `tool_choice` (a named
+/// function as its name, as AgentScope takes it) and every sampling or
+/// output field (`temperature`, `max_tokens`, `response_format`, ...) as
+/// keyword arguments of the call.
+fn request_object(body: &Map<String, Value>) -> Option<Value> {
+    let mut request = Map::new();
+    let mut call_kwargs = Map::new();
+    for (key, value) in body {
+        match key.as_str() {
+            "model" | "messages" | "tools" => {}
+            "stream" if value.is_boolean() => {
+                request.insert("stream".into(), value.clone());
+            }
+            "tool_choice" => {
+                let named = value
+                    .get("function")
+                    .and_then(|f| f.get("name"))
+                    .filter(|n| n.is_string());
+                match (value, named) {
+                    (Value::String(_), _) => {
+                        request.insert("tool_choice".into(), value.clone());
+                    }
+                    (_, Some(name)) => {
+                        request.insert("tool_choice".into(), name.clone());
+                    }
+                    _ => {
+                        call_kwargs.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            _ => {
+                call_kwargs.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if !call_kwargs.is_empty() {
+        request.insert("call_kwargs".into(), Value::Object(call_kwargs));
+    }
+    (!request.is_empty()).then_some(Value::Object(request))
 }
 
 /// One OpenAI content part as an AgentScope block.

@@ -11,17 +11,19 @@
 
 use super::bpe::{self, Ranks};
 use super::rank_slots;
+use super::specials::Specials;
 use fancy_regex::Regex;
 use tiktoken_rs::Rank;
 
 pub struct CountingBpe {
     ranks: StaticRanks,
     regex: Regex,
-    specials: Vec<String>,
+    /// The encoding's special tokens (tiktoken's `special_tokens_set`).
+    specials: Specials,
 }
 
 impl CountingBpe {
-    pub fn new(ranks: StaticRanks, pattern: &str, specials: Vec<String>) -> CountingBpe {
+    pub fn new(ranks: StaticRanks, pattern: &str, specials: Specials) -> CountingBpe {
         CountingBpe {
             ranks,
             // The patterns are constants, checked by the tests.
@@ -34,27 +36,21 @@ impl CountingBpe {
         &self.ranks
     }
 
-    /// The special tokens' texts.
-    pub fn specials(&self) -> &[String] {
+    /// The special tokens.
+    pub fn specials(&self) -> &Specials {
         &self.specials
     }
 
-    /// `len(encoding.encode(text, allowed_special=allowed))`; `None` when
-    /// the regex gives up (its backtrack limit, on huge whitespace runs).
-    pub fn count(&self, text: &str, allowed: &[&str]) -> Option<usize> {
-        let mut n = 0;
-        let mut start = 0;
-        loop {
-            let special = next_special(text, start, allowed);
-            let end = special.map_or(text.len(), |(at, _)| at);
-            n += self.count_ordinary(&text[start..end])?;
-            match special {
-                Some((at, token)) => {
-                    n += 1;
-                    start = at + token.len();
-                }
-                None => return Some(n),
-            }
+    /// `len(encoding.encode(text, allowed_special="all"))` with `specials`,
+    /// else `len(encoding.encode(text, disallowed_special=()))`: every
+    /// special a piece of its own, or none; `None` when the regex gives up
+    /// (its backtrack limit, on huge whitespace runs).
+    pub fn count(&self, text: &str, specials: bool) -> Option<usize> {
+        if specials {
+            self.specials
+                .split_count(text, &mut |piece| self.count_ordinary(piece))
+        } else {
+            self.count_ordinary(text)
         }
     }
 
@@ -103,24 +99,6 @@ impl Ranks for StaticRanks {
     }
 }
 
-/// The leftmost allowed special token at or after `from` (the longest of
-/// those starting there), as tiktoken's special regex finds it.
-fn next_special<'a>(text: &str, from: usize, allowed: &[&'a str]) -> Option<(usize, &'a str)> {
-    if allowed.is_empty() || !text[from..].contains("<") {
-        return None;
-    }
-    let mut best: Option<(usize, &str)> = None;
-    for token in allowed {
-        if let Some(pos) = text[from..].find(token) {
-            let pos = from + pos;
-            if best.is_none_or(|(p, t)| pos < p || (pos == p && token.len() > t.len())) {
-                best = Some((pos, token));
-            }
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,18 +123,5 @@ mod tests {
             }
             assert_eq!(ranks.rank(b"\xff\xfe not a token \x00"), None);
         }
-    }
-
-    #[test]
-    fn specials_split_the_text_and_count_one_each() {
-        assert_eq!(
-            next_special("a<|x|>b<|y|>", 0, &["<|y|>", "<|x|>"]),
-            Some((1, "<|x|>"))
-        );
-        assert_eq!(
-            next_special("a<|x|>b<|y|>", 6, &["<|y|>", "<|x|>"]),
-            Some((7, "<|y|>"))
-        );
-        assert_eq!(next_special("a<|x|>b", 0, &[]), None);
     }
 }

@@ -3,12 +3,30 @@
 //! AgentScope falls back.
 
 use super::counting::CountingBpe;
+use super::specials::Specials;
 use super::whitespace::{self, Runs};
 use super::Vocab;
 use crate::py::PyErr;
 use rustc_hash::FxHashMap;
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
+
+const ENDOFTEXT: &str = "<|endoftext|>";
+const FIM: [&str; 3] = ["<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"];
+const ENDOFPROMPT: &str = "<|endofprompt|>";
+/// o200k_harmony's named specials (tiktoken_ext/openai_public.py); the
+/// others are `<|reserved_N|>`.
+const HARMONY: [&str; 9] = [
+    "<|startoftext|>",
+    "<|return|>",
+    "<|constrain|>",
+    "<|channel|>",
+    "<|start|>",
+    "<|end|>",
+    "<|message|>",
+    "<|call|>",
+    ENDOFTEXT,
+];
 use tiktoken_rs::{CoreBPE, Rank};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,19 +64,61 @@ impl Encoding {
         }
     }
 
+    /// The encoding's special tokens as Python tiktoken 0.13 defines them
+    /// (`special_tokens_set`, tiktoken_ext/openai_public.py). Not
+    /// tiktoken-rs's: its o200k_harmony leaves out `<|endofprompt|>`, which
+    /// Python's keeps from o200k_base (as 200018, beside
+    /// `<|reserved_200018|>`), so AgentScope raises on it for gpt-oss.
+    pub fn special_texts(self) -> Vec<String> {
+        let mut texts: Vec<String> = match self {
+            Encoding::R50kBase | Encoding::P50kBase => vec![ENDOFTEXT],
+            Encoding::P50kEdit => [ENDOFTEXT].into_iter().chain(FIM).collect(),
+            Encoding::Cl100kBase => [ENDOFTEXT]
+                .into_iter()
+                .chain(FIM)
+                .chain([ENDOFPROMPT])
+                .collect(),
+            Encoding::O200kBase => vec![ENDOFTEXT, ENDOFPROMPT],
+            Encoding::O200kHarmony => [ENDOFPROMPT].into_iter().chain(HARMONY).collect(),
+        }
+        .into_iter()
+        .map(String::from)
+        .collect();
+        if self == Encoding::O200kHarmony {
+            let named = [200002, 200003, 200005, 200006, 200007, 200008, 200012];
+            texts.extend(
+                (200000..201088)
+                    .filter(|id| !named.contains(id))
+                    .map(|id| format!("<|reserved_{id}|>")),
+            );
+        }
+        texts
+    }
+
+    /// [`Encoding::special_texts`], ready to search text with.
+    pub fn specials(self) -> &'static Specials {
+        static TABLES: [OnceLock<Specials>; 6] = [const { OnceLock::new() }; 6];
+        let slot = match self {
+            Encoding::O200kBase => 0,
+            Encoding::O200kHarmony => 1,
+            Encoding::Cl100kBase => 2,
+            Encoding::P50kBase => 3,
+            Encoding::P50kEdit => 4,
+            Encoding::R50kBase => 5,
+        };
+        TABLES[slot].get_or_init(|| Specials::new(self.special_texts()))
+    }
+
     /// `len(encoding.encode(text))` with tiktoken's defaults: text that
-    /// contains a special token raises, as in Python.
+    /// contains any of the encoding's special tokens raises, as in Python.
     pub fn count(self, text: &str) -> Result<usize, PyErr> {
         let counting = match self {
             Encoding::O200kBase => Some(Vocab::O200kBase.counting()),
             Encoding::Cl100kBase => Some(Vocab::Cl100kBase.counting()),
             _ => None,
         };
-        let special = match counting {
-            Some(c) => first_special(c.specials().iter().map(String::as_str), text),
-            None => first_special(self.bpe().special_tokens().into_iter(), text),
-        };
-        if let Some(token) = special {
+        // tiktoken's regex search: the leftmost special names the error.
+        if let Some((_, _, token)) = self.specials().find(text) {
             return Err(PyErr::value(format!(
                 "Encountered text corresponding to disallowed special token '{token}'.\n\
                  If you want this text to be encoded as a special token, pass it to `allowed_special`, e.g. `allowed_special={{'{token}', ...}}`.\n\
@@ -68,7 +128,7 @@ impl Encoding {
         }
         Ok(match counting {
             // The common encodings count over the embedded rank table.
-            Some(c) => count_exactly(c, self.runs(), text, &[]),
+            Some(c) => count_exactly(c, self.runs(), text, false),
             None => count_ordinary_core(self.bpe(), self.runs(), text),
         })
     }
@@ -82,27 +142,11 @@ impl Encoding {
     }
 }
 
-/// The leftmost special token in `text`, if any.
-fn first_special<'a>(specials: impl Iterator<Item = &'a str>, text: &str) -> Option<String> {
-    if !text.contains("<|") {
-        return None;
-    }
-    let mut best: Option<(usize, &str)> = None;
-    for token in specials {
-        if let Some(pos) = text.find(token) {
-            if best.is_none_or(|(p, t)| pos < p || (pos == p && token.len() > t.len())) {
-                best = Some((pos, token));
-            }
-        }
-    }
-    best.map(|(_, t)| t.to_string())
-}
-
-/// `len(encode(text, allowed_special=allowed))` over a counting BPE, exact
+/// [`CountingBpe::count`] (with its specials or as ordinary text), exact
 /// even where the regex gives up on a huge whitespace stretch
 /// ([`super::whitespace`]).
-pub fn count_exactly(bpe: &CountingBpe, runs: Runs, text: &str, allowed: &[&str]) -> usize {
-    let regex = |t: &str| bpe.count(t, allowed);
+pub fn count_exactly(bpe: &CountingBpe, runs: Runs, text: &str, specials: bool) -> usize {
+    let regex = |t: &str| bpe.count(t, specials);
     regex(text)
         .or_else(|| {
             whitespace::count(text, runs, &regex, &|piece| {
@@ -204,4 +248,60 @@ pub fn encoding_for_model(model: &str) -> Encoding {
         .map(|(_, e)| *e)
         .or_else(|| model.starts_with("ft:babbage-002").then_some(Cl100kBase))
         .unwrap_or(O200kBase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What lets [`Specials`]' leftmost-longest search stand for tiktoken's
+    /// leftmost-first regex alternation (in whatever order Python iterates
+    /// the set): no special of a tiktoken-style table is a prefix of
+    /// another, so at most one matches at any position.
+    #[test]
+    fn no_tiktoken_special_is_a_prefix_of_another() {
+        let mut tables: Vec<Vec<String>> = [
+            Encoding::O200kBase,
+            Encoding::O200kHarmony,
+            Encoding::Cl100kBase,
+            Encoding::P50kBase,
+            Encoding::P50kEdit,
+            Encoding::R50kBase,
+        ]
+        .map(Encoding::special_texts)
+        .into();
+        tables.push(Vocab::Qwen.counting().specials().texts().to_vec());
+        tables.push(Vocab::ClaudeLegacy.counting().specials().texts().to_vec());
+        for table in tables {
+            for a in &table {
+                for b in &table {
+                    assert!(a == b || !b.starts_with(a.as_str()), "{a} / {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_tables_are_pythons() {
+        let sizes = [
+            (Encoding::O200kBase, 2),
+            (Encoding::O200kHarmony, 1091),
+            (Encoding::Cl100kBase, 5),
+            (Encoding::P50kBase, 1),
+            (Encoding::P50kEdit, 4),
+            (Encoding::R50kBase, 1),
+        ];
+        for (e, n) in sizes {
+            let texts = e.special_texts();
+            let unique: HashSet<&String> = texts.iter().collect();
+            assert_eq!((texts.len(), unique.len()), (n, n), "{}", e.name());
+        }
+        let harmony = Encoding::O200kHarmony.specials();
+        assert!(harmony.find("a <|endofprompt|>").is_some());
+        assert!(harmony.find("<|reserved_200018|>").is_some());
+        assert!(
+            harmony.find("<|reserved_200002|>").is_none(),
+            "200002 is <|return|>"
+        );
+    }
 }

@@ -13,6 +13,7 @@ pub mod media_cost;
 pub mod models;
 mod provider;
 mod rank_slots;
+mod specials;
 pub mod truncation_counter;
 mod vocab;
 mod whitespace;

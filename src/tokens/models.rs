@@ -64,7 +64,18 @@ impl TokenizerSpec {
 
     /// Tokens of `text`, scaled when this is an estimate.
     pub fn count(&self, text: &str) -> i64 {
-        self.scale(self.vocab.count(text) as i64)
+        self.scale(self.raw(text) as i64)
+    }
+
+    /// The vocabulary's count of `text`, before scaling. An estimate reads
+    /// the borrowed vocabulary's special-token strings as text: they are not
+    /// the estimated model's specials (Gemini does not know `<|im_start|>`).
+    pub fn raw(&self, text: &str) -> usize {
+        if self.exact_count() {
+            self.vocab.count(text)
+        } else {
+            self.vocab.count_as_text(text)
+        }
     }
 
     /// A raw vocabulary count scaled by the estimate's factor.
@@ -131,8 +142,22 @@ pub struct ModelInfo {
     pub max_output: u64,
     /// The name was not in the table: the provider's defaults are used.
     pub fallback: bool,
+    /// No model was named: this is the provider's default, a guess.
+    pub assumed: bool,
     /// Said next to the count when something was assumed.
     pub note: Option<String>,
+}
+
+impl ModelInfo {
+    /// The name as every surface shows it: `qwen-max (default)` when no
+    /// model was named.
+    pub fn label(&self) -> String {
+        if self.assumed {
+            format!("{} (default)", self.model)
+        } else {
+            self.model.clone()
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -223,6 +248,7 @@ pub fn lookup(provider: Provider, model: &str) -> Option<ModelInfo> {
         context_window: entry.context,
         max_output: entry.output,
         fallback: false,
+        assumed: false,
         note: None,
     })
 }
@@ -246,38 +272,38 @@ pub fn lookup_any(model: &str) -> Option<ModelInfo> {
     lookup(provider, model)
 }
 
-/// `model` under `provider`, or the provider's defaults with a note saying so.
+/// `model` under `provider`; with no model, the provider's default model
+/// ([`Provider::default_model`]) with a note saying it was assumed; an
+/// unknown name counts as the provider's fallback entry, with a note.
 pub fn resolve(provider: Provider, model: Option<&str>) -> ModelInfo {
-    if let Some(info) = model.and_then(|m| lookup(provider, m)) {
+    let Some(model) = model else {
+        let default = provider.default_model();
+        let mut info = resolve(provider, Some(default));
+        info.assumed = true;
+        info.note = Some(format!(
+            "no model given: assuming {default}, {provider}'s default"
+        ));
+        return info;
+    };
+    if let Some(info) = lookup(provider, model) {
         return info;
     }
     let fb = &table().fallback[provider.id()];
     let tokenizer = tokenizer(&fb.tokenizer);
-    let (name, fallback, note) = match model {
-        Some(m) => (
-            m.to_string(),
-            true,
-            format!(
-                "unknown model {m:?} for {provider}: counted as {} with {}",
-                fb.model,
-                tokenizer.describe()
-            ),
-        ),
-        None => (
-            fb.model.clone(),
-            false,
-            format!("no model given: assuming {} for {provider}", fb.model),
-        ),
-    };
     ModelInfo {
         provider,
-        model: name,
+        model: model.to_string(),
         tokenizer,
         template: fb.template,
         context_window: fb.context,
         max_output: fb.output,
-        fallback,
-        note: Some(note),
+        fallback: true,
+        assumed: false,
+        note: Some(format!(
+            "unknown model {model:?} for {provider}: counted as {} with {}",
+            fb.model,
+            tokenizer.describe()
+        )),
     }
 }
 
@@ -298,6 +324,23 @@ mod tests {
         }
         for p in Provider::ALL {
             assert!(t.fallback.contains_key(p.id()), "{p}");
+        }
+    }
+
+    #[test]
+    fn every_provider_default_is_in_the_table_and_is_its_fallback() {
+        for p in Provider::ALL {
+            let default = p.default_model();
+            let info = lookup(p, default).unwrap_or_else(|| panic!("{p}: {default}"));
+            assert!(!info.fallback, "{p}");
+            assert_eq!(table().fallback[p.id()].model, default, "{p}");
+            let assumed = resolve(p, None);
+            assert_eq!(assumed.model, default);
+            assert_eq!(
+                (assumed.tokenizer.name, assumed.context_window),
+                (info.tokenizer.name, info.context_window)
+            );
+            assert!(assumed.note.is_some_and(|n| n.contains("assuming")), "{p}");
         }
     }
 
@@ -326,6 +369,21 @@ mod tests {
             resolve(Provider::OpenAi, Some("qwen-max")).tokenizer.name,
             "qwen"
         );
+    }
+
+    #[test]
+    fn estimates_read_the_borrowed_vocabularys_specials_as_text() {
+        // Gemini does not know Qwen's <|im_start|>; Qwen itself does.
+        let gemini = TokenizerSpec::from_name("gemini").unwrap();
+        let qwen = TokenizerSpec::from_name("qwen").unwrap();
+        assert_eq!(qwen.raw("<|im_start|>"), 1);
+        assert_eq!(gemini.raw("<|im_start|>"), 6);
+        let claude = TokenizerSpec::from_name("claude").unwrap();
+        assert_eq!(
+            claude.raw("<EOT>"),
+            Vocab::ClaudeLegacy.count_as_text("<EOT>")
+        );
+        assert!(claude.raw("<EOT>") > 1);
     }
 
     #[test]

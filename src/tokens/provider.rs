@@ -45,7 +45,7 @@ impl ProviderCounter {
 
     /// Raw vocabulary tokens (scaled once per message for estimates).
     fn raw(&self, text: &str) -> i64 {
-        self.info.tokenizer.vocab.count(text) as i64
+        self.info.tokenizer.raw(text) as i64
     }
 
     /// Tokens of the provider-formatted tool schemas (`format_tools`'s
@@ -64,13 +64,17 @@ impl ProviderCounter {
                     .tools_tokens(&list)
                     .unwrap_or_else(|_| self.raw(&json.join("\n")) + 12);
             }
-            Template::ChatMl => self.raw(&format!(
-                "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-                 You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{}\n</tools>\n\n\
-                 For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n\
-                 <tool_call>\n{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>",
-                json.join("\n")
-            )),
+            // The template's four <tool_call> / </tool_call> markers are one
+            // token each (see the ChatML arm of `message`); the rest is text.
+            Template::ChatMl => {
+                4 + self.raw(&format!(
+                    "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
+                     You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{}\n</tools>\n\n\
+                     For each function call, return a json object with function name and arguments within ",
+                    json.join("\n")
+                )) + self.raw(" XML tags:\n")
+                    + self.raw("\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n")
+            }
             // Anthropic documents ~346 system-prompt tokens for tool use.
             Template::Anthropic => self.raw(&json.join("\n")) + 346,
             _ => self.raw(&json.join("\n")) + 10,
@@ -335,21 +339,28 @@ impl MessageCounter for ProviderCounter {
                     .filter(|c| **c != Category::Media)
                     .map(|c| text_of(*c))
                     .collect::<String>();
+                // The markers the template writes around tool results and
+                // calls (<tool_response>, </tool_response>, <tool_call>,
+                // </tool_call>) are single tokens of Qwen2.5/3's vocabulary
+                // (151665, 151666, 151657, 151658): one each, as <|im_start|>
+                // and <|im_end|> are. The same strings typed in a message are
+                // text to the reference tokenizer, dashscope's, whose table
+                // lacks them (vocab.rs): only the template's count as one.
                 let header = if p.role == "tool" { "user" } else { p.role };
-                let body = if p.role == "tool" {
-                    format!("<tool_response>\n{body}\n</tool_response>")
+                let framed = if p.role == "tool" {
+                    2 + self.raw(&format!("{header}\n")) + self.raw(&format!("\n{body}\n"))
                 } else if !p.tool_calls.is_empty() && !body.is_empty() {
-                    format!("{body}\n")
+                    self.raw(&format!("{header}\n{body}\n"))
                 } else {
-                    body
+                    self.raw(&format!("{header}\n{body}"))
                 };
-                raw.add(main, 3 + self.raw(&format!("{header}\n{body}")));
+                raw.add(main, 3 + framed);
                 for (name, args) in &p.tool_calls {
                     let call = format!(
-                        "<tool_call>\n{{\"name\": {}, \"arguments\": {args}}}\n</tool_call>",
+                        "\n{{\"name\": {}, \"arguments\": {args}}}\n",
                         py::dumps(&Value::String(name.clone()))
                     );
-                    raw.add(Category::ToolCalls, self.raw(&call));
+                    raw.add(Category::ToolCalls, 2 + self.raw(&call));
                 }
             }
             Template::DeepSeek => {
@@ -437,6 +448,26 @@ mod tests {
         let msgs = [json!({"role": "user", "content": "hello world"})];
         let expected = 1 + 4 + 1 + 1 + 1 + 2; // specials, "user\nhello world", "\n", "assistant\n"
         assert_eq!(c.count(&msgs).unwrap(), expected as i64);
+    }
+
+    #[test]
+    fn qwen_reads_typed_markers_as_text_and_the_templates_own_as_one_token() {
+        use crate::tokens::Vocab;
+        let c = counter(Provider::DashScope, "qwen-plus");
+        let q = |t: &str| Vocab::Qwen.count(t) as i64;
+        // dashscope's tokenizer: `<tool_call>` typed in a message is 4 tokens.
+        let typed = json!({"role": "user", "content": "<tool_call> and <|im_end|>"});
+        assert_eq!(q("<tool_call>"), 4);
+        assert_eq!(
+            c.message(&typed).unwrap().total(),
+            3 + q("user\n<tool_call> and ") + 1
+        );
+        // The template's own <tool_response> markers are one token each.
+        let result = json!({"role": "tool", "tool_call_id": "1", "content": "42"});
+        assert_eq!(
+            c.message(&result).unwrap().total(),
+            3 + 2 + q("user\n") + q("\n42\n")
+        );
     }
 
     #[test]

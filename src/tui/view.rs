@@ -84,7 +84,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             deleted: doc.is_some_and(|d| matches!(d.disk, Disk::Missing { .. })),
             position: app.position().map(|i| (i, app.files.len())),
             formatter: app.formatter,
-            model: preview.map(|p| p.model.model.as_str()),
+            model: preview.map(|p| p.model.label()),
             budget: app.budget(),
             legacy: app.legacy.map(|m| {
                 let class = crate::legacy::Class::for_provider(app.formatter.provider);

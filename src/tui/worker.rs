@@ -12,6 +12,7 @@ use crate::compare::shorten_media;
 use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
+use crate::provider::Provider;
 use crate::session::Message;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
@@ -159,9 +160,10 @@ pub struct Job {
     pub token_counter: Result<CounterSpec, String>,
     /// Which view of the request to lay out.
     pub shown: Shown,
-    /// How the model class is built and called (the session's `"request"`
-    /// object), or why it is not valid.
-    pub request: Result<wire::Settings, String>,
+    /// How the model class is built and called for each provider (the
+    /// session's `"request"` object and `model_choice`'s model), or why
+    /// the object is not valid.
+    pub request: Result<Vec<(Provider, wire::Settings)>, String>,
     /// The compare view's two sides, when it is open.
     pub compare: Option<(SideSpec, SideSpec)>,
     /// An earlier version of the file (its text) to compare with: for the
@@ -186,6 +188,17 @@ pub struct Why {
     pub fired: Vec<(&'static crate::explain::Rule, Vec<usize>)>,
     /// Why there is nothing to show (a view without nodes).
     pub note: Option<String>,
+}
+
+impl Job {
+    /// The model settings a request to `provider` is built with.
+    pub fn settings(&self, provider: Provider) -> Result<&wire::Settings, String> {
+        let all = self.request.as_ref().map_err(Clone::clone)?;
+        all.iter()
+            .find(|(p, _)| *p == provider)
+            .map(|(_, s)| s)
+            .ok_or_else(|| format!("no settings for {provider}"))
+    }
 }
 
 /// What the panes show for one session state.
@@ -645,7 +658,7 @@ fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
             (out.into_iter().map(|(_, p)| p).collect(), plain)
         }
         Shown::Wire => {
-            let Ok(settings) = &job.request else {
+            let Ok(settings) = job.settings(job.formatter.provider) else {
                 return Why::default();
             };
             let built = wire::build(
@@ -747,7 +760,7 @@ fn cache_line(
         .as_ref()
         .map_err(|e| format!("the {against} version: {e}"))?;
     let report = report.ok_or("the request is not counted")?;
-    let settings = job.request.as_ref().map_err(|e| e.clone())?;
+    let settings = job.settings(job.formatter.provider)?;
     let now = model
         .formatted_with_spans()
         .map_err(|e| format!("{}: {}", e.kind, e.message))?;
@@ -759,17 +772,8 @@ fn cache_line(
         job.tools.as_ref(),
         settings,
     )?;
-    // The earlier version's model as the app picks it: its "request"
-    // object's, else its own model for its own provider, else the
-    // provider's default.
-    let own = crate::pipeline::formatter_for_session(&earlier.session)
-        .is_ok_and(|f| f.provider == provider);
-    let mut before_settings = wire::Settings::from_session(earlier.session.settings.get("request"))
+    let before_settings = crate::model_choice::request_settings(&earlier.session, provider, None)
         .unwrap_or_else(|_| settings.clone());
-    if before_settings.model.is_none() || !own {
-        let model = own.then(|| earlier.session.model()).flatten();
-        before_settings.model = Some(crate::tokens::models::resolve(provider, model).model);
-    }
     let before = wire_body(
         job,
         job.formatter,
@@ -785,7 +789,7 @@ fn cache_line(
     let name = |s: &wire::Settings| {
         s.model
             .clone()
-            .unwrap_or_else(|| wire::default_model(provider).to_string())
+            .unwrap_or_else(|| provider.default_model().to_string())
     };
     let (before_model, now_model) = (name(&before_settings), name(settings));
     let prompt = crate::diff::prompt_prefix(
@@ -876,14 +880,10 @@ fn compare_side(
     if spec.view != SideView::Wire {
         return Side::formatted(label, shorten(request.messages), &request.spans);
     }
-    let settings = match &job.request {
-        Ok(s) => s,
+    let settings = match job.settings(spec.formatter.provider) {
+        Ok(s) => s.clone(),
         Err(e) => return Side::failed(label, format!("the session's \"request\" object: {e}")),
     };
-    let mut settings = settings.clone();
-    if spec.formatter.provider != job.formatter.provider {
-        settings.model = Some(crate::wire::default_model(spec.formatter.provider).to_string());
-    }
     match wire_body(
         job,
         spec.formatter,
@@ -967,7 +967,7 @@ fn chunks_of(lines: usize) -> Vec<Range<usize>> {
 /// The wire view: the HTTP request the provider's SDK would send (the key
 /// as `<API_KEY>`), or why AgentScope or the SDK would raise first.
 fn wire_lines(job: &Job, messages: Vec<Value>, raw: bool) -> Vec<String> {
-    let settings = match &job.request {
+    let settings = match job.settings(job.formatter.provider) {
         Ok(s) => s,
         Err(e) => return vec![format!("// the session's \"request\" object: {e}")],
     };

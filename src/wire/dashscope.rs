@@ -114,8 +114,18 @@ pub(super) fn build(
             }
         }
     }
-    let body =
-        json!({"model": model_value, "parameters": parameters, "input": {"messages": messages}});
+    // Text generation refuses a call with neither a prompt nor messages
+    // (`InputRequired`) before building anything; the multimodal call
+    // sends what it has and leaves `input` empty.
+    let has_messages = py::truthy(&messages);
+    let sdk_error =
+        (!multimodal && !has_messages && !parameters.get("prompt").is_some_and(py::truthy))
+            .then(|| PyErr::new("InputRequired", "prompt or messages is required!"));
+    let input = match has_messages {
+        true => json!({"messages": messages}),
+        false => json!({}),
+    };
+    let body = json!({"model": model_value, "parameters": parameters, "input": input});
     Ok(Wire {
         stream,
         model_kwargs: ctor,
@@ -125,7 +135,7 @@ pub(super) fn build(
         url,
         headers: head,
         body,
-        sdk_error: None,
+        sdk_error,
     })
 }
 

@@ -27,7 +27,7 @@ pub const API_KEY: &str = "<API_KEY>";
 /// object, overridden by command-line flags.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
-    /// Default: the provider's ([`default_model`]).
+    /// Default: the provider's ([`Provider::default_model`]).
     pub model: Option<String>,
     /// Default: the class's (`True`, Ollama `False`).
     pub stream: Option<bool>,
@@ -47,18 +47,6 @@ pub fn model_class(provider: Provider) -> &'static str {
         Provider::DashScope => "DashScopeChatModel",
         Provider::Gemini => "GeminiChatModel",
         Provider::Ollama => "OllamaChatModel",
-    }
-}
-
-/// The model a request uses when none is named (the request oracle's).
-pub fn default_model(provider: Provider) -> &'static str {
-    match provider {
-        Provider::OpenAi => "gpt-4o",
-        Provider::DeepSeek => "deepseek-chat",
-        Provider::Anthropic => "claude-sonnet-4-6",
-        Provider::DashScope => "qwen-max",
-        Provider::Gemini => "gemini-2.5-flash",
-        Provider::Ollama => "qwen2.5",
     }
 }
 
@@ -106,7 +94,7 @@ pub fn build(
     let model = settings
         .model
         .clone()
-        .unwrap_or_else(|| default_model(provider).to_string());
+        .unwrap_or_else(|| provider.default_model().to_string());
     let ctor = constructor(provider, settings);
     // `tools or None`: an empty list is no tools.
     let tools = tools.filter(|t| crate::py::truthy(t));

@@ -128,6 +128,18 @@ fn chat_request(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
             fields.insert(key.to_string(), v);
         }
     }
+    // The dump serialises the images in message order; the first that
+    // cannot be serialised stops it.
+    let images = fields
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("images").and_then(Value::as_array))
+        .flatten();
+    if let Some(e) = images.filter_map(image_error).next() {
+        return Err(e);
+    }
     Ok(Value::Object(fields))
 }
 
@@ -159,18 +171,9 @@ fn message(m: &Value) -> Result<Value, PyErr> {
         }
     }
     if let Some(images) = kept("images") {
-        let mut list = Vec::new();
-        for image in py::iterate(images)? {
-            match &image {
-                Value::String(s) if is_base64(s) => list.push(image.clone()),
-                _ => {
-                    return Err(PyErr::value(
-                        "Invalid image data, expected base64 string or path to image file",
-                    ))
-                }
-            }
-        }
-        out.insert("images".into(), Value::Array(list));
+        // Checked when the request is dumped, after every field validated:
+        // see `image_error`.
+        out.insert("images".into(), Value::Array(py::iterate(images)?));
     }
     if let Some(calls) = kept("tool_calls") {
         let mut list = Vec::new();
@@ -283,15 +286,60 @@ fn validation(field: &str, what: &str) -> PyErr {
     )
 }
 
-/// `b64decode(value)` succeeds (padding and alphabet as Python checks them
-/// without `validate=True`: characters outside the alphabet are skipped).
-fn is_base64(s: &str) -> bool {
-    let kept: Vec<u8> = s
-        .bytes()
-        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
-        .collect();
-    let data: Vec<u8> = kept.iter().copied().take_while(|b| *b != b'=').collect();
-    data.len() % 4 != 1
+/// What `Image.serialize_model` raises for a string, if anything (pydantic
+/// reports it as a `PydanticSerializationError` of the dump). A string
+/// naming an existing file would be read and encoded: formatscope does not
+/// read files while building a request, so such a string is judged as text.
+fn image_error(image: &Value) -> Option<PyErr> {
+    let Value::String(s) = image else {
+        return None;
+    };
+    let raised = |message: String| {
+        Some(PyErr::new(
+            "PydanticSerializationError",
+            format!("Error calling function `serialize_model`: ValueError: {message}"),
+        ))
+    };
+    // The text after the last dot, as `value.split('.')[-1]`: a file name
+    // that does not exist.
+    let extension = s.rsplit('.').next().unwrap_or_default();
+    if ["png", "jpg", "jpeg", "webp"].contains(&extension) {
+        return raised(format!("File {s} does not exist"));
+    }
+    if !b64decodes(s) {
+        return raised(
+            "Invalid image data, expected base64 string or path to image file".to_string(),
+        );
+    }
+    None
+}
+
+/// `base64.b64decode(s)` succeeds: ASCII only, then binascii's lenient
+/// `a2b_base64`: characters outside the alphabet are skipped, a pad ends
+/// the input once the quad holds two or three characters and has its pads,
+/// and the characters must otherwise fill whole quads.
+fn b64decodes(s: &str) -> bool {
+    if !s.is_ascii() {
+        return false;
+    }
+    let (mut quad, mut pads) = (0usize, 0usize);
+    for b in s.bytes() {
+        if b == b'=' {
+            if quad >= 2 {
+                pads += 1;
+                if quad + pads >= 4 {
+                    return true;
+                }
+            }
+            continue;
+        }
+        if !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/') {
+            continue;
+        }
+        pads = 0;
+        quad = (quad + 1) % 4;
+    }
+    quad == 0
 }
 
 /// `_parse_host`: a scheme and the default port when missing.
@@ -312,4 +360,35 @@ fn parse_host(host: &str) -> String {
         ":11434".into()
     };
     format!("{scheme}://{rest}{port}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn b64decode_leniency_as_binascii() {
+        for (s, ok) in [
+            ("ab=c", false),
+            ("abc=d", true),
+            ("ab", false),
+            ("", true),
+            ("QUJD\n", true),
+            ("a b c d", true),
+            ("abcde", false),
+            ("héllo", false),
+        ] {
+            assert_eq!(b64decodes(s), ok, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn image_names_and_text() {
+        let message = |v: &str| image_error(&json!(v)).map(|e| e.to_string());
+        assert!(message("QUJD").is_none());
+        assert!(message("cat.png").is_some_and(|m| m.contains("File cat.png does not exist")));
+        // The extension check is case-sensitive: this one is base64 text.
+        assert!(message("photo.JPG").is_none());
+        assert!(message("not base64!").is_some_and(|m| m.contains("Invalid image data")));
+    }
 }

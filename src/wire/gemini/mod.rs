@@ -10,9 +10,12 @@ use super::{
 };
 use crate::formatter::{format_tools, Provider};
 use crate::json;
+use crate::py::pydantic;
 use crate::py::{self, PyErr};
 use base64::Engine;
 use serde_json::{Map, Number, Value};
+
+mod types;
 
 /// `GenerateContentConfig` fields the REST request keeps at the top level,
 /// and the rest, in `_GenerateContentConfig_to_mldev`'s order with their
@@ -136,7 +139,22 @@ pub(super) fn build(
             "generateContent",
         )
     };
-    let (body, sdk_error) = match request_body(&kwargs) {
+    // The SDK validates the config (looking for automatic function
+    // calling), then the call's parameters, then converts them.
+    // The config is validated twice from the dict (the incompatible-tool
+    // scan, then the MCP parse), each time warning about unknown enum
+    // values; a failure stops at the first.
+    let (config_checked, enum_warnings) = types::check_config(&kwargs["config"]);
+    let passes = if config_checked.is_ok() { 2 } else { 1 };
+    for _ in 0..passes {
+        for w in &enum_warnings {
+            warn(w.clone());
+        }
+    }
+    let checked = config_checked
+        .and_then(|()| types::check_contents(&kwargs["contents"]))
+        .and_then(|()| request_body(&kwargs));
+    let (body, sdk_error) = match checked {
         Ok(b) => (b, None),
         Err(e) => (Value::Null, Some(e)),
     };
@@ -204,50 +222,39 @@ fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
     for (python, rest) in GENERATION {
         if let Some(v) = config.get(python).filter(|v| !v.is_null()) {
             let v = match python {
-                "thinking_config" => dump_plain(v),
-                // `Optional[float]` in GenerateContentConfig: 20 is sent as 20.0.
+                "thinking_config" => thinking_config(v),
+                // What lax validation made of the value: `Optional[float]`
+                // sends 20 as 20.0, "0.5" as 0.5; ints and bools likewise.
                 "temperature" | "top_p" | "top_k" | "presence_penalty" | "frequency_penalty" => {
-                    match v.as_f64() {
-                        Some(f) if v.is_number() => {
-                            Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
-                        }
-                        _ => v.clone(),
-                    }
+                    lax_float(v).unwrap_or_else(|| v.clone())
                 }
+                "candidate_count" | "max_output_tokens" | "logprobs" | "seed" => lax_int(v),
+                "response_logprobs" | "enable_enhanced_civic_answers" => lax_bool(v),
                 _ => v.clone(),
             };
             generation.insert(rest.into(), v);
         }
-    }
-    let top_level = [
-        "system_instruction",
-        "safety_settings",
-        "tools",
-        "tool_config",
-        "cached_content",
-        "service_tier",
-    ];
-    if let Some(k) = config
-        .keys()
-        .find(|k| !top_level.contains(&k.as_str()) && !GENERATION.iter().any(|(p, _)| p == k))
-    {
-        let value = &config[k];
-        return Err(PyErr::new(
-            "ValidationError",
-            format!(
-                "1 validation error for GenerateContentConfig\n{k}\n  Extra inputs are not permitted \
-                 [type=extra_forbidden, input_value={}, input_type={}]\n    \
-                 For further information visit https://errors.pydantic.dev/2.13/v/extra_forbidden",
-                py::py_repr(value),
-                py::type_name(value)
-            ),
-        ));
     }
     body.insert("generationConfig".into(), Value::Object(generation));
     if let Some(v) = config.get("service_tier").filter(|v| !v.is_null()) {
         body.insert("serviceTier".into(), v.clone());
     }
     Ok(Value::Object(body))
+}
+
+/// `ThinkingConfig`'s dump: its fields in order, as validated.
+fn thinking_config(v: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(x) = field(v, "include_thoughts", "includeThoughts") {
+        out.insert("include_thoughts".into(), lax_bool(x));
+    }
+    if let Some(x) = field(v, "thinking_budget", "thinkingBudget") {
+        out.insert("thinking_budget".into(), lax_int(x));
+    }
+    if let Some(x) = field(v, "thinking_level", "thinkingLevel") {
+        out.insert("thinking_level".into(), types::thinking_level(x));
+    }
+    Value::Object(out)
 }
 
 /// A nested dict the SDK copies whole: `None`s dropped.
@@ -374,21 +381,19 @@ fn part(p: &Value) -> Result<Value, PyErr> {
 
 /// A bytes field, written URL-safe as pydantic serialises bytes.
 /// Python `bytes` in the formatter's output (`{"$bytes": base64}`) are
-/// the bytes themselves; a string is base64 text.
+/// the bytes themselves; a string is base64 text, decoded as pydantic
+/// decodes it (validation has already refused what it cannot decode).
 fn url_safe(v: &Value, what: &str) -> Result<String, PyErr> {
-    let text = match v.get("$bytes") {
-        Some(Value::String(b64)) => b64.as_str(),
-        _ => v.as_str().unwrap_or_default(),
+    let bytes = match v.get("$bytes") {
+        Some(Value::String(b64)) => base64::engine::general_purpose::STANDARD.decode(b64).ok(),
+        _ => pydantic::base64_bytes(v.as_str().unwrap_or_default()).ok(),
     };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(text))
-        .map_err(|_| {
-            PyErr::new(
-                "ValidationError",
-                format!("1 validation error for Part\n{what}\n  Base64 decoding error"),
-            )
-        })?;
+    let bytes = bytes.ok_or_else(|| {
+        PyErr::new(
+            "ValidationError",
+            format!("1 validation error for Part\n{what}\n  Base64 decoding error"),
+        )
+    })?;
     Ok(base64::engine::general_purpose::URL_SAFE.encode(bytes))
 }
 
@@ -449,7 +454,7 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
         };
         let v = match snake {
             "type" => match v {
-                Value::String(t) => Value::String(t.to_uppercase()),
+                Value::String(t) => Value::String(types::schema_type(t)),
                 _ => return Err(invalid("type", "Input should be a valid string")),
             },
             "items" => schema(v)?,
@@ -469,13 +474,14 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
                 }
                 Value::Object(props)
             }
-            "maximum" | "minimum" => match v {
-                Value::Number(n) => {
-                    let f = n.as_f64().unwrap_or_default();
-                    Value::Number(Number::from_string_unchecked(py::python_float_repr(f)))
-                }
-                _ => return Err(invalid(snake, "Input should be a valid number")),
+            // Validated in lax mode: the value pydantic made of the input.
+            "maximum" | "minimum" => match lax_float(v) {
+                Some(f) => f,
+                None => return Err(invalid(snake, "Input should be a valid number")),
             },
+            "max_items" | "max_length" | "max_properties" | "min_items" | "min_length"
+            | "min_properties" => lax_int(v),
+            "nullable" => lax_bool(v),
             "enum" => {
                 for member in py::iterate(v)? {
                     if !member.is_string() {
@@ -489,6 +495,48 @@ fn schema(s: &Value) -> Result<Value, PyErr> {
         out.insert(snake.into(), v);
     }
     Ok(Value::Object(out))
+}
+
+/// A float field's value after lax validation (`True`, `"1e3"`, 20 are
+/// 1.0, 1000.0, 20.0); `None` when it is no number.
+fn lax_float(v: &Value) -> Option<Value> {
+    let f = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::String(t) => pydantic::float_text(t),
+        _ => None,
+    }?;
+    Some(Value::Number(Number::from_string_unchecked(
+        py::python_float_repr(f),
+    )))
+}
+
+/// A bool field's value after lax validation (1, "yes", "off").
+fn lax_bool(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => Value::Bool(n.as_f64() == Some(1.0)),
+        Value::String(t) => Value::Bool(matches!(
+            t.trim().to_lowercase().as_str(),
+            "1" | "on" | "t" | "true" | "y" | "yes"
+        )),
+        _ => v.clone(),
+    }
+}
+
+/// An int field's value after lax validation: `"3"`, `3.0` and `True` are
+/// 3, 3 and 1.
+fn lax_int(v: &Value) -> Value {
+    let text = match v {
+        Value::Bool(b) => return Value::from(u8::from(*b)),
+        Value::Number(n) if n.is_f64() => n.as_f64().map(|f| format!("{f:.0}")),
+        Value::String(t) => {
+            let t = t.trim().replace('_', "");
+            Some(t.split('.').next().unwrap_or_default().to_string())
+        }
+        _ => None,
+    };
+    text.and_then(|t| t.trim_start_matches('+').parse::<Number>().ok())
+        .map_or_else(|| v.clone(), Value::Number)
 }
 
 fn invalid(field: &str, what: &str) -> PyErr {
