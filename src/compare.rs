@@ -5,7 +5,8 @@
 //! mark (added, removed, changed, moved). The workbench's compare pane and
 //! the HTML handout draw the same rows.
 
-use crate::diff::{marks, Mark};
+use crate::diff::align::{align, Step};
+use crate::diff::{marks_in, Mark, Places};
 use crate::formatter::Span;
 use serde_json::Value;
 use std::ops::Range;
@@ -28,6 +29,32 @@ pub struct Side {
     pub parts: Vec<Part>,
     /// Why there is no request on this side (AgentScope raised, ...).
     pub note: Option<String>,
+    /// Each source message's identity, when the two sides come from two
+    /// versions of the session (last save / now): messages then face their
+    /// counterparts by identity, not by index. Empty: by index.
+    pub identities: Vec<Identity>,
+}
+
+/// Who a session message is: its `id` when it has one, else its content;
+/// and its role, so that an edited message without an id still faces its
+/// old version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub key: u64,
+    pub role: u64,
+}
+
+impl Identity {
+    pub fn of(message: &Value) -> Identity {
+        let id = message.get("id").filter(|v| v.is_string() || v.is_number());
+        Identity {
+            key: match id {
+                Some(id) => crate::diff::moves::hash(&serde_json::json!({ "id": id })),
+                None => crate::diff::moves::hash(message),
+            },
+            role: crate::diff::moves::hash(message.get("role").unwrap_or(&Value::Null)),
+        }
+    }
 }
 
 /// Keys a wire body holds the conversation under, in the order tried.
@@ -66,7 +93,14 @@ impl Side {
             doc: serde_json::json!({ "messages": messages }),
             parts,
             note: None,
+            identities: Vec::new(),
         }
+    }
+
+    /// The side with its source messages' identities.
+    pub fn with_identities(mut self, identities: Vec<Identity>) -> Side {
+        self.identities = identities;
+        self
     }
 
     /// A wire body built from the formatted messages whose spans are
@@ -149,6 +183,7 @@ impl Side {
             doc: body,
             parts,
             note: None,
+            identities: Vec::new(),
         }
     }
 
@@ -159,6 +194,7 @@ impl Side {
             doc: Value::Null,
             parts: Vec::new(),
             note: Some(why.into()),
+            identities: Vec::new(),
         }
     }
 
@@ -245,7 +281,8 @@ struct Group {
 }
 
 pub fn compare(left: &Side, right: &Side) -> Compared {
-    let groups = groups(left, right);
+    let order = Order::of(left, right);
+    let groups = groups(left, right, &order);
     let mut rows = Vec::new();
     let mut counts = Counts::default();
     let mut heads = Vec::new();
@@ -270,7 +307,20 @@ pub fn compare(left: &Side, right: &Side) -> Compared {
             )
         };
         let (lv, rv) = (values(left, &g.left), values(right, &g.right));
-        let m = marks(&lv, &rv);
+        // Roles (for moves) are read from where the parts sit in their
+        // requests.
+        let at = |side: &Side, idx: &[usize]| -> Vec<String> {
+            idx.iter().map(|i| side.parts[*i].pointer.clone()).collect()
+        };
+        let (la, ra) = (at(left, &g.left), at(right, &g.right));
+        let m = marks_in(
+            &lv,
+            &rv,
+            Places {
+                left: Some(&la),
+                right: Some(&ra),
+            },
+        );
         count(&m.left, &mut counts, true);
         count(&m.right, &mut counts, false);
         let l = side_lines(left, &g.left, &m.left);
@@ -301,15 +351,124 @@ fn count(marks: &[(String, Mark)], c: &mut Counts, left: bool) {
     }
 }
 
+/// Both sides' source messages on one scale: a message and its
+/// counterpart on the other side get one position, a message only on one
+/// side a position of its own between its neighbours. Without identities
+/// (one version of the session on both sides), a message's index.
+struct Order {
+    left: Vec<usize>,
+    right: Vec<usize>,
+    /// Each position's message on each side.
+    names: Vec<Pair>,
+}
+
+/// A position's message on the left and on the right.
+type Pair = (Option<usize>, Option<usize>);
+
+impl Order {
+    fn of(left: &Side, right: &Side) -> Order {
+        let (a, b) = (&left.identities, &right.identities);
+        if a.is_empty() || b.is_empty() {
+            return Order {
+                left: Vec::new(),
+                right: Vec::new(),
+                names: Vec::new(),
+            };
+        }
+        let (ka, kb): (Vec<u64>, Vec<u64>) = (
+            a.iter().map(|x| x.key).collect(),
+            b.iter().map(|x| x.key).collect(),
+        );
+        let steps = align(&ka, &kb, &|_, _| true, &|i, j| a[i].role == b[j].role);
+        let mut order = Order {
+            left: vec![0; a.len()],
+            right: vec![0; b.len()],
+            names: Vec::with_capacity(steps.len()),
+        };
+        for (p, step) in steps.into_iter().enumerate() {
+            let (i, j) = match step {
+                Step::Same(i, j) | Step::Inside(i, j) => (Some(i), Some(j)),
+                Step::Removed(i) => (Some(i), None),
+                Step::Added(j) => (None, Some(j)),
+            };
+            if let Some(i) = i {
+                order.left[i] = p;
+            }
+            if let Some(j) = j {
+                order.right[j] = p;
+            }
+            order.names.push((i, j));
+        }
+        order
+    }
+
+    fn by_index(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// A side's source range on the common scale.
+    fn place(&self, is_left: bool, r: &Range<usize>) -> Range<usize> {
+        if self.by_index() {
+            return r.clone();
+        }
+        let map = if is_left { &self.left } else { &self.right };
+        let at = |i: usize| map.get(i).copied().unwrap_or(self.names.len() + i);
+        if r.is_empty() {
+            let p = at(r.start);
+            return p..p;
+        }
+        at(r.start)..at(r.end - 1) + 1
+    }
+
+    /// The right side's messages at positions `r` (the workbench's own
+    /// numbering: the right side is the session on screen), else the
+    /// left's.
+    fn numbers(&self, r: &Range<usize>) -> (Option<Range<usize>>, Option<Range<usize>>) {
+        if self.by_index() {
+            return (Some(r.clone()), Some(r.clone()));
+        }
+        let span = |pick: fn(&Pair) -> Option<usize>| {
+            let found: Vec<usize> = self
+                .names
+                .get(r.start..r.end.min(self.names.len()))
+                .unwrap_or_default()
+                .iter()
+                .filter_map(pick)
+                .collect();
+            Some(*found.iter().min()?..*found.iter().max()? + 1)
+        };
+        (span(|n| n.0), span(|n| n.1))
+    }
+
+    /// A group's heading and the source messages it shows (in the right
+    /// side's numbering).
+    fn title(&self, r: &Range<usize>) -> (String, Option<Range<usize>>) {
+        let name = |r: &Range<usize>| {
+            if r.len() <= 1 {
+                format!("message {}", r.start)
+            } else {
+                format!("messages {}–{}", r.start, r.end - 1)
+            }
+        };
+        match self.numbers(r) {
+            (_, Some(right)) => (name(&right), Some(right)),
+            (Some(left), None) => (format!("{} · left only", name(&left)), None),
+            (None, None) => (name(r), None),
+        }
+    }
+}
+
 /// Parts grouped by overlapping source messages, in message order; parts
 /// from no message after them, matched by pointer.
-fn groups(left: &Side, right: &Side) -> Vec<Group> {
-    let mut ranges: Vec<Range<usize>> = left
-        .parts
-        .iter()
-        .chain(&right.parts)
-        .filter_map(|p| p.source.clone())
-        .collect();
+fn groups(left: &Side, right: &Side, order: &Order) -> Vec<Group> {
+    let sources = |is_left: bool, side: &Side| -> Vec<Option<Range<usize>>> {
+        side.parts
+            .iter()
+            .map(|p| p.source.as_ref().map(|r| order.place(is_left, r)))
+            .collect()
+    };
+    let placed = [sources(true, left), sources(false, right)];
+    let mut ranges: Vec<Range<usize>> = placed.iter().flatten().flatten().cloned().collect();
     ranges.sort_by_key(|r| (r.start, r.end));
     let mut merged: Vec<Range<usize>> = Vec::new();
     for r in ranges {
@@ -318,28 +477,33 @@ fn groups(left: &Side, right: &Side) -> Vec<Group> {
             _ => merged.push(r),
         }
     }
-    let mut out: Vec<Group> = merged
+    let mut out: Vec<(Range<usize>, Group)> = merged
         .into_iter()
-        .map(|r| Group {
-            title: if r.len() <= 1 {
-                format!("message {}", r.start)
-            } else {
-                format!("messages {}–{}", r.start, r.end - 1)
-            },
-            source: Some(r),
-            left: Vec::new(),
-            right: Vec::new(),
+        .map(|r| {
+            let (title, source) = order.title(&r);
+            (
+                r,
+                Group {
+                    title,
+                    source,
+                    left: Vec::new(),
+                    right: Vec::new(),
+                },
+            )
         })
         .collect();
     let mut others: Vec<Group> = Vec::new();
-    for (is_left, side) in [(true, left), (false, right)] {
+    for (is_left, side, placed) in [(true, left, &placed[0]), (false, right, &placed[1])] {
         for (i, p) in side.parts.iter().enumerate() {
-            let group = match &p.source {
-                Some(s) => out.iter_mut().find(|g| {
-                    g.source
-                        .as_ref()
-                        .is_some_and(|r| r.start <= s.start && s.start < r.end.max(r.start + 1))
-                }),
+            let group = match &placed[i] {
+                // The groups are sorted and apart: the last one starting
+                // at or before this part's messages holds them.
+                Some(s) => out
+                    .partition_point(|(r, _)| r.start <= s.start)
+                    .checked_sub(1)
+                    .map(|k| &mut out[k])
+                    .filter(|(r, _)| s.start < r.end.max(r.start + 1))
+                    .map(|(_, g)| g),
                 None => {
                     let key = last_token(&p.pointer);
                     let at = others.iter().position(|g| g.title == key);
@@ -367,6 +531,7 @@ fn groups(left: &Side, right: &Side) -> Vec<Group> {
             }
         }
     }
+    let mut out: Vec<Group> = out.into_iter().map(|(_, g)| g).collect();
     out.retain(|g| !g.left.is_empty() || !g.right.is_empty());
     out.extend(others);
     out

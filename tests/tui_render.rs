@@ -481,6 +481,85 @@ fn an_edit_shows_what_the_prompt_cache_keeps_and_where_it_breaks() {
     insta::assert_snapshot!("compare_last_save_vs_now", screen_text(&app, 160, 48));
 }
 
+/// Deleting message 5 of a chat: the last save / now pair shows message 5
+/// alone, removed, and every other message facing itself, unmarked (by
+/// identity, not by index); the cache line breaks at message 5.
+#[test]
+fn last_save_and_now_face_messages_by_identity_after_a_deletion() {
+    let (_dir, path) = long_chat(None);
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    for k in ['2', 'j', 'j', 'j', 'j', 'j', 'x', 'c', 'C', 'C', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let preview = app.preview.as_ref().expect("a preview");
+    let cache = preview
+        .cache
+        .clone()
+        .expect("a cache line")
+        .expect("computed");
+    assert_eq!(cache.message, Some(5), "{cache:?}");
+    assert!(cache.prompt.tokens < cache.prompt.of, "{cache:?}");
+    let compared = preview.compare.clone().expect("compared");
+    assert!(compared.left.ends_with("at last save"), "{}", compared.left);
+    let groups = marked_groups(&compared);
+    let marked: Vec<_> = groups.iter().filter(|g| g.1).collect();
+    assert_eq!(marked.len(), 1, "{groups:?}");
+    assert_eq!(marked[0].0, "message 5 · left only", "{groups:?}");
+}
+
+/// Before / after truncation: the messages the plan drops are marked,
+/// every message it keeps faces itself, unmarked.
+#[test]
+fn before_and_after_truncation_face_kept_messages_unmarked() {
+    let (_dir, path) = long_chat(Some(150));
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    for k in ['c', 'C', 'C', 'C'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let preview = app.preview.as_ref().expect("a preview");
+    let plan = preview.plan.clone().expect("a plan").expect("planned");
+    assert!(
+        !plan.dropped.is_empty() && !plan.kept.is_empty(),
+        "{plan:?}"
+    );
+    let compared = preview.compare.clone().expect("compared");
+    assert!(
+        compared.right.ends_with("after truncation"),
+        "{}",
+        compared.right
+    );
+    let groups = marked_groups(&compared);
+    let marked: Vec<String> = groups.iter().filter(|g| g.1).map(|g| g.0.clone()).collect();
+    let dropped: Vec<String> = plan
+        .dropped
+        .iter()
+        .map(|i| format!("message {i}"))
+        .collect();
+    assert_eq!(marked, dropped, "{groups:?}");
+}
+
+/// A model change breaks the prompt-cache line at the model (caches are per model).
+#[test]
+fn a_model_change_breaks_the_cache_line_at_the_model() {
+    use formatscope::diff::cache::Break;
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (160, 48));
+    let enter = Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let keys = std::iter::once(key('s')).chain("gpt-4o-mini".chars().map(key));
+    for k in keys.chain([enter]) {
+        let cmds = app.update(k);
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let cache = app.preview.as_ref().and_then(|p| p.cache.clone());
+    let prompt = cache.expect("a cache line").expect("computed").prompt;
+    let (before, now) = ("gpt-4o".into(), "gpt-4o-mini".into());
+    assert_eq!(prompt.breaks, Some(Break::Model { before, now }));
+    assert_eq!(prompt.tokens, 0);
+    assert!(screen_text(&app, 160, 48).contains("model changed"));
+}
+
 /// `n` and `N` in the compare view jump from one difference to the next.
 #[test]
 fn n_jumps_to_the_next_difference_in_the_compare_view() {

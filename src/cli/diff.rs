@@ -4,7 +4,10 @@
 
 use super::{media_env, print_json, say, usage_error, web_fetcher};
 use clap::Args;
-use formatscope::formatter::{FormatterId, Mode, Provider};
+use formatscope::budget::BudgetModel;
+use formatscope::diff::cache::Break;
+use formatscope::diff::{CachePrefix, PromptPrefix, Version};
+use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::pipeline::{self, ReferenceRequest};
 use formatscope::session::{read_session, Session};
 use serde_json::Value;
@@ -179,7 +182,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         say(format!("wrote {}", path.display()));
     }
     let ops = formatscope::diff::diff(&l, &r);
-    // Prompt caches reuse the identical prefix of the bytes sent.
+    // Prompt caches reuse the prompt up to its first change.
     let prefix = (left.wire && right.wire && left.formatter.provider == right.formatter.provider)
         .then(|| {
             let provider = left.formatter.provider;
@@ -187,21 +190,39 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
                 formatscope::wire::export::body_bytes(provider, &l),
                 formatscope::wire::export::body_bytes(provider, &r),
             );
-            let p = formatscope::diff::cache_prefix(&lb, &rb);
-            let model =
-                formatscope::model_choice::choose_model(&right_session, provider, None).info();
-            // The body's text in the provider's tokenizer: an estimate of
-            // the cached prompt (the JSON syntax is not what is cached).
-            let tokens = model.tokenizer.count(&rb[..p.bytes]);
-            (p, tokens, false)
+            let bytes = formatscope::diff::cache_prefix(&lb, &rb);
+            let prompt = prompt_prefix(
+                (&session, left.formatter, &env),
+                (&right_session, right.formatter, args.offline),
+            );
+            (bytes, prompt)
         });
     if args.json {
         let mut out = serde_json::json!({"operations": formatscope::diff::to_json(&ops)});
-        if let Some((p, tokens, exact)) = &prefix {
-            out["cache_prefix"] = serde_json::json!({
-                "bytes": p.bytes, "of_bytes": p.of, "tokens": tokens,
-                "tokens_exact": exact, "breaks_at": p.breaks_at,
+        if let Some((bytes, prompt)) = &prefix {
+            let mut c = serde_json::json!({
+                "bytes": bytes.bytes, "of_bytes": bytes.of, "body_breaks_at": bytes.breaks_at,
             });
+            match prompt {
+                Ok(p) => {
+                    c["tokens"] = p.tokens.into();
+                    c["of_tokens"] = p.of.into();
+                    c["tokens_exact"] = p.exact.into();
+                    c["breaks_at"] = p.breaks.as_ref().map(Break::pointer).into();
+                    c["breaks"] = p
+                        .breaks
+                        .as_ref()
+                        .map(|b| match b {
+                            Break::Model { .. } => "model",
+                            Break::Tools => "tools",
+                            Break::Message { .. } => "message",
+                        })
+                        .into();
+                    c["message"] = p.breaks.as_ref().and_then(Break::message).into();
+                }
+                Err(e) => c["error"] = e.clone().into(),
+            }
+            out["cache_prefix"] = c;
         }
         print_json(&out);
         return 0;
@@ -213,27 +234,105 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             if s.wire { " (wire body)" } else { "" }
         )
     };
+    let lines: Vec<String> = ops.iter().filter_map(|o| o.summary()).collect();
     outln!(
         "{} → {}: {} change{}",
         name(&left),
         name(&right),
-        ops.len(),
-        if ops.len() == 1 { "" } else { "s" }
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" }
     );
-    for op in &ops {
-        outln!("{}", super::safe(&op.summary()));
+    for line in &lines {
+        outln!("{}", super::safe(line));
     }
-    if let Some((p, tokens, exact)) = prefix {
-        outln!(
-            "identical prefix of the bodies: {} of {} bytes, {}{tokens} tokens{}",
-            p.bytes,
-            p.of,
-            if exact { "" } else { "≈" },
-            match &p.breaks_at {
-                Some(at) => format!("; it breaks at {at}"),
-                None => String::new(),
-            }
-        );
+    if let Some((bytes, prompt)) = prefix {
+        outln!("{}", cache_summary(&bytes, &prompt));
     }
     0
+}
+
+/// The prompt-cache line: prompt tokens reusable, and why it breaks.
+fn cache_summary(bytes: &CachePrefix, prompt: &Result<PromptPrefix, String>) -> String {
+    let body = format!(
+        "identical prefix of the bodies: {} of {} bytes",
+        bytes.bytes, bytes.of
+    );
+    let p = match prompt {
+        Ok(p) => p,
+        Err(e) => return format!("prompt cache: cannot count the prompt ({e}); {body}"),
+    };
+    let approx = if p.exact { "" } else { "≈" };
+    let why = match &p.breaks {
+        None => " (nothing changed)".to_string(),
+        Some(Break::Model { before, now }) => format!(
+            ": the model changed ({before} → {now}), and no provider reuses a cache across models"
+        ),
+        Some(Break::Tools) => {
+            ": the tool schemas changed, and they come before every message".into()
+        }
+        Some(Break::Message {
+            message, pointer, ..
+        }) => format!(" (up to message {message}; it breaks at {pointer})"),
+    };
+    format!(
+        "prompt cache: {approx}{} of {approx}{} prompt tokens reusable{why}; {body}",
+        p.tokens, p.of
+    )
+}
+
+/// The prompt the right request shares with the left one, counted as
+/// the budget meter counts the right request.
+fn prompt_prefix(
+    before: (&Session, FormatterId, &formatscope::media::MediaEnv),
+    now: (&Session, FormatterId, bool),
+) -> Result<PromptPrefix, String> {
+    let (b_session, b_formatter, b_env) = before;
+    let (n_session, n_formatter, offline) = now;
+    let msgs = pipeline::build_msgs(b_session).map_err(|e| format!("{}: {}", e.kind, e.message))?;
+    let keys = formatscope::formatter::message_keys(&b_session.messages);
+    let earlier = formatscope::budget::formatted_with_spans(
+        b_formatter,
+        &FormatOptions::default(),
+        &msgs,
+        &keys,
+        b_env,
+    )
+    .map_err(|e| format!("{}: {}", e.kind, e.message))?;
+    let mut model = BudgetModel::new(
+        n_formatter,
+        FormatOptions::default(),
+        formatscope::model_choice::choose_model(n_session, n_formatter.provider, None).info(),
+        n_session.messages.clone(),
+        n_session.tools.clone(),
+        media_env(n_session, web_fetcher(&[], offline)),
+    )
+    .map_err(|e| e.to_string())?;
+    let report = model.report();
+    let current = model
+        .formatted_with_spans()
+        .map_err(|e| format!("{}: {}", e.kind, e.message))?;
+    let (b_model, n_model) = (
+        body_model(b_session, b_formatter),
+        body_model(n_session, n_formatter),
+    );
+    Ok(formatscope::diff::prompt_prefix(
+        &Version {
+            model: &b_model,
+            tools: b_session.tools.as_ref(),
+            messages: &earlier.messages,
+            spans: &earlier.spans,
+        },
+        &Version {
+            model: &n_model,
+            tools: n_session.tools.as_ref(),
+            messages: &current.messages,
+            spans: &current.spans,
+        },
+        &report,
+    ))
+}
+
+/// The model the wire body names (as `request_of` builds it).
+fn body_model(session: &Session, formatter: FormatterId) -> String {
+    formatscope::model_choice::choose_model(session, formatter.provider, None).name
 }

@@ -57,7 +57,7 @@ td.note { width: 16rem; font-size: 11px; color: #444; }
 th.side { text-align: left; font-size: 1rem; padding: .4rem; background: #f3f4f6; border-bottom: 2px solid #d0d4da; }
 tr.heading td { background: #eef1f6; color: #3a4250; font-weight: 600; font-size: 12px; padding: .25rem .4rem; border-top: 1px solid #d0d4da; }
 td.added { background: #e6f6ea; } td.removed { background: #fdeaea; }
-td.changed { background: #fff5d6; } td.moved { background: #e8efff; }
+td.changed { background: #fff5d6; } td.moved, td.renamed { background: #e8efff; }
 span.rule { display: inline-block; background: #eef0ff; color: #2b3a8c; border-radius: 3px; padding: 0 .3rem; font-family: monospace; font-size: 11px; margin-right: .3rem; }
 div.finding { margin: .15rem 0; } span.sev { font-weight: 700; text-transform: uppercase; font-size: 10px; margin-right: .3rem; }
 span.error { color: #b3261e; } span.warning { color: #a15c00; } span.info { color: #2b5fa8; }
@@ -133,6 +133,7 @@ pub(crate) fn page(title: &str, subtitle: &str, compared: &Compared, notes: &dyn
                                 Some(Mark::Removed) => " removed",
                                 Some(Mark::Changed) => " changed",
                                 Some(Mark::Moved) => " moved",
+                                Some(Mark::Renamed) => " renamed",
                                 None => "",
                             };
                             let sign = match line.mark {
@@ -140,6 +141,7 @@ pub(crate) fn page(title: &str, subtitle: &str, compared: &Compared, notes: &dyn
                                 Some(Mark::Removed) => "−",
                                 Some(Mark::Changed) => "~",
                                 Some(Mark::Moved) => "→",
+                                Some(Mark::Renamed) => "»",
                                 None => "",
                             };
                             let code = html.get(*i).cloned().unwrap_or_else(|| escape(&line.text));

@@ -102,19 +102,18 @@ impl SideSpec {
     }
 }
 
-/// The identical prefix of the wire body now and in an earlier version:
-/// what a provider's prompt cache can reuse.
+/// What a provider's prompt cache can reuse of the request now since an
+/// earlier version: the prompt up to its first change
+/// ([`crate::diff::prompt_prefix`], as `formatscope diff` counts it), and
+/// the identical prefix of the two wire bodies' bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheLine {
     /// "last save", "before the reload".
     pub against: &'static str,
+    pub prompt: crate::diff::PromptPrefix,
     pub bytes: usize,
     pub of: usize,
-    /// The prefix's text counted with the provider's tokenizer.
-    pub tokens: i64,
-    /// Where it breaks: a pointer into the body, and the session message
-    /// it came from.
-    pub breaks_at: Option<String>,
+    /// The session message the prompt breaks in.
     pub message: Option<usize>,
 }
 
@@ -327,6 +326,12 @@ impl Computer {
             .compare
             .filter(|(l, r)| l.view == SideView::Legacy || r.view == SideView::Legacy)
             .map(|_| job.messages.clone());
+        // The last save / now pair faces messages by identity: the
+        // messages' now, before they go to the budget model.
+        let identities = job
+            .compare
+            .filter(|(l, r)| l.view == SideView::Saved || r.view == SideView::Saved)
+            .map(|_| identities(job.messages.iter().map(Message::value)));
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
             _ => Arc::new(Gate::new(
@@ -451,7 +456,8 @@ impl Computer {
         if let Some((text, against)) = &job.earlier {
             self.format_earlier(text, job.formatter, &model);
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
-            preview.cache = earlier.map(|e| cache_line(job, &model, e, against));
+            let report = preview.report.as_ref();
+            preview.cache = earlier.map(|e| cache_line(job, &model, report, e, against));
         }
         if job.why {
             preview.why = Some(Arc::new(why(job, &model, preview.plain.len())));
@@ -471,7 +477,20 @@ impl Computer {
                 }
                 _ => compare_side(job, &model, preview.plan.as_ref(), earlier, spec),
             };
-            preview.compare = Some(Arc::new(crate::compare::compare(&side(l), &side(r))));
+            let (mut ls, mut rs) = (side(l), side(r));
+            // Two versions of the session: messages face their counterparts
+            // by identity (id, else content), not by index.
+            if let (Some(now), Some(Ok(e))) = (&identities, earlier) {
+                let before = self::identities(e.session.messages.iter().map(Message::value));
+                for (spec, s) in [(l, &mut ls), (r, &mut rs)] {
+                    s.identities = if spec.view == SideView::Saved {
+                        before.clone()
+                    } else {
+                        now.clone()
+                    };
+                }
+            }
+            preview.compare = Some(Arc::new(crate::compare::compare(&ls, &rs)));
         }
         self.model = Some((key, model));
         preview
@@ -502,6 +521,11 @@ impl Computer {
             });
         self.earlier = Some((Arc::clone(text), formatter, earlier));
     }
+}
+
+/// Who each message is, for the compare view's last save / now pair.
+fn identities(messages: impl Iterator<Item = Value>) -> Vec<crate::compare::Identity> {
+    messages.map(|m| crate::compare::Identity::of(&m)).collect()
 }
 
 /// The session formatted by AgentScope 0.1.6 (`V`): its messages converted
@@ -732,17 +756,19 @@ fn wire_body(
     }
 }
 
-/// The prompt-cache line: the identical prefix of the wire body now and
-/// in the earlier version.
+/// The prompt-cache line: the prompt now shares with the earlier version,
+/// counted as the meter counts the request, and the bodies' byte prefix.
 fn cache_line(
     job: &Job,
     model: &BudgetModel,
+    report: Option<&TokenReport>,
     earlier: &Result<Earlier, String>,
     against: &'static str,
 ) -> Result<CacheLine, String> {
     let earlier = earlier
         .as_ref()
         .map_err(|e| format!("the {against} version: {e}"))?;
+    let report = report.ok_or("the request is not counted")?;
     let settings = job.settings(job.formatter.provider)?;
     let now = model
         .formatted_with_spans()
@@ -768,19 +794,34 @@ fn cache_line(
         wire::export::body_bytes(provider, &before),
         wire::export::body_bytes(provider, &body),
     );
-    let p = crate::diff::cache_prefix(&lb, &rb);
-    let message = p.breaks_at.as_ref().and_then(|ptr| {
-        crate::compare::Side::wire("", body.clone(), &now.messages, &now.spans)
-            .source_of(ptr)
-            .map(|r| r.start)
-    });
+    let bytes = crate::diff::cache_prefix(&lb, &rb);
+    let name = |s: &wire::Settings| {
+        s.model
+            .clone()
+            .unwrap_or_else(|| provider.default_model().to_string())
+    };
+    let (before_model, now_model) = (name(&before_settings), name(settings));
+    let prompt = crate::diff::prompt_prefix(
+        &crate::diff::Version {
+            model: &before_model,
+            tools: earlier.session.tools.as_ref(),
+            messages: &earlier.request.messages,
+            spans: &earlier.request.spans,
+        },
+        &crate::diff::Version {
+            model: &now_model,
+            tools: job.tools.as_ref(),
+            messages: &now.messages,
+            spans: &now.spans,
+        },
+        report,
+    );
     Ok(CacheLine {
         against,
-        bytes: p.bytes,
-        of: p.of,
-        tokens: job.model.tokenizer.count(&rb[..p.bytes]),
-        breaks_at: p.breaks_at,
-        message,
+        message: prompt.breaks.as_ref().and_then(|b| b.message()),
+        prompt,
+        bytes: bytes.bytes,
+        of: bytes.of,
     })
 }
 

@@ -125,3 +125,39 @@ pub fn screen_text(app: &App, width: u16, height: u16) -> String {
     }
     out
 }
+
+/// Each group heading of the compare view, and whether any of its lines
+/// is marked.
+pub fn marked_groups(c: &formatscope::compare::Compared) -> Vec<(String, bool)> {
+    use formatscope::compare::Row;
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for row in &c.rows {
+        match row {
+            Row::Heading(h) => out.push((h.clone(), false)),
+            Row::Lines(l, r) => {
+                if let Some(last) = out.last_mut() {
+                    last.1 |= [l, r]
+                        .iter()
+                        .any(|x| x.as_ref().is_some_and(|x| x.mark.is_some()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The golden long history (13 messages) as a chat, in a temporary file.
+pub fn long_chat(max_tokens: Option<i64>) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("chat.json");
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/cases/long_history.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(golden).expect("read")).expect("json");
+    doc["mode"] = serde_json::json!("chat");
+    if let Some(m) = max_tokens {
+        doc["max_tokens"] = m.into();
+    }
+    std::fs::write(&path, doc.to_string()).expect("write");
+    (dir, path)
+}

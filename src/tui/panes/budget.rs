@@ -157,9 +157,11 @@ pub fn draw(
     );
 }
 
-/// How much of the wire body a provider's prompt cache can reuse since the
-/// earlier version, and the message where it breaks.
+/// How much of the prompt a provider's prompt cache can reuse since the
+/// earlier version (as `formatscope diff --right-session` counts it), and
+/// where it breaks.
 fn cache_line<'a>(ui: &Palette, cache: &Result<CacheLine, String>, width: usize) -> Paragraph<'a> {
+    use crate::diff::cache::Break;
     let c = match cache {
         Ok(c) => c,
         Err(e) => {
@@ -167,37 +169,46 @@ fn cache_line<'a>(ui: &Palette, cache: &Result<CacheLine, String>, width: usize)
                 .style(Style::default().fg(ui.muted))
         }
     };
-    let whole = c.breaks_at.is_none() && c.bytes == c.of;
+    let p = &c.prompt;
+    let approx = if p.exact { "" } else { "≈" };
+    let whole = p.breaks.is_none();
     // The long form when it fits, else a short one (the pane is narrow).
-    let text = if whole {
-        let long = format!(
-            "prompt cache since {}: the whole body ({} bytes, ≈{} tokens) is unchanged",
-            c.against, c.of, c.tokens
-        );
-        if long.chars().count() <= width {
-            long
-        } else {
-            format!("cache since {}: all {} B unchanged", c.against, c.of)
-        }
+    let (long, short) = match &p.breaks {
+        None => (
+            format!(
+                "prompt cache since {}: all {approx}{} prompt tokens reusable, nothing changed",
+                c.against, p.of
+            ),
+            format!("cache since {}: all {approx}{} tok", c.against, p.of),
+        ),
+        Some(Break::Model { before, now }) => (
+            format!(
+                "prompt cache since {}: nothing reusable, the model changed ({before} → {now})",
+                c.against
+            ),
+            "cache: 0 tok · model changed".to_string(),
+        ),
+        Some(Break::Tools) => (
+            format!(
+                "prompt cache since {}: nothing reusable, the tool schemas changed",
+                c.against
+            ),
+            "cache: 0 tok · tools changed".to_string(),
+        ),
+        Some(Break::Message {
+            message, pointer, ..
+        }) => (
+            format!(
+                "prompt cache since {}: {approx}{} of {approx}{} prompt tokens reusable · breaks at message {message} ({pointer})",
+                c.against, p.tokens, p.of
+            ),
+            format!("cache: {approx}{}/{} tok · breaks at #{message}", p.tokens, p.of),
+        ),
+    };
+    let text = if long.chars().count() <= width {
+        long
     } else {
-        let long_at = match (c.message, &c.breaks_at) {
-            (Some(m), Some(p)) => format!(" · breaks at message {m} ({p})"),
-            (None, Some(p)) => format!(" · breaks at {p}"),
-            _ => String::new(),
-        };
-        let long = format!(
-            "prompt cache since {}: {} of {} bytes (≈{} tokens) reusable{long_at}",
-            c.against, c.bytes, c.of, c.tokens
-        );
-        if long.chars().count() <= width {
-            long
-        } else {
-            let at = c
-                .message
-                .map(|m| format!(" · breaks at #{m}"))
-                .unwrap_or_default();
-            format!("cache: {}/{} B ≈{} tok{at}", c.bytes, c.of, c.tokens)
-        }
+        short
     };
     Paragraph::new(text).style(Style::default().fg(if whole { ui.ok } else { ui.warning }))
 }

@@ -245,7 +245,7 @@ impl ComparePane {
             Some(Mark::Added) => Style::default().fg(ui.ok),
             Some(Mark::Removed) => Style::default().fg(ui.error),
             Some(Mark::Changed) => Style::default().fg(ui.warning),
-            Some(Mark::Moved) => Style::default().fg(ui.focus),
+            Some(Mark::Moved | Mark::Renamed) => Style::default().fg(ui.focus),
             None => Style::default().fg(ui.text),
         };
         let sign = |mark: Option<Mark>| match mark {
@@ -253,6 +253,7 @@ impl ComparePane {
             Some(Mark::Removed) => "-",
             Some(Mark::Changed) => "~",
             Some(Mark::Moved) => "→",
+            Some(Mark::Renamed) => "»",
             None => " ",
         };
         let bold = Style::default().fg(ui.text).add_modifier(Modifier::BOLD);
