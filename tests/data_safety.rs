@@ -6,6 +6,8 @@
 
 #[path = "support/http.rs"]
 mod http;
+#[path = "support/run.rs"]
+mod run;
 #[path = "support/workbench.rs"]
 mod workbench;
 
@@ -16,9 +18,10 @@ use formatscope::tui::panes::popup::{Pending, Popup};
 use formatscope::tui::worker::Computer;
 use http::{Reply, Server};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use run::*;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use workbench::*;
 
 fn key(c: char) -> Msg {
@@ -42,10 +45,6 @@ fn two_sessions() -> (tempfile::TempDir, PathBuf, PathBuf) {
     std::fs::copy(session_path("chat_plain.json"), &a).expect("copy");
     std::fs::copy(session_path("library_trip.json"), &b).expect("copy");
     (dir, a, b)
-}
-
-fn bin() -> Process {
-    Process::new(env!("CARGO_BIN_EXE_formatscope"))
 }
 
 // ---- 1. A save goes only to the file the edits came from ----------------
@@ -448,31 +447,6 @@ fn item11_deleting_a_message_says_which_and_how_to_undo() {
 // ---- 12. Reads are bounded and never block ------------------------------
 
 /// Runs the binary with a deadline: it must finish well within it.
-fn run_within(args: &[&str], dir: &Path, limit: Duration) -> std::process::Output {
-    let started = Instant::now();
-    let child = bin()
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run");
-    let id = child.id();
-    let watchdog = std::thread::spawn(move || {
-        std::thread::sleep(limit);
-        let _ = Process::new("kill").arg("-9").arg(id.to_string()).status();
-    });
-    let out = child.wait_with_output().expect("wait");
-    assert!(
-        started.elapsed() < limit,
-        "`formatscope {}` hung (killed after {limit:?})",
-        args.join(" ")
-    );
-    drop(watchdog);
-    out
-}
-
 fn mkfifo(path: &Path) {
     assert!(Process::new("mkfifo")
         .arg(path)
@@ -500,16 +474,6 @@ fn item12_a_device_or_a_fifo_as_the_session_is_refused_at_once() {
     let out = run_within(&["count", "s.json"], dir.path(), Duration::from_secs(10));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("it is a FIFO"));
-}
-
-fn image_session(dir: &Path, url: &str, copies: usize) -> PathBuf {
-    let block = serde_json::json!({"type": "image", "source": {"type": "url", "url": url}});
-    let session = serde_json::json!({"messages": [
-        {"name": "u", "role": "user", "content": vec![block; copies]}
-    ]});
-    let path = dir.join("s.json");
-    std::fs::write(&path, session.to_string()).expect("write");
-    path
 }
 
 #[test]
@@ -833,250 +797,3 @@ fn a_file_event_for_the_file_as_it_was_changes_nothing() {
 }
 
 // ---- Keys and hosts: pseudo-files are never media -----------------------
-
-#[test]
-fn keys_proc_self_environ_is_never_media_directly_as_file_url_or_through_a_symlink() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::os::unix::fs::symlink("/proc/self/environ", dir.path().join("env.png")).expect("link");
-    let marker = "FORMATSCOPE_MARKER_KEY=sk-marker-5e1f";
-    for url in [
-        "/proc/self/environ",
-        "file:///proc/self/environ",
-        "env.png",
-        "/sys/kernel/mm/transparent_hugepage/enabled",
-    ] {
-        image_session(dir.path(), url, 1);
-        let out = bin()
-            .args(["request", "s.json", "--provider", "anthropic"])
-            .current_dir(dir.path())
-            .env("FORMATSCOPE_MARKER_KEY", "sk-marker-5e1f")
-            .output()
-            .expect("run");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        for needle in [
-            "sk-marker-5e1f".to_string(),
-            // What the environment looks like in base64, wherever the
-            // marker falls in the 3-byte groups.
-            formatscope::py::b64encode(marker.as_bytes())[4..20].to_string(),
-            formatscope::py::b64encode(&marker.as_bytes()[1..])[4..20].to_string(),
-            formatscope::py::b64encode(&marker.as_bytes()[2..])[4..20].to_string(),
-        ] {
-            assert!(!stdout.contains(&needle), "{url}: {stdout}");
-            assert!(!stderr.contains(&needle), "{url}: {stderr}");
-        }
-        if Path::new(url).exists() || !url.starts_with("/sys") {
-            assert!(stdout.contains("pseudo-file"), "{url}: {stdout}");
-            assert!(stdout.contains("OSError"), "{url}: {stdout}");
-        }
-    }
-}
-
-// ---- Keys and hosts: reads are free only under the session's own folder --
-
-/// A session in `top/sessions` naming `../media/pixel.png`: its parent.
-fn parent_media_session() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let top = tempfile::tempdir().expect("tempdir");
-    let sessions = top.path().join("sessions");
-    std::fs::create_dir_all(&sessions).expect("mkdir");
-    std::fs::create_dir_all(top.path().join("media")).expect("mkdir");
-    let image = top.path().join("media/pixel.png");
-    std::fs::copy(session_path("media/pixel.png"), &image).expect("copy");
-    let session = serde_json::json!({"messages": [{"name": "u", "role": "user", "content": [
-        {"type": "image", "source": {"type": "url", "url": "../media/pixel.png"}}
-    ]}]});
-    let path = sessions.join("s.json");
-    std::fs::write(&path, session.to_string()).expect("write");
-    (top, path, std::fs::canonicalize(&image).expect("real"))
-}
-
-#[test]
-fn keys_the_workbench_asks_before_reading_the_sessions_parent_folder() {
-    let (_top, path, image) = parent_media_session();
-    let (app, _) = loaded_app(&path, (120, 40));
-    let Some(Popup::Consent { wanted, .. }) = &app.popup else {
-        panic!("it asks: {:?}", app.popup);
-    };
-    assert_eq!(wanted, &vec![formatscope::media::Access::Read(image)]);
-}
-
-#[test]
-fn keys_the_command_line_reads_the_parent_as_agentscope_does_and_says_so() {
-    let (_top, path, image) = parent_media_session();
-    let out = run_within(
-        &[
-            "format",
-            path.to_str().expect("utf-8"),
-            "--provider",
-            "openai",
-        ],
-        Path::new("."),
-        Duration::from_secs(30),
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains(&format!(
-            "note: read {} (outside the session's folder)",
-            image.display()
-        )),
-        "{err}"
-    );
-}
-
-// ---- Keys and hosts: S asks before a key goes where only the session says --
-
-/// Runs the send commands among `cmds` for real (the workbench's sender
-/// task) and feeds what they report back to the app.
-fn run_sends(app: &mut App, cmds: Vec<formatscope::tui::msg::Command>) -> Vec<String> {
-    use formatscope::tui::msg::Command;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let client = formatscope::net::client(Default::default()).expect("client");
-    let mut statuses = Vec::new();
-    for cmd in cmds {
-        let Command::Send(job) = cmd else { continue };
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        runtime.block_on(formatscope::tui::sender::run(client.clone(), *job, tx));
-        while let Ok(msg) = rx.try_recv() {
-            app.update(msg);
-            statuses.push(app.status.clone());
-        }
-    }
-    statuses
-}
-
-#[test]
-fn keys_the_workbench_asks_once_per_host_before_a_key_goes_where_only_the_session_says() {
-    // Only this test sends from the workbench; the key is a dummy.
-    std::env::set_var("OPENAI_API_KEY", "sk-test-workbench-2b1e");
-    std::env::remove_var("OPENAI_BASE_URL");
-    let server = Server::start(|_| {
-        Reply::Bytes(
-            200,
-            vec![("content-type".into(), "application/json".into())],
-            br#"{"id": "c", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}"#.to_vec(),
-        )
-    });
-    let host = format!("127.0.0.1:{}", server.port);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("s.json");
-    let session = serde_json::json!({"provider": "openai",
-        "request": {"stream": false, "model_kwargs": {"client_kwargs": {"base_url": server.url("/v1")}}},
-        "messages": [{"name": "u", "role": "user", "content": "hi"}]});
-    std::fs::write(&path, session.to_string()).expect("write");
-
-    // Said no: nothing sent, and not asked again.
-    let (mut app, _) = loaded_app(&path, (120, 40));
-    let cmds = app.update(key('S'));
-    run_sends(&mut app, cmds);
-    let Some(Popup::SendHost { host: asked, .. }) = &app.popup else {
-        panic!("it asks: {:?} {}", app.popup, app.status);
-    };
-    assert_eq!(asked.to_string(), host);
-    assert!(screen_text(&app, 120, 40).contains(&host));
-    assert_eq!(server.count(), 0, "nothing sent before the answer");
-    assert!(app.update(key('d')).is_empty());
-    let cmds = app.update(key('S'));
-    run_sends(&mut app, cmds);
-    assert!(app.popup.is_none(), "asked once per host");
-    assert!(app.status.contains(&host), "{}", app.status);
-    assert_eq!(server.count(), 0);
-
-    // Said yes: sent, and the status line names the host.
-    let (mut app, _) = loaded_app(&path, (120, 40));
-    let cmds = app.update(key('S'));
-    run_sends(&mut app, cmds);
-    assert!(matches!(app.popup, Some(Popup::SendHost { .. })));
-    let cmds = app.update(key('a'));
-    let statuses = run_sends(&mut app, cmds);
-    assert_eq!(server.count(), 1, "{statuses:?}");
-    assert!(
-        statuses.iter().any(|s| s.contains(&format!("at {host}"))),
-        "{statuses:?}"
-    );
-    // Asked once: the next send goes without a question.
-    let cmds = app.update(key('S'));
-    run_sends(&mut app, cmds);
-    assert!(app.popup.is_none());
-    assert_eq!(server.count(), 2);
-}
-
-// ---- Keys and hosts: each host a media redirect reaches is asked or named --
-
-/// A session whose image is on `first`, which redirects to `second`
-/// (another host: `localhost` rather than 127.0.0.1).
-fn redirected_image_session() -> (tempfile::TempDir, PathBuf, Server, Server, String) {
-    let png = std::fs::read(session_path("media/pixel.png")).expect("png");
-    let second = Server::start(move |_| Reply::Bytes(200, Vec::new(), png.clone()));
-    let target = format!("http://localhost:{}/moved.png", second.port);
-    let location = target.clone();
-    let first = Server::start(move |_| {
-        Reply::Bytes(302, vec![("Location".into(), location.clone())], Vec::new())
-    });
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = image_session(dir.path(), &first.url("/pic.png"), 1);
-    (dir, path, first, second, target)
-}
-
-#[test]
-fn keys_the_command_line_names_each_host_a_media_redirect_reaches() {
-    let (dir, _path, first, second, target) = redirected_image_session();
-    let out = run_within(
-        &["format", "s.json", "--formatter", "GeminiChatFormatter"],
-        dir.path(),
-        Duration::from_secs(30),
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains(&format!("note: fetched {}", first.url("/pic.png"))),
-        "{err}"
-    );
-    assert!(
-        err.contains(&format!(
-            "note: fetched {target} (redirected from {})",
-            first.url("/pic.png")
-        )),
-        "{err}"
-    );
-    assert_eq!(second.count(), 1);
-}
-
-#[test]
-fn keys_the_workbench_asks_for_each_host_a_media_redirect_reaches() {
-    for allow in [false, true] {
-        let (_dir, path, first, second, target) = redirected_image_session();
-        let (mut app, _) = loaded_app(&path, (120, 40));
-        let web = formatscope::media::HttpFetcher::new(Duration::from_secs(5));
-        let mut computer = Computer::with_web(std::sync::Arc::new(web));
-        send(&mut app, &mut computer, key('4')); // Gemini downloads web images
-        assert!(matches!(app.popup, Some(Popup::Consent { .. })));
-        assert_eq!(first.count(), 0, "nothing fetched before the answer");
-        send(&mut app, &mut computer, key('a'));
-        assert!(first.count() > 0, "the first host was allowed");
-        assert_eq!(second.count(), 0, "the redirect's host was not asked for");
-        let Some(Popup::Consent { wanted, .. }) = &app.popup else {
-            panic!("it asks about the redirect: {:?}", app.popup);
-        };
-        assert!(
-            wanted.iter().any(|a| a.to_string().contains(&target)),
-            "{wanted:?}"
-        );
-        let screen = screen_text(&app, 120, 40);
-        assert!(screen.contains("redirected from"), "{screen}");
-        send(&mut app, &mut computer, key(if allow { 'a' } else { 'd' }));
-        assert!(app.popup.is_none(), "asked once");
-        let error = app.preview.as_ref().and_then(|p| p.error.clone());
-        if allow {
-            assert!(second.count() > 0);
-            assert!(error.is_none(), "{error:?}");
-        } else {
-            assert_eq!(second.count(), 0);
-            let error = error.expect("the fetch failed");
-            assert!(error.contains("Failed to fetch"), "{error}");
-        }
-    }
-}

@@ -1,0 +1,50 @@
+//! Running the real binary from the safety tests: with a time limit (a
+//! command that hangs is killed and fails the test), and sessions whose
+//! media the tests serve.
+
+#![allow(dead_code)] // each test file uses part of these helpers
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::time::{Duration, Instant};
+
+pub fn bin() -> Process {
+    Process::new(env!("CARGO_BIN_EXE_formatscope"))
+}
+
+/// Runs `formatscope ARGS` in `dir`; fails if it takes `limit` or more.
+pub fn run_within(args: &[&str], dir: &Path, limit: Duration) -> std::process::Output {
+    let started = Instant::now();
+    let child = bin()
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run");
+    let id = child.id();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        let _ = Process::new("kill").arg("-9").arg(id.to_string()).status();
+    });
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        started.elapsed() < limit,
+        "`formatscope {}` hung (killed after {limit:?})",
+        args.join(" ")
+    );
+    drop(watchdog);
+    out
+}
+
+/// A session with `copies` image blocks of `url`.
+pub fn image_session(dir: &Path, url: &str, copies: usize) -> PathBuf {
+    let block = serde_json::json!({"type": "image", "source": {"type": "url", "url": url}});
+    let session = serde_json::json!({"messages": [
+        {"name": "u", "role": "user", "content": vec![block; copies]}
+    ]});
+    let path = dir.join("s.json");
+    std::fs::write(&path, session.to_string()).expect("write");
+    path
+}
