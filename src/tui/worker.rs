@@ -318,8 +318,13 @@ impl Computer {
             why: None,
             legacy: None,
         };
-        if let Some(l) = job.legacy {
-            return legacy_preview(&job, l, preview);
+        // Under 0.1.6 the panes show its request; an open compare view
+        // still compares (the 1.0.21 side needs the run below).
+        let legacy = job.legacy.map(|l| (l, preview.clone()));
+        if job.compare.is_none() {
+            if let Some((l, fresh)) = legacy {
+                return legacy_preview(&job, l, fresh);
+            }
         }
         // The compare view's 0.1.6 side converts the session's messages.
         let legacy_messages = job
@@ -493,7 +498,14 @@ impl Computer {
             preview.compare = Some(Arc::new(crate::compare::compare(&ls, &rs)));
         }
         self.model = Some((key, model));
-        preview
+        match legacy {
+            Some((l, fresh)) => Preview {
+                compare: preview.compare,
+                wanted: preview.wanted,
+                ..legacy_preview(&job, l, fresh)
+            },
+            None => preview,
+        }
     }
 
     /// Formats the earlier version once per text and formatter.
