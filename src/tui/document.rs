@@ -166,6 +166,15 @@ impl Document {
         self.redo.clear();
         if let (Some(g), Some(top)) = (group, self.undo.last_mut()) {
             if top.group == Some(g) && top.at == at && top.after.len() == before.len() {
+                // Typing undone in the editor (or retyped) back to what the
+                // message was before the step: the step is gone, and so is
+                // the unsaved mark when that was the file's state.
+                if insert == top.before {
+                    let state = top.state_before;
+                    self.undo.pop();
+                    self.state = state;
+                    return;
+                }
                 top.after = insert;
                 top.state_after = new_state;
                 self.state = new_state;
@@ -304,6 +313,16 @@ mod tests {
         assert!(d.session.settings.is_empty());
         d.undo_redo(false);
         assert!(d.unsaved());
+    }
+
+    #[test]
+    fn typing_back_to_the_files_text_is_not_an_edit() {
+        let mut d = doc();
+        d.splice(1, 1, vec![json!({"name": "b", "role": "user", "content": "2x"})], Some(1));
+        assert!(d.unsaved());
+        d.splice(1, 1, vec![json!({"name": "b", "role": "user", "content": "2"})], Some(1));
+        assert!(!d.unsaved(), "the text is the file's again");
+        assert!(d.undo_redo(true).is_none(), "and there is nothing to undo");
     }
 
     #[test]
