@@ -52,3 +52,73 @@ fn item10_undo_in_the_editor_clears_the_unsaved_mark_and_an_outside_edit_reloads
         .expect("json")
         .contains("Perth"));
 }
+
+// ---- 6. A full disk leaves a hard-linked session as it was --------------
+
+/// Runs this test binary again as a child for one test, with `env` set:
+/// what the child does to itself (a file size limit) stays in it.
+fn in_child(test: &str, env: (&str, &Path)) -> std::process::Output {
+    std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(env.0, env.1)
+        .output()
+        .expect("child")
+}
+
+/// Makes writes past `bytes` fail with EFBIG in this process, as a full
+/// disk would (without root or a tiny file system).
+fn limit_file_size(bytes: u64) {
+    // SAFETY: plain system calls on this process.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        let limit = libc::rlimit {
+            rlim_cur: bytes,
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+    }
+}
+
+const FULL_DISK: &str = "FORMATSCOPE_TEST_FULL_DISK";
+
+#[test]
+fn item6_a_hard_linked_session_saved_on_a_full_disk_stays_whole_and_says_why() {
+    if let Some(path) = std::env::var_os(FULL_DISK) {
+        // The child: the workbench saves a growing edit with no room left.
+        let path = PathBuf::from(path);
+        let (mut app, mut computer) = loaded_app(&path, (120, 40));
+        let len = std::fs::metadata(&path).expect("meta").len();
+        send(&mut app, &mut computer, key('j'));
+        send(&mut app, &mut computer, key('T'));
+        send(&mut app, &mut computer, code(KeyCode::End));
+        send(&mut app, &mut computer, key('!'));
+        limit_file_size(len);
+        send(&mut app, &mut computer, ctrl('s'));
+        assert!(app.status.contains("save failed"), "{}", app.status);
+        assert!(
+            app.status.contains(&path.display().to_string()) && app.status.contains("as it was"),
+            "says what and where: {}",
+            app.status
+        );
+        assert!(app.unsaved(), "the edits are kept");
+        changed(&mut app, &mut computer, &path);
+        assert!(app.popup.is_none(), "not 'changed on disk': {:?}", app.popup);
+        return;
+    }
+    let (dir, path) = temp_copy("chat_plain.json");
+    let other = dir.path().join("other-name.json");
+    std::fs::hard_link(&path, &other).expect("hard link");
+    let before = std::fs::read(&path).expect("read");
+    let out = in_child(
+        "item6_a_hard_linked_session_saved_on_a_full_disk_stays_whole_and_says_why",
+        (FULL_DISK, &path),
+    );
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&path).expect("read"), before, "the file");
+    assert_eq!(std::fs::read(&other).expect("read"), before, "its other name");
+}

@@ -234,19 +234,72 @@ fn give_owner(_: &File, _: &std::fs::Metadata) -> bool {
     true
 }
 
-/// Overwrites the file's own bytes: not atomic, but the inode, its owner,
-/// its mode and its other links stay.
+/// Overwrites the file's own bytes: the inode, its owner, its mode and its
+/// other links stay. Not atomic, so it is made all-or-nothing by hand: the
+/// room for the new text is reserved before a byte changes (a full disk
+/// fails there, the file untouched), the old text is held, the new one is
+/// written over it (never truncating first), and on any failure the old
+/// text is put back.
 fn write_in_place(target: &Path, bytes: &[u8]) -> std::io::Result<Written> {
+    use std::io::{Read, Seek, SeekFrom};
     let mut file = std::fs::OpenOptions::new()
+        .read(true)
         .write(true)
-        .truncate(true)
         .open(target)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
+    let mut old = Vec::new();
+    file.read_to_end(&mut old)?;
+    let fail = |e: std::io::Error, what: &str| {
+        std::io::Error::new(e.kind(), format!("{}: {e}; {what}", target.display()))
+    };
+    reserve(&file, bytes.len() as u64).map_err(|e| fail(e, "nothing was written"))?;
+    let put = |file: &mut File, text: &[u8]| -> std::io::Result<()> {
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(text)?;
+        file.set_len(text.len() as u64)?;
+        file.sync_all()
+    };
+    if let Err(e) = put(&mut file, bytes) {
+        return Err(match put(&mut file, &old) {
+            Ok(()) => fail(e, "the file is as it was"),
+            Err(back) => fail(
+                e,
+                &format!("putting its old text back failed too ({back}): the file is damaged"),
+            ),
+        });
+    }
     Ok(Written {
         file: target.to_path_buf(),
         in_place: true,
     })
+}
+
+/// Reserves disk blocks for `len` bytes without changing the file's size
+/// or content, so that a full disk is found before anything is written.
+/// File systems without `fallocate` fall back to the write-and-restore.
+#[cfg(target_os = "linux")]
+fn reserve(file: &File, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Ok(len) = libc::off_t::try_from(len) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    };
+    if len == 0 {
+        return Ok(());
+    }
+    // SAFETY: a valid open descriptor; no memory is passed.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) | Some(libc::EINVAL) => Ok(()),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reserve(_: &File, _: u64) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Writes `text` to a new file next to `path` named `STEM.mine.json`, or
