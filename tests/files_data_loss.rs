@@ -122,3 +122,104 @@ fn item6_a_hard_linked_session_saved_on_a_full_disk_stays_whole_and_says_why() {
     assert_eq!(std::fs::read(&path).expect("read"), before, "the file");
     assert_eq!(std::fs::read(&other).expect("read"), before, "its other name");
 }
+
+// ---- 7. A re-pointed link: the save goes only where the edits came from --
+
+#[test]
+fn item7_after_a_link_is_repointed_a_save_asks_and_goes_only_to_the_original() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original = dir.path().join("original.json");
+    let other = dir.path().join("other.json");
+    std::fs::copy(session_path("chat_plain.json"), &original).expect("copy");
+    let other_text = std::fs::read_to_string(session_path("chat_plain.json"))
+        .expect("read")
+        .replace("Canberra", "Perth");
+    std::fs::write(&other, &other_text).expect("write");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&original, &link).expect("link");
+    let (mut app, mut computer) = loaded_app(&link, (120, 40));
+    send(&mut app, &mut computer, key('d'));
+    let edited = app.messages().to_vec();
+
+    std::fs::remove_file(&link).expect("rm link");
+    std::os::unix::fs::symlink(&other, &link).expect("re-point");
+    changed(&mut app, &mut computer, &link);
+    match &app.popup {
+        Some(Popup::Conflict { error: Some(e), .. }) => {
+            assert!(e.contains("now points to"), "named as a re-pointed link: {e}")
+        }
+        other => panic!("it asks, naming the link: {other:?}"),
+    }
+    send(&mut app, &mut computer, key('k'));
+    let writes = send(&mut app, &mut computer, ctrl('s'));
+    assert!(writes.len() <= 1);
+    assert_eq!(
+        std::fs::read_to_string(&other).expect("read"),
+        other_text,
+        "the link's new target is not written"
+    );
+    assert!(
+        matches!(app.popup, Some(Popup::SaveAsk { .. })),
+        "{:?}",
+        app.popup
+    );
+    assert!(screen_text(&app, 120, 40).contains("now points to"));
+    send(&mut app, &mut computer, key('o'));
+    assert_eq!(std::fs::read_to_string(&other).expect("read"), other_text);
+    let saved = formatscope::session::read_session(&original).expect("original saved");
+    assert_eq!(saved.messages, edited, "the edits went to their own file");
+    assert!(app.status.contains("the file your edits came from"), "{}", app.status);
+}
+
+#[test]
+fn item7_a_repointed_link_without_edits_is_shown_and_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original = dir.path().join("original.json");
+    let other = dir.path().join("other.json");
+    std::fs::copy(session_path("chat_plain.json"), &original).expect("copy");
+    let other_text = std::fs::read_to_string(&original)
+        .expect("read")
+        .replace("Canberra", "Perth");
+    std::fs::write(&other, &other_text).expect("write");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&original, &link).expect("link");
+    let (mut app, mut computer) = loaded_app(&link, (120, 40));
+    std::fs::remove_file(&link).expect("rm link");
+    std::os::unix::fs::symlink(&other, &link).expect("re-point");
+    changed(&mut app, &mut computer, &link);
+    assert!(app.status.contains("now points to"), "{}", app.status);
+    // Edits from now on belong to the new target, and are saved there.
+    send(&mut app, &mut computer, key('d'));
+    send(&mut app, &mut computer, ctrl('s'));
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    assert_ne!(std::fs::read_to_string(&other).expect("read"), other_text);
+}
+
+// ---- 8. A read-only file is replaced only after asking ------------------
+
+#[test]
+fn item8_a_read_only_file_is_replaced_only_after_asking_and_stays_read_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, path) = temp_copy("chat_plain.json");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let before = std::fs::read_to_string(&path).expect("read");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    send(&mut app, &mut computer, key('d'));
+    send(&mut app, &mut computer, ctrl('s'));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), before);
+    assert!(
+        matches!(app.popup, Some(Popup::SaveAsk { .. })),
+        "{:?}",
+        app.popup
+    );
+    assert!(screen_text(&app, 120, 40).contains("is read-only (-r--r--r--)"));
+    send(&mut app, &mut computer, code(KeyCode::Esc));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), before);
+    assert!(app.unsaved());
+    send(&mut app, &mut computer, ctrl('s'));
+    send(&mut app, &mut computer, key('y'));
+    assert_ne!(std::fs::read_to_string(&path).expect("read"), before);
+    assert!(!app.unsaved());
+    let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o777, 0o444, "it stays read-only");
+}

@@ -185,6 +185,56 @@ pub fn write_session_file(
     })
 }
 
+/// The file `path` names now, as `std::fs::canonicalize` gives it; for a
+/// file that does not exist (a dangling link), its links followed and its
+/// folder made canonical.
+pub fn resolved(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let target = resolve_links(path).unwrap_or_else(|_| path.to_path_buf());
+    match (target.parent(), target.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .map(|d| d.join(name))
+            .unwrap_or(target.clone()),
+        _ => target,
+    }
+}
+
+/// The mode of `path` (as `ls` shows it) when it may not be written: its
+/// owner's write bit is off, or this process has no write permission.
+#[cfg(unix)]
+pub fn read_only(path: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).ok()?;
+    let mode = meta.permissions().mode();
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a valid NUL-terminated path; no memory is kept.
+    let writable = unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } == 0;
+    if mode & 0o200 != 0 && writable {
+        return None;
+    }
+    let bits: String = (0..9)
+        .map(|i| {
+            let on = mode & (0o400 >> i) != 0;
+            match (on, i % 3) {
+                (false, _) => '-',
+                (true, 0) => 'r',
+                (true, 1) => 'w',
+                (true, _) => 'x',
+            }
+        })
+        .collect();
+    Some(format!("-{bits}"))
+}
+
+#[cfg(not(unix))]
+pub fn read_only(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    meta.permissions().readonly().then(|| "read-only".to_string())
+}
+
 /// The file a path finally names: symlinks followed, even to a target
 /// that does not exist yet (a dangling link is saved through, too).
 fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {

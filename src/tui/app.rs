@@ -8,7 +8,7 @@
 use super::consent::{AccessMode, Consent};
 use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
-use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
+use super::msg::{AfterSave, Allow, Command, FileResult, SaveOutcome};
 use super::panes::compare::{ComparePane, Pair};
 use super::panes::editor::{EditorEvent, EditorPane};
 use super::panes::lint::LintPane;
@@ -30,6 +30,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use super::msg::Msg;
+
+mod ask;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -565,13 +567,14 @@ impl App {
                                 text: Arc::clone(&text),
                                 overwrite_ok: false,
                             };
+                            let error = self.repoint_note();
                             self.popup = Some(Popup::Conflict {
                                 disk: FileResult::Text {
                                     text,
                                     mode,
                                     real: self.real_path.clone().unwrap_or_default(),
                                 },
-                                error: None,
+                                error,
                             });
                             return Vec::new();
                         }
@@ -641,11 +644,13 @@ impl App {
             }
         }
         let warnings = doc.session.warnings.clone();
+        let repointed = self.remember_target();
         self.list.clamp(self.messages().len());
         self.last_reload = Some((self.clock)());
-        self.status = match warnings.first() {
-            Some(w) => crate::text::escape_control(w).into_owned(),
-            None => format!("loaded {}", self.file_name()),
+        self.status = match (repointed, warnings.first()) {
+            (Some(note), _) => note,
+            (None, Some(w)) => crate::text::escape_control(w).into_owned(),
+            (None, None) => format!("loaded {}", self.file_name()),
         };
         self.load_editor();
         self.recovery_due = false;
@@ -700,6 +705,14 @@ impl App {
             }
             SaveOutcome::Failed(e) => {
                 self.status = format!("save failed: {e}; your edits are kept");
+                Vec::new()
+            }
+            SaveOutcome::Ask { question, allow } => {
+                self.popup = Some(Popup::SaveAsk {
+                    question,
+                    allow,
+                    then,
+                });
                 Vec::new()
             }
         }
@@ -1502,6 +1515,11 @@ impl App {
                 Vec::new()
             }
             Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
+            Popup::SaveAsk {
+                question,
+                allow,
+                then,
+            } => self.on_save_ask_key(code, question, allow, then),
             Popup::Recreate => match code {
                 KeyCode::Char('y') => {
                     if let Some(doc) = self.doc.as_mut() {
@@ -1902,56 +1920,11 @@ impl App {
         }
     }
 
-    /// Saves the open file (asking first when the disk changed or the file
-    /// was deleted); `then` runs once it is written.
+    /// Saves the open file (asking first when the disk changed, the file
+    /// was deleted, the link was re-pointed or the file is read-only);
+    /// `then` runs once it is written.
     fn save(&mut self, then: AfterSave) -> Vec<Command> {
-        if let Some(e) = &self.editor.error {
-            self.status = format!("not saved: the editor's text does not parse ({e}); fix it, or leave the message and drop it");
-            return Vec::new();
-        }
-        let Some(doc) = self.doc.as_ref() else {
-            return Vec::new();
-        };
-        if let Err(e) = doc.session.can_save() {
-            self.status = format!("not saved: {e}");
-            return Vec::new();
-        }
-        // Read back once: what the save splices into and, unchanged on
-        // disk, what it expects to find there.
-        let base = doc.base.text();
-        let expect = match &doc.disk {
-            Disk::Same => Expect::Text(Arc::clone(&base)),
-            Disk::Changed {
-                text,
-                overwrite_ok: true,
-            } => Expect::Text(Arc::clone(text)),
-            Disk::Changed { text, .. } => {
-                self.popup = Some(Popup::Conflict {
-                    disk: FileResult::Text {
-                        text: Arc::clone(text),
-                        mode: doc.mode,
-                        real: self.real_path.clone().unwrap_or_default(),
-                    },
-                    error: None,
-                });
-                return Vec::new();
-            }
-            Disk::Missing { recreate_ok: true } => Expect::Missing,
-            Disk::Missing { .. } => {
-                self.popup = Some(Popup::Recreate);
-                return Vec::new();
-            }
-        };
-        self.status = format!("saving {}…", self.file_name());
-        vec![Command::Save {
-            path: doc.path.clone(),
-            base,
-            expect,
-            session: Box::new(doc.session.clone()),
-            state: doc.state(),
-            mode: doc.mode,
-            then,
-        }]
+        self.save_with(then, Allow::default())
     }
 
     // ---- mouse ------------------------------------------------------------

@@ -59,6 +59,9 @@ pub struct Document {
     pub load_error: Option<String>,
     /// The file's mode when it was read (a deleted file is made again with it).
     pub mode: Option<u32>,
+    /// The file the session was read from, symlinks resolved: if the link
+    /// is re-pointed, a save still goes only here (or asks).
+    pub target: Option<PathBuf>,
     undo: Vec<Change>,
     redo: Vec<Change>,
     /// Every edit gets a new state number; the file is unsaved when the
@@ -79,6 +82,7 @@ impl Document {
             disk: Disk::Same,
             load_error: None,
             mode,
+            target: None,
             undo: Vec::new(),
             redo: Vec::new(),
             state: 0,

@@ -88,6 +88,36 @@ pub enum SaveOutcome {
     Conflict(FileResult),
     /// The write failed: nothing changed on disk.
     Failed(String),
+    /// Nothing was written: the save needs the user's word first (`allow`:
+    /// what they already agreed to for this save).
+    Ask {
+        question: SaveQuestion,
+        allow: Allow,
+    },
+}
+
+/// What a save asks before it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaveQuestion {
+    /// The link the session was opened through now names another file
+    /// than the one the edits came from.
+    Repointed {
+        link: PathBuf,
+        was: PathBuf,
+        now: PathBuf,
+    },
+    /// The file has no write permission (its mode, as `ls` shows it).
+    ReadOnly { file: PathBuf, mode: String },
+}
+
+/// What the user agreed to for one save.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Allow {
+    /// Write to the file the edits came from although the link the
+    /// session was opened through now names another.
+    pub to_original: bool,
+    /// Replace a file without write permission.
+    pub read_only: bool,
 }
 
 /// What to do once a save succeeded.
@@ -125,6 +155,10 @@ pub enum Command {
         state: u64,
         mode: Option<u32>,
         then: AfterSave,
+        /// The file the edits came from (symlinks resolved when it was
+        /// read): a save never writes another.
+        target: Option<PathBuf>,
+        allow: Allow,
     },
     /// Write `text` to a new file beside `path` (`NAME.mine.json`, or the
     /// next free name).
