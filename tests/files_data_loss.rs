@@ -223,3 +223,67 @@ fn item8_a_read_only_file_is_replaced_only_after_asking_and_stays_read_only() {
     let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
     assert_eq!(mode & 0o777, 0o444, "it stays read-only");
 }
+
+// ---- 11. A converted file can be saved ----------------------------------
+
+const BODY: &str = r#"{"model": "gpt-4o", "temperature": 0.5, "messages": [
+  {"role": "system", "content": "Be brief."},
+  {"role": "user", "content": "Capital of Australia?"},
+  {"role": "assistant", "content": "Canberra."}
+]}
+"#;
+
+#[test]
+fn item11_an_openai_body_is_saved_as_a_new_session_file_beside_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, BODY).expect("write");
+    let earlier = dir.path().join("body.session.json");
+    std::fs::write(&earlier, "an earlier save-as").expect("write");
+    let (mut app, mut computer) = loaded_app(&body, (120, 40));
+    assert!(
+        app.status.contains("OpenAI request body") && app.status.contains("session file"),
+        "said before the first edit: {}",
+        app.status
+    );
+    send(&mut app, &mut computer, key('d'));
+    let edited = app.messages().to_vec();
+    send(&mut app, &mut computer, ctrl('s'));
+    assert_eq!(std::fs::read_to_string(&body).expect("read"), BODY);
+    assert_eq!(
+        std::fs::read_to_string(&earlier).expect("read"),
+        "an earlier save-as",
+        "an existing file is never overwritten"
+    );
+    let new = dir.path().join("body.session-2.json");
+    let saved = formatscope::session::read_session(&new).expect("saved as a session");
+    assert_eq!(saved.messages, edited);
+    assert_eq!(app.path(), Some(&new), "edits from now on go to the new file");
+    assert!(!app.unsaved());
+}
+
+#[test]
+fn item11_a_memory_state_is_saved_back_in_its_own_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("memory.json");
+    let state = r#"{"friday": {"memory": {"content": [
+  [{"id": "1", "name": "user", "role": "user", "content": "hi"}, ["hint"]],
+  [{"id": "2", "name": "friday", "role": "assistant", "content": "hello"}, []]
+]}}}
+"#;
+    std::fs::write(&path, state).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    assert!(app.status.contains("memory state"), "{}", app.status);
+    send(&mut app, &mut computer, key('j'));
+    send(&mut app, &mut computer, key('T'));
+    send(&mut app, &mut computer, code(KeyCode::End));
+    send(&mut app, &mut computer, key('!'));
+    send(&mut app, &mut computer, code(KeyCode::Esc));
+    send(&mut app, &mut computer, ctrl('s'));
+    assert!(!app.unsaved(), "{}", app.status);
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("read"),
+        state.replace("\"hello\"", "\"hello!\""),
+        "only the edit changed; the pairs and marks stay"
+    );
+}

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// Why a session cannot be written back to its own file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SaveError {
-    #[error("this file was converted on load (an OpenAI request body or a memory state); it cannot take the edited messages back")]
+    #[error("this file is an OpenAI request body, converted on load: it cannot take the edited messages back (a save writes them as a new session file beside it)")]
     Converted,
     #[error("the text the session was loaded from no longer parses: {0}")]
     Original(String),
@@ -29,15 +29,54 @@ impl Session {
     /// Whether a save can write the session back over its own file.
     pub fn can_save(&self) -> Result<(), SaveError> {
         match self.shape {
-            InputShape::Session | InputShape::BareArray => Ok(()),
-            _ => Err(SaveError::Converted),
+            InputShape::Session | InputShape::BareArray | InputShape::MemoryState => Ok(()),
+            InputShape::OpenAiRequest => Err(SaveError::Converted),
         }
+    }
+
+    /// A memory state with the messages as they are now, in the file's own
+    /// shape: `[message, marks]` pairs if it used them (a message keeps its
+    /// marks by its `id`; a new one has none), else bare messages.
+    fn memory_state(&self, original: &Value) -> Result<Value, SaveError> {
+        let mut doc = original.clone();
+        let Some(items) = super::load::find_memory_state_mut(&mut doc, 0) else {
+            return Err(SaveError::Original("no memory state in the file".into()));
+        };
+        let paired = items.iter().any(Value::is_array);
+        let marks: std::collections::HashMap<String, Value> = items
+            .iter()
+            .filter_map(|item| {
+                let pair = item.as_array()?;
+                let id = pair.first()?.get("id")?.as_str()?.to_string();
+                Some((id, pair.get(1).cloned().unwrap_or(Value::Array(Vec::new()))))
+            })
+            .collect();
+        *items = self
+            .messages
+            .iter()
+            .map(|m| {
+                let v = m.value();
+                if !paired {
+                    return v;
+                }
+                let mark = v
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| marks.get(id).cloned())
+                    .unwrap_or(Value::Array(Vec::new()));
+                Value::Array(vec![v, mark])
+            })
+            .collect();
+        Ok(doc)
     }
 
     /// The document a save writes: the file's top level as it was, with the
     /// messages and settings as they are now.
     fn document(&self, original: &Value) -> Result<Value, SaveError> {
         self.can_save()?;
+        if self.shape == InputShape::MemoryState {
+            return self.memory_state(original);
+        }
         let messages = self.messages_value();
         if self.shape == InputShape::BareArray {
             return Ok(messages);
@@ -438,6 +477,28 @@ mod tests {
         let body = r#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}"#;
         let session = parse_session(body, "b.json").unwrap();
         assert_eq!(render_saved(body, &session), Err(SaveError::Converted));
+    }
+
+    #[test]
+    fn a_memory_state_is_written_back_in_its_own_shape() {
+        let text = "{\"agent\": {\"memory\": {\"content\": [\n  [{\"id\": \"m1\", \"name\": \"a\", \"role\": \"user\", \"content\": \"hi\"}, [\"hint\"]],\n  [{\"id\": \"m2\", \"name\": \"b\", \"role\": \"assistant\", \"content\": \"yo\"}, []]\n]}}, \"other\": 1e5}";
+        let mut session = parse_session(text, "m.json").unwrap();
+        assert_eq!(session.shape, InputShape::MemoryState);
+        assert_eq!(render_saved(text, &session).unwrap(), text);
+        let mut edited = session.messages[1].value();
+        edited["content"] = "hello".into();
+        session.messages[1] = edited.into();
+        session
+            .messages
+            .push(serde_json::json!({"id": "m3", "name": "c", "role": "user", "content": "new"}).into());
+        let saved = render_saved(text, &session).unwrap();
+        let again = parse_session(&saved, "m.json").unwrap();
+        assert_eq!(again.shape, InputShape::MemoryState);
+        assert_eq!(again.messages, session.messages);
+        let v: Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(v["agent"]["memory"]["content"][0][1][0], "hint", "marks kept");
+        assert_eq!(v["agent"]["memory"]["content"][2][1], serde_json::json!([]));
+        assert!(saved.contains("1e5"), "the rest keeps its bytes: {saved}");
     }
 
     #[test]

@@ -324,6 +324,9 @@ impl App {
                 then,
             } => self.on_saved(path, state, outcome, then),
             Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::SavedAsSession { path, result, then } => {
+                self.on_saved_as_session(path, result, then)
+            }
             Msg::RemoteCounted {
                 generation,
                 provider,
@@ -647,7 +650,8 @@ impl App {
         let repointed = self.remember_target();
         self.list.clamp(self.messages().len());
         self.last_reload = Some((self.clock)());
-        self.status = match (repointed, warnings.first()) {
+        let shape = first.then(|| self.shape_note()).flatten();
+        self.status = match (repointed.or(shape), warnings.first()) {
             (Some(note), _) => note,
             (None, Some(w)) => crate::text::escape_control(w).into_owned(),
             (None, None) => format!("loaded {}", self.file_name()),

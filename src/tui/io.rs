@@ -140,6 +140,11 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             log.line(format!("save beside {}: {result:?}", path.display()));
             Some(Msg::SavedBeside(result))
         }
+        Command::SaveAsSession { path, text, then } => {
+            let result = write_beside(&path, "session", &text).map_err(|e| e.to_string());
+            log.line(format!("save as session {}: {result:?}", path.display()));
+            Some(Msg::SavedAsSession { path, result, then })
+        }
         Command::Export {
             path,
             session,

@@ -38,6 +38,13 @@ pub enum Msg {
     },
     /// "Save mine beside it" ended: the file it made, or why not.
     SavedBeside(Result<PathBuf, String>),
+    /// The edits of a converted file (`path`) were saved as a new session
+    /// file beside it: its name, or why not.
+    SavedAsSession {
+        path: PathBuf,
+        result: Result<PathBuf, String>,
+        then: AfterSave,
+    },
     /// An export was written (or why not).
     Exported(Result<PathBuf, String>),
     /// A recovery file from an earlier run was found for `path`.
@@ -165,6 +172,13 @@ pub enum Command {
     SaveBeside {
         path: PathBuf,
         text: String,
+    },
+    /// Write the edits of a converted file (an OpenAI body) as a new
+    /// session file beside it, `NAME.session.json` (or the next free name).
+    SaveAsSession {
+        path: PathBuf,
+        text: String,
+        then: AfterSave,
     },
     /// Put `text` on the terminal's clipboard (OSC 52: works in tmux and
     /// over ssh).

@@ -7,6 +7,8 @@ use super::super::msg::{AfterSave, Allow, Command, Expect, FileResult, SaveQuest
 use super::super::panes::popup::Popup;
 use super::App;
 use ratatui::crossterm::event::KeyCode;
+use crate::session::InputShape;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 impl App {
@@ -19,6 +21,16 @@ impl App {
         let Some(doc) = self.doc.as_ref() else {
             return Vec::new();
         };
+        if doc.session.shape == InputShape::OpenAiRequest {
+            // Its file cannot take the messages back: a new session file
+            // beside it takes them (never over an existing file).
+            self.status = format!("saving {} as a session file…", self.file_name());
+            return vec![Command::SaveAsSession {
+                path: doc.path.clone(),
+                text: doc.session.to_session_text(),
+                then,
+            }];
+        }
         if let Err(e) = doc.session.can_save() {
             self.status = format!("not saved: {e}");
             return Vec::new();
@@ -124,5 +136,58 @@ impl App {
             ))
             .into_owned()
         })
+    }
+
+    /// What the status line says when a converted file is opened, before
+    /// the first edit: what a save will do with it.
+    pub(super) fn shape_note(&self) -> Option<String> {
+        let name = self.file_name();
+        match self.doc.as_ref()?.session.shape {
+            InputShape::OpenAiRequest => Some(format!(
+                "{name} is an OpenAI request body, converted on load: C-s saves edits as a new session file beside it (NAME.session.json); the body stays as it is"
+            )),
+            InputShape::MemoryState => Some(format!(
+                "{name} is an AgentScope memory state: C-s writes the edited messages back into it, in its own shape"
+            )),
+            InputShape::Session | InputShape::BareArray => None,
+        }
+    }
+
+    /// The edits of a converted file were written as a new session file:
+    /// it is opened (edits from now on go there), or `then` runs.
+    pub(super) fn on_saved_as_session(
+        &mut self,
+        path: PathBuf,
+        result: Result<PathBuf, String>,
+        then: AfterSave,
+    ) -> Vec<Command> {
+        if self.path() != Some(&path) {
+            return Vec::new();
+        }
+        match result {
+            Ok(new) => {
+                let shown = crate::text::escape_control(&new.display().to_string()).into_owned();
+                let mut cmds = vec![Command::RemoveRecovery(path)];
+                if then == AfterSave::Stay {
+                    if let Some(dir) = &self.folder {
+                        cmds.push(Command::ListFolder(dir.clone()));
+                    }
+                    cmds.extend(self.open(new));
+                } else {
+                    cmds.extend(self.after(then));
+                }
+                self.status = format!(
+                    "saved your edits as {shown}, a session file (the request body stays as it was)"
+                );
+                cmds
+            }
+            Err(e) => {
+                self.status = format!(
+                    "save failed: could not write a session file beside {}: {e}; your edits are kept",
+                    path.display()
+                );
+                Vec::new()
+            }
+        }
     }
 }
