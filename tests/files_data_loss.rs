@@ -287,3 +287,37 @@ fn item11_a_memory_state_is_saved_back_in_its_own_shape() {
         "only the edit changed; the pairs and marks stay"
     );
 }
+
+// ---- 9. Large sessions: recovery copies only when the edits changed -----
+
+#[test]
+fn item9_the_recovery_file_is_written_only_when_the_edits_changed() {
+    let (_dir, path) = temp_copy("chat_plain.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    send(&mut app, &mut computer, key('d'));
+    send(&mut app, &mut computer, Msg::Tick);
+    let recovery = formatscope::tui::recovery::path_for(&path);
+    assert!(recovery.exists());
+    std::fs::write(&recovery, "the copy already made").expect("mark it");
+    // Text typed in the editor that changes no value (a space).
+    send(&mut app, &mut computer, key('e'));
+    send(&mut app, &mut computer, code(KeyCode::End));
+    send(&mut app, &mut computer, key(' '));
+    send(&mut app, &mut computer, Msg::Tick);
+    send(&mut app, &mut computer, Msg::Tick);
+    assert_eq!(
+        std::fs::read_to_string(&recovery).expect("read"),
+        "the copy already made",
+        "the same edits are not copied again"
+    );
+    // A real edit is.
+    send(&mut app, &mut computer, key('!'));
+    send(&mut app, &mut computer, code(KeyCode::Backspace));
+    send(&mut app, &mut computer, code(KeyCode::Backspace));
+    send(&mut app, &mut computer, key('x'));
+    send(&mut app, &mut computer, Msg::Tick);
+    assert_ne!(
+        std::fs::read_to_string(&recovery).expect("read"),
+        "the copy already made"
+    );
+}

@@ -6,6 +6,7 @@ mod message;
 mod msg;
 mod openai_body;
 mod save;
+mod save_over;
 pub mod settings;
 
 pub use load::{
@@ -13,6 +14,7 @@ pub use load::{
     SessionError,
 };
 pub use locate::locate_pointer;
+pub use save_over::render_saved_over;
 pub use message::{live_items, msgs_of, Message, MsgItem, Names, PackedMsg};
 pub use msg::{Msg, Role};
 pub use save::{

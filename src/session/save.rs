@@ -127,13 +127,26 @@ impl Session {
 /// The text to save: `original` (the text `session` was loaded from, or
 /// last saved as) with only what changed rewritten, in the file's style.
 pub fn render_saved(original: &str, session: &Session) -> Result<String, SaveError> {
+    render_saved_styled(original, session, None)
+}
+
+/// [`render_saved`], with whether the whole file escapes non-ASCII text
+/// when `original` is only part of it.
+pub(super) fn render_saved_styled(
+    original: &str,
+    session: &Session,
+    ensure_ascii: Option<bool>,
+) -> Result<String, SaveError> {
     let parsed = json::parse(original.as_bytes(), json::Options::with_spans())
         .map_err(|e| SaveError::Original(e.to_string()))?;
     let Some(tree) = parsed.tree else {
         return Err(SaveError::Original("no document".into()));
     };
     let new = session.document(&parsed.value)?;
-    let style = json::Style::detect(original, &tree);
+    let mut style = json::Style::detect(original, &tree);
+    if let Some(v) = ensure_ascii {
+        style.ensure_ascii = v;
+    }
     Ok(json::splice(original, &tree, &parsed.value, &new, &style))
 }
 

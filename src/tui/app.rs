@@ -21,7 +21,7 @@ use super::theme::Theme;
 use super::worker::{Job, LegacyJob, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
-use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Message, Session};
+use crate::session::{locate_pointer, parse_session, InputShape, Message, Session};
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -96,9 +96,10 @@ pub struct App {
     real_path: Option<PathBuf>,
     /// The folders being watched.
     watched: Vec<PathBuf>,
-    /// Edits since the last recovery copy; a recovery file exists.
+    /// Edits since the last recovery copy; a recovery file exists, with
+    /// the edits of this state (`recovery_key`; `None` when not known).
     recovery_due: bool,
-    recovery_written: bool,
+    recovery_written: Option<Option<u64>>,
     /// A "save mine beside it" is under way for this conflict.
     beside_for: Option<FileResult>,
 }
@@ -145,7 +146,7 @@ impl App {
             real_path: None,
             watched: Vec::new(),
             recovery_due: false,
-            recovery_written: false,
+            recovery_written: None,
             beside_for: None,
         }
     }
@@ -682,7 +683,7 @@ impl App {
                 let mut cmds = Vec::new();
                 if !self.unsaved() {
                     cmds.push(Command::RemoveRecovery(path));
-                    self.recovery_written = false;
+                    self.recovery_written = None;
                     self.recovery_due = false;
                 }
                 cmds.extend(self.after(then));
@@ -808,13 +809,17 @@ impl App {
         self.dirty = false;
         if self.unsaved() && self.recovery_due {
             self.recovery_due = false;
-            if let Some(rec) = self.recovery("edits") {
-                self.recovery_written = true;
-                return vec![Command::WriteRecovery(Box::new(rec))];
+            // Only edits the last copy does not hold yet are written.
+            let key = self.recovery_key();
+            if self.recovery_written != Some(key) {
+                if let Some(rec) = self.recovery("edits") {
+                    self.recovery_written = Some(key);
+                    return vec![Command::WriteRecovery(Box::new(rec))];
+                }
             }
         }
-        if !self.unsaved() && self.recovery_written {
-            self.recovery_written = false;
+        if !self.unsaved() && self.recovery_written.is_some() {
+            self.recovery_written = None;
             if let Some(path) = self.path().cloned() {
                 return vec![Command::RemoveRecovery(path)];
             }
@@ -829,8 +834,9 @@ impl App {
         }
         let doc = self.doc.as_ref()?;
         let base = doc.base.text();
-        let text =
-            render_saved(&base, &doc.session).unwrap_or_else(|_| doc.session.to_session_text());
+        let text = doc
+            .render()
+            .unwrap_or_else(|_| doc.session.to_session_text());
         Some(Recovery {
             session: doc.path.clone(),
             written: recovery::timestamp(),
@@ -911,7 +917,7 @@ impl App {
                 .then(|| {
                     let base = doc.base.text();
                     let text: Arc<str> = if doc.unsaved() {
-                        render_saved(&base, session).map(Arc::from).unwrap_or(base)
+                        doc.render().map(Arc::from).unwrap_or(base)
                     } else {
                         base
                     };
@@ -1647,7 +1653,7 @@ impl App {
                         self.editor.error = None;
                         let mut cmds = self.installed(false);
                         cmds.push(Command::RemoveRecovery(path));
-                        self.recovery_written = false;
+                        self.recovery_written = None;
                         cmds
                     }
                     Err(e) => {
@@ -1683,7 +1689,8 @@ impl App {
                 let Some(doc) = self.doc.as_ref() else {
                     return Vec::new();
                 };
-                let text = render_saved(&doc.base.text(), &doc.session)
+                let text = doc
+                    .render()
                     .unwrap_or_else(|_| doc.session.to_session_text());
                 let path = doc.path.clone();
                 self.beside_for = Some(disk);
@@ -1714,6 +1721,7 @@ impl App {
         let disk_text = doc.base.text();
         doc.session = session;
         doc.base = recovery.text.as_str().into();
+        doc.base_session = None;
         doc.disk = if *disk_text == *recovery.text {
             Disk::Same
         } else {
@@ -1723,7 +1731,7 @@ impl App {
             }
         };
         doc.mark_unsaved();
-        self.recovery_written = true;
+        self.recovery_written = Some(None);
         self.list.clamp(self.messages().len());
         match &recovery.draft {
             Some((i, text)) => {
@@ -1749,7 +1757,7 @@ impl App {
         if let Some(path) = self.path().cloned() {
             cmds.push(Command::RemoveRecovery(path));
         }
-        self.recovery_written = false;
+        self.recovery_written = None;
         self.editor.error = None;
         if let Some(doc) = self.doc.as_mut() {
             while doc.unsaved() && doc.undo_redo(true).is_some() {}

@@ -50,6 +50,10 @@ pub struct Document {
     /// The text the session was loaded from or last saved as: saves write
     /// over it so that what was not edited keeps its bytes.
     pub base: Snapshot,
+    /// The session as parsed from `base` (its messages shared, not copied):
+    /// a save compares with it and splices only the messages that changed.
+    /// `None` when unknown (the whole text is parsed again).
+    pub base_session: Option<Session>,
     /// The file's text before the last reload from disk: what a prompt
     /// cache held before the file changed.
     pub before_reload: Option<Snapshot>,
@@ -76,6 +80,7 @@ impl Document {
     pub fn new(path: PathBuf, session: Session, base: &str, mode: Option<u32>) -> Document {
         Document {
             path,
+            base_session: Some(session.clone()),
             session,
             base: Snapshot::new(base),
             before_reload: None,
@@ -105,9 +110,19 @@ impl Document {
     pub fn saved(&mut self, state: u64, text: &str) {
         self.saved_state = state;
         self.base = Snapshot::new(text);
+        self.base_session = (state == self.state).then(|| self.session.clone());
         self.before_reload = None;
         self.disk = Disk::Same;
         self.load_error = None;
+    }
+
+    /// The text a save writes: the file's text with the edits spliced in.
+    pub fn render(&self) -> Result<String, crate::session::SaveError> {
+        let base = self.base.text();
+        match &self.base_session {
+            Some(b) => crate::session::render_saved_over(&base, b, &self.session),
+            None => crate::session::render_saved(&base, &self.session),
+        }
     }
 
     /// Makes the current state count as unsaved (restored edits).
@@ -118,6 +133,7 @@ impl Document {
     /// The file was loaded again from disk: the session, its text, no
     /// history.
     pub fn reload(&mut self, session: Session, base: &str) {
+        self.base_session = Some(session.clone());
         self.session = session;
         let old = std::mem::replace(&mut self.base, Snapshot::new(base));
         // A reload of the same text (a touch) keeps the earlier version.

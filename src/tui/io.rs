@@ -9,7 +9,7 @@ use super::msg::{Allow, Command, Expect, FileResult, Msg, SaveOutcome, SaveQuest
 use super::recovery::Recovery;
 use super::watch;
 use crate::files::{self, ReadError};
-use crate::session::{read_only, render_saved, resolved, write_beside, write_session_file};
+use crate::session::{read_only, render_saved, render_saved_over, resolved, write_beside, write_session_file};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
@@ -105,6 +105,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         Command::Save {
             path,
             base,
+            base_session,
             expect,
             session,
             state,
@@ -115,7 +116,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         } => {
             let outcome = save(
                 &path,
-                &base,
+                (&base, base_session.as_deref()),
                 &expect,
                 &session,
                 mode,
@@ -199,7 +200,7 @@ fn describe(result: &FileResult) -> String {
 /// user agreed.
 fn save(
     path: &Path,
-    base: &str,
+    (base, base_session): (&str, Option<&crate::session::Session>),
     expect: &Expect,
     session: &crate::session::Session,
     mode: Option<u32>,
@@ -251,7 +252,11 @@ fn save(
             };
         }
     }
-    let text = match render_saved(base, session) {
+    let rendered = match base_session {
+        Some(b) => render_saved_over(base, b, session),
+        None => render_saved(base, session),
+    };
+    let text = match rendered {
         Ok(t) => t,
         Err(e) => return SaveOutcome::Failed(e.to_string()),
     };

@@ -157,6 +157,9 @@ pub enum Command {
     Save {
         path: PathBuf,
         base: Arc<str>,
+        /// The session parsed from `base`, when known: only the messages
+        /// that differ from it are parsed again and spliced.
+        base_session: Option<Box<Session>>,
         expect: Expect,
         session: Box<Session>,
         state: u64,

@@ -68,6 +68,7 @@ impl App {
         vec![Command::Save {
             path: doc.path.clone(),
             base,
+            base_session: doc.base_session.clone().map(Box::new),
             expect,
             session: Box::new(doc.session.clone()),
             state: doc.state(),
@@ -189,5 +190,16 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// What a recovery copy holds, as a number: the edit state and the
+    /// editor's draft.
+    pub(super) fn recovery_key(&self) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let doc = self.doc.as_ref()?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        doc.state().hash(&mut h);
+        self.editor.draft().hash(&mut h);
+        Some(h.finish())
     }
 }
