@@ -102,7 +102,11 @@ fn item6_a_hard_linked_session_saved_on_a_full_disk_stays_whole_and_says_why() {
         );
         assert!(app.unsaved(), "the edits are kept");
         changed(&mut app, &mut computer, &path);
-        assert!(app.popup.is_none(), "not 'changed on disk': {:?}", app.popup);
+        assert!(
+            app.popup.is_none(),
+            "not 'changed on disk': {:?}",
+            app.popup
+        );
         return;
     }
     let (dir, path) = temp_copy("chat_plain.json");
@@ -120,7 +124,11 @@ fn item6_a_hard_linked_session_saved_on_a_full_disk_stays_whole_and_says_why() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(&path).expect("read"), before, "the file");
-    assert_eq!(std::fs::read(&other).expect("read"), before, "its other name");
+    assert_eq!(
+        std::fs::read(&other).expect("read"),
+        before,
+        "its other name"
+    );
 }
 
 // ---- 7. A re-pointed link: the save goes only where the edits came from --
@@ -146,7 +154,10 @@ fn item7_after_a_link_is_repointed_a_save_asks_and_goes_only_to_the_original() {
     changed(&mut app, &mut computer, &link);
     match &app.popup {
         Some(Popup::Conflict { error: Some(e), .. }) => {
-            assert!(e.contains("now points to"), "named as a re-pointed link: {e}")
+            assert!(
+                e.contains("now points to"),
+                "named as a re-pointed link: {e}"
+            )
         }
         other => panic!("it asks, naming the link: {other:?}"),
     }
@@ -168,7 +179,11 @@ fn item7_after_a_link_is_repointed_a_save_asks_and_goes_only_to_the_original() {
     assert_eq!(std::fs::read_to_string(&other).expect("read"), other_text);
     let saved = formatscope::session::read_session(&original).expect("original saved");
     assert_eq!(saved.messages, edited, "the edits went to their own file");
-    assert!(app.status.contains("the file your edits came from"), "{}", app.status);
+    assert!(
+        app.status.contains("the file your edits came from"),
+        "{}",
+        app.status
+    );
 }
 
 #[test]
@@ -258,7 +273,11 @@ fn item11_an_openai_body_is_saved_as_a_new_session_file_beside_it() {
     let new = dir.path().join("body.session-2.json");
     let saved = formatscope::session::read_session(&new).expect("saved as a session");
     assert_eq!(saved.messages, edited);
-    assert_eq!(app.path(), Some(&new), "edits from now on go to the new file");
+    assert_eq!(
+        app.path(),
+        Some(&new),
+        "edits from now on go to the new file"
+    );
     assert!(!app.unsaved());
 }
 

@@ -14,8 +14,10 @@ pub use load::{
     SessionError,
 };
 pub use locate::locate_pointer;
-pub use save_over::render_saved_over;
 pub use message::{live_items, msgs_of, Message, MsgItem, Names, PackedMsg};
 pub use msg::{Msg, Role};
 pub use save::{
-    read_only, render_saved, resolved, write_atomic, write_beside, write_session_file, SaveError, Written};
+    read_only, render_saved, resolved, write_atomic, write_beside, write_session_file, SaveError,
+    Written,
+};
+pub use save_over::render_saved_over;

@@ -284,7 +284,9 @@ pub fn read_only(path: &Path) -> Option<String> {
 #[cfg(not(unix))]
 pub fn read_only(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
-    meta.permissions().readonly().then(|| "read-only".to_string())
+    meta.permissions()
+        .readonly()
+        .then(|| "read-only".to_string())
 }
 
 /// The file a path finally names: symlinks followed, even to a target
@@ -501,15 +503,18 @@ mod tests {
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
         session.messages[1] = edited.into();
-        session
-            .messages
-            .push(serde_json::json!({"id": "m3", "name": "c", "role": "user", "content": "new"}).into());
+        session.messages.push(
+            serde_json::json!({"id": "m3", "name": "c", "role": "user", "content": "new"}).into(),
+        );
         let saved = render_saved(text, &session).unwrap();
         let again = parse_session(&saved, "m.json").unwrap();
         assert_eq!(again.shape, InputShape::MemoryState);
         assert_eq!(again.messages, session.messages);
         let v: Value = serde_json::from_str(&saved).unwrap();
-        assert_eq!(v["agent"]["memory"]["content"][0][1][0], "hint", "marks kept");
+        assert_eq!(
+            v["agent"]["memory"]["content"][0][1][0], "hint",
+            "marks kept"
+        );
         assert_eq!(v["agent"]["memory"]["content"][2][1], serde_json::json!([]));
         assert!(saved.contains("1e5"), "the rest keeps its bytes: {saved}");
     }

@@ -240,7 +240,10 @@ mod tests {
             }),
         ];
         for (i, edit) in edits.iter().enumerate() {
-            for text in [TEXT.to_string(), TEXT.replace("\n    ", "").replace("\n  ", "")] {
+            for text in [
+                TEXT.to_string(),
+                TEXT.replace("\n    ", "").replace("\n  ", ""),
+            ] {
                 let base = parse_session(&text, "s").unwrap();
                 let mut session = base.clone();
                 edit(&mut session);
@@ -267,6 +270,9 @@ mod tests {
         let spans = message_spans(text, InputShape::Session).unwrap();
         let items: Vec<&str> = spans.iter().map(|r| &text[r.clone()]).collect();
         assert_eq!(items, ["{\"a\": \"]}\\\"\"}", "2"]);
-        assert_eq!(message_spans("{\"messag\\u0065s\": []}", InputShape::Session), None);
+        assert_eq!(
+            message_spans("{\"messag\\u0065s\": []}", InputShape::Session),
+            None
+        );
     }
 }

@@ -812,7 +812,9 @@ impl App {
             // Only edits the last copy does not hold yet are written.
             let key = self.recovery_key();
             if self.recovery_written != Some(key) {
-                if let Some(rec) = self.recovery("edits") {
+                // Rendered on the I/O thread: a large session's text is
+                // not built while the screen waits.
+                if let Some(rec) = self.pending_recovery("edits") {
                     self.recovery_written = Some(key);
                     return vec![Command::WriteRecovery(Box::new(rec))];
                 }
@@ -827,27 +829,10 @@ impl App {
         Vec::new()
     }
 
-    /// The unsaved edits as a recovery file, if there are any.
+    /// The unsaved edits as a recovery file, if there are any (rendered
+    /// here: a signal or a panic writes it at once).
     pub fn recovery(&self, reason: &str) -> Option<Recovery> {
-        if !self.unsaved() {
-            return None;
-        }
-        let doc = self.doc.as_ref()?;
-        let base = doc.base.text();
-        let text = doc
-            .render()
-            .unwrap_or_else(|_| doc.session.to_session_text());
-        Some(Recovery {
-            session: doc.path.clone(),
-            written: recovery::timestamp(),
-            reason: reason.to_string(),
-            text,
-            base: match &doc.disk {
-                Disk::Changed { text, .. } => text.to_string(),
-                _ => base.to_string(),
-            },
-            draft: self.editor.draft(),
-        })
+        self.pending_recovery(reason).map(recovery::Pending::render)
     }
 
     /// Asks about what the session wanted to read or fetch, once per file.

@@ -338,9 +338,19 @@ mod tests {
     #[test]
     fn typing_back_to_the_files_text_is_not_an_edit() {
         let mut d = doc();
-        d.splice(1, 1, vec![json!({"name": "b", "role": "user", "content": "2x"})], Some(1));
+        d.splice(
+            1,
+            1,
+            vec![json!({"name": "b", "role": "user", "content": "2x"})],
+            Some(1),
+        );
         assert!(d.unsaved());
-        d.splice(1, 1, vec![json!({"name": "b", "role": "user", "content": "2"})], Some(1));
+        d.splice(
+            1,
+            1,
+            vec![json!({"name": "b", "role": "user", "content": "2"})],
+            Some(1),
+        );
         assert!(!d.unsaved(), "the text is the file's again");
         assert!(d.undo_redo(true).is_none(), "and there is nothing to undo");
     }

@@ -9,7 +9,9 @@ use super::msg::{Allow, Command, Expect, FileResult, Msg, SaveOutcome, SaveQuest
 use super::recovery::Recovery;
 use super::watch;
 use crate::files::{self, ReadError};
-use crate::session::{read_only, render_saved, render_saved_over, resolved, write_beside, write_session_file};
+use crate::session::{
+    read_only, render_saved, render_saved_over, resolved, write_beside, write_session_file,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
@@ -156,7 +158,8 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             log.line(format!("export beside {}: {result:?}", path.display()));
             Some(Msg::Exported(result))
         }
-        Command::WriteRecovery(recovery) => {
+        Command::WriteRecovery(pending) => {
+            let recovery = pending.render();
             if let Err(e) = recovery.write() {
                 log.line(format!("recovery for {}: {e}", recovery.session.display()));
             }

@@ -201,7 +201,7 @@ pub enum Command {
     /// Cancel send `id` (its connection closes).
     CancelSend(u64),
     /// Keep a copy of unsaved edits in the recovery file.
-    WriteRecovery(Box<Recovery>),
+    WriteRecovery(Box<super::recovery::Pending>),
     RemoveRecovery(PathBuf),
     /// Look for a recovery file of this session.
     FindRecovery(PathBuf),

@@ -7,9 +7,11 @@
 //! is removed once the edits are saved or the user drops them.
 
 use crate::json;
+use crate::session::{render_saved, render_saved_over, Session};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What a recovery file holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +30,38 @@ pub struct Recovery {
     /// Text in the editor that did not parse yet: the message's index and
     /// the text.
     pub draft: Option<(usize, String)>,
+}
+
+/// Unsaved edits not rendered yet: the workbench hands them to the I/O
+/// thread, which builds the text (a large session's takes a while).
+#[derive(Debug)]
+pub struct Pending {
+    pub session_path: PathBuf,
+    pub reason: String,
+    /// The text the edits were made over, and the session parsed from it.
+    pub base: Arc<str>,
+    pub base_session: Option<Session>,
+    pub edited: Session,
+    /// What the file held last (`Recovery::base`).
+    pub disk: Arc<str>,
+    pub draft: Option<(usize, String)>,
+}
+
+impl Pending {
+    pub fn render(self) -> Recovery {
+        let rendered = match &self.base_session {
+            Some(b) => render_saved_over(&self.base, b, &self.edited),
+            None => render_saved(&self.base, &self.edited),
+        };
+        Recovery {
+            session: self.session_path,
+            written: timestamp(),
+            reason: self.reason,
+            text: rendered.unwrap_or_else(|_| self.edited.to_session_text()),
+            base: self.disk.to_string(),
+            draft: self.draft,
+        }
+    }
 }
 
 /// `dir/.NAME.formatscope-recovery` for `dir/NAME`.

@@ -5,9 +5,10 @@
 use super::super::document::Disk;
 use super::super::msg::{AfterSave, Allow, Command, Expect, FileResult, SaveQuestion};
 use super::super::panes::popup::Popup;
+use super::super::recovery;
 use super::App;
-use ratatui::crossterm::event::KeyCode;
 use crate::session::InputShape;
+use ratatui::crossterm::event::KeyCode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -201,5 +202,27 @@ impl App {
         doc.state().hash(&mut h);
         self.editor.draft().hash(&mut h);
         Some(h.finish())
+    }
+
+    /// The unsaved edits, to be rendered as a recovery file (cheap: the
+    /// session's messages and texts are shared, not copied).
+    pub(crate) fn pending_recovery(&self, reason: &str) -> Option<recovery::Pending> {
+        if !self.unsaved() {
+            return None;
+        }
+        let doc = self.doc.as_ref()?;
+        let base = doc.base.text();
+        Some(recovery::Pending {
+            session_path: doc.path.clone(),
+            reason: reason.to_string(),
+            disk: match &doc.disk {
+                Disk::Changed { text, .. } => Arc::clone(text),
+                _ => Arc::clone(&base),
+            },
+            base,
+            base_session: doc.base_session.clone(),
+            edited: doc.session.clone(),
+            draft: self.editor.draft(),
+        })
     }
 }
