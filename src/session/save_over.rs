@@ -213,7 +213,8 @@ mod tests {
     #[test]
     fn the_shortcut_writes_what_the_whole_splice_writes() {
         let m = |name: &str| json!({"name": name, "role": "assistant", "content": "new"});
-        let edits: Vec<Box<dyn Fn(&mut Session)>> = vec![
+        type Edit<'a> = Box<dyn Fn(&mut Session) + 'a>;
+        let edits: Vec<Edit> = vec![
             Box::new(|_| {}),
             Box::new(|s| s.messages[0] = m("x").into()),
             Box::new(|s| s.messages[1] = m("x").into()),

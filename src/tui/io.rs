@@ -266,7 +266,7 @@ fn save(
     match write_session_file(&file, text.as_bytes(), mode) {
         Ok(written) => SaveOutcome::Written {
             text: text.into(),
-            note: match (file != path).then(|| now) {
+            note: match (file != path).then_some(now) {
                 Some(now) => Some(format!(
                     "to {}, the file your edits came from; the link now points to {}",
                     written.file.display(),
