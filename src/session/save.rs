@@ -51,18 +51,28 @@ impl Session {
                 Some((id, pair.get(1).cloned().unwrap_or(Value::Array(Vec::new()))))
             })
             .collect();
+        let old = std::mem::take(items);
         *items = self
             .messages
             .iter()
-            .map(|m| {
+            .enumerate()
+            .map(|(i, m)| {
                 let v = m.value();
                 if !paired {
                     return v;
                 }
+                // A message without an `id` keeps the marks of the item at
+                // its place when it is that item's message unchanged.
+                let in_place = old
+                    .get(i)
+                    .and_then(Value::as_array)
+                    .filter(|pair| pair.first().is_some_and(|first| json::same(first, &v)))
+                    .and_then(|pair| pair.get(1).cloned());
                 let mark = v
                     .get("id")
                     .and_then(Value::as_str)
                     .and_then(|id| marks.get(id).cloned())
+                    .or(in_place)
                     .unwrap_or(Value::Array(Vec::new()));
                 Value::Array(vec![v, mark])
             })
@@ -517,6 +527,14 @@ mod tests {
         );
         assert_eq!(v["agent"]["memory"]["content"][2][1], serde_json::json!([]));
         assert!(saved.contains("1e5"), "the rest keeps its bytes: {saved}");
+        // Without ids, an unchanged message keeps its marks too.
+        let text = text.replace("\"id\": \"m1\", ", "");
+        let mut session = parse_session(&text, "m.json").unwrap();
+        let mut edited = session.messages[1].value();
+        edited["content"] = "hello".into();
+        session.messages[1] = edited.into();
+        let saved = render_saved(&text, &session).unwrap();
+        assert_eq!(saved, text.replace("\"yo\"", "\"hello\""));
     }
 
     #[test]
