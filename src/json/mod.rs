@@ -13,7 +13,7 @@ mod value_macro;
 
 pub use packed::Packed;
 pub use parse::{parse, Options, Parsed, SyntaxError};
-pub use splice::{splice, Style};
+pub use splice::{same, splice, Style};
 pub use value_macro::ToJson;
 
 use std::ops::Range;

@@ -290,6 +290,20 @@ fn find_memory_state(obj: &Value, depth: usize) -> Option<&Vec<Value>> {
     map.values().find_map(|v| find_memory_state(v, depth + 1))
 }
 
+/// The same list as `find_memory_state`, to write it back (a save keeps a
+/// memory state's own shape).
+pub(super) fn find_memory_state_mut(obj: &mut Value, depth: usize) -> Option<&mut Vec<Value>> {
+    let map = obj.as_object_mut()?;
+    if depth > 2 {
+        return None;
+    }
+    if map.get("content").is_some_and(Value::is_array) {
+        return map.get_mut("content").and_then(Value::as_array_mut);
+    }
+    map.values_mut()
+        .find_map(|v| find_memory_state_mut(v, depth + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

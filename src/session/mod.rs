@@ -6,6 +6,7 @@ mod message;
 mod msg;
 mod openai_body;
 mod save;
+mod save_over;
 pub mod settings;
 
 pub use load::{
@@ -15,4 +16,8 @@ pub use load::{
 pub use locate::locate_pointer;
 pub use message::{live_items, msgs_of, Message, MsgItem, Names, PackedMsg};
 pub use msg::{Msg, Role};
-pub use save::{render_saved, write_atomic, write_beside, write_session_file, SaveError, Written};
+pub use save::{
+    read_only, render_saved, resolved, write_atomic, write_beside, write_session_file, SaveError,
+    Written,
+};
+pub use save_over::render_saved_over;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// Why a session cannot be written back to its own file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SaveError {
-    #[error("this file was converted on load (an OpenAI request body or a memory state); it cannot take the edited messages back")]
+    #[error("this file is an OpenAI request body, converted on load: it cannot take the edited messages back (a save writes them as a new session file beside it)")]
     Converted,
     #[error("the text the session was loaded from no longer parses: {0}")]
     Original(String),
@@ -29,15 +29,64 @@ impl Session {
     /// Whether a save can write the session back over its own file.
     pub fn can_save(&self) -> Result<(), SaveError> {
         match self.shape {
-            InputShape::Session | InputShape::BareArray => Ok(()),
-            _ => Err(SaveError::Converted),
+            InputShape::Session | InputShape::BareArray | InputShape::MemoryState => Ok(()),
+            InputShape::OpenAiRequest => Err(SaveError::Converted),
         }
+    }
+
+    /// A memory state with the messages as they are now, in the file's own
+    /// shape: `[message, marks]` pairs if it used them (a message keeps its
+    /// marks by its `id`; a new one has none), else bare messages.
+    fn memory_state(&self, original: &Value) -> Result<Value, SaveError> {
+        let mut doc = original.clone();
+        let Some(items) = super::load::find_memory_state_mut(&mut doc, 0) else {
+            return Err(SaveError::Original("no memory state in the file".into()));
+        };
+        let paired = items.iter().any(Value::is_array);
+        let marks: std::collections::HashMap<String, Value> = items
+            .iter()
+            .filter_map(|item| {
+                let pair = item.as_array()?;
+                let id = pair.first()?.get("id")?.as_str()?.to_string();
+                Some((id, pair.get(1).cloned().unwrap_or(Value::Array(Vec::new()))))
+            })
+            .collect();
+        let old = std::mem::take(items);
+        *items = self
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let v = m.value();
+                if !paired {
+                    return v;
+                }
+                // A message without an `id` keeps the marks of the item at
+                // its place when it is that item's message unchanged.
+                let in_place = old
+                    .get(i)
+                    .and_then(Value::as_array)
+                    .filter(|pair| pair.first().is_some_and(|first| json::same(first, &v)))
+                    .and_then(|pair| pair.get(1).cloned());
+                let mark = v
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| marks.get(id).cloned())
+                    .or(in_place)
+                    .unwrap_or(Value::Array(Vec::new()));
+                Value::Array(vec![v, mark])
+            })
+            .collect();
+        Ok(doc)
     }
 
     /// The document a save writes: the file's top level as it was, with the
     /// messages and settings as they are now.
     fn document(&self, original: &Value) -> Result<Value, SaveError> {
         self.can_save()?;
+        if self.shape == InputShape::MemoryState {
+            return self.memory_state(original);
+        }
         let messages = self.messages_value();
         if self.shape == InputShape::BareArray {
             return Ok(messages);
@@ -88,13 +137,26 @@ impl Session {
 /// The text to save: `original` (the text `session` was loaded from, or
 /// last saved as) with only what changed rewritten, in the file's style.
 pub fn render_saved(original: &str, session: &Session) -> Result<String, SaveError> {
+    render_saved_styled(original, session, None)
+}
+
+/// [`render_saved`], with whether the whole file escapes non-ASCII text
+/// when `original` is only part of it.
+pub(super) fn render_saved_styled(
+    original: &str,
+    session: &Session,
+    ensure_ascii: Option<bool>,
+) -> Result<String, SaveError> {
     let parsed = json::parse(original.as_bytes(), json::Options::with_spans())
         .map_err(|e| SaveError::Original(e.to_string()))?;
     let Some(tree) = parsed.tree else {
         return Err(SaveError::Original("no document".into()));
     };
     let new = session.document(&parsed.value)?;
-    let style = json::Style::detect(original, &tree);
+    let mut style = json::Style::detect(original, &tree);
+    if let Some(v) = ensure_ascii {
+        style.ensure_ascii = v;
+    }
     Ok(json::splice(original, &tree, &parsed.value, &new, &style))
 }
 
@@ -185,6 +247,58 @@ pub fn write_session_file(
     })
 }
 
+/// The file `path` names now, as `std::fs::canonicalize` gives it; for a
+/// file that does not exist (a dangling link), its links followed and its
+/// folder made canonical.
+pub fn resolved(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let target = resolve_links(path).unwrap_or_else(|_| path.to_path_buf());
+    match (target.parent(), target.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .map(|d| d.join(name))
+            .unwrap_or(target.clone()),
+        _ => target,
+    }
+}
+
+/// The mode of `path` (as `ls` shows it) when it may not be written: its
+/// owner's write bit is off, or this process has no write permission.
+#[cfg(unix)]
+pub fn read_only(path: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).ok()?;
+    let mode = meta.permissions().mode();
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a valid NUL-terminated path; no memory is kept.
+    let writable = unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } == 0;
+    if mode & 0o200 != 0 && writable {
+        return None;
+    }
+    let bits: String = (0..9)
+        .map(|i| {
+            let on = mode & (0o400 >> i) != 0;
+            match (on, i % 3) {
+                (false, _) => '-',
+                (true, 0) => 'r',
+                (true, 1) => 'w',
+                (true, _) => 'x',
+            }
+        })
+        .collect();
+    Some(format!("-{bits}"))
+}
+
+#[cfg(not(unix))]
+pub fn read_only(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    meta.permissions()
+        .readonly()
+        .then(|| "read-only".to_string())
+}
+
 /// The file a path finally names: symlinks followed, even to a target
 /// that does not exist yet (a dangling link is saved through, too).
 fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
@@ -234,19 +348,72 @@ fn give_owner(_: &File, _: &std::fs::Metadata) -> bool {
     true
 }
 
-/// Overwrites the file's own bytes: not atomic, but the inode, its owner,
-/// its mode and its other links stay.
+/// Overwrites the file's own bytes: the inode, its owner, its mode and its
+/// other links stay. Not atomic, so it is made all-or-nothing by hand: the
+/// room for the new text is reserved before a byte changes (a full disk
+/// fails there, the file untouched), the old text is held, the new one is
+/// written over it (never truncating first), and on any failure the old
+/// text is put back.
 fn write_in_place(target: &Path, bytes: &[u8]) -> std::io::Result<Written> {
+    use std::io::{Read, Seek, SeekFrom};
     let mut file = std::fs::OpenOptions::new()
+        .read(true)
         .write(true)
-        .truncate(true)
         .open(target)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
+    let mut old = Vec::new();
+    file.read_to_end(&mut old)?;
+    let fail = |e: std::io::Error, what: &str| {
+        std::io::Error::new(e.kind(), format!("{}: {e}; {what}", target.display()))
+    };
+    reserve(&file, bytes.len() as u64).map_err(|e| fail(e, "nothing was written"))?;
+    let put = |file: &mut File, text: &[u8]| -> std::io::Result<()> {
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(text)?;
+        file.set_len(text.len() as u64)?;
+        file.sync_all()
+    };
+    if let Err(e) = put(&mut file, bytes) {
+        return Err(match put(&mut file, &old) {
+            Ok(()) => fail(e, "the file is as it was"),
+            Err(back) => fail(
+                e,
+                &format!("putting its old text back failed too ({back}): the file is damaged"),
+            ),
+        });
+    }
     Ok(Written {
         file: target.to_path_buf(),
         in_place: true,
     })
+}
+
+/// Reserves disk blocks for `len` bytes without changing the file's size
+/// or content, so that a full disk is found before anything is written.
+/// File systems without `fallocate` fall back to the write-and-restore.
+#[cfg(target_os = "linux")]
+fn reserve(file: &File, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Ok(len) = libc::off_t::try_from(len) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    };
+    if len == 0 {
+        return Ok(());
+    }
+    // SAFETY: a valid open descriptor; no memory is passed.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) | Some(libc::EINVAL) => Ok(()),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reserve(_: &File, _: u64) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Writes `text` to a new file next to `path` named `STEM.mine.json`, or
@@ -335,6 +502,39 @@ mod tests {
         let body = r#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}"#;
         let session = parse_session(body, "b.json").unwrap();
         assert_eq!(render_saved(body, &session), Err(SaveError::Converted));
+    }
+
+    #[test]
+    fn a_memory_state_is_written_back_in_its_own_shape() {
+        let text = "{\"agent\": {\"memory\": {\"content\": [\n  [{\"id\": \"m1\", \"name\": \"a\", \"role\": \"user\", \"content\": \"hi\"}, [\"hint\"]],\n  [{\"id\": \"m2\", \"name\": \"b\", \"role\": \"assistant\", \"content\": \"yo\"}, []]\n]}}, \"other\": 1e5}";
+        let mut session = parse_session(text, "m.json").unwrap();
+        assert_eq!(session.shape, InputShape::MemoryState);
+        assert_eq!(render_saved(text, &session).unwrap(), text);
+        let mut edited = session.messages[1].value();
+        edited["content"] = "hello".into();
+        session.messages[1] = edited.into();
+        session.messages.push(
+            serde_json::json!({"id": "m3", "name": "c", "role": "user", "content": "new"}).into(),
+        );
+        let saved = render_saved(text, &session).unwrap();
+        let again = parse_session(&saved, "m.json").unwrap();
+        assert_eq!(again.shape, InputShape::MemoryState);
+        assert_eq!(again.messages, session.messages);
+        let v: Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(
+            v["agent"]["memory"]["content"][0][1][0], "hint",
+            "marks kept"
+        );
+        assert_eq!(v["agent"]["memory"]["content"][2][1], serde_json::json!([]));
+        assert!(saved.contains("1e5"), "the rest keeps its bytes: {saved}");
+        // Without ids, an unchanged message keeps its marks too.
+        let text = text.replace("\"id\": \"m1\", ", "");
+        let mut session = parse_session(&text, "m.json").unwrap();
+        let mut edited = session.messages[1].value();
+        edited["content"] = "hello".into();
+        session.messages[1] = edited.into();
+        let saved = render_saved(&text, &session).unwrap();
+        assert_eq!(saved, text.replace("\"yo\"", "\"hello\""));
     }
 
     #[test]

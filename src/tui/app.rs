@@ -8,7 +8,7 @@
 use super::consent::Consent;
 use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
-use super::msg::{AfterSave, Command, Expect, FileResult, SaveOutcome};
+use super::msg::{AfterSave, Allow, Command, FileResult, SaveOutcome};
 use super::panes::compare::{ComparePane, Pair};
 use super::panes::editor::{EditorEvent, EditorPane};
 use super::panes::lint::LintPane;
@@ -22,7 +22,7 @@ use super::theme::Theme;
 use super::worker::{Job, LegacyJob, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::pipeline::formatter_for_session;
-use crate::session::{locate_pointer, parse_session, render_saved, InputShape, Message, Session};
+use crate::session::{locate_pointer, parse_session, InputShape, Message, Session};
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -34,6 +34,8 @@ use std::sync::Arc;
 mod send_hosts;
 
 pub use super::msg::Msg;
+
+mod ask;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -98,9 +100,10 @@ pub struct App {
     real_path: Option<PathBuf>,
     /// The folders being watched.
     watched: Vec<PathBuf>,
-    /// Edits since the last recovery copy; a recovery file exists.
+    /// Edits since the last recovery copy; a recovery file exists, with
+    /// the edits of this state (`recovery_key`; `None` when not known).
     recovery_due: bool,
-    recovery_written: bool,
+    recovery_written: Option<Option<u64>>,
     /// A "save mine beside it" is under way for this conflict.
     beside_for: Option<FileResult>,
 }
@@ -147,7 +150,7 @@ impl App {
             real_path: None,
             watched: Vec::new(),
             recovery_due: false,
-            recovery_written: false,
+            recovery_written: None,
             beside_for: None,
         }
     }
@@ -327,6 +330,9 @@ impl App {
                 then,
             } => self.on_saved(path, state, outcome, then),
             Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::SavedAsSession { path, result, then } => {
+                self.on_saved_as_session(path, result, then)
+            }
             Msg::RemoteCounted {
                 generation,
                 provider,
@@ -574,13 +580,14 @@ impl App {
                                 text: Arc::clone(&text),
                                 overwrite_ok: false,
                             };
+                            let error = self.repoint_note();
                             self.popup = Some(Popup::Conflict {
                                 disk: FileResult::Text {
                                     text,
                                     mode,
                                     real: self.real_path.clone().unwrap_or_default(),
                                 },
-                                error: None,
+                                error,
                             });
                             return Vec::new();
                         }
@@ -650,11 +657,14 @@ impl App {
             }
         }
         let warnings = doc.session.warnings.clone();
+        let repointed = self.remember_target();
         self.list.clamp(self.messages().len());
         self.last_reload = Some((self.clock)());
-        self.status = match warnings.first() {
-            Some(w) => crate::text::escape_control(w).into_owned(),
-            None => format!("loaded {}", self.file_name()),
+        let shape = first.then(|| self.shape_note()).flatten();
+        self.status = match (repointed.or(shape), warnings.first()) {
+            (Some(note), _) => note,
+            (None, Some(w)) => crate::text::escape_control(w).into_owned(),
+            (None, None) => format!("loaded {}", self.file_name()),
         };
         self.load_editor();
         self.recovery_due = false;
@@ -682,7 +692,7 @@ impl App {
                 let mut cmds = Vec::new();
                 if !self.unsaved() {
                     cmds.push(Command::RemoveRecovery(path));
-                    self.recovery_written = false;
+                    self.recovery_written = None;
                     self.recovery_due = false;
                 }
                 cmds.extend(self.after(then));
@@ -709,6 +719,14 @@ impl App {
             }
             SaveOutcome::Failed(e) => {
                 self.status = format!("save failed: {e}; your edits are kept");
+                Vec::new()
+            }
+            SaveOutcome::Ask { question, allow } => {
+                self.popup = Some(Popup::SaveAsk {
+                    question,
+                    allow,
+                    then,
+                });
                 Vec::new()
             }
         }
@@ -800,13 +818,19 @@ impl App {
         self.dirty = false;
         if self.unsaved() && self.recovery_due {
             self.recovery_due = false;
-            if let Some(rec) = self.recovery("edits") {
-                self.recovery_written = true;
-                return vec![Command::WriteRecovery(Box::new(rec))];
+            // Only edits the last copy does not hold yet are written.
+            let key = self.recovery_key();
+            if self.recovery_written != Some(key) {
+                // Rendered on the I/O thread: a large session's text is
+                // not built while the screen waits.
+                if let Some(rec) = self.pending_recovery("edits") {
+                    self.recovery_written = Some(key);
+                    return vec![Command::WriteRecovery(Box::new(rec))];
+                }
             }
         }
-        if !self.unsaved() && self.recovery_written {
-            self.recovery_written = false;
+        if !self.unsaved() && self.recovery_written.is_some() {
+            self.recovery_written = None;
             if let Some(path) = self.path().cloned() {
                 return vec![Command::RemoveRecovery(path)];
             }
@@ -814,26 +838,10 @@ impl App {
         Vec::new()
     }
 
-    /// The unsaved edits as a recovery file, if there are any.
+    /// The unsaved edits as a recovery file, if there are any (rendered
+    /// here: a signal or a panic writes it at once).
     pub fn recovery(&self, reason: &str) -> Option<Recovery> {
-        if !self.unsaved() {
-            return None;
-        }
-        let doc = self.doc.as_ref()?;
-        let base = doc.base.text();
-        let text =
-            render_saved(&base, &doc.session).unwrap_or_else(|_| doc.session.to_session_text());
-        Some(Recovery {
-            session: doc.path.clone(),
-            written: recovery::timestamp(),
-            reason: reason.to_string(),
-            text,
-            base: match &doc.disk {
-                Disk::Changed { text, .. } => text.to_string(),
-                _ => base.to_string(),
-            },
-            draft: self.editor.draft(),
-        })
+        self.pending_recovery(reason).map(recovery::Pending::render)
     }
 
     /// Asks about what the session wanted to read or fetch, once per file.
@@ -904,7 +912,7 @@ impl App {
                 .then(|| {
                     let base = doc.base.text();
                     let text: Arc<str> = if doc.unsaved() {
-                        render_saved(&base, session).map(Arc::from).unwrap_or(base)
+                        doc.render().map(Arc::from).unwrap_or(base)
                     } else {
                         base
                     };
@@ -1513,6 +1521,11 @@ impl App {
                 Vec::new()
             }
             Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
+            Popup::SaveAsk {
+                question,
+                allow,
+                then,
+            } => self.on_save_ask_key(code, question, allow, then),
             Popup::Recreate => match code {
                 KeyCode::Char('y') => {
                     if let Some(doc) = self.doc.as_mut() {
@@ -1643,7 +1656,7 @@ impl App {
                         self.editor.error = None;
                         let mut cmds = self.installed(false);
                         cmds.push(Command::RemoveRecovery(path));
-                        self.recovery_written = false;
+                        self.recovery_written = None;
                         cmds
                     }
                     Err(e) => {
@@ -1679,7 +1692,8 @@ impl App {
                 let Some(doc) = self.doc.as_ref() else {
                     return Vec::new();
                 };
-                let text = render_saved(&doc.base.text(), &doc.session)
+                let text = doc
+                    .render()
                     .unwrap_or_else(|_| doc.session.to_session_text());
                 let path = doc.path.clone();
                 self.beside_for = Some(disk);
@@ -1710,6 +1724,7 @@ impl App {
         let disk_text = doc.base.text();
         doc.session = session;
         doc.base = recovery.text.as_str().into();
+        doc.base_session = None;
         doc.disk = if *disk_text == *recovery.text {
             Disk::Same
         } else {
@@ -1719,7 +1734,7 @@ impl App {
             }
         };
         doc.mark_unsaved();
-        self.recovery_written = true;
+        self.recovery_written = Some(None);
         self.list.clamp(self.messages().len());
         match &recovery.draft {
             Some((i, text)) => {
@@ -1745,7 +1760,7 @@ impl App {
         if let Some(path) = self.path().cloned() {
             cmds.push(Command::RemoveRecovery(path));
         }
-        self.recovery_written = false;
+        self.recovery_written = None;
         self.editor.error = None;
         if let Some(doc) = self.doc.as_mut() {
             while doc.unsaved() && doc.undo_redo(true).is_some() {}
@@ -1920,56 +1935,11 @@ impl App {
         }
     }
 
-    /// Saves the open file (asking first when the disk changed or the file
-    /// was deleted); `then` runs once it is written.
+    /// Saves the open file (asking first when the disk changed, the file
+    /// was deleted, the link was re-pointed or the file is read-only);
+    /// `then` runs once it is written.
     fn save(&mut self, then: AfterSave) -> Vec<Command> {
-        if let Some(e) = &self.editor.error {
-            self.status = format!("not saved: the editor's text does not parse ({e}); fix it, or leave the message and drop it");
-            return Vec::new();
-        }
-        let Some(doc) = self.doc.as_ref() else {
-            return Vec::new();
-        };
-        if let Err(e) = doc.session.can_save() {
-            self.status = format!("not saved: {e}");
-            return Vec::new();
-        }
-        // Read back once: what the save splices into and, unchanged on
-        // disk, what it expects to find there.
-        let base = doc.base.text();
-        let expect = match &doc.disk {
-            Disk::Same => Expect::Text(Arc::clone(&base)),
-            Disk::Changed {
-                text,
-                overwrite_ok: true,
-            } => Expect::Text(Arc::clone(text)),
-            Disk::Changed { text, .. } => {
-                self.popup = Some(Popup::Conflict {
-                    disk: FileResult::Text {
-                        text: Arc::clone(text),
-                        mode: doc.mode,
-                        real: self.real_path.clone().unwrap_or_default(),
-                    },
-                    error: None,
-                });
-                return Vec::new();
-            }
-            Disk::Missing { recreate_ok: true } => Expect::Missing,
-            Disk::Missing { .. } => {
-                self.popup = Some(Popup::Recreate);
-                return Vec::new();
-            }
-        };
-        self.status = format!("saving {}…", self.file_name());
-        vec![Command::Save {
-            path: doc.path.clone(),
-            base,
-            expect,
-            session: Box::new(doc.session.clone()),
-            state: doc.state(),
-            mode: doc.mode,
-            then,
-        }]
+        self.save_with(then, Allow::default())
     }
 
     // ---- mouse ------------------------------------------------------------

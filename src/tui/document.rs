@@ -50,6 +50,10 @@ pub struct Document {
     /// The text the session was loaded from or last saved as: saves write
     /// over it so that what was not edited keeps its bytes.
     pub base: Snapshot,
+    /// The session as parsed from `base` (its messages shared, not copied):
+    /// a save compares with it and splices only the messages that changed.
+    /// `None` when unknown (the whole text is parsed again).
+    pub base_session: Option<Session>,
     /// The file's text before the last reload from disk: what a prompt
     /// cache held before the file changed.
     pub before_reload: Option<Snapshot>,
@@ -59,6 +63,9 @@ pub struct Document {
     pub load_error: Option<String>,
     /// The file's mode when it was read (a deleted file is made again with it).
     pub mode: Option<u32>,
+    /// The file the session was read from, symlinks resolved: if the link
+    /// is re-pointed, a save still goes only here (or asks).
+    pub target: Option<PathBuf>,
     undo: Vec<Change>,
     redo: Vec<Change>,
     /// Every edit gets a new state number; the file is unsaved when the
@@ -73,12 +80,14 @@ impl Document {
     pub fn new(path: PathBuf, session: Session, base: &str, mode: Option<u32>) -> Document {
         Document {
             path,
+            base_session: Some(session.clone()),
             session,
             base: Snapshot::new(base),
             before_reload: None,
             disk: Disk::Same,
             load_error: None,
             mode,
+            target: None,
             undo: Vec::new(),
             redo: Vec::new(),
             state: 0,
@@ -101,9 +110,19 @@ impl Document {
     pub fn saved(&mut self, state: u64, text: &str) {
         self.saved_state = state;
         self.base = Snapshot::new(text);
+        self.base_session = (state == self.state).then(|| self.session.clone());
         self.before_reload = None;
         self.disk = Disk::Same;
         self.load_error = None;
+    }
+
+    /// The text a save writes: the file's text with the edits spliced in.
+    pub fn render(&self) -> Result<String, crate::session::SaveError> {
+        let base = self.base.text();
+        match &self.base_session {
+            Some(b) => crate::session::render_saved_over(&base, b, &self.session),
+            None => crate::session::render_saved(&base, &self.session),
+        }
     }
 
     /// Makes the current state count as unsaved (restored edits).
@@ -114,6 +133,7 @@ impl Document {
     /// The file was loaded again from disk: the session, its text, no
     /// history.
     pub fn reload(&mut self, session: Session, base: &str) {
+        self.base_session = Some(session.clone());
         self.session = session;
         let old = std::mem::replace(&mut self.base, Snapshot::new(base));
         // A reload of the same text (a touch) keeps the earlier version.
@@ -166,6 +186,15 @@ impl Document {
         self.redo.clear();
         if let (Some(g), Some(top)) = (group, self.undo.last_mut()) {
             if top.group == Some(g) && top.at == at && top.after.len() == before.len() {
+                // Typing undone in the editor (or retyped) back to what the
+                // message was before the step: the step is gone, and so is
+                // the unsaved mark when that was the file's state.
+                if insert == top.before {
+                    let state = top.state_before;
+                    self.undo.pop();
+                    self.state = state;
+                    return;
+                }
                 top.after = insert;
                 top.state_after = new_state;
                 self.state = new_state;
@@ -304,6 +333,26 @@ mod tests {
         assert!(d.session.settings.is_empty());
         d.undo_redo(false);
         assert!(d.unsaved());
+    }
+
+    #[test]
+    fn typing_back_to_the_files_text_is_not_an_edit() {
+        let mut d = doc();
+        d.splice(
+            1,
+            1,
+            vec![json!({"name": "b", "role": "user", "content": "2x"})],
+            Some(1),
+        );
+        assert!(d.unsaved());
+        d.splice(
+            1,
+            1,
+            vec![json!({"name": "b", "role": "user", "content": "2"})],
+            Some(1),
+        );
+        assert!(!d.unsaved(), "the text is the file's again");
+        assert!(d.undo_redo(true).is_none(), "and there is nothing to undo");
     }
 
     #[test]

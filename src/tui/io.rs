@@ -5,11 +5,13 @@
 //! `Msg`.
 
 use super::consent;
-use super::msg::{Command, Expect, FileResult, Msg, SaveOutcome};
+use super::msg::{Allow, Command, Expect, FileResult, Msg, SaveOutcome, SaveQuestion};
 use super::recovery::Recovery;
 use super::watch;
 use crate::files::{self, ReadError};
-use crate::session::{render_saved, write_beside, write_session_file};
+use crate::session::{
+    read_only, render_saved, render_saved_over, resolved, write_beside, write_session_file,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
@@ -105,13 +107,24 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         Command::Save {
             path,
             base,
+            base_session,
             expect,
             session,
             state,
             mode,
             then,
+            target,
+            allow,
         } => {
-            let outcome = save(&path, &base, &expect, &session, mode);
+            let outcome = save(
+                &path,
+                (&base, base_session.as_deref()),
+                &expect,
+                &session,
+                mode,
+                target.as_deref(),
+                allow,
+            );
             log.line(
                 format!("save {}: {outcome:?}", path.display())
                     .chars()
@@ -130,6 +143,11 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             log.line(format!("save beside {}: {result:?}", path.display()));
             Some(Msg::SavedBeside(result))
         }
+        Command::SaveAsSession { path, text, then } => {
+            let result = write_beside(&path, "session", &text).map_err(|e| e.to_string());
+            log.line(format!("save as session {}: {result:?}", path.display()));
+            Some(Msg::SavedAsSession { path, result, then })
+        }
         Command::Export {
             path,
             session,
@@ -140,7 +158,8 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             log.line(format!("export beside {}: {result:?}", path.display()));
             Some(Msg::Exported(result))
         }
-        Command::WriteRecovery(recovery) => {
+        Command::WriteRecovery(pending) => {
+            let recovery = pending.render();
             if let Err(e) = recovery.write() {
                 log.line(format!("recovery for {}: {e}", recovery.session.display()));
             }
@@ -179,31 +198,82 @@ fn describe(result: &FileResult) -> String {
 }
 
 /// A save: look at the file, and write only if it holds what the edits
-/// were made over (or what the user agreed to replace).
+/// were made over (or what the user agreed to replace), only to the file
+/// the edits came from (`target`), and over a read-only file only when the
+/// user agreed.
 fn save(
     path: &Path,
-    base: &str,
+    (base, base_session): (&str, Option<&crate::session::Session>),
     expect: &Expect,
     session: &crate::session::Session,
     mode: Option<u32>,
+    target: Option<&Path>,
+    allow: Allow,
 ) -> SaveOutcome {
-    let now = read_file(path);
-    let as_expected = match (expect, &now) {
+    let now = resolved(path);
+    // Where to write: through `path`, unless the link it is now names
+    // another file than the edits came from.
+    let file = match target {
+        Some(was) if was != now => {
+            if !allow.to_original {
+                return SaveOutcome::Ask {
+                    question: SaveQuestion::Repointed {
+                        link: path.to_path_buf(),
+                        was: was.to_path_buf(),
+                        now,
+                    },
+                    allow,
+                };
+            }
+            was.to_path_buf()
+        }
+        _ => path.to_path_buf(),
+    };
+    let found = read_file(&file);
+    let as_expected = match (expect, &found) {
         (Expect::Text(t), FileResult::Text { text, .. }) => t == text,
         (Expect::Missing, FileResult::Missing) => true,
         _ => false,
     };
     if !as_expected {
-        return SaveOutcome::Conflict(now);
+        if file != path {
+            return SaveOutcome::Failed(format!(
+                "{} (the file your edits came from) changed too since it was read",
+                file.display()
+            ));
+        }
+        return SaveOutcome::Conflict(found);
     }
-    let text = match render_saved(base, session) {
+    if !allow.read_only {
+        if let Some(mode) = read_only(&file) {
+            return SaveOutcome::Ask {
+                question: SaveQuestion::ReadOnly {
+                    file: resolved(&file),
+                    mode,
+                },
+                allow,
+            };
+        }
+    }
+    let rendered = match base_session {
+        Some(b) => render_saved_over(base, b, session),
+        None => render_saved(base, session),
+    };
+    let text = match rendered {
         Ok(t) => t,
         Err(e) => return SaveOutcome::Failed(e.to_string()),
     };
-    match write_session_file(path, text.as_bytes(), mode) {
+    match write_session_file(&file, text.as_bytes(), mode) {
         Ok(written) => SaveOutcome::Written {
             text: text.into(),
-            note: note(path, &written.file, written.in_place),
+            note: match (file != path).then_some(now) {
+                Some(now) => Some(format!(
+                    "to {}, the file your edits came from; the link now points to {}",
+                    written.file.display(),
+                    now.display()
+                )),
+                None => note(path, &written.file, written.in_place),
+            },
         },
         Err(e) => SaveOutcome::Failed(e.to_string()),
     }

@@ -38,6 +38,13 @@ pub enum Msg {
     },
     /// "Save mine beside it" ended: the file it made, or why not.
     SavedBeside(Result<PathBuf, String>),
+    /// The edits of a converted file (`path`) were saved as a new session
+    /// file beside it: its name, or why not.
+    SavedAsSession {
+        path: PathBuf,
+        result: Result<PathBuf, String>,
+        then: AfterSave,
+    },
     /// An export was written (or why not).
     Exported(Result<PathBuf, String>),
     /// A recovery file from an earlier run was found for `path`.
@@ -88,6 +95,36 @@ pub enum SaveOutcome {
     Conflict(FileResult),
     /// The write failed: nothing changed on disk.
     Failed(String),
+    /// Nothing was written: the save needs the user's word first (`allow`:
+    /// what they already agreed to for this save).
+    Ask {
+        question: SaveQuestion,
+        allow: Allow,
+    },
+}
+
+/// What a save asks before it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaveQuestion {
+    /// The link the session was opened through now names another file
+    /// than the one the edits came from.
+    Repointed {
+        link: PathBuf,
+        was: PathBuf,
+        now: PathBuf,
+    },
+    /// The file has no write permission (its mode, as `ls` shows it).
+    ReadOnly { file: PathBuf, mode: String },
+}
+
+/// What the user agreed to for one save.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Allow {
+    /// Write to the file the edits came from although the link the
+    /// session was opened through now names another.
+    pub to_original: bool,
+    /// Replace a file without write permission.
+    pub read_only: bool,
 }
 
 /// What to do once a save succeeded.
@@ -120,17 +157,31 @@ pub enum Command {
     Save {
         path: PathBuf,
         base: Arc<str>,
+        /// The session parsed from `base`, when known: only the messages
+        /// that differ from it are parsed again and spliced.
+        base_session: Option<Box<Session>>,
         expect: Expect,
         session: Box<Session>,
         state: u64,
         mode: Option<u32>,
         then: AfterSave,
+        /// The file the edits came from (symlinks resolved when it was
+        /// read): a save never writes another.
+        target: Option<PathBuf>,
+        allow: Allow,
     },
     /// Write `text` to a new file beside `path` (`NAME.mine.json`, or the
     /// next free name).
     SaveBeside {
         path: PathBuf,
         text: String,
+    },
+    /// Write the edits of a converted file (an OpenAI body) as a new
+    /// session file beside it, `NAME.session.json` (or the next free name).
+    SaveAsSession {
+        path: PathBuf,
+        text: String,
+        then: AfterSave,
     },
     /// Put `text` on the terminal's clipboard (OSC 52: works in tmux and
     /// over ssh).
@@ -150,7 +201,7 @@ pub enum Command {
     /// Cancel send `id` (its connection closes).
     CancelSend(u64),
     /// Keep a copy of unsaved edits in the recovery file.
-    WriteRecovery(Box<Recovery>),
+    WriteRecovery(Box<super::recovery::Pending>),
     RemoveRecovery(PathBuf),
     /// Look for a recovery file of this session.
     FindRecovery(PathBuf),

@@ -7,9 +7,11 @@
 //! is removed once the edits are saved or the user drops them.
 
 use crate::json;
+use crate::session::{render_saved, render_saved_over, Session};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What a recovery file holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +30,38 @@ pub struct Recovery {
     /// Text in the editor that did not parse yet: the message's index and
     /// the text.
     pub draft: Option<(usize, String)>,
+}
+
+/// Unsaved edits not rendered yet: the workbench hands them to the I/O
+/// thread, which builds the text (a large session's takes a while).
+#[derive(Debug)]
+pub struct Pending {
+    pub session_path: PathBuf,
+    pub reason: String,
+    /// The text the edits were made over, and the session parsed from it.
+    pub base: Arc<str>,
+    pub base_session: Option<Session>,
+    pub edited: Session,
+    /// What the file held last (`Recovery::base`).
+    pub disk: Arc<str>,
+    pub draft: Option<(usize, String)>,
+}
+
+impl Pending {
+    pub fn render(self) -> Recovery {
+        let rendered = match &self.base_session {
+            Some(b) => render_saved_over(&self.base, b, &self.edited),
+            None => render_saved(&self.base, &self.edited),
+        };
+        Recovery {
+            session: self.session_path,
+            written: timestamp(),
+            reason: self.reason,
+            text: rendered.unwrap_or_else(|_| self.edited.to_session_text()),
+            base: self.disk.to_string(),
+            draft: self.draft,
+        }
+    }
 }
 
 /// `dir/.NAME.formatscope-recovery` for `dir/NAME`.
@@ -115,12 +149,15 @@ impl Recovery {
     fn write_to(&self, target: &Path) -> std::io::Result<PathBuf> {
         let dir = target.parent().unwrap_or(Path::new("."));
         let mut tmp = tempfile::Builder::new()
-            .prefix(".formatscope-recovery.")
+            .prefix(&temp_prefix(target))
             .tempfile_in(dir)?;
         let text = serde_json::to_string(&self.to_json()).unwrap_or_default();
         tmp.write_all(text.as_bytes())?;
         tmp.as_file().sync_all()?;
         tmp.persist(target).map_err(|e| e.error)?;
+        // A copy cut short by a signal (the process exits mid-write) left
+        // its temporary file: this whole copy replaces it.
+        sweep_temps(target);
         Ok(target.to_path_buf())
     }
 
@@ -155,8 +192,33 @@ impl Recovery {
 
     pub fn remove(session: &Path) {
         let _ = std::fs::remove_file(path_for(session));
+        sweep_temps(&path_for(session));
         if let Some(fallback) = fallback_path_for(session) {
-            let _ = std::fs::remove_file(fallback);
+            let _ = std::fs::remove_file(&fallback);
+            sweep_temps(&fallback);
+        }
+    }
+}
+
+/// The temporary files of recovery file `target` start with this.
+fn temp_prefix(target: &Path) -> String {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{name}.tmp")
+}
+
+/// Removes what interrupted copies of recovery file `target` left.
+fn sweep_temps(target: &Path) {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let prefix = temp_prefix(target);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
@@ -236,6 +298,32 @@ mod tests {
         assert_eq!(Recovery::find(&session), Some(Ok(rec)));
         Recovery::remove(&session);
         assert_eq!(Recovery::find(&session), None);
+    }
+
+    #[test]
+    fn a_copy_cut_short_leaves_no_file_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s.json");
+        // What a copy interrupted by SIGTERM leaves: an empty temporary file.
+        let cut = dir.path().join(".s.json.formatscope-recovery.tmpAbC123");
+        std::fs::write(&cut, "").unwrap();
+        let rec = Recovery {
+            session: session.clone(),
+            written: timestamp(),
+            reason: "SIGTERM".into(),
+            text: "[1]".into(),
+            base: "[]".into(),
+            draft: None,
+        };
+        rec.write().unwrap();
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [".s.json.formatscope-recovery"]);
+        std::fs::write(&cut, "").unwrap();
+        Recovery::remove(&session);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -37,7 +37,10 @@ pub fn run_commands(app: &mut App, computer: &mut Computer, cmds: Vec<Command>) 
                 }
                 Command::Watch(_) | Command::Quit => {}
                 other => {
-                    if let Command::Save { path, .. } | Command::SaveBeside { path, .. } = &other {
+                    if let Command::Save { path, .. }
+                    | Command::SaveBeside { path, .. }
+                    | Command::SaveAsSession { path, .. } = &other
+                    {
                         writes.push(path.clone());
                     }
                     if let Some(msg) = io::execute(other, &Log::default()) {

@@ -6,7 +6,7 @@ use super::{centered, pane_block};
 use crate::formatter::FormatterId;
 use crate::media::Access;
 use crate::tui::keymap;
-use crate::tui::msg::FileResult;
+use crate::tui::msg::{AfterSave, Allow, FileResult, SaveQuestion};
 use crate::tui::recovery::Recovery;
 use crate::tui::theme::Palette;
 use ratatui::layout::Rect;
@@ -38,6 +38,12 @@ pub enum Popup {
     },
     /// A save found the file deleted: make it again?
     Recreate,
+    /// A save needs the user's word first (`allow`: what they agreed to).
+    SaveAsk {
+        question: SaveQuestion,
+        allow: Allow,
+        then: AfterSave,
+    },
     /// Unsaved edits stand in the way of quitting or opening another file.
     Unsaved(Pending),
     /// The editor holds text that does not parse, and the selection is
@@ -97,6 +103,33 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
                 lines.push(format!("! {e}"));
             }
             draw_dialog(frame, area, ui, "File changed on disk", &lines);
+        }
+        Popup::SaveAsk { question, .. } => {
+            let esc = |p: &std::path::Path| {
+                crate::text::escape_control(&p.display().to_string()).into_owned()
+            };
+            let (title, lines) = match question {
+                SaveQuestion::Repointed { link, was, now } => (
+                    "Link re-pointed",
+                    vec![
+                        format!("The link {} now points to {}.", esc(link), esc(now)),
+                        format!("Your edits came from {}.", esc(was)),
+                        String::new(),
+                        format!("o  save to {} (the file your edits came from)", esc(was)),
+                        "Esc  cancel (your edits stay here, unsaved)".into(),
+                    ],
+                ),
+                SaveQuestion::ReadOnly { file, mode } => (
+                    "Read-only file",
+                    vec![
+                        format!("{} is read-only ({mode}).", esc(file)),
+                        String::new(),
+                        "y  replace it anyway (it stays read-only)".into(),
+                        "Esc  cancel (your edits stay here, unsaved)".into(),
+                    ],
+                ),
+            };
+            draw_dialog(frame, area, ui, title, &lines)
         }
         Popup::Recreate => draw_dialog(
             frame,
