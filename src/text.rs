@@ -166,3 +166,28 @@ mod tests {
         );
     }
 }
+
+/// `n` with a comma every three digits (`91,650`), for counts in messages.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+#[cfg(test)]
+mod thousands_tests {
+    #[test]
+    fn groups_of_three() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1000), "1,000");
+        assert_eq!(super::thousands(91_650), "91,650");
+        assert_eq!(super::thousands(1_234_567), "1,234,567");
+    }
+}

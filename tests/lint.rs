@@ -206,3 +206,40 @@ fn the_human_output_says_file_line_col_and_the_fix() {
     // Severity order in the catalogue type: errors sort first.
     assert!(Severity::Error < Severity::Warning && Severity::Warning < Severity::Info);
 }
+
+#[test]
+fn a_finding_about_many_messages_names_a_few_and_counts_the_rest() {
+    // 2,000 messages, each with a speaker name OpenAI rejects, and a budget
+    // that drops all but the last few: one finding per message (located
+    // in the file each), and one truncation finding summarising the drops.
+    let messages: Vec<Value> = (0..2000)
+        .map(|i| json!({"name": "Bob Smith", "role": if i % 2 == 0 {"user"} else {"assistant"}, "content": format!("message number {i} of the long chat")}))
+        .collect();
+    let session = json!({"provider": "openai", "max_tokens": 60, "messages": messages});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.json");
+    let file = serde_json::to_string_pretty(&session).unwrap();
+    std::fs::write(&path, &file).unwrap();
+    let (code, findings) = lint(&path, &[]);
+    assert_eq!(code, 1);
+    let drops: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "budget.truncation-drops")
+        .collect();
+    assert_eq!(drops.len(), 1, "{findings:?}");
+    let text = drops[0]["text"].as_str().unwrap();
+    assert!(text.contains("(#0, #1, #2 … and 1,99"), "{text}");
+    assert!(text.len() < 200, "{text}");
+    let names: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "provider.speaker-name")
+        .collect();
+    assert_eq!(names.len(), 2000);
+    for f in [names[0], names[1234], names[1999]] {
+        let at = formatscope::session::locate_pointer(&file, f["pointer"].as_str().unwrap());
+        assert_eq!(
+            at.map(|(l, c)| json!([l, c])),
+            Some(json!([f["line"], f["column"]]))
+        );
+    }
+}

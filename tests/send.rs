@@ -230,9 +230,18 @@ fn recorded_replies_replayed_over_http_parse_as_agentscope_parses_them() {
 }
 
 fn one_failure(plan: Plan, provider: &str, extra: &[&str]) -> (Output, String, String) {
+    one_failure_of(plan, provider, true, extra)
+}
+
+fn one_failure_of(
+    plan: Plan,
+    provider: &str,
+    stream: bool,
+    extra: &[&str],
+) -> (Output, String, String) {
     let server = FakeProvider::start(plan);
     let dir = tempfile::tempdir().unwrap();
-    let session = write_session(dir.path(), provider, None, true, &server.base());
+    let session = write_session(dir.path(), provider, None, stream, &server.base());
     let before = std::fs::read_to_string(&session).unwrap();
     let host = format!("127.0.0.1:{}", server.port);
     let mut args = vec![
@@ -613,5 +622,81 @@ fn a_host_only_the_session_names_gets_no_key_unless_the_user_chooses_it() {
             .requests()
             .iter()
             .all(|r| r.headers.iter().any(|(_, v)| v.contains(KEY))));
+    }
+}
+
+/// `pieces` chunks of 1 MB each, the first starting with `head`.
+fn megabytes(head: &[u8], fill: u8, pieces: usize) -> Vec<Vec<u8>> {
+    (0..pieces)
+        .map(|i| {
+            let mut p = vec![fill; 1024 * 1024];
+            if i == 0 {
+                p[..head.len()].copy_from_slice(head);
+            }
+            p
+        })
+        .collect()
+}
+
+#[test]
+fn a_reply_body_past_the_body_limit_is_an_error_naming_it() {
+    // 65 MB of a JSON string that never closes: read whole before, now
+    // reading stops at 64 MB.
+    let plan = Plan::Reply {
+        status: 200,
+        content_type: "application/json".into(),
+        headers: Vec::new(),
+        pieces: megabytes(b"{\"id\": \"", b'x', 65),
+        delay: Duration::ZERO,
+    };
+    let (out, _, err) = one_failure_of(plan, "openai", false, &[]);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("64 MB body limit"), "{err}");
+}
+
+#[test]
+fn an_error_body_is_read_only_up_to_its_limit() {
+    let plan = Plan::Reply {
+        status: 500,
+        content_type: "text/plain".into(),
+        headers: Vec::new(),
+        pieces: megabytes(b"overloaded ", b'z', 8),
+        delay: Duration::ZERO,
+    };
+    let (out, _, err) = one_failure_of(plan, "openai", false, &[]);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("HTTP 500"), "{err}");
+    assert!(err.contains("overloaded"), "{err}");
+    assert!(err.contains("64 KB error-body limit"), "{err}");
+}
+
+#[test]
+fn endless_sse_comments_stop_at_the_event_limit() {
+    // 9 MB of comment lines and never a blank line: one event without end.
+    let line = b": keep-alive\n";
+    let piece: Vec<u8> = line
+        .iter()
+        .copied()
+        .cycle()
+        .take(line.len() * 80_000)
+        .collect();
+    let pieces = vec![piece; 9];
+    let plan = Plan::stream("text/event-stream", pieces, Duration::ZERO);
+    let (out, _, err) = one_failure(plan, "anthropic", &[]);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("8 MB event limit"), "{err}");
+}
+
+#[test]
+fn an_endless_stream_line_stops_at_the_line_limit() {
+    for (provider, head) in [("ollama", &b"{\"a\": \""[..]), ("openai", &b"data: \""[..])] {
+        let plan = Plan::stream(
+            content_type(Api::from_id(provider).unwrap()),
+            megabytes(head, b'a', 9),
+            Duration::ZERO,
+        );
+        let (out, _, err) = one_failure(plan, provider, &[]);
+        assert_eq!(out.status.code(), Some(1), "{provider}: {err}");
+        assert!(err.contains("8 MB line limit"), "{provider}: {err}");
     }
 }

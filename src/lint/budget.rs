@@ -67,11 +67,7 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
                 budget.truncation_label(),
                 plan.dropped.len(),
                 plan.dropped.len() + plan.kept.len(),
-                plan.dropped
-                    .iter()
-                    .map(|i| format!("#{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                numbers(&plan.dropped)
             ),
         );
     }
@@ -91,7 +87,8 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
             })
             .unwrap_or_default()
     };
-    let dropped_calls: Vec<String> = plan
+    // A set: looking each result up in a list was quadratic.
+    let dropped_calls: std::collections::HashSet<String> = plan
         .dropped
         .iter()
         .flat_map(|&i| ids(i, "tool_use"))
@@ -107,5 +104,41 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
                 );
             }
         }
+    }
+}
+
+/// How many message numbers a finding lists before it counts the rest.
+const NUMBERS_SHOWN: usize = 3;
+
+/// `#1, #2, #3` for a few messages; `#1, #2, #3 … and 91,650 more` for
+/// many (a finding listed every one of 91,668 on one line).
+fn numbers(list: &[usize]) -> String {
+    let shown = if list.len() <= NUMBERS_SHOWN + 2 {
+        list.len()
+    } else {
+        NUMBERS_SHOWN
+    };
+    let mut out = list[..shown]
+        .iter()
+        .map(|i| format!("#{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if shown < list.len() {
+        out.push_str(&format!(
+            " … and {} more",
+            crate::text::thousands((list.len() - shown) as u64)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_lists_of_messages_are_summarised() {
+        assert_eq!(super::numbers(&[1, 2]), "#1, #2");
+        assert_eq!(super::numbers(&[1, 2, 3, 4, 5]), "#1, #2, #3, #4, #5");
+        let many: Vec<usize> = (1..=91_668).collect();
+        assert_eq!(super::numbers(&many), "#1, #2, #3 … and 91,665 more");
     }
 }

@@ -195,7 +195,16 @@ impl<'a> Input<'a> {
 pub(crate) struct Sink<'a> {
     input: &'a Input<'a>,
     findings: Vec<Finding>,
+    /// (rule, message, block, text) → the finding's index: a finding per
+    /// message was looked up in all the others (quadratic).
+    index: std::collections::HashMap<FindingKey, usize>,
+    /// Rule ids and texts of every finding (`add_at` adds one once).
+    at_index: std::collections::HashSet<(&'static str, String)>,
+    /// Line and column of pointers, built once when the first is needed.
+    locator: Option<crate::session::Locator<'a>>,
 }
+
+type FindingKey = (&'static str, Option<usize>, Option<usize>, String);
 
 impl Sink<'_> {
     pub(crate) fn add(
@@ -209,11 +218,8 @@ impl Sink<'_> {
             debug_assert!(false, "{rule_id} is not in the catalogue");
             return;
         };
-        if let Some(f) = self
-            .findings
-            .iter_mut()
-            .find(|f| f.rule == rule_id && (f.message, f.block) == at && f.text == text)
-        {
+        let key = (r.id, at.0, at.1, text);
+        if let Some(f) = self.index.get(&key).and_then(|&i| self.findings.get_mut(i)) {
             if let Some(id) = formatter {
                 if !f.formatters.contains(&id) {
                     f.formatters.push(id);
@@ -222,7 +228,8 @@ impl Sink<'_> {
             return;
         }
         let pointer = at.0.map(|m| self.pointer(m, at.1));
-        self.push(r, at, pointer, formatter, text);
+        self.index.insert(key.clone(), self.findings.len());
+        self.push(r, at, pointer, formatter, key.3);
     }
 
     /// A finding about a place that is not a message (the tool schemas).
@@ -234,11 +241,7 @@ impl Sink<'_> {
         text: String,
     ) {
         if let Some(r) = rule(rule_id) {
-            if !self
-                .findings
-                .iter()
-                .any(|f| f.rule == rule_id && f.text == text)
-            {
+            if !self.at_index.contains(&(r.id, text.clone())) {
                 self.push(r, (None, None), Some(pointer), formatter, text);
             }
         }
@@ -253,9 +256,13 @@ impl Sink<'_> {
         text: String,
     ) {
         let line_col = match (&pointer, self.input.text) {
-            (Some(p), Some(text)) => crate::session::locate_pointer(text, p),
+            (Some(p), Some(text)) => self
+                .locator
+                .get_or_insert_with(|| crate::session::Locator::new(text))
+                .locate(p),
             _ => None,
         };
+        self.at_index.insert((r.id, text.clone()));
         self.findings.push(Finding {
             rule: r.id,
             severity: r.severity,
@@ -299,6 +306,9 @@ pub fn lint(input: &Input<'_>) -> Vec<Finding> {
     let mut sink = Sink {
         input,
         findings: Vec::new(),
+        index: Default::default(),
+        at_index: Default::default(),
+        locator: None,
     };
     provider::session_checks(input, &mut sink);
     let msgs =
@@ -348,8 +358,17 @@ fn formatted(
     crate::budget::formatted_with_spans(id, &options(), msgs, &keys, input.env)
 }
 
-/// The input messages an output message came from.
+/// The input messages an output message came from. Spans come in output
+/// order, so a binary search finds it (a scan per output message was
+/// quadratic); the scan stays as the fallback should the order not hold.
 pub(crate) fn source_of(spans: &[crate::formatter::Span], out: usize) -> Option<usize> {
+    let at = spans.partition_point(|(_, o)| o.end <= out);
+    if let Some((i, o)) = spans.get(at) {
+        // Every span before `at` ends at or before `out`: this is the first.
+        if o.contains(&out) {
+            return Some(i.start);
+        }
+    }
     spans
         .iter()
         .find(|(_, o)| o.contains(&out))

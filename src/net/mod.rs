@@ -285,7 +285,8 @@ pub async fn send(
         on_response(r);
     };
     if !prepared.stream {
-        let body = match tokio::time::timeout(timeouts.idle, resp.bytes()).await {
+        let body = match tokio::time::timeout(timeouts.idle, read_body(&mut resp, BODY_LIMIT)).await
+        {
             Err(_) => {
                 return Err(SendError::Timeout {
                     what: "body",
@@ -294,7 +295,8 @@ pub async fn send(
                 })
             }
             Ok(Err(e)) => return Err(SendError::Dropped(root_cause(&e))),
-            Ok(Ok(b)) => b,
+            Ok(Ok((_, true))) => return Err(SendError::Stream(body_too_large())),
+            Ok(Ok((b, false))) => b,
         };
         let value = crate::response::args::py_loads(&String::from_utf8_lossy(&body))
             .ok_or_else(|| SendError::Stream("the reply is not JSON".into()))?;
@@ -435,17 +437,58 @@ async fn open(
         .get("retry-after")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let body = tokio::time::timeout(timeouts.idle, resp.bytes())
+    let mut resp = resp;
+    let (body, cut) = tokio::time::timeout(timeouts.idle, read_body(&mut resp, ERROR_BODY_LIMIT))
         .await
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default();
+    let mut message = error_message(&body);
+    if cut {
+        message.push_str(&format!(
+            " (the error body was cut at the {} KB error-body limit)",
+            ERROR_BODY_LIMIT / 1024
+        ));
+    }
     Err(SendError::Http {
         status: status.as_u16(),
         url,
-        message: error_message(&body),
+        message,
         retry_after,
     })
+}
+
+/// The most of a non-streamed reply body read: a server sending without
+/// end would otherwise fill memory (the whole body was held). Generous:
+/// a reply is kilobytes, an image or audio reply a few megabytes.
+pub const BODY_LIMIT: usize = 64 * 1024 * 1024;
+
+/// The most of an error body read: only its message is shown.
+pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
+fn body_too_large() -> String {
+    format!(
+        "the reply body is larger than the {} MB body limit",
+        BODY_LIMIT / (1024 * 1024)
+    )
+}
+
+/// Reads the body up to `limit` bytes: the bytes, and whether more came
+/// (then reading stopped at the limit, and the rest is never held).
+async fn read_body(
+    resp: &mut reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            let room = limit - body.len();
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
 }
 
 /// The innermost error's text (reqwest wraps hyper wraps io).
@@ -645,8 +688,8 @@ pub async fn count_remote(
     timeouts: Timeouts,
 ) -> Result<u64, SendError> {
     let req = count_request(prepared, provider).map_err(SendError::Stream)?;
-    let resp = open(client, &req, key, timeouts).await?;
-    let body = tokio::time::timeout(timeouts.idle, resp.bytes())
+    let mut resp = open(client, &req, key, timeouts).await?;
+    let (body, cut) = tokio::time::timeout(timeouts.idle, read_body(&mut resp, BODY_LIMIT))
         .await
         .map_err(|_| SendError::Timeout {
             what: "body",
@@ -654,6 +697,9 @@ pub async fn count_remote(
             url: req.url.clone(),
         })?
         .map_err(|e| SendError::Dropped(root_cause(&e)))?;
+    if cut {
+        return Err(SendError::Stream(body_too_large()));
+    }
     let v: Value = serde_json::from_slice(&body)
         .map_err(|_| SendError::Stream("the count is not JSON".into()))?;
     v.get("input_tokens")

@@ -5,6 +5,30 @@
 use super::{Api, Event};
 use serde_json::{json, Value};
 
+/// The most one line of a stream may hold (an SSE line or an NDJSON
+/// line): a server that never ends its line would otherwise grow the
+/// buffer until memory runs out. Generous: real events are kilobytes.
+pub const LINE_LIMIT: usize = 8 * 1024 * 1024;
+
+/// The most one SSE event may hold (its `data:` lines and comments
+/// together): endless comment lines without a blank line are one event
+/// that never ends.
+pub const EVENT_LIMIT: usize = 8 * 1024 * 1024;
+
+fn line_too_long() -> String {
+    format!(
+        "a stream line is longer than the {} MB line limit",
+        LINE_LIMIT / (1024 * 1024)
+    )
+}
+
+fn event_too_large() -> String {
+    format!(
+        "a stream event is larger than the {} MB event limit",
+        EVENT_LIMIT / (1024 * 1024)
+    )
+}
+
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Sse {
@@ -17,79 +41,105 @@ pub struct Sse {
 /// An incremental SSE decoder (the WHATWG rules the SDKs follow: `\n`,
 /// `\r\n` or `\r` line ends, `data:` lines joined with `\n`, an event per
 /// blank line).
+///
+/// Only the bytes of each new chunk are scanned for line ends; `buf` holds
+/// just the unfinished line, so one long event costs time linear in its
+/// size (rescanning the buffer per chunk made it quadratic).
 #[derive(Debug, Default)]
 pub struct SseDecoder {
+    /// The line not yet ended.
     buf: Vec<u8>,
     current: Sse,
     has_data: bool,
+    /// Bytes held by `current` (data and comments), against EVENT_LIMIT.
+    event_bytes: usize,
     /// A `\r` ended the last chunk: a `\n` at the start of the next one
     /// belongs to it.
     pending_cr: bool,
 }
 
 impl SseDecoder {
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Sse> {
+    /// Events these bytes complete; an error when a line or an event
+    /// passes its limit.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Sse>, String> {
         let mut bytes = bytes;
         if self.pending_cr && bytes.first() == Some(&b'\n') {
             bytes = &bytes[1..];
         }
         self.pending_cr = false;
-        self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
         let mut start = 0;
         let mut i = 0;
-        while i < self.buf.len() {
-            let b = self.buf[i];
-            if b == b'\n' || b == b'\r' {
-                let line = String::from_utf8_lossy(&self.buf[start..i]).into_owned();
-                let mut next = i + 1;
-                if b == b'\r' {
-                    if next < self.buf.len() {
-                        if self.buf[next] == b'\n' {
-                            next += 1;
-                        }
-                    } else {
-                        self.pending_cr = true;
-                    }
-                }
-                if let Some(ev) = self.line(&line) {
-                    out.push(ev);
-                }
-                start = next;
-                i = next;
-            } else {
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b != b'\n' && b != b'\r' {
                 i += 1;
+                continue;
             }
+            let mut next = i + 1;
+            if b == b'\r' {
+                if next < bytes.len() {
+                    if bytes[next] == b'\n' {
+                        next += 1;
+                    }
+                } else {
+                    self.pending_cr = true;
+                }
+            }
+            let line = if self.buf.is_empty() {
+                String::from_utf8_lossy(&bytes[start..i]).into_owned()
+            } else {
+                self.buf.extend_from_slice(&bytes[start..i]);
+                let line = String::from_utf8_lossy(&self.buf).into_owned();
+                self.buf.clear();
+                line
+            };
+            if line.len() > LINE_LIMIT {
+                return Err(line_too_long());
+            }
+            if let Some(ev) = self.line(&line)? {
+                out.push(ev);
+            }
+            start = next;
+            i = next;
         }
-        self.buf.drain(..start);
-        out
+        if self.buf.len() + (bytes.len() - start) > LINE_LIMIT {
+            return Err(line_too_long());
+        }
+        self.buf.extend_from_slice(&bytes[start..]);
+        Ok(out)
     }
 
     /// The end of the stream: an event not closed by a blank line is
     /// dispatched.
-    pub fn finish(&mut self) -> Vec<Sse> {
+    pub fn finish(&mut self) -> Result<Vec<Sse>, String> {
         let mut out = Vec::new();
         if !self.buf.is_empty() {
             let line = String::from_utf8_lossy(&self.buf).into_owned();
             self.buf.clear();
-            out.extend(self.line(&line));
+            out.extend(self.line(&line)?);
         }
-        out.extend(self.line(""));
-        out
+        out.extend(self.line("")?);
+        Ok(out)
     }
 
-    fn line(&mut self, line: &str) -> Option<Sse> {
+    fn line(&mut self, line: &str) -> Result<Option<Sse>, String> {
         if line.is_empty() {
+            self.event_bytes = 0;
             if !self.has_data && self.current.event.is_none() {
                 self.current = Sse::default();
-                return None;
+                return Ok(None);
             }
             self.has_data = false;
-            return Some(std::mem::take(&mut self.current));
+            return Ok(Some(std::mem::take(&mut self.current)));
+        }
+        self.event_bytes += line.len() + 1;
+        if self.event_bytes > EVENT_LIMIT {
+            return Err(event_too_large());
         }
         if let Some(comment) = line.strip_prefix(':') {
             self.current.comments.push(comment.to_string());
-            return None;
+            return Ok(None);
         }
         let (field, value) = match line.split_once(':') {
             Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
@@ -106,28 +156,44 @@ impl SseDecoder {
             }
             _ => {}
         }
-        None
+        Ok(None)
     }
 }
 
-/// An incremental NDJSON decoder (Ollama): one JSON value per line.
+/// An incremental NDJSON decoder (Ollama): one JSON value per line. Like
+/// the SSE decoder it scans only new bytes and holds only the unfinished
+/// line, up to LINE_LIMIT.
 #[derive(Debug, Default)]
 pub struct LineDecoder {
     buf: Vec<u8>,
 }
 
 impl LineDecoder {
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
-        self.buf.extend_from_slice(bytes);
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
         let mut out = Vec::new();
-        while let Some(pos) = self.buf.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.buf.drain(..=pos).collect();
-            let text = String::from_utf8_lossy(&line).trim().to_string();
+        let mut rest = bytes;
+        while let Some(pos) = rest.iter().position(|b| *b == b'\n') {
+            let text = if self.buf.is_empty() {
+                String::from_utf8_lossy(&rest[..pos]).trim().to_string()
+            } else {
+                self.buf.extend_from_slice(&rest[..pos]);
+                let text = String::from_utf8_lossy(&self.buf).trim().to_string();
+                self.buf.clear();
+                text
+            };
+            if pos > LINE_LIMIT || text.len() > LINE_LIMIT {
+                return Err(line_too_long());
+            }
             if !text.is_empty() {
                 out.push(text);
             }
+            rest = &rest[pos + 1..];
         }
-        out
+        if self.buf.len() + rest.len() > LINE_LIMIT {
+            return Err(line_too_long());
+        }
+        self.buf.extend_from_slice(rest);
+        Ok(out)
     }
 
     pub fn finish(&mut self) -> Vec<String> {
@@ -163,10 +229,10 @@ impl EventReader {
     /// SDK expects JSON is an error (`JSONDecodeError`).
     pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, String> {
         if self.api == Api::Ollama {
-            let lines = self.lines.push(bytes);
+            let lines = self.lines.push(bytes)?;
             return lines.iter().map(|l| json_event(l)).collect();
         }
-        let frames = self.sse.push(bytes);
+        let frames = self.sse.push(bytes)?;
         frames
             .into_iter()
             .filter_map(|f| self.frame(f).transpose())
@@ -178,7 +244,7 @@ impl EventReader {
             let lines = self.lines.finish();
             return lines.iter().map(|l| json_event(l)).collect();
         }
-        let frames = self.sse.finish();
+        let frames = self.sse.finish()?;
         frames
             .into_iter()
             .filter_map(|f| self.frame(f).transpose())
@@ -276,9 +342,9 @@ mod tests {
         let text = "event: a\r\ndata: {\"x\":\r\ndata: 1}\r\n\r\n: ping\n\ndata: [DONE]\n\n";
         for cut in 0..text.len() {
             let mut d = SseDecoder::default();
-            let mut got = d.push(&text.as_bytes()[..cut]);
-            got.extend(d.push(&text.as_bytes()[cut..]));
-            got.extend(d.finish());
+            let mut got = d.push(&text.as_bytes()[..cut]).expect("small");
+            got.extend(d.push(&text.as_bytes()[cut..]).expect("small"));
+            got.extend(d.finish().expect("small"));
             let datas: Vec<&str> = got.iter().map(|s| s.data.as_str()).collect();
             assert_eq!(datas, ["{\"x\":\n1}", "[DONE]"], "cut at {cut}");
             assert_eq!(got[0].event.as_deref(), Some("a"));
@@ -286,10 +352,36 @@ mod tests {
     }
 
     #[test]
+    fn sse_read_a_byte_at_a_time_and_past_the_limits() {
+        let text = "event: a\r\ndata: {\"x\":\r\ndata: 1}\r\n\r\n: ping\r\rdata: [DONE]\n\n";
+        let mut d = SseDecoder::default();
+        let mut got = Vec::new();
+        for b in text.as_bytes() {
+            got.extend(d.push(std::slice::from_ref(b)).expect("small"));
+        }
+        got.extend(d.finish().expect("small"));
+        let datas: Vec<&str> = got.iter().map(|s| s.data.as_str()).collect();
+        assert_eq!(datas, ["{\"x\":\n1}", "[DONE]"]);
+        let mut d = SseDecoder::default();
+        let long = vec![b'x'; LINE_LIMIT / 2];
+        assert!(d.push(&long).expect("half").is_empty());
+        let err = d.push(&long).and_then(|_| d.push(b"x")).unwrap_err();
+        assert!(err.contains("8 MB line limit"), "{err}");
+        let mut d = SseDecoder::default();
+        let comments = ": c\n".repeat(EVENT_LIMIT / 4 + 1);
+        let err = d.push(comments.as_bytes()).unwrap_err();
+        assert!(err.contains("8 MB event limit"), "{err}");
+        let mut d = LineDecoder::default();
+        assert!(d.push(&long).expect("half").is_empty());
+        let err = d.push(&long).and_then(|_| d.push(b"x")).unwrap_err();
+        assert!(err.contains("8 MB line limit"), "{err}");
+    }
+
+    #[test]
     fn ndjson_lines_wait_for_their_end() {
         let mut d = LineDecoder::default();
-        assert!(d.push(b"{\"a\":").is_empty());
-        assert_eq!(d.push(b"1}\n{\"b\"").len(), 1);
+        assert!(d.push(b"{\"a\":").expect("small").is_empty());
+        assert_eq!(d.push(b"1}\n{\"b\"").expect("small").len(), 1);
         assert_eq!(d.finish(), ["{\"b\""]);
     }
 

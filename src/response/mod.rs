@@ -521,6 +521,25 @@ pub fn parse_recorded(
     stream: bool,
     opts: &Options,
 ) -> Result<Recorded, InputError> {
+    let mut chunks = Vec::new();
+    let mut recorded =
+        parse_recorded_each(api, data, stream, opts, &mut |c| chunks.push(c.clone()))?;
+    if stream {
+        recorded.chunks = Some(chunks);
+    }
+    Ok(recorded)
+}
+
+/// As [`parse_recorded`], but each stream chunk goes to `on_chunk` as it
+/// is made and is not kept (`chunks` stays `None`): a caller that writes
+/// them out holds one chunk at a time, not every cumulative snapshot.
+pub fn parse_recorded_each(
+    api: Api,
+    data: &Value,
+    stream: bool,
+    opts: &Options,
+    on_chunk: &mut dyn FnMut(&ChatResponse),
+) -> Result<Recorded, InputError> {
     let start = Instant::now();
     if !opts.stream_tool_parsing && !api.has_stream_tool_parsing() {
         return Err(InputError(format!(
@@ -558,11 +577,18 @@ pub fn parse_recorded(
     };
     check_events(api, events)?;
     let mut parser = StreamParser::new(api, opts, start);
-    let mut chunks = Vec::new();
+    // Only the last chunk is kept: the agent's response when parsing fails.
+    let mut last = None;
+    let mut emit = |out: Vec<ChatResponse>, last: &mut Option<ChatResponse>| {
+        for c in out {
+            on_chunk(&c);
+            *last = Some(c);
+        }
+    };
     let mut error = None;
     for ev in events {
         match parser.push(&Event::from(ev.clone())) {
-            Ok(out) => chunks.extend(out),
+            Ok(out) => emit(out, &mut last),
             Err(e) => {
                 error = Some(e);
                 break;
@@ -574,17 +600,17 @@ pub fn parse_recorded(
     }
     if error.is_none() {
         match parser.finish() {
-            Ok(out) => chunks.extend(out),
+            Ok(out) => emit(out, &mut last),
             Err(e) => error = Some(e),
         }
     }
     let final_response = if error.is_some() {
-        chunks.last().cloned()
+        last
     } else {
         parser.final_response()
     };
     Ok(Recorded {
-        chunks: Some(chunks),
+        chunks: None,
         final_response,
         warnings: std::mem::take(&mut parser.warnings),
         error,
@@ -626,6 +652,19 @@ fn check_events(api: Api, events: &[Value]) -> Result<(), InputError> {
 impl Recorded {
     /// The oracle's output object.
     pub fn to_json(&self, api: Api, stream: bool, opts: &Options) -> Value {
+        let mut out = Recorded::json_head(api, stream, opts);
+        if let Some(chunks) = &self.chunks {
+            out.insert(
+                "chunks".into(),
+                Value::Array(chunks.iter().map(|c| c.to_json(true)).collect()),
+            );
+        }
+        out.extend(self.json_tail());
+        Value::Object(out)
+    }
+
+    /// The output object's members before `chunks`.
+    pub fn json_head(api: Api, stream: bool, opts: &Options) -> Map<String, Value> {
         let mut options = Map::new();
         options.insert("model_name".into(), opts.model_name.clone().into());
         if api.has_stream_tool_parsing() {
@@ -651,12 +690,12 @@ impl Recorded {
         out.insert("model_class".into(), api.model_class().into());
         out.insert("stream".into(), stream.into());
         out.insert("options".into(), Value::Object(options));
-        if let Some(chunks) = &self.chunks {
-            out.insert(
-                "chunks".into(),
-                Value::Array(chunks.iter().map(|c| c.to_json(true)).collect()),
-            );
-        }
+        out
+    }
+
+    /// The output object's members after `chunks`.
+    pub fn json_tail(&self) -> Map<String, Value> {
+        let mut out = Map::new();
         out.insert(
             "final".into(),
             self.final_response
@@ -672,7 +711,7 @@ impl Recorded {
             out.insert("error_type".into(), e.error_type.clone().into());
             out.insert("stage".into(), e.stage.into());
         }
-        Value::Object(out)
+        out
     }
 }
 

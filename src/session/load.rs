@@ -150,17 +150,8 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
             message,
         }
     };
-    let warnings = parsed
-        .duplicates
-        .iter()
-        .map(|d| {
-            let (line, column) = json::line_col(bytes, d.offset);
-            format!(
-                "{origin}:{line}:{column}: duplicate key {} in {}: the last value is used, as in Python's json; this one is ignored",
-                Value::String(d.key.clone()),
-                if d.pointer.is_empty() { "the top-level object" } else { &d.pointer }
-            )
-        })
+    let warnings = duplicate_warning(origin, bytes, &parsed.duplicates)
+        .into_iter()
         .chain(parsed.lone_surrogates.iter().map(|offset| {
             let (line, column) = json::line_col(bytes, *offset);
             let escape = String::from_utf8_lossy(&bytes[*offset..(*offset + 6).min(bytes.len())]);
@@ -304,6 +295,47 @@ pub(super) fn find_memory_state_mut(obj: &mut Value, depth: usize) -> Option<&mu
         .find_map(|v| find_memory_state_mut(v, depth + 1))
 }
 
+/// How many duplicate keys a summary names by position.
+const DUPLICATES_SHOWN: usize = 3;
+
+/// One warning for all duplicate keys, however many (one line per key
+/// flooded the terminal, and locating each one rescanned the file: 200,000
+/// of them never finished): the first few by position, then a count.
+fn duplicate_warning(origin: &str, bytes: &[u8], dups: &[json::DuplicateKey]) -> Option<String> {
+    let first = dups.first()?;
+    let place = |d: &json::DuplicateKey| {
+        let within = if d.pointer.is_empty() {
+            "the top-level object"
+        } else {
+            &d.pointer
+        };
+        format!("{} in {within}", Value::String(d.key.clone()))
+    };
+    let (line, column) = json::line_col(bytes, first.offset);
+    if dups.len() == 1 {
+        return Some(format!(
+            "{origin}:{line}:{column}: duplicate key {}: the last value is used, as in Python's json; this one is ignored",
+            place(first)
+        ));
+    }
+    let mut shown: Vec<String> = Vec::new();
+    for d in dups.iter().take(DUPLICATES_SHOWN) {
+        let (l, c) = json::line_col(bytes, d.offset);
+        shown.push(format!("{} at {l}:{c}", place(d)));
+    }
+    let more = dups.len().saturating_sub(DUPLICATES_SHOWN);
+    let tail = if more > 0 {
+        format!(" … and {} more", crate::text::thousands(more as u64))
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{origin}:{line}:{column}: {} duplicate keys: the last value of each is used, as in Python's json, the others are ignored: duplicate key {}{tail}",
+        crate::text::thousands(dups.len() as u64),
+        shown.join(", "),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,6 +385,27 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "f.json:2:14: \"messages\" must be an array of messages"
+        );
+    }
+
+    #[test]
+    fn many_duplicate_keys_are_one_summarised_warning() {
+        let keys = vec!["\"k\": 1"; 10_000].join(",\n");
+        let text = format!("{{\"messages\": [{{\"name\": \"a\", \"role\": \"user\", \"content\": \"hi\", \"x\": {{{keys}}}}}]}}");
+        let s = parse_session(&text, "d.json").unwrap();
+        assert_eq!(s.warnings.len(), 1, "{:?}", &s.warnings[..2]);
+        let w = &s.warnings[0];
+        assert!(w.starts_with("d.json:2:1: 9,999 duplicate keys"), "{w}");
+        assert!(
+            w.contains("\"k\" in /messages/0/x at 2:1, \"k\" in /messages/0/x at 3:1"),
+            "{w}"
+        );
+        assert!(w.ends_with("… and 9,996 more"), "{w}");
+        // One duplicate keeps its own line.
+        let s = parse_session("{\"messages\": [], \"a\": 1,\n \"a\": 2}", "o.json").unwrap();
+        assert_eq!(
+            s.warnings,
+            ["o.json:2:2: duplicate key \"a\" in the top-level object: the last value is used, as in Python's json; this one is ignored"]
         );
     }
 }

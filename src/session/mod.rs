@@ -13,7 +13,7 @@ pub use load::{
     parse_session, parse_session_bytes, read_session, read_session_bytes, InputShape, Session,
     SessionError,
 };
-pub use locate::locate_pointer;
+pub use locate::{locate_pointer, Locator};
 pub use message::{live_items, msgs_of, Message, MsgItem, Names, PackedMsg};
 pub use msg::{Msg, Role};
 pub use save::{

@@ -2,9 +2,11 @@
 //! that stays fast on long pieces. `tiktoken_rs::byte_pair_split` rescans
 //! the piece after every merge (O(n²): one 80,000-letter word took
 //! seconds); for pieces of 100 bytes or more this keeps the candidate
-//! merges in a heap and the parts in a linked list (O(n log n)), as
-//! tiktoken's `_byte_pair_merge_large` does. Same merges, same order
-//! (lowest rank first, leftmost on ties), so the same count.
+//! merges in a priority queue and the parts in a linked list, as
+//! tiktoken's `_byte_pair_merge_large` does (its binary heap was n log n
+//! and cache-bound on a long run of one character: see `Queue`). Same
+//! merges, same order (lowest rank first, leftmost on ties), so the same
+//! count.
 
 use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
@@ -73,83 +75,131 @@ fn count_small(piece: &[u8], ranks: &impl Ranks) -> usize {
     parts.len() - 1
 }
 
-#[derive(Eq, PartialEq, Clone, Copy)]
-struct Merge {
-    start: usize,
-    rank: Rank,
+/// The candidate merges, popped lowest rank first and leftmost on ties,
+/// as a heap of (rank, start) pops them, but in linear time on the pieces
+/// that were slow: a long run of one character puts millions of
+/// candidates of one rank in the heap at once, and every pop sifted
+/// through all of them (n log n, and cache misses at every level).
+///
+/// Here each rank has a bucket of starts: a sorted queue, appended to
+/// while starts come in increasing order (the initial pairs, and each
+/// left-to-right wave of merges), and a small heap for the few that come
+/// out of order. A heap of the ranks with candidates picks the bucket.
+#[derive(Default)]
+struct Queue {
+    buckets: FxHashMap<Rank, Bucket>,
+    ranks: BinaryHeap<std::cmp::Reverse<Rank>>,
 }
 
-impl Ord for Merge {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        // A max-heap: the lowest rank, then the leftmost, comes out first.
-        other
-            .rank
-            .cmp(&self.rank)
-            .then_with(|| other.start.cmp(&self.start))
+#[derive(Default)]
+struct Bucket {
+    sorted: std::collections::VecDeque<u32>,
+    others: BinaryHeap<std::cmp::Reverse<u32>>,
+}
+
+impl Queue {
+    fn push(&mut self, rank: Rank, start: usize) {
+        let start = start as u32;
+        let bucket = self.buckets.entry(rank).or_insert_with(|| {
+            self.ranks.push(std::cmp::Reverse(rank));
+            Bucket::default()
+        });
+        if bucket.sorted.back().is_none_or(|&last| last <= start) {
+            bucket.sorted.push_back(start);
+        } else {
+            bucket.others.push(std::cmp::Reverse(start));
+        }
     }
-}
 
-impl PartialOrd for Merge {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+    /// The lowest rank's leftmost start.
+    fn pop(&mut self) -> Option<(Rank, usize)> {
+        loop {
+            let &std::cmp::Reverse(rank) = self.ranks.peek()?;
+            let Some(bucket) = self.buckets.get_mut(&rank) else {
+                self.ranks.pop();
+                continue;
+            };
+            let front = bucket.sorted.front().copied();
+            let other = bucket.others.peek().map(|r| r.0);
+            let start = match (front, other) {
+                (Some(f), Some(o)) if o < f => bucket.others.pop().map(|r| r.0),
+                (Some(_), _) => bucket.sorted.pop_front(),
+                (None, Some(_)) => bucket.others.pop().map(|r| r.0),
+                (None, None) => None,
+            };
+            match start {
+                Some(start) => return Some((rank, start as usize)),
+                None => {
+                    self.buckets.remove(&rank);
+                    self.ranks.pop();
+                }
+            }
+        }
     }
 }
 
 /// A part of the piece: `start..end` is the part starting here (valid at
-/// the start of a part), `next_end` the end of the part after it.
+/// the start of a part), `next_end` the end of the part after it. `u32`
+/// offsets (pieces are at most the session limit, 256 MB): 16 bytes per
+/// byte of the piece instead of 32.
 struct Part {
-    prev: usize,
-    end: usize,
-    next_end: usize,
+    prev: u32,
+    end: u32,
+    next_end: u32,
     next_rank: Rank,
 }
 
 fn count_large(piece: &[u8], ranks: &impl Ranks) -> usize {
     let n = piece.len();
+    if n >= u32::MAX as usize {
+        // Unreachable from the CLI and the workbench (every input is at
+        // most the 256 MB session limit); a library caller gets the sum of
+        // the halves, an estimate, rather than an overflow.
+        let half = n / 2;
+        return count_large(&piece[..half], ranks) + count_large(&piece[half..], ranks);
+    }
     let mut parts: Vec<Part> = (0..n)
         .map(|i| Part {
-            prev: i.wrapping_sub(1),
-            end: i + 1,
-            next_end: i + 2,
+            prev: (i as u32).wrapping_sub(1),
+            end: i as u32 + 1,
+            next_end: i as u32 + 2,
             next_rank: Rank::MAX,
         })
         .collect();
-    let mut heap = BinaryHeap::with_capacity(n);
+    let mut queue = Queue::default();
     for i in 0..n - 1 {
         if let Some(rank) = ranks.rank(&piece[i..i + 2]) {
-            heap.push(Merge { start: i, rank });
+            queue.push(rank, i);
             parts[i].next_rank = rank;
         }
     }
-    let consider =
-        |parts: &mut Vec<Part>, heap: &mut BinaryHeap<Merge>, start: usize, end: usize| {
-            parts[start].next_end = end;
-            parts[start].next_rank = Rank::MAX;
-            if end <= n {
-                if let Some(rank) = ranks.rank(&piece[start..end]) {
-                    heap.push(Merge { start, rank });
-                    parts[start].next_rank = rank;
-                }
+    let consider = |parts: &mut Vec<Part>, queue: &mut Queue, start: usize, end: usize| {
+        parts[start].next_end = end as u32;
+        parts[start].next_rank = Rank::MAX;
+        if end <= n {
+            if let Some(rank) = ranks.rank(&piece[start..end]) {
+                queue.push(rank, start);
+                parts[start].next_rank = rank;
             }
-        };
+        }
+    };
     let mut tokens = n;
-    while let Some(left) = heap.pop() {
-        if left.rank != parts[left.start].next_rank {
+    while let Some((rank, start)) = queue.pop() {
+        if rank != parts[start].next_rank {
             continue; // superseded by a later merge
         }
-        let start = left.start;
-        let right = parts[start].end;
-        let right_end = parts[start].next_end;
-        let right_next_end = parts[right].next_end;
-        parts[start].end = right_end;
+        let right = parts[start].end as usize;
+        let right_end = parts[start].next_end as usize;
+        let right_next_end = parts[right].next_end as usize;
+        parts[start].end = right_end as u32;
         tokens -= 1;
-        consider(&mut parts, &mut heap, start, right_next_end);
+        consider(&mut parts, &mut queue, start, right_next_end);
         if right_end < n {
-            parts[right_end].prev = start;
+            parts[right_end].prev = start as u32;
         }
         if start > 0 {
-            let prev = parts[start].prev;
-            consider(&mut parts, &mut heap, prev, right_end);
+            let prev = parts[start].prev as usize;
+            consider(&mut parts, &mut queue, prev, right_end);
         }
         parts[right].next_rank = Rank::MAX;
     }
@@ -204,5 +254,25 @@ mod tests {
             count_large(&same, &r),
             tiktoken_rs::byte_pair_split(&same, &r).len()
         );
+    }
+
+    #[test]
+    fn runs_of_one_character_merge_as_tiktoken_merges_them() {
+        use crate::tokens::Vocab;
+        for vocab in [Vocab::O200kBase, Vocab::Cl100kBase, Vocab::Qwen] {
+            let ranks = vocab.counting().ranks();
+            let map: FxHashMap<Vec<u8>, Rank> =
+                ranks.entries().map(|(b, r)| (b.to_vec(), r)).collect();
+            for unit in ["a", "中", "0", "=", "-", "ab", "é"] {
+                for reps in [100, 101, 257, 1000, 2049] {
+                    let piece = unit.repeat(reps);
+                    assert_eq!(
+                        count_large(piece.as_bytes(), ranks),
+                        tiktoken_rs::byte_pair_split(piece.as_bytes(), &map).len(),
+                        "{vocab:?} {unit:?} × {reps}"
+                    );
+                }
+            }
+        }
     }
 }

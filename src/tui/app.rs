@@ -562,7 +562,7 @@ impl App {
                     }
                 }
                 doc.mode = mode.or(doc.mode);
-                match parse_session(&text, &path.display().to_string()) {
+                match super::io::parse_read(&text, &path.display().to_string()) {
                     Err(e) => {
                         // Keep the last good session on screen, marked stale.
                         doc.load_error = Some(e.to_string());
@@ -616,7 +616,7 @@ impl App {
     fn on_opened(&mut self, path: PathBuf, result: FileResult) -> Vec<Command> {
         match result {
             FileResult::Text { text, mode, real } => {
-                match parse_session(&text, &path.display().to_string()) {
+                match super::io::parse_read(&text, &path.display().to_string()) {
                     Err(e) => {
                         // Shown once it parses (the watcher reads it again).
                         self.open_error = Some(e.to_string());
@@ -757,7 +757,9 @@ impl App {
                 let path = doc.path.clone();
                 match disk {
                     Some(FileResult::Text { text, .. }) => {
-                        if let Ok(mut session) = parse_session(&text, &path.display().to_string()) {
+                        if let Ok(mut session) =
+                            super::io::parse_read(&text, &path.display().to_string())
+                        {
                             session.path = Some(path.clone());
                             doc.reload(session, &text);
                             self.editor.error = None;
@@ -1649,7 +1651,7 @@ impl App {
                     return Vec::new();
                 };
                 let path = doc.path.clone();
-                match parse_session(text, &path.display().to_string()) {
+                match super::io::parse_read(text, &path.display().to_string()) {
                     Ok(mut session) => {
                         session.path = Some(path.clone());
                         doc.reload(session, text);

@@ -10,7 +10,8 @@ use super::recovery::Recovery;
 use super::watch;
 use crate::files::{self, ReadError};
 use crate::session::{
-    read_only, render_saved, render_saved_over, resolved, write_beside, write_session_file,
+    parse_session, read_only, render_saved, render_saved_over, resolved, write_beside,
+    write_session_file, Session, SessionError,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,6 +59,44 @@ pub fn spawn(tx: super::msg::Outbox, log: Log) -> Sender<Command> {
     cmd_tx
 }
 
+/// A file's text as read, parsed on this thread: parsing a large session
+/// (or one with many duplicate keys) took seconds on the interface's
+/// thread, and `q` and Ctrl-C waited for it. The interface takes it with
+/// [`parse_read`] when it gets the same text.
+struct Ahead {
+    text: Arc<str>,
+    origin: String,
+    session: Result<Session, SessionError>,
+}
+
+/// The last read's parse, until the interface takes it (one at a time: a
+/// newer read replaces it).
+static AHEAD: Mutex<Option<Ahead>> = Mutex::new(None);
+
+fn parse_ahead(text: &Arc<str>, origin: &str) {
+    let session = parse_session(text, origin);
+    if let Ok(mut slot) = AHEAD.lock() {
+        *slot = Some(Ahead {
+            text: Arc::clone(text),
+            origin: origin.to_string(),
+            session,
+        });
+    }
+}
+
+/// `parse_session(text, origin)`, taken from the I/O thread's parse of
+/// this very text when there is one (else parsed here).
+pub fn parse_read(text: &Arc<str>, origin: &str) -> Result<Session, SessionError> {
+    let ready = AHEAD
+        .lock()
+        .ok()
+        .and_then(|mut slot| slot.take_if(|a| Arc::ptr_eq(&a.text, text) && a.origin == origin));
+    match ready {
+        Some(a) => a.session,
+        None => parse_session(text, origin),
+    }
+}
+
 /// Reads a session file as the workbench does.
 pub fn read_file(path: &Path) -> FileResult {
     match files::read_regular(path, files::SESSION_LIMIT, "session files") {
@@ -101,6 +140,9 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         Command::Read(path) => {
             let result = read_file(&path);
             log.line(format!("read {}: {}", path.display(), describe(&result)));
+            if let FileResult::Text { text, .. } = &result {
+                parse_ahead(text, &path.display().to_string());
+            }
             Some(Msg::FileRead { path, result })
         }
         Command::ListFolder(dir) => Some(Msg::FolderListed(watch::list_sessions(&dir))),
@@ -334,4 +376,44 @@ pub fn export_curl(
         &format!("{text}\n"),
     )
     .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_session_is_parsed_on_the_io_thread() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.json");
+        let keys = vec!["\"k\": 1"; 1000].join(", ");
+        let text = format!(
+            "{{\"messages\": [{{\"name\": \"a\", \"role\": \"user\", \"content\": \"hi\", \"x\": {{{keys}}}}}]}}"
+        );
+        std::fs::write(&path, &text).expect("write");
+        let Some(Msg::FileRead { result, .. }) =
+            execute(Command::Read(path.clone()), &Log::default())
+        else {
+            panic!("a read answers FileRead");
+        };
+        let FileResult::Text { text: read, .. } = result else {
+            panic!("the file reads");
+        };
+        let origin = path.display().to_string();
+        // Parsed already: the interface takes it without parsing.
+        let ahead = AHEAD.lock().expect("lock");
+        assert!(ahead
+            .as_ref()
+            .is_some_and(|a| Arc::ptr_eq(&a.text, &read) && a.origin == origin));
+        drop(ahead);
+        let session = parse_read(&read, &origin).expect("parses");
+        assert_eq!(session.warnings.len(), 1);
+        assert!(AHEAD.lock().expect("lock").is_none(), "taken once");
+        // Another text (even equal) is parsed where it is asked for.
+        let copy: Arc<str> = Arc::from(&*read);
+        assert_eq!(
+            parse_read(&copy, &origin).expect("parses").warnings.len(),
+            1
+        );
+    }
 }
