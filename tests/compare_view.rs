@@ -21,7 +21,10 @@ fn the_compare_view_opens_under_agentscope_0_1_6() {
     send(&mut app, &mut computer, key('V'));
     send(&mut app, &mut computer, key('c'));
     let preview = app.preview.as_ref().expect("a preview");
-    assert!(preview.legacy.is_some(), "the request pane still shows 0.1.6");
+    assert!(
+        preview.legacy.is_some(),
+        "the request pane still shows 0.1.6"
+    );
     assert!(preview.compare.is_some(), "the compare view has its sides");
     let screen = screen_text(&app, 140, 40);
     assert!(!screen.contains("comparing…"), "{screen}");

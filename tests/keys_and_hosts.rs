@@ -271,3 +271,38 @@ fn keys_the_workbench_asks_for_each_host_a_media_redirect_reaches() {
         }
     }
 }
+
+// ---- Replies: a body that is not the provider's reply is said, not "done" --
+
+#[test]
+fn replies_the_workbench_says_what_came_back_when_it_is_not_a_reply() {
+    use formatscope::tui::panes::reply::Phase;
+    // Ollama sends no key, so its session host is used without asking.
+    // An OpenAI body parses, in Ollama's class, to an empty response:
+    // today's "done" with nothing in it.
+    let server = Server::start(|_| {
+        Reply::Bytes(
+            200,
+            vec![("content-type".into(), "application/json".into())],
+            br#"{"id": "c", "choices": [{"index": 0, "message": {"content": "Captive portal"}}]}"#
+                .to_vec(),
+        )
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.json");
+    let session = serde_json::json!({"provider": "ollama",
+        "request": {"stream": false, "model": "qwen3", "model_kwargs": {"host": server.url("")}},
+        "messages": [{"name": "u", "role": "user", "content": "hi"}]});
+    std::fs::write(&path, session.to_string()).expect("write");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('S'));
+    let statuses = run_sends(&mut app, cmds);
+    assert_eq!(server.count(), 1, "{statuses:?}");
+    let said = "the server answered 200 application/json (80 bytes): \"{\"id\": \"c\", \"choices\": [{\"index\": 0, \"message\": {\"content\": \"Captive portal\"}}]}\" — not an Ollama reply";
+    assert_eq!(app.replies[0].phase, Phase::Failed(said.into()));
+    assert!(app.status.contains(said), "{}", app.status);
+    assert!(app.replies[0].final_reply().is_none(), "nothing to append");
+    let screen = screen_text(&app, 120, 40);
+    assert!(!screen.contains("done"), "{screen}");
+    assert!(screen.contains("Captive portal"), "{screen}");
+}

@@ -747,6 +747,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
             total: Duration::from_millis(800),
             parse_error: None,
             warnings: Vec::new(),
+            nothing: None,
         })),
     });
     assert_eq!(app.replies[0].phase, Phase::Done);
