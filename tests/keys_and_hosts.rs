@@ -306,3 +306,86 @@ fn replies_the_workbench_says_what_came_back_when_it_is_not_a_reply() {
     assert!(!screen.contains("done"), "{screen}");
     assert!(screen.contains("Captive portal"), "{screen}");
 }
+
+// ---- Sends: a large request shows where it goes and asks first ----------
+
+fn code(c: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+
+#[test]
+fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {
+    use formatscope::tui::msg::Command;
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let tokens = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.report.as_ref())
+        .map(|r| r.total)
+        .expect("the meter counted the request");
+    assert!(tokens > 100, "{tokens}");
+    // The threshold is a setting (`s`, "ask to send at"), the workbench's.
+    app.update(key('s'));
+    for _ in 0..8 {
+        app.update(code(KeyCode::Down));
+    }
+    for c in "100".chars() {
+        app.update(key(c));
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    assert_eq!(app.confirm_send_at, 100, "{}", app.status);
+    assert!(!app.unsaved(), "not a session setting");
+
+    // S at or above it: nothing sent; host, model and count shown.
+    let cmds = app.update(key('S'));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert!(
+        matches!(app.popup, Some(Popup::ConfirmSend(_))),
+        "{:?}",
+        app.popup
+    );
+    let screen = screen_text(&app, 120, 40);
+    for want in [
+        format!("the request is {tokens} tokens"),
+        "DashScope → dashscope.aliyuncs.com · qwen-max".to_string(),
+        "y  send".to_string(),
+    ] {
+        assert!(screen.contains(&want), "{want}\n{screen}");
+    }
+    insta::assert_snapshot!("confirm_send", screen);
+    assert!(app.update(key('n')).is_empty());
+    assert!(app.popup.is_none() && !app.sending());
+    // y sends.
+    app.update(key('S'));
+    let cmds = app.update(key('y'));
+    assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
+    for id in cmds.iter().filter_map(|c| match c {
+        Command::Send(job) => Some(job.id),
+        _ => None,
+    }) {
+        app.update(Msg::Reply {
+            id,
+            update: formatscope::tui::panes::reply::ReplyUpdate::Cancelled,
+        });
+    }
+    // P asks too, for every provider picked.
+    app.update(key('P'));
+    app.update(key('1'));
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    let Some(Popup::ConfirmSend(ask)) = &app.popup else {
+        panic!("{:?}", app.popup);
+    };
+    assert_eq!(ask.targets.len(), 2, "{:?}", ask.targets);
+    assert!(
+        ask.targets[0].starts_with("OpenAI → api.openai.com · "),
+        "{:?}",
+        ask.targets
+    );
+    // Below the threshold, S sends at once.
+    app.update(code(KeyCode::Esc));
+    app.confirm_send_at = tokens as u64 + 1;
+    let cmds = app.update(key('S'));
+    assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
+}

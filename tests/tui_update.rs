@@ -600,7 +600,9 @@ fn y_copies_the_view_and_e_exports_a_curl_command_beside_the_session() {
         "{text}"
     );
     assert!(
-        app.status.contains("copied the wire view"),
+        app.status
+            .contains("of the wire view to the terminal's clipboard (OSC 52)")
+            && !app.status.contains("copied"),
         "{}",
         app.status
     );
