@@ -389,3 +389,49 @@ fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {
     let cmds = app.update(key('S'));
     assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
 }
+
+// ---- Text: what the text view and the T editor show ----------------------
+
+/// Item 22: the text view shows a tab, ESC, BEL and a lone combining mark
+/// as the JSON view escapes them; `T` does not open such text in a text
+/// area that would hide them (it edits it as JSON, and says why), and a
+/// text it does open is saved back exactly, final newline included.
+#[test]
+fn text_controls_and_lone_marks_are_shown_and_t_keeps_the_exact_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.json");
+    let session = serde_json::json!({"provider": "openai", "messages": [
+        {"name": "u", "role": "user", "content": "col1\tcol2\u{1b}[31mred\u{7} \u{301}"},
+        {"name": "u", "role": "user", "content": "hello\n"}]});
+    std::fs::write(&path, session.to_string()).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    for _ in 0..2 {
+        let cmds = app.update(key('v'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains("col1\\tcol2\\e[31mred\\x07 \u{25cc}"),
+        "{screen}"
+    );
+
+    // T on it: edited as JSON, where each is an escape; the status says why.
+    app.update(key('T'));
+    assert!(!app.editor.text_mode);
+    assert!(app.status.contains("the text holds \\t"), "{}", app.status);
+    assert!(
+        app.editor
+            .text()
+            .contains(r#""col1\tcol2\u001b[31mred\u0007 "#),
+        "{}",
+        app.editor.text()
+    );
+    app.update(code(KeyCode::Esc));
+
+    // A plain text opens in T and round-trips, its final newline kept.
+    app.update(key('j'));
+    app.update(key('T'));
+    assert!(app.editor.text_mode, "{}", app.status);
+    app.update(key('!'));
+    assert_eq!(app.messages()[1].value()["content"], "!hello\n");
+}
