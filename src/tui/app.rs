@@ -1442,18 +1442,7 @@ impl App {
                     self.status = "settings unchanged".into();
                     Vec::new()
                 }
-                FormOutcome::Apply(settings) => {
-                    let at = form.confirm_send_at().unwrap_or(self.confirm_send_at);
-                    let changed = std::mem::replace(&mut self.confirm_send_at, at) != at;
-                    let cmds = self.apply_settings(settings);
-                    if changed {
-                        self.status = format!(
-                            "S and P ask first from {at} tokens on (until you quit) · {}",
-                            self.status
-                        );
-                    }
-                    cmds
-                }
+                FormOutcome::Apply(settings) => self.apply_settings_form(&form, settings),
             },
             Popup::Help(scroll) => {
                 let n = keymap::help().len();
@@ -1871,7 +1860,7 @@ impl App {
         let i = self.list.selected;
         let message = self.messages().get(i).map(Message::value);
         if let Some(note) = self.editor.load(message.as_ref(), i) {
-            self.status = note.into();
+            self.status = note;
         }
     }
 

@@ -5,6 +5,7 @@
 
 use super::super::msg::Command;
 use super::super::panes::popup::{ConfirmSend, Popup};
+use super::super::panes::settings::SettingsForm;
 use super::App;
 use crate::formatter::{FormatterId, Provider};
 use crate::net::hosts::Host;
@@ -41,11 +42,17 @@ impl App {
     }
 
     /// `OpenAI → api.openai.com · gpt-4o`: where the send would go, as the
-    /// sender builds it (the provider's base URL variable included).
+    /// sender builds it (the provider's base URL variable included). The
+    /// URL and model do not depend on the messages: one short message
+    /// stands in for them, so a large request is not formatted (nor its
+    /// media read) on the UI thread.
     fn destination(&self, provider: Provider) -> String {
         let built = self
             .wire_settings_for(provider)
-            .and_then(|(session, mut settings)| {
+            .and_then(|(mut session, mut settings)| {
+                session.messages = vec![crate::session::Message::new(
+                    &serde_json::json!({"name": "user", "role": "user", "content": "."}),
+                )];
                 crate::net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
                 let formatter = FormatterId::new(provider, self.formatter.mode);
                 let out = crate::pipeline::run_request_local(&session, formatter, &settings);
@@ -60,6 +67,25 @@ impl App {
             }
             Err(e) => format!("{provider}: {e}"),
         }
+    }
+
+    /// The settings form's Enter: the session's settings (one edit) and
+    /// the workbench's own threshold, which is no edit of the session.
+    pub(super) fn apply_settings_form(
+        &mut self,
+        form: &SettingsForm,
+        settings: Vec<(String, Option<serde_json::Value>)>,
+    ) -> Vec<Command> {
+        let at = form.confirm_send_at().unwrap_or(self.confirm_send_at);
+        let changed = std::mem::replace(&mut self.confirm_send_at, at) != at;
+        let cmds = self.apply_settings(settings);
+        if changed {
+            self.status = format!(
+                "S and P ask first from {at} tokens on (until you quit) · {}",
+                self.status
+            );
+        }
+        cmds
     }
 
     pub(super) fn on_confirm_send_key(

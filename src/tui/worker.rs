@@ -502,7 +502,7 @@ impl Computer {
             Some((l, fresh)) => Preview {
                 compare: preview.compare,
                 wanted: preview.wanted,
-                ..legacy_preview(&job, l, fresh)
+                ..legacy_preview(job, l, fresh)
             },
             None => preview,
         }
