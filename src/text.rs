@@ -43,6 +43,70 @@ pub fn escape_control(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A combining mark with no character before it to combine with (at the
+/// start, or after a space or a control): a terminal draws it over
+/// whatever stands there, or not at all.
+fn is_lone_mark(prev: Option<char>, c: char) -> bool {
+    unicode_normalization::char::is_combining_mark(c)
+        && prev.is_none_or(|p| p.is_whitespace() || is_unsafe(p))
+}
+
+/// One line of text as a person should see it: controls as escapes
+/// ([`escape_control`]: a tab is `\t`, ESC `\e`, BEL `\x07`) and a dotted
+/// circle `◌` before a combining mark that has nothing to combine with.
+/// For display only: the text itself is never changed.
+pub fn visible(s: &str) -> Cow<'_, str> {
+    let mut prev = None;
+    let lone = s.chars().any(|c| {
+        let lone = is_lone_mark(prev, c);
+        prev = Some(c);
+        lone
+    });
+    if !lone {
+        return escape_control(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut prev = None;
+    for c in s.chars() {
+        if is_lone_mark(prev, c) {
+            out.push('\u{25cc}');
+        }
+        let mut buf = [0u8; 4];
+        out.push_str(&escape_control(c.encode_utf8(&mut buf)));
+        prev = Some(c);
+    }
+    Cow::Owned(out)
+}
+
+/// `s`'s lines as [`visible`] shows them: split at newlines only, so a
+/// `\r`, a tab, ESC or BEL is shown where it stands instead of being
+/// dropped or obeyed by the terminal (as the JSON view escapes them).
+pub fn visible_lines(s: &str) -> impl Iterator<Item = Cow<'_, str>> {
+    s.strip_suffix('\n').unwrap_or(s).split('\n').map(visible)
+}
+
+/// The first character of `s` a plain text editor would hide or drop (a
+/// control other than the newline, or a lone combining mark), as
+/// [`visible`] writes it.
+pub fn first_hidden(s: &str) -> Option<String> {
+    let mut prev = None;
+    for c in s.chars() {
+        if (c != '\n' && is_unsafe(c)) || is_lone_mark(prev, c) {
+            return Some(if is_unsafe(c) {
+                let mut buf = [0u8; 4];
+                escape_control(c.encode_utf8(&mut buf)).into_owned()
+            } else {
+                format!(
+                    "\u{25cc}{c} (U+{:04X}, a combining mark on its own)",
+                    c as u32
+                )
+            });
+        }
+        prev = Some(c);
+    }
+    None
+}
+
 /// Whether JSON writes `c` raw although it must not reach a terminal so.
 fn json_leaves_raw(c: char) -> bool {
     is_unsafe(c) && c >= '\u{7f}'
@@ -145,6 +209,21 @@ mod tests {
             "a\\e]52;c;ZXZpbA==\\x07b\\nc\\x9b2J\\u{202e}"
         );
         assert_eq!(escape_control("\x7f\t\r"), "\\x7f\\t\\r");
+    }
+
+    #[test]
+    fn text_shows_tabs_escapes_bel_and_lone_combining_marks() {
+        assert_eq!(visible("a\tb\x1b[2J\x07"), "a\\tb\\e[2J\\x07");
+        // A mark after a letter combines; at the start or after a space it
+        // gets a dotted circle to stand on.
+        assert!(matches!(visible("e\u{301}"), Cow::Borrowed(_)));
+        assert_eq!(
+            visible("\u{301}x \u{301}"),
+            "\u{25cc}\u{301}x \u{25cc}\u{301}"
+        );
+        assert_eq!(first_hidden("ok\nfine é"), None);
+        assert_eq!(first_hidden("a\tb").as_deref(), Some("\\t"));
+        assert!(first_hidden("\u{301}").is_some_and(|h| h.contains("U+0301")));
     }
 
     #[test]

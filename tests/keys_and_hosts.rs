@@ -271,3 +271,167 @@ fn keys_the_workbench_asks_for_each_host_a_media_redirect_reaches() {
         }
     }
 }
+
+// ---- Replies: a body that is not the provider's reply is said, not "done" --
+
+#[test]
+fn replies_the_workbench_says_what_came_back_when_it_is_not_a_reply() {
+    use formatscope::tui::panes::reply::Phase;
+    // Ollama sends no key, so its session host is used without asking.
+    // An OpenAI body parses, in Ollama's class, to an empty response:
+    // today's "done" with nothing in it.
+    let server = Server::start(|_| {
+        Reply::Bytes(
+            200,
+            vec![("content-type".into(), "application/json".into())],
+            br#"{"id": "c", "choices": [{"index": 0, "message": {"content": "Captive portal"}}]}"#
+                .to_vec(),
+        )
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.json");
+    let session = serde_json::json!({"provider": "ollama",
+        "request": {"stream": false, "model": "qwen3", "model_kwargs": {"host": server.url("")}},
+        "messages": [{"name": "u", "role": "user", "content": "hi"}]});
+    std::fs::write(&path, session.to_string()).expect("write");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('S'));
+    let statuses = run_sends(&mut app, cmds);
+    assert_eq!(server.count(), 1, "{statuses:?}");
+    let said = "the server answered 200 application/json (80 bytes): \"{\"id\": \"c\", \"choices\": [{\"index\": 0, \"message\": {\"content\": \"Captive portal\"}}]}\" — not an Ollama reply";
+    assert_eq!(app.replies[0].phase, Phase::Failed(said.into()));
+    assert!(app.status.contains(said), "{}", app.status);
+    assert!(app.replies[0].final_reply().is_none(), "nothing to append");
+    let screen = screen_text(&app, 120, 40);
+    assert!(!screen.contains("done"), "{screen}");
+    assert!(screen.contains("Captive portal"), "{screen}");
+}
+
+// ---- Sends: a large request shows where it goes and asks first ----------
+
+fn code(c: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+
+#[test]
+fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {
+    use formatscope::tui::msg::Command;
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    let tokens = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.report.as_ref())
+        .map(|r| r.total)
+        .expect("the meter counted the request");
+    assert!(tokens > 100, "{tokens}");
+    // The threshold is a setting (`s`, "ask to send at"), the workbench's.
+    app.update(key('s'));
+    for _ in 0..8 {
+        app.update(code(KeyCode::Down));
+    }
+    for c in "100".chars() {
+        app.update(key(c));
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    assert_eq!(app.confirm_send_at, 100, "{}", app.status);
+    assert!(!app.unsaved(), "not a session setting");
+
+    // S at or above it: nothing sent; host, model and count shown.
+    let cmds = app.update(key('S'));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert!(
+        matches!(app.popup, Some(Popup::ConfirmSend(_))),
+        "{:?}",
+        app.popup
+    );
+    let screen = screen_text(&app, 120, 40);
+    for want in [
+        format!("the request is {tokens} tokens"),
+        "DashScope → dashscope.aliyuncs.com · qwen-max".to_string(),
+        "y  send".to_string(),
+    ] {
+        assert!(screen.contains(&want), "{want}\n{screen}");
+    }
+    insta::assert_snapshot!("confirm_send", screen);
+    assert!(app.update(key('n')).is_empty());
+    assert!(app.popup.is_none() && !app.sending());
+    // y sends.
+    app.update(key('S'));
+    let cmds = app.update(key('y'));
+    assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
+    for id in cmds.iter().filter_map(|c| match c {
+        Command::Send(job) => Some(job.id),
+        _ => None,
+    }) {
+        app.update(Msg::Reply {
+            id,
+            update: formatscope::tui::panes::reply::ReplyUpdate::Cancelled,
+        });
+    }
+    // P asks too, for every provider picked.
+    app.update(key('P'));
+    app.update(key('1'));
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    let Some(Popup::ConfirmSend(ask)) = &app.popup else {
+        panic!("{:?}", app.popup);
+    };
+    assert_eq!(ask.targets.len(), 2, "{:?}", ask.targets);
+    assert!(
+        ask.targets[0].starts_with("OpenAI → api.openai.com · "),
+        "{:?}",
+        ask.targets
+    );
+    // Below the threshold, S sends at once.
+    app.update(code(KeyCode::Esc));
+    app.confirm_send_at = tokens as u64 + 1;
+    let cmds = app.update(key('S'));
+    assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
+}
+
+// ---- Text: what the text view and the T editor show ----------------------
+
+/// Item 22: the text view shows a tab, ESC, BEL and a lone combining mark
+/// as the JSON view escapes them; `T` does not open such text in a text
+/// area that would hide them (it edits it as JSON, and says why), and a
+/// text it does open is saved back exactly, final newline included.
+#[test]
+fn text_controls_and_lone_marks_are_shown_and_t_keeps_the_exact_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.json");
+    let session = serde_json::json!({"provider": "openai", "messages": [
+        {"name": "u", "role": "user", "content": "col1\tcol2\u{1b}[31mred\u{7} \u{301}"},
+        {"name": "u", "role": "user", "content": "hello\n"}]});
+    std::fs::write(&path, session.to_string()).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    for _ in 0..2 {
+        let cmds = app.update(key('v'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains("col1\\tcol2\\e[31mred\\x07 \u{25cc}"),
+        "{screen}"
+    );
+
+    // T on it: edited as JSON, where each is an escape; the status says why.
+    app.update(key('T'));
+    assert!(!app.editor.text_mode);
+    assert!(app.status.contains("the text holds \\t"), "{}", app.status);
+    assert!(
+        app.editor
+            .text()
+            .contains(r#""col1\tcol2\u001b[31mred\u0007 "#),
+        "{}",
+        app.editor.text()
+    );
+    app.update(code(KeyCode::Esc));
+
+    // A plain text opens in T and round-trips, its final newline kept.
+    app.update(key('j'));
+    app.update(key('T'));
+    assert!(app.editor.text_mode, "{}", app.status);
+    app.update(key('!'));
+    assert_eq!(app.messages()[1].value()["content"], "!hello\n");
+}

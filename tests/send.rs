@@ -700,3 +700,64 @@ fn an_endless_stream_line_stops_at_the_line_limit() {
         assert!(err.contains("8 MB line limit"), "{provider}: {err}");
     }
 }
+
+/// Item 18: a body that is not the provider's reply (a login page, an
+/// empty body, another API's shape) is an error that says what came back,
+/// never a silent exit 0 or an empty "done"; nothing is appended.
+#[test]
+fn a_body_that_is_not_the_providers_reply_says_what_came_back() {
+    let page = b"<!doctype html><html><head><title>Sign in</title></head><body>".repeat(20);
+    let cases: [(&str, Plan, &[&str]); 3] = [
+        (
+            "openai",
+            Plan::stream("text/html; charset=utf-8", vec![page], Duration::ZERO),
+            &[
+                "the server answered 200 text/html; charset=utf-8 (1,240 bytes): \"<!doctype html><html>",
+                "…\" — not an OpenAI reply",
+            ],
+        ),
+        (
+            "anthropic",
+            Plan::stream("text/event-stream", Vec::new(), Duration::ZERO),
+            &["the server answered 200 text/event-stream with an empty body — not an Anthropic reply"],
+        ),
+        (
+            // An OpenAI stream where Ollama's NDJSON was expected.
+            "ollama",
+            Plan::stream(
+                "application/x-ndjson",
+                vec![b"{\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n".to_vec()],
+                Duration::ZERO,
+            ),
+            &[
+                "the server answered 200 application/x-ndjson (61 bytes): \"{\"id\":\"c1\"",
+                "AgentScope yields nothing from it: not an Ollama reply",
+            ],
+        ),
+    ];
+    for (provider, plan, said) in cases {
+        let (out, _, err) = one_failure(plan, provider, &[]);
+        assert_eq!(out.status.code(), Some(1), "{provider}: {err}");
+        for s in said {
+            assert!(err.contains(s), "{provider}: {s}\n{err}");
+        }
+        assert!(err.contains("nothing was appended"), "{provider}: {err}");
+        assert!(!err.contains(KEY));
+    }
+
+    // Not streamed: Ollama's client reading an OpenAI body.
+    let server = FakeProvider::start(Plan::json(
+        200,
+        r#"{"id": "c", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}]}"#,
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let session = write_session(dir.path(), "ollama", None, false, &server.base());
+    let out = formatscope(&["send", session.to_str().unwrap()], &[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the server answered 200 application/json (")
+            && err.contains("— not an Ollama reply"),
+        "{err}"
+    );
+}

@@ -261,6 +261,7 @@ fn a_streamed_reply_is_shown_with_billed_usage_beside_our_count() {
             total: Duration::from_millis(1500),
             parse_error: None,
             warnings: Vec::new(),
+            nothing: None,
         })),
     });
     insta::assert_snapshot!("reply_done", screen_text(&app, 120, 40));

@@ -600,7 +600,7 @@ fn y_copies_the_view_and_e_exports_a_curl_command_beside_the_session() {
         "{text}"
     );
     assert!(
-        app.status.contains("copied the wire view"),
+        app.status.contains("view to the terminal's clipboard (OSC"),
         "{}",
         app.status
     );
@@ -747,6 +747,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
             total: Duration::from_millis(800),
             parse_error: None,
             warnings: Vec::new(),
+            nothing: None,
         })),
     });
     assert_eq!(app.replies[0].phase, Phase::Done);

@@ -223,6 +223,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         "total_time": outcome.total.as_secs_f64(),
         "tokens_per_second": outcome.tokens_per_second(),
         "error": outcome.parse_error.as_ref().map(|e| json!({"error": e.message, "error_type": e.error_type, "stage": e.stage})),
+        "not_a_reply": outcome.nothing,
     });
     if json_lines {
         let _ = writeln!(
@@ -246,6 +247,18 @@ pub(crate) fn run(args: SendArgs) -> i32 {
             line.push_str(&format!(" · {tps:.1} tokens/s"));
         }
         say(line);
+    }
+    // A body AgentScope yields nothing from is no reply: said, not "done".
+    if let Some(what) = outcome
+        .nothing
+        .as_ref()
+        .filter(|_| outcome.parse_error.is_none())
+    {
+        say(format!("error: {}", safe(what)));
+        if args.append {
+            say("nothing was appended");
+        }
+        return 1;
     }
     if let Some(e) = &outcome.parse_error {
         say(format!("error: {}: {}", e.error_type, safe(&e.message)));

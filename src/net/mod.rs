@@ -4,10 +4,12 @@
 //! this layer only moves bytes and keeps time.
 
 pub mod hosts;
+pub mod seen;
 
 use crate::provider::Provider;
 use crate::response::framing::EventReader;
 use crate::response::{parse_whole, Api, ChatResponse, Event, Options, ParseError, StreamParser};
+use seen::{api_name, content_type_fits, Seen};
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 
@@ -193,6 +195,9 @@ pub enum SendError {
     Dropped(String),
     #[error("{0}")]
     Stream(String),
+    /// The body is not the provider's reply: what came back, said.
+    #[error("{0}")]
+    NotAReply(String),
     #[error("cancelled")]
     Cancelled,
 }
@@ -209,6 +214,9 @@ pub struct Outcome {
     /// before it stand).
     pub parse_error: Option<ParseError>,
     pub warnings: Vec<String>,
+    /// The body parsed without error but AgentScope yields nothing from it
+    /// (another API's shape, or no content and no usage): what came back.
+    pub nothing: Option<String>,
 }
 
 impl Outcome {
@@ -276,7 +284,25 @@ pub async fn send(
         total: Duration::ZERO,
         parse_error: None,
         warnings: Vec::new(),
+        nothing: None,
     };
+    let mut seen = Seen::new(
+        resp.status().as_u16(),
+        resp.headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+    );
+    let name = api_name(prepared.api);
+    let article = if matches!(name.as_bytes().first(), Some(b'A' | b'O')) {
+        "an"
+    } else {
+        "a"
+    };
+    let not_reply = format!("not {article} {name} reply");
+    if !content_type_fits(prepared.api, prepared.stream, seen.content_type.as_deref()) {
+        read_some(&mut resp, &mut seen, timeouts.idle).await;
+        return Err(SendError::NotAReply(seen.describe(&not_reply)));
+    }
     let mut note = |r: &ChatResponse, outcome: &mut Outcome| {
         outcome.chunks += 1;
         if outcome.time_to_first_token.is_none() && !r.content.is_empty() {
@@ -298,11 +324,25 @@ pub async fn send(
             Ok(Ok((_, true))) => return Err(SendError::Stream(body_too_large())),
             Ok(Ok((b, false))) => b,
         };
-        let value = crate::response::args::py_loads(&String::from_utf8_lossy(&body))
-            .ok_or_else(|| SendError::Stream("the reply is not JSON".into()))?;
+        seen.push(&body);
+        let Some(value) = crate::response::args::py_loads(&String::from_utf8_lossy(&body))
+            .filter(|_| !body.is_empty())
+        else {
+            let why = if body.is_empty() {
+                not_reply
+            } else {
+                format!("not JSON, so {not_reply}")
+            };
+            return Err(SendError::NotAReply(seen.describe(&why)));
+        };
         let mut warnings = Vec::new();
         match parse_whole(prepared.api, &value, opts, start, &mut warnings) {
             Ok(r) => {
+                // Every shape parses to some response; one with neither
+                // content nor usage was not the provider's.
+                if r.content.is_empty() && r.usage.is_none() {
+                    outcome.nothing = Some(seen.describe(&not_reply));
+                }
                 note(&r, &mut outcome);
                 outcome.final_response = Some(r);
             }
@@ -342,10 +382,14 @@ pub async fn send(
             Ok(Ok(None)) => break,
             Ok(Ok(Some(c))) => c,
         };
+        seen.push(&chunk);
         let events = reader.push(&chunk).map_err(SendError::Stream)?;
         if !feed(events, &mut parser, &mut outcome) {
             break;
         }
+    }
+    if seen.bytes == 0 {
+        return Err(SendError::NotAReply(seen.describe(&not_reply)));
     }
     if outcome.parse_error.is_none() && !parser.stopped() {
         let events = reader.finish().map_err(SendError::Stream)?;
@@ -358,9 +402,28 @@ pub async fn send(
         }
     }
     outcome.final_response = parser.final_response();
+    if outcome.parse_error.is_none() && outcome.chunks == 0 {
+        outcome.nothing = Some(seen.describe(&format!(
+            "AgentScope yields nothing from it: {not_reply}, or one without content"
+        )));
+    }
     outcome.warnings = std::mem::take(&mut parser.warnings);
     outcome.total = start.elapsed();
     Ok(outcome)
+}
+
+/// Reads what is left of a body that is not a reply, enough to say what it
+/// is: at most 1 MiB, and no longer than the idle timeout per read.
+async fn read_some(resp: &mut reqwest::Response, seen: &mut Seen, idle: Duration) {
+    const MOST: usize = 1 << 20;
+    while seen.bytes < MOST {
+        match tokio::time::timeout(idle, resp.chunk()).await {
+            Ok(Ok(Some(c))) => seen.push(&c),
+            Ok(Ok(None)) => return,
+            _ => break,
+        }
+    }
+    seen.cut = true;
 }
 
 /// Sends `prepared` (the key put in its headers) and waits for the

@@ -30,6 +30,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+#[path = "send_confirm.rs"]
+mod send_confirm;
 #[path = "send_hosts.rs"]
 mod send_hosts;
 
@@ -106,6 +108,9 @@ pub struct App {
     recovery_written: Option<Option<u64>>,
     /// A "save mine beside it" is under way for this conflict.
     beside_for: Option<FileResult>,
+    /// `S` and `P` ask first from this many tokens on (the settings' "ask
+    /// to send at"; the workbench's, for every file).
+    pub confirm_send_at: u64,
 }
 
 /// `HH:MM:SS` (UTC) now.
@@ -152,6 +157,7 @@ impl App {
             recovery_due: false,
             recovery_written: None,
             beside_for: None,
+            confirm_send_at: super::panes::settings::CONFIRM_SEND_AT,
         }
     }
 
@@ -1070,7 +1076,7 @@ impl App {
                 // the provider on screen.
                 let own = formatter_for_session(session).ok().map(|f| f.provider)
                     == Some(self.formatter.provider);
-                let form = SettingsForm::new(
+                let mut form = SettingsForm::new(
                     self.formatter.provider,
                     session.model().filter(|_| own),
                     session.max_tokens(),
@@ -1078,6 +1084,7 @@ impl App {
                     session.settings.get("request"),
                     session.settings.get("legacy"),
                 );
+                form.values[8] = self.confirm_send_at.to_string();
                 self.popup = Some(Popup::Settings(Box::new(form)));
             }
             Action::NextPane | Action::PrevPane => {
@@ -1226,10 +1233,10 @@ impl App {
                     return Vec::new();
                 }
                 let text = lines.join("\n");
-                self.status = format!(
-                    "copied the {} view ({} lines) to the clipboard",
+                self.status = super::panes::status::copied_note(
                     self.request.shown.label(),
-                    lines.len()
+                    lines.len(),
+                    std::env::var_os("TMUX").is_some(),
                 );
                 return vec![Command::Clipboard(text)];
             }
@@ -1254,7 +1261,7 @@ impl App {
                 }];
             }
             Action::Send => {
-                return self.send_to(&[self.formatter.provider]);
+                return self.send_or_ask(vec![self.formatter.provider]);
             }
             Action::SendMany => {
                 if self.sending() {
@@ -1437,7 +1444,7 @@ impl App {
                     self.status = "settings unchanged".into();
                     Vec::new()
                 }
-                FormOutcome::Apply(settings) => self.apply_settings(settings),
+                FormOutcome::Apply(settings) => self.apply_settings_form(&form, settings),
             },
             Popup::Help(scroll) => {
                 let n = keymap::help().len();
@@ -1515,7 +1522,7 @@ impl App {
                             self.popup = Some(Popup::SendTo { cursor, chosen });
                             return Vec::new();
                         }
-                        return self.send_to(&providers);
+                        return self.send_or_ask(providers);
                     }
                     KeyCode::Esc | KeyCode::Char('q') => self.status = "nothing sent".into(),
                     _ => self.popup = Some(Popup::SendTo { cursor, chosen }),
@@ -1600,6 +1607,7 @@ impl App {
                 }
             },
             Popup::SendHost { host, providers } => self.on_send_host_key(code, host, providers),
+            Popup::ConfirmSend(ask) => self.on_confirm_send_key(code, ask),
             Popup::Consent { session, wanted } => match code {
                 KeyCode::Char('a') => {
                     self.consent.answer_redirects(&wanted, true);
@@ -1854,7 +1862,7 @@ impl App {
         let i = self.list.selected;
         let message = self.messages().get(i).map(Message::value);
         if let Some(note) = self.editor.load(message.as_ref(), i) {
-            self.status = note.into();
+            self.status = note;
         }
     }
 

@@ -502,7 +502,7 @@ impl Computer {
             Some((l, fresh)) => Preview {
                 compare: preview.compare,
                 wanted: preview.wanted,
-                ..legacy_preview(&job, l, fresh)
+                ..legacy_preview(job, l, fresh)
             },
             None => preview,
         }
@@ -1060,8 +1060,8 @@ fn text_lines(messages: &[Value]) -> Vec<String> {
         match v {
             // Roles head each message; block types say nothing to read.
             Value::String(s) if path != "role" && path != "type" && !path.ends_with(".type") => {
-                out.push(format!("  {path}:"));
-                out.extend(s.lines().map(|l| format!("    {l}")));
+                out.push(format!("  {}:", crate::text::escape_control(path)));
+                out.extend(crate::text::visible_lines(s).map(|l| format!("    {l}")));
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {

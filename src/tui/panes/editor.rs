@@ -78,7 +78,7 @@ impl EditorPane {
 
     /// Loads message `index` (or nothing). Returns a note when text mode
     /// had to fall back to JSON.
-    pub fn load(&mut self, message: Option<&Value>, index: usize) -> Option<&'static str> {
+    pub fn load(&mut self, message: Option<&Value>, index: usize) -> Option<String> {
         self.styled_focus = None;
         self.error = None;
         let Some(message) = message else {
@@ -88,13 +88,29 @@ impl EditorPane {
         let mut note = None;
         if self.text_mode && text_of(message).is_none() {
             self.text_mode = false;
-            note = Some("this message has no single text to edit: editing it as JSON");
+            note = Some("this message has no single text to edit: editing it as JSON".into());
+        }
+        // The text area shows a tab as spaces and lets the terminal have
+        // ESC, BEL and a lone combining mark: such text is edited as JSON,
+        // where each is an escape, so nothing is hidden or lost.
+        if let Some(hidden) = text_of(message)
+            .filter(|_| self.text_mode)
+            .and_then(crate::text::first_hidden)
+        {
+            self.text_mode = false;
+            note = Some(format!(
+                "the text holds {hidden}, which the text editor cannot show: editing it as JSON (escaped there)"
+            ));
         }
         let text = match (self.text_mode, text_of(message)) {
             (true, Some(t)) => t.to_string(),
-            _ => serde_json::to_string_pretty(message).unwrap_or_default(),
+            // JSON for a terminal: C1 controls and bidi overrides escaped too
+            // (the same value, so parsing it back changes nothing).
+            _ => crate::text::json_text(message),
         };
-        self.area = TextArea::new(text.lines().map(String::from).collect());
+        // Split at each newline: a final newline is an empty last line, and
+        // joining the lines gives the exact text back.
+        self.area = TextArea::new(text.split('\n').map(String::from).collect());
         self.for_index = Some(index);
         note
     }

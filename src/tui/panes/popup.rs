@@ -70,6 +70,21 @@ pub enum Popup {
     Settings(Box<SettingsForm>),
     /// Which providers to send to at once (`P`), in `Provider::ALL` order.
     SendTo { cursor: usize, chosen: [bool; 6] },
+    /// A large request: where it goes and its size, before `S` / `P` send.
+    ConfirmSend(Box<ConfirmSend>),
+}
+
+/// The question before a large send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmSend {
+    pub providers: Vec<crate::formatter::Provider>,
+    /// One line per provider: provider, host, model.
+    pub targets: Vec<String>,
+    /// The meter's count of the request on screen, and whether it is exact.
+    pub tokens: i64,
+    pub exact: bool,
+    /// The threshold it reached.
+    pub at: u64,
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
@@ -196,6 +211,23 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
             lines.push("d  drop them (delete the recovery file)".into());
             lines.push("Esc  decide later (the recovery file stays)".into());
             draw_dialog(frame, area, ui, "Recover unsaved edits", &lines);
+        }
+        Popup::ConfirmSend(ask) => {
+            let mut lines = vec![format!(
+                "{file}: the request is {}{} tokens (you are asked from {} on).",
+                if ask.exact { "" } else { "≈" },
+                ask.tokens,
+                ask.at
+            )];
+            lines.extend(
+                ask.targets
+                    .iter()
+                    .map(|t| format!("  {}", crate::text::escape_control(t))),
+            );
+            lines.push(String::new());
+            lines.push("y  send".into());
+            lines.push("n  do not send (s sets the threshold: ask to send at)".into());
+            draw_dialog(frame, area, ui, "Send this large request?", &lines);
         }
         Popup::SendHost { host, providers } => {
             let host = crate::text::escape_control(&host.to_string()).into_owned();

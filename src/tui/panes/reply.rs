@@ -120,12 +120,17 @@ impl ReplyPane {
                 if let Some(f) = &outcome.final_response {
                     self.latest = Some(f.clone());
                 }
-                let line = match &outcome.parse_error {
-                    Some(e) => {
+                let line = match (&outcome.parse_error, &outcome.nothing) {
+                    (Some(e), _) => {
                         self.phase = Phase::Failed(format!("{}: {}", e.error_type, e.message));
                         format!("{provider} reply failed to parse: {}", e.error_type)
                     }
-                    None => {
+                    // Nothing AgentScope would yield: what came back, not "done".
+                    (None, Some(what)) => {
+                        self.phase = Phase::Failed(what.clone());
+                        format!("{provider}: no reply: {what}")
+                    }
+                    (None, None) => {
                         self.phase = Phase::Done;
                         format!(
                             "{provider} replied in {:.2} s · A appends it",

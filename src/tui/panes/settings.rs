@@ -16,7 +16,7 @@ use ratatui::Frame;
 use serde_json::{Map, Value};
 
 /// The fields, in order: the session key each one sets, and its label.
-const FIELDS: [(&str, &str); 8] = [
+const FIELDS: [(&str, &str); 9] = [
     ("model", "model"),
     ("max_tokens", "budget"),
     ("token_counter", "token counter"),
@@ -25,7 +25,13 @@ const FIELDS: [(&str, &str); 8] = [
     ("request.thinking", "thinking"),
     ("legacy.require_alternative", "0.1.6 alternate"),
     ("legacy.require_user_last", "0.1.6 user last"),
+    // The workbench's, not the session's: see `confirm_send_at`.
+    ("app.confirm_send_at", "ask to send at"),
 ];
+
+/// The token count from which `S` and `P` ask before sending, until the
+/// user changes it (`s`).
+pub const CONFIRM_SEND_AT: u64 = 20_000;
 
 /// The constructor argument that switches a provider's thinking on or off,
 /// and its two values (`model_kwargs` of the session's `"request"`).
@@ -52,7 +58,7 @@ pub struct SettingsForm {
     /// The provider shown: the model is one of its models.
     pub provider: Provider,
     /// The text of each field (empty: not set, AgentScope's default).
-    pub values: [String; 8],
+    pub values: [String; 9],
     /// The session's `"request"` object, which the last three fields edit.
     pub request: Map<String, Value>,
     pub focus: usize,
@@ -118,6 +124,7 @@ impl SettingsForm {
                 thinking.to_string(),
                 legacy_switch("require_alternative").to_string(),
                 legacy_switch("require_user_last").to_string(),
+                CONFIRM_SEND_AT.to_string(),
             ],
             request,
             focus: 0,
@@ -130,7 +137,7 @@ impl SettingsForm {
         let fresh = std::mem::replace(&mut self.fresh, false);
         match key.code {
             KeyCode::Esc => return FormOutcome::Cancelled,
-            KeyCode::Enter => match self.settings() {
+            KeyCode::Enter => match self.confirm_send_at().and_then(|_| self.settings()) {
                 Ok(settings) => return FormOutcome::Apply(settings),
                 Err(e) => self.error = Some(e),
             },
@@ -167,7 +174,7 @@ impl SettingsForm {
 
     /// The fields as session settings, or what is wrong with one.
     fn settings(&self) -> Result<Vec<(String, Option<Value>)>, String> {
-        let [model, budget, counter, stream, tool_choice, thinking, alternate, user_last] =
+        let [model, budget, counter, stream, tool_choice, thinking, alternate, user_last, _] =
             &self.values;
         let model = model.trim();
         let budget = budget.trim().replace(['_', ','], "");
@@ -253,8 +260,22 @@ impl SettingsForm {
         Ok(out)
     }
 
+    /// The workbench's threshold for asking before a send (not a session
+    /// setting: it holds for every file until the workbench quits).
+    pub fn confirm_send_at(&self) -> Result<u64, String> {
+        let text = self.values[8].trim().replace(['_', ','], "");
+        if text.is_empty() {
+            return Ok(CONFIRM_SEND_AT);
+        }
+        text.parse::<u64>().map_err(|_| {
+            format!(
+                "ask to send at: {text:?} is not a number of tokens (0: always ask; empty: {CONFIRM_SEND_AT})"
+            )
+        })
+    }
+
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
-        let rect = centered(area, 78, 19);
+        let rect = centered(area, 78, 20);
         let mut lines = Vec::new();
         for (i, (_, label)) in FIELDS.iter().enumerate() {
             let focused = i == self.focus;
@@ -348,6 +369,7 @@ impl SettingsForm {
             }
             6 => " on or off: under AgentScope 0.1.6 (V), CommonFormatter.format_chat(require_alternative=...): same roles side by side fall back to multi-agent.".into(),
             7 => " on or off: under AgentScope 0.1.6 (V), CommonFormatter.format_chat(require_user_last=...): a last message not from the user falls back to multi-agent.".into(),
+            8 => " Tokens from which S and P show the host, model and count and ask first (0: always; empty: 20000). The workbench's, for every file, until you quit.".into(),
             1 => " Tokens the messages may take; truncation drops the oldest past it. Empty: none."
                 .into(),
             _ => format!(
@@ -499,7 +521,7 @@ mod legacy_tests {
     fn the_0_1_6_common_formatter_options_go_in_the_legacy_object() {
         let existing = json!({"require_user_last": true});
         let mut form = SettingsForm::new(Provider::Ollama, None, None, None, None, Some(&existing));
-        assert_eq!(&form.values[6..], ["", "on"]);
+        assert_eq!(&form.values[6..8], ["", "on"]);
         form.values[6] = "on".into();
         form.values[7] = "off".into();
         let settings = form.settings().unwrap();

@@ -66,3 +66,37 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) 
     frame.render_widget(Paragraph::new(Line::from(left)), cols[0]);
     frame.render_widget(Paragraph::new(Line::from(hints)), cols[1]);
 }
+
+/// What `y` did: the text went to the terminal as an OSC 52 sequence, and
+/// whether it reached the clipboard is the terminal's choice, which the
+/// workbench cannot see. tmux drops it under its default
+/// `set-clipboard external`: say how to enable it, inside tmux only.
+pub fn copied_note(view: &str, lines: usize, in_tmux: bool) -> String {
+    let mut note =
+        format!("sent {lines} lines of the {view} view to the terminal's clipboard (OSC 52)");
+    if in_tmux {
+        note.push_str("; inside tmux this needs `set -g set-clipboard on`");
+    } else {
+        note.push_str("; the terminal must allow OSC 52 clipboard writes");
+    }
+    note
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copied_note;
+
+    #[test]
+    fn y_says_where_the_text_went_and_the_tmux_setting_inside_tmux() {
+        let tmux = copied_note("wire", 12, true);
+        assert_eq!(
+            tmux,
+            "sent 12 lines of the wire view to the terminal's clipboard (OSC 52); inside tmux this needs `set -g set-clipboard on`"
+        );
+        let plain = copied_note("wire", 12, false);
+        assert!(
+            !plain.contains("tmux") && !plain.contains("copied"),
+            "{plain}"
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! The workbench's question before a large send (`S`, `P`): from the
+//! settings' "ask to send at" tokens on, it shows where the request goes
+//! (host, model) and its size, and sends only on `y`. An 82k-token request
+//! costs real money: one key must not send it unseen.
+
+use super::super::msg::Command;
+use super::super::panes::popup::{ConfirmSend, Popup};
+use super::super::panes::settings::SettingsForm;
+use super::App;
+use crate::formatter::{FormatterId, Provider};
+use crate::net::hosts::Host;
+use ratatui::crossterm::event::KeyCode;
+
+impl App {
+    /// Sends to `providers` at once below the threshold; at or above it,
+    /// asks first. The count is the meter's, of the request on screen.
+    pub(super) fn send_or_ask(&mut self, providers: Vec<Provider>) -> Vec<Command> {
+        if self.sending() {
+            self.status = "a send is in flight: Esc cancels it".into();
+            return Vec::new();
+        }
+        let count = self
+            .preview
+            .as_ref()
+            .and_then(|p| p.report.as_ref())
+            .map(|r| (r.total, r.exact));
+        let Some((tokens, exact)) =
+            count.filter(|(t, _)| *t >= 0 && *t as u64 >= self.confirm_send_at)
+        else {
+            return self.send_to(&providers);
+        };
+        let targets = providers.iter().map(|p| self.destination(*p)).collect();
+        self.popup = Some(Popup::ConfirmSend(Box::new(ConfirmSend {
+            providers,
+            targets,
+            tokens,
+            exact,
+            at: self.confirm_send_at,
+        })));
+        self.status = format!("a large request ({tokens} tokens): y sends, n does not");
+        Vec::new()
+    }
+
+    /// `OpenAI → api.openai.com · gpt-4o`: where the send would go, as the
+    /// sender builds it (the provider's base URL variable included). The
+    /// URL and model do not depend on the messages: one short message
+    /// stands in for them, so a large request is not formatted (nor its
+    /// media read) on the UI thread.
+    fn destination(&self, provider: Provider) -> String {
+        let built = self
+            .wire_settings_for(provider)
+            .and_then(|(mut session, mut settings)| {
+                session.messages = vec![crate::session::Message::new(
+                    &serde_json::json!({"name": "user", "role": "user", "content": "."}),
+                )];
+                crate::net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
+                let formatter = FormatterId::new(provider, self.formatter.mode);
+                let out = crate::pipeline::run_request_local(&session, formatter, &settings);
+                crate::net::prepare(provider, &out, false)
+            });
+        match built {
+            Ok((prepared, opts)) => {
+                let host = Host::of_url(&prepared.url)
+                    .map(|h| h.to_string())
+                    .unwrap_or_else(|| format!("{} (no host)", prepared.url));
+                format!("{provider} → {host} · {}", opts.model_name)
+            }
+            Err(e) => format!("{provider}: {e}"),
+        }
+    }
+
+    /// The settings form's Enter: the session's settings (one edit) and
+    /// the workbench's own threshold, which is no edit of the session.
+    pub(super) fn apply_settings_form(
+        &mut self,
+        form: &SettingsForm,
+        settings: Vec<(String, Option<serde_json::Value>)>,
+    ) -> Vec<Command> {
+        let at = form.confirm_send_at().unwrap_or(self.confirm_send_at);
+        let changed = std::mem::replace(&mut self.confirm_send_at, at) != at;
+        let cmds = self.apply_settings(settings);
+        if changed {
+            self.status = format!(
+                "S and P ask first from {at} tokens on (until you quit) · {}",
+                self.status
+            );
+        }
+        cmds
+    }
+
+    pub(super) fn on_confirm_send_key(
+        &mut self,
+        code: KeyCode,
+        ask: Box<ConfirmSend>,
+    ) -> Vec<Command> {
+        match code {
+            KeyCode::Char('y') => self.send_to(&ask.providers),
+            KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {
+                self.status = "nothing sent".into();
+                Vec::new()
+            }
+            _ => {
+                self.popup = Some(Popup::ConfirmSend(ask));
+                Vec::new()
+            }
+        }
+    }
+}
