@@ -97,7 +97,7 @@ fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
 /// Where the kernel's pseudo-files live: they pass for regular files
 /// (`/proc/self/environ` holds every key in the environment), so they are
 /// refused by where they really are, symlinks followed.
-const PSEUDO_ROOTS: [&str; 3] = ["/proc", "/sys", "/dev"];
+pub(crate) const PSEUDO_ROOTS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
 /// Refuses a file of the kernel's (procfs, sysfs, a device folder, ...):
 /// by its resolved path, and by the filesystem of the file actually

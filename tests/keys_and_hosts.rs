@@ -435,3 +435,18 @@ fn text_controls_and_lone_marks_are_shown_and_t_keeps_the_exact_text() {
     app.update(key('!'));
     assert_eq!(app.messages()[1].value()["content"], "!hello\n");
 }
+
+/// Before the meter has counted the request (a large session's first
+/// count, or a count that failed) its size is unknown: `S` does not send
+/// it unseen.
+#[test]
+fn sends_a_request_not_counted_yet_is_not_sent_unseen() {
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, _) = loaded_app(&path, (120, 40));
+    if let Some(p) = app.preview.as_mut() {
+        p.report = None;
+    }
+    let cmds = app.update(key('S'));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert!(app.status.contains("not counted yet"), "{}", app.status);
+}

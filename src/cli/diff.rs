@@ -2,7 +2,7 @@
 //! difference between two requests for the same session (two providers,
 //! two modes, the formatter's output or the wire body).
 
-use super::{media_env, print_json, say, usage_error, web_fetcher};
+use super::{media_env, print_json, report_access, say, usage_error, web_fetcher};
 use clap::Args;
 use formatscope::budget::BudgetModel;
 use formatscope::diff::cache::Break;
@@ -149,6 +149,12 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             return 1;
         }
     };
+    // What each side read outside its folder or fetched, as every command
+    // says (one session on both sides reads the same files: said once).
+    report_access(env.gate());
+    if args.right_session.is_some() {
+        report_access(right_env.gate());
+    }
     if let Some(path) = &args.html {
         let sides = (
             super::handout::annotated_side(
@@ -246,7 +252,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         outln!("{}", super::safe(line));
     }
     if let Some((bytes, prompt)) = prefix {
-        outln!("{}", cache_summary(&bytes, &prompt));
+        outln!("{}", super::safe(&cache_summary(&bytes, &prompt)));
     }
     0
 }

@@ -3,7 +3,7 @@
 //! page with the formatter's messages and the wire body side by side, the
 //! rule beside each node and the lint findings beside their messages.
 
-use super::{media_env, print_json, safe, say, usage_error, web_fetcher};
+use super::{media_env, print_json, report_access, safe, say, usage_error, web_fetcher};
 use clap::Args;
 use formatscope::explain::{self, Explained};
 use formatscope::formatter::{FormatterId, Mode, Provider};
@@ -116,6 +116,7 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
         };
         out.push((id, explained));
     }
+    report_access(env.gate());
     if args.json {
         let v: Vec<Value> = out
             .iter()

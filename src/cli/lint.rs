@@ -2,7 +2,7 @@
 //! or in AgentScope. Exit 1 when there is an error finding (for CI and
 //! pre-commit hooks), 0 otherwise, 2 for bad usage or an unreadable file.
 
-use super::{media_env, print_json, safe, say, usage_error, web_fetcher};
+use super::{media_env, print_json, report_access, safe, say, usage_error, web_fetcher};
 use clap::Args;
 use formatscope::formatter::{FormatterId, Mode, Provider};
 use formatscope::lint::{self, Severity, RULES};
@@ -89,6 +89,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
         &env,
     );
     let findings = lint::lint(&input);
+    report_access(env.gate());
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),

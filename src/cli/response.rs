@@ -141,7 +141,13 @@ fn write_stream(
 fn members(map: &Map<String, Value>, open: bool) -> String {
     let body = map
         .iter()
-        .map(|(k, v)| format!("\n  {}: {}", Value::String(k.clone()), pretty_at(v, 1)))
+        .map(|(k, v)| {
+            format!(
+                "\n  {}: {}",
+                pretty_at(&Value::String(k.clone()), 1),
+                pretty_at(v, 1)
+            )
+        })
         .collect::<Vec<_>>()
         .join(",");
     if open {
@@ -151,9 +157,10 @@ fn members(map: &Map<String, Value>, open: bool) -> String {
     }
 }
 
-/// `to_string_pretty(v)` nested `depth` levels deep: JSON strings hold no
-/// raw newline, so every newline starts a line to indent.
+/// Pretty JSON safe for a terminal (`text::json_text`, as every other
+/// `--json`) nested `depth` levels deep: JSON strings hold no raw newline,
+/// so every newline starts a line to indent.
 fn pretty_at(v: &Value, depth: usize) -> String {
-    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    let text = formatscope::text::json_text(v);
     text.replace('\n', &format!("\n{}", "  ".repeat(depth)))
 }

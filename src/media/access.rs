@@ -369,7 +369,7 @@ fn too_wide_to_trust(dir: &Path) -> bool {
         .map(|h| std::fs::canonicalize(&h).unwrap_or_else(|_| PathBuf::from(h)));
     dir.parent().is_none()
         || home.is_some_and(|h| h == dir)
-        || ["/proc", "/sys", "/dev"]
+        || crate::files::PSEUDO_ROOTS
             .iter()
             .any(|kernel| dir.starts_with(kernel))
 }

@@ -49,7 +49,7 @@ impl Seen {
         let size = format!(
             "{}{} bytes",
             if self.cut { "over " } else { "" },
-            grouped(self.bytes)
+            crate::text::thousands(self.bytes as u64)
         );
         let text = String::from_utf8_lossy(&self.head);
         // A cut in the middle of a UTF-8 sequence shows as U+FFFD: drop it.
@@ -69,19 +69,6 @@ impl Seen {
             escape_control(text)
         )
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The provider's name as people write it.
@@ -137,8 +124,6 @@ mod tests {
             empty.describe("not an Anthropic reply"),
             "the server answered 200 text/event-stream with an empty body — not an Anthropic reply"
         );
-        assert_eq!(grouped(1_234_567), "1,234,567");
-        assert_eq!(grouped(12), "12");
     }
 
     #[test]

@@ -113,11 +113,6 @@ pub struct App {
     pub confirm_send_at: u64,
 }
 
-/// `HH:MM:SS` (UTC) now.
-pub fn wall_clock() -> String {
-    recovery::timestamp()[11..].to_string()
-}
-
 impl App {
     pub fn new(files: Vec<PathBuf>, folder: Option<PathBuf>, theme: Theme) -> App {
         let syntax = Arc::new(theme.syntax.clone());
@@ -151,7 +146,7 @@ impl App {
             areas: Areas::default(),
             quit: false,
             dirty: true,
-            clock: wall_clock,
+            clock: recovery::wall_clock,
             real_path: None,
             watched: Vec::new(),
             recovery_due: false,
@@ -263,6 +258,14 @@ impl App {
             self.status = "a send is in flight: Esc cancels it".into();
             return Vec::new();
         }
+        self.replies.clear();
+        self.launch(providers)
+    }
+
+    /// Starts a send to each of `providers`, beside the sends already on
+    /// screen: a provider's earlier pane (one that stopped to ask about its
+    /// host) is replaced, the others keep streaming.
+    fn launch(&mut self, providers: &[Provider]) -> Vec<Command> {
         let mut cmds = Vec::new();
         let mut replies = Vec::new();
         for &provider in providers {
@@ -290,7 +293,9 @@ impl App {
                 allowed_hosts: self.consent.send_hosts(),
             })));
         }
-        self.replies = replies;
+        self.replies
+            .retain(|r| !r.provider.is_some_and(|p| providers.contains(&p)));
+        self.replies.extend(replies);
         let names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
         self.status = format!("sending to {}… Esc cancels", names.join(", "));
         cmds

@@ -30,7 +30,7 @@ impl Log {
     pub fn line(&self, text: impl AsRef<str>) {
         if let Some(f) = &self.0 {
             if let Ok(mut f) = f.lock() {
-                let _ = writeln!(f, "{} {}", super::app::wall_clock(), text.as_ref());
+                let _ = writeln!(f, "{} {}", super::recovery::wall_clock(), text.as_ref());
             }
         }
     }

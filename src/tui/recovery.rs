@@ -223,6 +223,11 @@ fn sweep_temps(target: &Path) {
     }
 }
 
+/// `HH:MM:SS` (UTC) now: the status line's and the log's clock.
+pub fn wall_clock() -> String {
+    timestamp()[11..].to_string()
+}
+
 /// `YYYY-MM-DD HH:MM:SS` (UTC) now.
 pub fn timestamp() -> String {
     let secs = std::time::SystemTime::now()

@@ -24,11 +24,17 @@ impl App {
             .as_ref()
             .and_then(|p| p.report.as_ref())
             .map(|r| (r.total, r.exact));
-        let Some((tokens, exact)) =
-            count.filter(|(t, _)| *t >= 0 && *t as u64 >= self.confirm_send_at)
-        else {
-            return self.send_to(&providers);
+        // Not counted yet (a large session's first count, or a failed
+        // one): its size is unknown, so nothing goes unseen.
+        let Some((tokens, exact)) = count else {
+            self.status =
+                "not sent: the request is not counted yet (S again once the meter shows its size)"
+                    .into();
+            return Vec::new();
         };
+        if tokens < 0 || (tokens as u64) < self.confirm_send_at {
+            return self.send_to(&providers);
+        }
         let targets = providers.iter().map(|p| self.destination(*p)).collect();
         self.popup = Some(Popup::ConfirmSend(Box::new(ConfirmSend {
             providers,

@@ -53,7 +53,8 @@ impl App {
         match code {
             KeyCode::Char('a') => {
                 self.consent.answer_send_host(host, true);
-                self.send_to(&providers)
+                // Beside the sends still streaming (`P`), not instead.
+                self.launch(&providers)
             }
             KeyCode::Char('d') | KeyCode::Esc => {
                 self.status = format!("not sent: your key does not go to {host}");
