@@ -209,7 +209,12 @@ fn temp_prefix(target: &Path) -> String {
     format!("{name}.tmp")
 }
 
-/// Removes what interrupted copies of recovery file `target` left.
+/// How old a temporary copy must be to count as left behind: a second
+/// workbench on the same session may be writing one right now.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Removes what interrupted copies of recovery file `target` left (those
+/// untouched for [`STALE_TEMP`]: a copy in progress is never taken away).
 fn sweep_temps(target: &Path) {
     let dir = target.parent().unwrap_or(Path::new("."));
     let prefix = temp_prefix(target);
@@ -217,7 +222,12 @@ fn sweep_temps(target: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .map(|t| t.elapsed().is_ok_and(|age| age >= STALE_TEMP))
+            .unwrap_or(true);
+        if stale && entry.file_name().to_string_lossy().starts_with(&prefix) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -309,9 +319,18 @@ mod tests {
     fn a_copy_cut_short_leaves_no_file_behind() {
         let dir = tempfile::tempdir().unwrap();
         let session = dir.path().join("s.json");
-        // What a copy interrupted by SIGTERM leaves: an empty temporary file.
+        // What a copy interrupted by SIGTERM leaves: an empty temporary
+        // file, a while ago; and another workbench's copy in progress.
         let cut = dir.path().join(".s.json.formatscope-recovery.tmpAbC123");
-        std::fs::write(&cut, "").unwrap();
+        let left_behind = |path: &Path| {
+            std::fs::write(path, "").unwrap();
+            let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+            let file = std::fs::File::options().write(true).open(path).unwrap();
+            file.set_modified(an_hour_ago).unwrap();
+        };
+        left_behind(&cut);
+        let in_progress = dir.path().join(".s.json.formatscope-recovery.tmpXyZ789");
+        std::fs::write(&in_progress, "[").unwrap();
         let rec = Recovery {
             session: session.clone(),
             written: timestamp(),
@@ -321,12 +340,20 @@ mod tests {
             draft: None,
         };
         rec.write().unwrap();
-        let names: Vec<String> = std::fs::read_dir(dir.path())
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, [".s.json.formatscope-recovery"]);
-        std::fs::write(&cut, "").unwrap();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                ".s.json.formatscope-recovery",
+                ".s.json.formatscope-recovery.tmpXyZ789"
+            ]
+        );
+        std::fs::remove_file(&in_progress).unwrap();
+        left_behind(&cut);
         Recovery::remove(&session);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
