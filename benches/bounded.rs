@@ -88,7 +88,7 @@ fn lint_per_message(c: &mut Criterion) {
         let Ok(session) = formatscope::session::parse_session(&text, "many.json") else {
             continue;
         };
-        let Ok(id) = formatscope::pipeline::formatter_for_session(&session) else {
+        let Ok(id) = session.formatter() else {
             continue;
         };
         let env = MediaEnv::new(session.base_dir(), std::sync::Arc::new(NoNetwork));

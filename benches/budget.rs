@@ -16,7 +16,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use formatscope::budget::BudgetModel;
 use formatscope::formatter::{self, FormatOptions, FormatterId};
 use formatscope::media::{MediaEnv, NoNetwork};
-use formatscope::pipeline::{build_msgs, formatter_for_session};
+use formatscope::pipeline::build_msgs;
 use formatscope::session::{read_session, Session};
 use formatscope::tokens::models;
 use serde_json::{json, Value};
@@ -64,7 +64,7 @@ fn benches(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1));
     for n in SIZES {
         let session = bench_session(n);
-        let id = formatter_for_session(&session).expect("openai multi_agent");
+        let id = session.formatter().expect("openai multi_agent");
         let msgs = build_msgs(&session).expect("messages build");
         let env = env_for(&session);
 

@@ -15,7 +15,6 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use formatscope::budget::BudgetModel;
 use formatscope::formatter::FormatOptions;
 use formatscope::media::{MediaEnv, NoNetwork};
-use formatscope::pipeline::formatter_for_session;
 use formatscope::session::{read_session, Session};
 use formatscope::tokens::{models, Vocab};
 use std::path::PathBuf;
@@ -93,7 +92,7 @@ fn benches(c: &mut Criterion) {
     ] {
         for n in sizes {
             let session = session(n, one_group);
-            let id = formatter_for_session(&session).expect("openai multi_agent");
+            let id = session.formatter().expect("openai multi_agent");
             let mut model = BudgetModel::new(
                 id,
                 FormatOptions::default(),

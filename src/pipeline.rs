@@ -46,11 +46,6 @@ impl ReferenceRequest {
     }
 }
 
-/// The formatter a session asks for ([`Session::formatter`]).
-pub fn formatter_for_session(session: &Session) -> Result<FormatterId, String> {
-    session.formatter()
-}
-
 /// `[Msg.from_dict(m) for m in messages]`, each unpacked from the session.
 pub fn build_msgs(session: &Session) -> Result<Vec<Arc<Msg>>, PyErr> {
     build_msgs_at(session).map_err(|(_, e)| e)

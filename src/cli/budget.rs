@@ -7,7 +7,6 @@ use super::{
 use clap::Args;
 use formatscope::budget::{BudgetError, BudgetModel};
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
-use formatscope::pipeline;
 use formatscope::session::read_session;
 use formatscope::tokens::{models, CounterSpec, TokenizerSpec};
 use std::path::PathBuf;
@@ -99,7 +98,7 @@ fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetMode
         })?,
         None => CounterSpec::default(),
     };
-    let default = pipeline::formatter_for_session(&session);
+    let default = session.formatter();
     let provider = match &target.provider {
         Some(p) => Provider::from_id(p).ok_or_else(|| {
             usage_error(format!(

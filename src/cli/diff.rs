@@ -69,9 +69,7 @@ fn parse_side(spec: &str, session: &Session) -> Result<Side, String> {
         .next()
         .and_then(Provider::from_id)
         .ok_or_else(|| format!("{spec}: expected PROVIDER[:MODE][:wire]"))?;
-    let mut mode = pipeline::formatter_for_session(session)
-        .map(|f| f.mode)
-        .unwrap_or(Mode::Chat);
+    let mut mode = session.formatter().map(|f| f.mode).unwrap_or(Mode::Chat);
     let mut wire = false;
     for p in parts {
         match p {

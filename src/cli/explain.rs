@@ -55,7 +55,7 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(e),
     };
-    let own = pipeline::formatter_for_session(&session).ok();
+    let own = session.formatter().ok();
     let mode = match args.mode.as_deref() {
         Some(m) => match Mode::from_id(m) {
             Some(m) => m,

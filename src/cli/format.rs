@@ -121,7 +121,7 @@ pub(crate) fn choose_formatter(
             format!("unknown formatter {name}; one of {}", all.join(", "))
         });
     }
-    let default = pipeline::formatter_for_session(session);
+    let default = session.formatter();
     let provider = match provider {
         Some(p) => Provider::from_id(p)
             .ok_or_else(|| format!("unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"))?,

@@ -6,7 +6,6 @@ use super::{media_env, print_json, report_access, safe, say, usage_error, web_fe
 use clap::Args;
 use formatscope::formatter::{FormatterId, Mode, Provider};
 use formatscope::lint::{self, Severity, RULES};
-use formatscope::pipeline;
 use formatscope::session::read_session_bytes;
 use std::path::PathBuf;
 
@@ -59,7 +58,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
     };
     session.path = Some(path.clone());
     let text = String::from_utf8_lossy(&bytes);
-    let own = pipeline::formatter_for_session(&session).ok();
+    let own = session.formatter().ok();
     let mode = match args.mode.as_deref() {
         Some(m) => match Mode::from_id(m) {
             Some(m) => m,

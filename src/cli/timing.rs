@@ -41,7 +41,7 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(e),
     };
-    let Ok(id) = pipeline::formatter_for_session(&session) else {
+    let Ok(id) = session.formatter() else {
         return usage_error("the session names an unknown provider or mode");
     };
     let Ok(msgs) = pipeline::build_msgs(&session) else {

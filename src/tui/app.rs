@@ -21,7 +21,6 @@ use super::recovery::{self, Recovery};
 use super::theme::Theme;
 use super::worker::{Job, LegacyJob, Preview};
 use crate::formatter::{FormatterId, Mode, Provider};
-use crate::pipeline::formatter_for_session;
 use crate::session::{locate_pointer, parse_session, InputShape, Message, Session};
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
@@ -418,7 +417,7 @@ impl App {
         self.recovery_due = true;
         // The model belongs to the provider on screen, which the session
         // now names: the header follows it.
-        if let Ok(id) = formatter_for_session(&doc.session) {
+        if let Ok(id) = doc.session.formatter() {
             self.formatter = FormatterId::new(id.provider, self.formatter.mode);
         }
         let s = &doc.session;
@@ -663,7 +662,7 @@ impl App {
             return Vec::new();
         };
         if first {
-            if let Ok(id) = formatter_for_session(&doc.session) {
+            if let Ok(id) = doc.session.formatter() {
                 self.formatter = id;
             }
         }
@@ -1079,8 +1078,8 @@ impl App {
                 };
                 // The model field shows the session's model when it is for
                 // the provider on screen.
-                let own = formatter_for_session(session).ok().map(|f| f.provider)
-                    == Some(self.formatter.provider);
+                let own =
+                    session.formatter().ok().map(|f| f.provider) == Some(self.formatter.provider);
                 let mut form = SettingsForm::new(
                     self.formatter.provider,
                     session.model().filter(|_| own),
