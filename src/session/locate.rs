@@ -84,42 +84,14 @@ fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     None
 }
 
+/// Where the child `token` of the container at `i` starts (an object's
+/// first key of that name; an array's index).
 fn child_start(b: &[u8], i: usize, token: &str) -> Option<usize> {
-    match *b.get(i)? {
-        b'{' => {
-            let mut j = skip_ws(b, i + 1);
-            while j < b.len() && b[j] != b'}' {
-                let key_end = skip_string(b, j)?;
-                let key: String = serde_json::from_slice(&b[j..key_end]).ok()?;
-                j = skip_ws(b, key_end);
-                if b.get(j) != Some(&b':') {
-                    return None;
-                }
-                j = skip_ws(b, j + 1);
-                if key == token {
-                    return Some(j);
-                }
-                j = skip_ws(b, skip_value(b, j)?);
-                if b.get(j) == Some(&b',') {
-                    j = skip_ws(b, j + 1);
-                }
-            }
-            None
-        }
-        b'[' => {
-            let index: usize = token.parse().ok()?;
-            let mut j = skip_ws(b, i + 1);
-            for _ in 0..index {
-                j = skip_ws(b, skip_value(b, j)?);
-                if b.get(j) != Some(&b',') {
-                    return None;
-                }
-                j = skip_ws(b, j + 1);
-            }
-            (j < b.len() && b[j] != b']').then_some(j)
-        }
-        _ => None,
+    let kids = children(b, i)?;
+    if *b.get(i)? == b'[' {
+        return kids.get(token.parse::<usize>().ok()?).map(|(_, j)| *j);
     }
+    kids.into_iter().find(|(k, _)| k == token).map(|(_, j)| j)
 }
 
 /// Many pointers into one text: what `locate_pointer` does for each, with
