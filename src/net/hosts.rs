@@ -19,6 +19,9 @@ pub struct Host {
     pub port: Option<u16>,
     /// Whether the URL named the port (shown only then).
     explicit_port: bool,
+    /// Whether the request goes over TLS (`https`): an allowed host named
+    /// without a port takes only those, never the key in clear text.
+    secure: bool,
 }
 
 impl std::fmt::Display for Host {
@@ -43,11 +46,12 @@ impl Host {
             name,
             port: parsed.port_or_known_default(),
             explicit_port: parsed.port().is_some(),
+            secure: parsed.scheme() == "https",
         })
     }
 
-    /// A host as `--allow-host` takes it: `name` (any port) or
-    /// `name:port`, or a whole URL.
+    /// A host as `--allow-host` takes it: `name` (any port, over https
+    /// only) or `name:port` (that port), or a whole URL.
     pub fn parse_allowed(text: &str) -> Option<Host> {
         let text = text.trim();
         if text.contains("://") {
@@ -59,13 +63,18 @@ impl Host {
             name,
             port: parsed.port(),
             explicit_port: parsed.port().is_some(),
+            secure: true,
         })
     }
 
     /// Whether `target` is this host (an allowed host without a port
-    /// stands for any port).
+    /// stands for any port over https).
     fn covers(&self, target: &Host) -> bool {
-        self.name == target.name && (self.port.is_none() || self.port == target.port)
+        self.name == target.name
+            && match self.port {
+                None => target.secure,
+                port => port == target.port,
+            }
     }
 }
 
@@ -169,6 +178,8 @@ mod tests {
         );
         assert!(check("http://localhost:9/v1/messages", true, &chosen).is_ok());
         assert!(check("https://example.com:8443/v1/messages", true, &chosen).is_ok());
+        // A host allowed without a port never takes the key in clear text.
+        assert!(check("http://example.com/v1/messages", true, &chosen).is_err());
         assert!(check("https://api.anthropic.com/v1/messages", true, &chosen).is_ok());
         assert!(check("https://evil.example/v1/messages", true, &chosen).is_err());
         assert_eq!(
