@@ -421,9 +421,11 @@ impl App {
             self.formatter = FormatterId::new(id.provider, self.formatter.mode);
         }
         let s = &doc.session;
+        // The model the request is now for, as every pane names it.
+        let model = crate::model_choice::choose_model(s, self.formatter.provider, None);
         self.status = format!(
             "model {} · budget {} · token counter {} · C-s saves them in the session, u undoes",
-            s.model().unwrap_or("(default)"),
+            model.info().label(),
             s.max_tokens().map_or("none".to_string(), |b| b.to_string()),
             s.token_counter().unwrap_or("(default openai:gpt-4o)")
         );
