@@ -25,7 +25,7 @@ macro_rules! out {
     }};
 }
 
-mod budget;
+mod count;
 mod diff;
 mod explain;
 mod format;
@@ -36,10 +36,13 @@ mod request;
 mod response;
 #[cfg(feature = "net")]
 mod send;
+mod target;
 mod timing;
+mod tokenize;
+mod truncate;
 
-use budget::{CountArgs, TokenizeArgs, TruncateArgs};
 use clap::{Parser, Subcommand};
+use count::CountArgs;
 use format::FormatArgs;
 use formatscope::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher, WebRoot};
 use formatscope::session::Session;
@@ -49,6 +52,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use timing::TimingArgs;
+use tokenize::TokenizeArgs;
+use truncate::TruncateArgs;
 
 #[derive(Parser)]
 #[command(
@@ -140,8 +145,8 @@ pub fn run() -> i32 {
     };
     match cli.command {
         Some(Command::Format(args)) => format::run(args),
-        Some(Command::Count(args)) => budget::count(args),
-        Some(Command::Tokenize(args)) => budget::tokenize(args),
+        Some(Command::Count(args)) => count::count(args),
+        Some(Command::Tokenize(args)) => tokenize::tokenize(args),
         Some(Command::Request(args)) => request::run(args),
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Lint(args)) => lint::run(args),
@@ -150,7 +155,7 @@ pub fn run() -> i32 {
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => send::run(args),
-        Some(Command::Truncate(args)) => budget::truncate(args),
+        Some(Command::Truncate(args)) => truncate::truncate(args),
         Some(Command::Timing(args)) => timing::run(args),
         None => workbench(cli.target, cli.theme, cli.log, cli.offline),
     }

@@ -101,7 +101,7 @@ impl WireArgs {
     /// model, the session's own settings for the rest.
     #[cfg(feature = "net")]
     pub(crate) fn for_count(
-        target: &super::budget::TargetArgs,
+        target: &super::target::TargetArgs,
         provider: formatscope::formatter::Provider,
     ) -> WireArgs {
         WireArgs {

@@ -402,7 +402,7 @@ impl Printer {
 
 /// The provider's own count of the request `count` describes.
 pub(crate) fn remote_count(
-    target: &super::budget::TargetArgs,
+    target: &super::target::TargetArgs,
     provider: Provider,
 ) -> Result<u64, i32> {
     if !net::has_token_counter(provider) {

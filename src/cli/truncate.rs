@@ -1,0 +1,110 @@
+//! `formatscope truncate`: what AgentScope's FIFO truncation drops at a
+//! budget, planned with the counter the agent truncates with.
+
+use super::target::{budget_model, TargetArgs};
+use super::{print_json, report_access, safe, say, usage_error};
+use clap::Args;
+
+#[derive(Args)]
+pub(crate) struct TruncateArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+
+    /// The budget, in tokens of the formatted messages (tool schemas are not
+    /// part of it, as in AgentScope).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) max_tokens: i64,
+
+    /// What truncation counts with, as the agent's `token_counter`:
+    /// openai[:MODEL] (AgentScope's OpenAITokenCounter; default gpt-4o),
+    /// char (CharTokenCounter), huggingface:qwen or huggingface:deepseek
+    /// (HuggingFaceTokenCounter with a tokenizer we ship), or provider (the
+    /// provider's own tokenizer). Default: the session's `token_counter`,
+    /// else openai:gpt-4o.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) token_counter: Option<String>,
+}
+
+pub(crate) fn truncate(args: TruncateArgs) -> i32 {
+    if args.max_tokens <= 0 {
+        return usage_error(format!(
+            "--max-tokens must be a positive number of tokens, not {}",
+            args.max_tokens
+        ));
+    }
+    let mut model = match budget_model(&args.target, args.token_counter.as_deref()) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let plan = match model.plan(args.max_tokens) {
+        Ok(p) => p,
+        Err(e) => {
+            say(format!("error: {}: {}", e.kind, e.message));
+            return 1;
+        }
+    };
+    report_access(model.gate());
+    let info = &model.counter().info;
+    if args.target.json {
+        let mut out = serde_json::json!({
+            "formatter": model.formatter.class_name(),
+            "provider": info.provider.id(),
+            "model": info.model,
+            "tokenizer": info.tokenizer.describe(),
+            "exact": model.counter().exact(Some(formatscope::tokens::Category::Conversation)),
+            "token_counter": model.truncation_counter().id(),
+            "counted_with": model.truncation_label(),
+            "counter_exact": model.truncation_counter().exact(
+                model.counter().exact(Some(formatscope::tokens::Category::Conversation))
+            ),
+            "max_tokens": plan.max_tokens,
+            "tokens_before": plan.tokens_before,
+            "tokens_after": plan.tokens_after,
+            "fits": plan.fits(),
+            "kept": plan.kept,
+            "dropped": plan.dropped,
+            "steps": plan.steps,
+        });
+        if let Some(e) = &plan.error {
+            out["error"] = serde_json::json!(e.message);
+            out["error_type"] = serde_json::json!(e.kind);
+            out["reason"] = serde_json::json!(plan.reason());
+        }
+        print_json(&out);
+    } else {
+        outln!(
+            "{} · {} · truncation counted with {}",
+            model.formatter,
+            safe(&info.model),
+            model.truncation_label()
+        );
+        match (&plan.error, plan.tokens_after) {
+            (None, Some(after)) if plan.dropped.is_empty() => outln!(
+                "fits: {} tokens of {}; nothing dropped",
+                after,
+                plan.max_tokens
+            ),
+            (None, Some(after)) => outln!(
+                "drops {} of {} messages (#{}..#{}) in {} steps: {} -> {} tokens of {}",
+                plan.dropped.len(),
+                plan.kept.len() + plan.dropped.len(),
+                plan.dropped.first().copied().unwrap_or_default(),
+                plan.dropped.last().copied().unwrap_or_default(),
+                plan.steps,
+                plan.tokens_before,
+                after,
+                plan.max_tokens
+            ),
+            _ => outln!(
+                "cannot fit: {} ({} tokens before)",
+                safe(&plan.reason().unwrap_or_default()),
+                plan.tokens_before
+            ),
+        }
+    }
+    if plan.fits() {
+        0
+    } else {
+        1
+    }
+}
