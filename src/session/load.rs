@@ -198,8 +198,16 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                     "messages".into(),
                     Value::Array(messages.iter().map(Message::value).collect()),
                 );
-                super::openai_body::convert(&Value::Object(map))
-                    .map_err(|(pointer, msg)| invalid(&pointer, msg))?
+                let body = super::openai_body::convert(&Value::Object(map))
+                    .map_err(|(pointer, msg)| invalid(&pointer, msg))?;
+                Session {
+                    path: None,
+                    shape: InputShape::OpenAiRequest,
+                    messages: pack_messages(body.messages),
+                    tools: body.tools,
+                    settings: body.settings,
+                    warnings: Vec::new(),
+                }
             } else {
                 let mut settings = map;
                 settings.shift_remove("messages");

@@ -4,7 +4,6 @@
 //! `user`/`assistant`/`system` role and no OpenAI-only keys) is read as our
 //! own session shape, exactly as the reference oracle reads it.
 
-use super::load::{InputShape, Session};
 use crate::json;
 use serde_json::{Map, Value};
 
@@ -56,7 +55,7 @@ pub fn looks_like_openai_request<M: std::borrow::Borrow<Value>>(
 }
 
 /// Converts the body; an error names the JSON pointer of the bad value.
-pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
+pub fn convert(doc: &Value) -> Result<Body, (String, String)> {
     let map = doc
         .as_object()
         .ok_or((String::new(), "expected an object".to_string()))?;
@@ -145,14 +144,19 @@ pub fn convert(doc: &Value) -> Result<Session, (String, String)> {
     if let Some(request) = request_object(map) {
         settings.insert("request".into(), request);
     }
-    Ok(Session {
-        path: None,
-        shape: InputShape::OpenAiRequest,
-        messages: super::load::pack_messages(out),
+    Ok(Body {
+        messages: out,
         tools: map.get("tools").cloned(),
         settings,
-        warnings: Vec::new(),
     })
+}
+
+/// A body as a session's parts: its messages as AgentScope MSG dicts, its
+/// tools and the settings it implies (the loader makes the session).
+pub struct Body {
+    pub messages: Vec<Value>,
+    pub tools: Option<Value>,
+    pub settings: Map<String, Value>,
 }
 
 /// The body's other fields as the session's `"request"` object, so the wire
