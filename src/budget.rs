@@ -3,7 +3,8 @@
 //! re-formats and re-counts only the unit it touches), and truncation plans.
 
 use crate::formatter::{
-    self, FormatOptions, FormatterId, SegmentError, Segmented, UnitKind, SYSTEM_UNIT,
+    self, FormatOptions, FormattedRequest, FormatterId, SegmentError, Segmented, UnitKind,
+    SYSTEM_UNIT,
 };
 use crate::json;
 use crate::media::MediaEnv;
@@ -87,14 +88,6 @@ impl TokenReport {
         }
         out
     }
-}
-
-/// The formatted request and where each part came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FormattedRequest {
-    pub messages: Vec<Value>,
-    /// `(input message range, output message range)`, in order.
-    pub spans: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
 }
 
 /// A session's messages formatted and counted, unit by unit, with caches

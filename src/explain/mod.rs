@@ -14,7 +14,7 @@
 
 pub mod rules;
 
-use crate::budget::FormattedRequest;
+use crate::formatter::FormattedRequest;
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::session::Msg;
 use serde_json::Value;

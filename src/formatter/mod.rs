@@ -20,7 +20,9 @@ use crate::tokens::MessageCounter;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub use segments::{message_keys, SegmentError, Segmented, Span, Unit, UnitKind, SYSTEM_UNIT};
+pub use segments::{
+    message_keys, FormattedRequest, SegmentError, Segmented, Span, Unit, UnitKind, SYSTEM_UNIT,
+};
 pub use tools::format_tools;
 // The shared enums live below every layer that uses them.
 pub use crate::provider::{FormatterId, FormatterOption, Mode, Provider};

@@ -437,6 +437,14 @@ fn chat_one(
     Ok((out, list.len() != 1))
 }
 
+/// The formatted request and where each part came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormattedRequest {
+    pub messages: Vec<Value>,
+    /// `(input message range, output message range)`, in order.
+    pub spans: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+}
+
 /// [`Message::key`] of each of a session's messages, in order.
 pub fn message_keys(messages: &[Message]) -> Vec<u64> {
     messages.iter().map(Message::key).collect()

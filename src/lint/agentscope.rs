@@ -3,7 +3,7 @@
 //! paths, Gemini's history tag (formatters.md §1.9, §2.3, §1.4).
 
 use super::{source_of, Input, Sink};
-use crate::budget::FormattedRequest;
+use crate::formatter::FormattedRequest;
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::session::Msg;
 use serde_json::Value;

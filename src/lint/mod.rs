@@ -353,7 +353,7 @@ fn formatted(
     id: FormatterId,
     msgs: &[Arc<crate::session::Msg>],
     input: &Input<'_>,
-) -> Result<crate::budget::FormattedRequest, crate::py::PyErr> {
+) -> Result<crate::formatter::FormattedRequest, crate::py::PyErr> {
     let keys = crate::formatter::message_keys(&input.session.messages);
     crate::budget::formatted_with_spans(id, &options(), msgs, &keys, input.env)
 }

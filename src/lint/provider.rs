@@ -16,7 +16,7 @@
 //!   under 20 MB (Gemini API "Image understanding").
 
 use super::{source_of, Input, Sink};
-use crate::budget::FormattedRequest;
+use crate::formatter::FormattedRequest;
 use crate::formatter::{FormatterId, Provider};
 use serde_json::Value;
 

@@ -257,7 +257,7 @@ pub struct Computer {
 
 /// An earlier version of the session, formatted.
 struct Earlier {
-    request: crate::budget::FormattedRequest,
+    request: crate::formatter::FormattedRequest,
     session: crate::session::Session,
 }
 
