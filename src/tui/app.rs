@@ -284,7 +284,7 @@ impl App {
             let mut pane = super::panes::reply::ReplyPane::default();
             pane.start(self.sends, provider, our_count);
             replies.push(pane);
-            cmds.push(Command::Send(Box::new(super::sender::SendJob {
+            cmds.push(Command::Send(Box::new(super::msg::SendJob {
                 id: self.sends,
                 session: Box::new(session),
                 formatter: FormatterId::new(provider, self.formatter.mode),
@@ -1303,7 +1303,7 @@ impl App {
                     .as_ref()
                     .map_or(self.generation, |p| p.generation);
                 self.status = format!("asking {provider} to count the request…");
-                return vec![Command::RemoteCount(Box::new(super::sender::SendJob {
+                return vec![Command::RemoteCount(Box::new(super::msg::SendJob {
                     id: generation,
                     session: Box::new(session),
                     formatter: self.formatter,

@@ -3,10 +3,24 @@
 
 use super::recovery::Recovery;
 use super::worker::{Job, Preview};
+use crate::formatter::FormatterId;
+use crate::net::hosts::Host;
 use crate::session::Session;
+use crate::wire::Settings;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// A send to make.
+#[derive(Debug)]
+pub struct SendJob {
+    pub id: u64,
+    pub session: Box<Session>,
+    pub formatter: FormatterId,
+    pub settings: Box<Settings>,
+    /// Hosts only the session names that the user let the key go to.
+    pub allowed_hosts: Vec<Host>,
+}
 
 /// Where messages for the loop go: from any thread (the worker, the I/O
 /// thread, the watcher, signals) or task (sends).
@@ -195,9 +209,9 @@ pub enum Command {
         settings: Box<crate::wire::Settings>,
     },
     /// Send the request for real (the sender thread, on tokio).
-    Send(Box<super::sender::SendJob>),
+    Send(Box<SendJob>),
     /// Ask the provider to count the request (`job.id`: the generation).
-    RemoteCount(Box<super::sender::SendJob>),
+    RemoteCount(Box<SendJob>),
     /// Cancel send `id` (its connection closes).
     CancelSend(u64),
     /// Keep a copy of unsaved edits in the recovery file.

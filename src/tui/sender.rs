@@ -3,25 +3,11 @@
 //! back to the loop as `Msg::Reply`. Keys come from the environment, as for
 //! `formatscope send`, and never reach the screen or the log.
 
-use super::msg::{Msg, Outbox};
+use super::msg::{Msg, Outbox, SendJob};
 use super::panes::reply::ReplyUpdate;
-use crate::formatter::FormatterId;
 use crate::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use crate::net::{self, Prepared, Timeouts};
 use crate::pipeline::run_request_local;
-use crate::session::Session;
-use crate::wire::Settings;
-
-/// A send to make.
-#[derive(Debug)]
-pub struct SendJob {
-    pub id: u64,
-    pub session: Box<Session>,
-    pub formatter: FormatterId,
-    pub settings: Box<Settings>,
-    /// Hosts only the session names that the user let the key go to.
-    pub allowed_hosts: Vec<Host>,
-}
 
 /// Why a job is not sent.
 enum NotSent {
