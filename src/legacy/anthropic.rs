@@ -1,9 +1,8 @@
 //! AnthropicFormatter (formatters-v0.md §4): chat keeps blocks; multi-agent
 //! writes every block as a history line (tool blocks by their Python repr).
 
-use super::formatters::{btype, empty_error};
 use super::media;
-use super::msg::{flatten, Arg};
+use super::msg::{btype, empty_error, flatten, Arg};
 use super::openai::url_of;
 use crate::media::MediaEnv;
 use crate::py::{py_repr, PyErr};

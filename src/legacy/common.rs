@@ -1,8 +1,7 @@
 //! CommonFormatter (formatters-v0.md §9): the backend for other chat models,
 //! with require_alternative / require_user_last falling back to multi-agent.
 
-use super::formatters::empty_error;
-use super::msg::{flatten, Arg, Msg0};
+use super::msg::{empty_error, flatten, Arg, Msg0};
 use crate::media::MediaEnv;
 use crate::py::PyErr;
 use serde_json::{json, Value};

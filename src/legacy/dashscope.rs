@@ -1,9 +1,8 @@
 //! DashScopeFormatter (formatters-v0.md §5): media by URL; multi-agent takes
 //! the media's kind from the URL's extension.
 
-use super::formatters::btype;
 use super::media;
-use super::msg::{flatten, Arg};
+use super::msg::{btype, flatten, Arg};
 use super::openai::{tool_call, tool_message, url_of};
 use crate::media::MediaEnv;
 use crate::py::PyErr;

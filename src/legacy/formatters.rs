@@ -8,14 +8,6 @@ use crate::media::MediaEnv;
 use crate::py::PyErr;
 use serde_json::Value;
 
-pub(super) fn btype(b: &Value) -> &str {
-    b.get("type").and_then(Value::as_str).unwrap_or("")
-}
-
-pub(super) fn empty_error() -> PyErr {
-    PyErr::value("At least one message should be provided. An empty message list is not allowed.")
-}
-
 /// `cls.format_chat(*args)` (CommonFormatter with its two options).
 pub fn chat(
     class: Class,

@@ -2,8 +2,7 @@
 //! one-element list in multi-agent.
 
 use super::common::system_and_lines;
-use super::formatters::empty_error;
-use super::msg::{flatten, Arg};
+use super::msg::{empty_error, flatten, Arg};
 use crate::py::PyErr;
 use serde_json::{json, Value};
 

@@ -363,3 +363,13 @@ pub fn flatten(args: &[Arg]) -> Result<Vec<&Msg0>, PyErr> {
     }
     Ok(out)
 }
+
+/// A block's `"type"` (`""` when it has none).
+pub(super) fn btype(b: &Value) -> &str {
+    b.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+/// What every 0.1.6 formatter raises for an empty message list.
+pub(super) fn empty_error() -> PyErr {
+    PyErr::value("At least one message should be provided. An empty message list is not allowed.")
+}

@@ -1,9 +1,8 @@
 //! OpenAIFormatter (formatters-v0.md §3): format_chat is format_multi_agent; tool
 //! results become their own messages before the one that carries them.
 
-use super::formatters::btype;
 use super::media;
-use super::msg::{flatten, Arg};
+use super::msg::{btype, flatten, Arg};
 use crate::media::MediaEnv;
 use crate::py::{dumps, py_str, PyErr};
 use serde_json::{json, Map, Value};
