@@ -6,6 +6,8 @@
 
 #[path = "support/provider.rs"]
 mod provider;
+#[path = "support/run.rs"]
+mod run;
 #[path = "support/workbench.rs"]
 mod workbench;
 
@@ -13,32 +15,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use formatscope::provider::Provider;
 use formatscope::tui::app::Msg;
 use provider::{FakeProvider, Plan};
+use run::formatscope;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_formatscope"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for var in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "DASHSCOPE_API_KEY",
-        "GEMINI_API_KEY",
-        "GOOGLE_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-        "OLLAMA_HOST",
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the binary runs")
-}
+use std::process::{Command, Stdio};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

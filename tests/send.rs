@@ -7,11 +7,14 @@
 
 #[path = "support/provider.rs"]
 mod provider;
+#[path = "support/run.rs"]
+mod run;
 mod support;
 
 use formatscope::response::framing::encode;
 use formatscope::response::Api;
 use provider::{FakeProvider, Plan};
+use run::formatscope;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -67,33 +70,6 @@ fn write_session(
     )
     .unwrap();
     path
-}
-
-fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_formatscope"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for var in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "DASHSCOPE_API_KEY",
-        "GEMINI_API_KEY",
-        "GOOGLE_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-        "OLLAMA_HOST",
-        // A chosen host in the tester's environment would let a key go
-        // where the tests expect a refusal.
-        "DEEPSEEK_BASE_URL",
-        "DASHSCOPE_HTTP_BASE_URL",
-        "GOOGLE_GEMINI_BASE_URL",
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the binary runs")
 }
 
 fn key_env(provider: &str) -> Vec<(&'static str, &'static str)> {

@@ -5,7 +5,7 @@
 #![allow(dead_code)] // each test file uses part of these helpers
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Process;
+use std::process::{Command as Process, Output};
 use std::time::{Duration, Instant};
 
 pub fn bin() -> Process {
@@ -47,4 +47,32 @@ pub fn image_session(dir: &Path, url: &str, copies: usize) -> PathBuf {
     let path = dir.join("s.json");
     std::fs::write(&path, session.to_string()).expect("write");
     path
+}
+
+/// `formatscope ARGS` from the repository root with `envs`, and no SDK key
+/// or base-URL variable from the tester's environment (a chosen host there
+/// would let a key go where a test expects a refusal).
+pub fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = bin();
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for var in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DASHSCOPE_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "OLLAMA_HOST",
+        "DEEPSEEK_BASE_URL",
+        "DASHSCOPE_HTTP_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the binary runs")
 }
