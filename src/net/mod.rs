@@ -481,9 +481,8 @@ async fn open(
             .and_then(|base| base.join(&location))
             .ok();
         let host = target
-            .as_ref()
-            .and_then(host_of_url)
-            .unwrap_or_else(|| "(no host)".into());
+            .and_then(|t| hosts::Host::of_url(t.as_str()))
+            .map_or_else(|| "(no host)".into(), |h| h.to_string());
         return Err(SendError::Redirect {
             status: status.as_u16(),
             url,
@@ -561,15 +560,6 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
         cur = next;
     }
     cur.to_string()
-}
-
-/// `host[:port]` of a URL, as people write it.
-fn host_of_url(url: &reqwest::Url) -> Option<String> {
-    let host = url.host_str()?;
-    Some(match url.port() {
-        Some(p) => format!("{host}:{p}"),
-        None => host.to_string(),
-    })
 }
 
 /// A client with the connect timeout (one per run: it keeps connections).
