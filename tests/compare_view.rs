@@ -22,7 +22,7 @@ fn the_compare_view_opens_under_agentscope_0_1_6() {
     send(&mut app, &mut computer, key('c'));
     let preview = app.preview.as_ref().expect("a preview");
     assert!(
-        preview.legacy.is_some(),
+        preview.release.is_some(),
         "the request pane still shows 0.1.6"
     );
     assert!(preview.compare.is_some(), "the compare view has its sides");

@@ -736,7 +736,7 @@ fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
         plain.contains("// 0.1.6 cannot hold message 2 block 0: a thinking block"),
         "{plain}"
     );
-    let lost = &app.preview.as_ref().unwrap().legacy.as_ref().unwrap().lost;
+    let lost = &app.preview.as_ref().unwrap().release.as_ref().unwrap().lost;
     assert!(!lost.is_empty());
     // Back to 1.0.21, open the compare view, V: 1.0.21 against 0.1.6.
     for k in ['V', 'c', 'V'] {

@@ -194,13 +194,30 @@ pub fn run(
     let Some(Value::Array(entries)) = session.get("messages") else {
         return Err("session has no 'messages' array".into());
     };
-    let args = match msg::build_args(entries, env) {
-        Ok(a) => a,
-        Err(e) => {
-            err(&mut out, "msg", &e);
-            return Ok(finish(out, env));
+    match format(entries, class, method, opts, env) {
+        Ok((branch, v)) => {
+            if let Some(b) = branch {
+                out.insert("auto_branch".into(), Value::from(b));
+            }
+            out.insert("messages".into(), v);
         }
-    };
+        // format_auto failing before it called a method has no branch.
+        Err((stage, e)) => err(&mut out, stage, &e),
+    }
+    Ok(finish(out, env))
+}
+
+/// The messages `class.format_<method>` makes of a v0 session's entries,
+/// with the method `format_auto` took; or the stage that raised ("msg":
+/// building the Msgs, "format") and its error.
+pub fn format(
+    entries: &[Value],
+    class: Class,
+    method: Method,
+    opts: ChatOptions,
+    env: &MediaEnv,
+) -> Result<(Option<&'static str>, Value), (&'static str, PyErr)> {
+    let args = msg::build_args(entries, env).map_err(|e| ("msg", e))?;
     let result = match method {
         Method::Chat => formatters::chat(
             class,
@@ -208,23 +225,12 @@ pub fn run(
             opts.require_alternative,
             opts.require_user_last,
             env,
-        ),
-        Method::MultiAgent => formatters::multi_agent(class, &args, env),
-        _ => formatters::auto(class, &args, env).map(|(branch, v)| {
-            out.insert("auto_branch".into(), Value::from(branch));
-            v
-        }),
+        )
+        .map(|v| (None, v)),
+        Method::MultiAgent => formatters::multi_agent(class, &args, env).map(|v| (None, v)),
+        _ => formatters::auto(class, &args, env).map(|(branch, v)| (Some(branch), v)),
     };
-    match result {
-        Ok(v) => {
-            out.insert("messages".into(), v);
-        }
-        Err(e) => {
-            // format_auto failing before it called a method has no branch.
-            err(&mut out, "format", &e);
-        }
-    }
-    Ok(finish(out, env))
+    result.map_err(|e| ("format", e))
 }
 
 /// The warnings AgentScope logged, when there were some.

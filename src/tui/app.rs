@@ -19,7 +19,7 @@ use super::panes::request::RequestPane;
 use super::panes::settings::{FormOutcome, SettingsForm};
 use super::recovery::{self, Recovery};
 use super::theme::Theme;
-use super::worker::{Job, LegacyJob, Preview};
+use super::worker::{Job, Preview, ReleaseJob};
 use crate::formatter::{FormatterId, Mode, Provider};
 use crate::session::{locate_pointer, parse_session, InputShape, Message, Session};
 use crate::tokens::CounterSpec;
@@ -74,7 +74,11 @@ pub struct App {
     pub lint: LintPane,
     /// The reference switch (`V`): `None` is AgentScope 1.0.21, else
     /// 0.1.6 with the method the mode key picks (chat, multi-agent, auto).
-    pub legacy: Option<crate::legacy::Method>,
+    /// The AgentScope release on screen (`V`): its index in
+    /// `reference::ALL`, and the mode it formats in when it is not the
+    /// default (which follows the formatter's).
+    pub release: usize,
+    pub release_mode: crate::reference::Mode,
     /// The last live send's replies: one for `S`, one per provider picked
     /// with `P`, side by side.
     pub replies: Vec<super::panes::reply::ReplyPane>,
@@ -129,7 +133,8 @@ impl App {
             request: RequestPane::default(),
             compare: ComparePane::default(),
             lint: LintPane::default(),
-            legacy: None,
+            release: 0,
+            release_mode: crate::reference::Mode::Chat,
             replies: Vec::new(),
             sends: 0,
             remote_count: None,
@@ -246,6 +251,24 @@ impl App {
     }
 
     /// Whether a live send is in flight.
+    /// The AgentScope release on screen.
+    pub fn reference(&self) -> &'static dyn crate::reference::Reference {
+        crate::reference::ALL[self.release % crate::reference::ALL.len()]
+    }
+
+    /// "AgentScope 0.1.6 OpenAIFormatter.format_auto" when a release other
+    /// than the default formats the request.
+    pub fn release_call(&self) -> Option<String> {
+        (self.release != 0).then(|| {
+            let r = self.reference();
+            format!(
+                "{} {}",
+                r.title(),
+                r.call(self.formatter.provider, self.release_mode)
+            )
+        })
+    }
+
     pub fn sending(&self) -> bool {
         self.replies.iter().any(|r| r.in_flight())
     }
@@ -933,23 +956,11 @@ impl App {
                     (Box::new(session.clone()), text)
                 }),
             why: self.request.why,
-            legacy: self.legacy.map(|method| {
-                let legacy = session.settings.get("legacy");
-                let flag = |k: &str| {
-                    legacy
-                        .and_then(|l| l.get(k))
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                };
-                LegacyJob {
-                    class: crate::legacy::Class::for_provider(self.formatter.provider),
-                    method,
-                    options: crate::legacy::ChatOptions {
-                        require_alternative: flag("require_alternative"),
-                        require_user_last: flag("require_user_last"),
-                    },
-                }
+            release: (self.release != 0).then(|| ReleaseJob {
+                release: self.reference(),
+                mode: self.release_mode,
             }),
+            session_settings: Arc::new(session.settings.clone()),
         };
         vec![Command::Reformat(Box::new(job))]
     }
@@ -959,12 +970,8 @@ impl App {
             return Vec::new();
         }
         self.formatter = id;
-        self.status = match self.legacy {
-            Some(m) => format!(
-                "AgentScope 0.1.6: {}.format_{}",
-                crate::legacy::Class::for_provider(id.provider).name(),
-                m.name()
-            ),
+        self.status = match self.release_call() {
+            Some(call) => call,
             None => format!("{id}"),
         };
         self.reformat()
@@ -1106,38 +1113,41 @@ impl App {
                 let mode = self.formatter.mode;
                 return self.set_formatter(FormatterId::new(Provider::ALL[i], mode));
             }
-            Action::ToggleMode if self.legacy.is_some() => {
-                use crate::legacy::Method;
-                let next = match self.legacy {
-                    Some(Method::Chat) => Method::MultiAgent,
-                    Some(Method::MultiAgent) => Method::Auto,
-                    _ => Method::Chat,
-                };
-                self.legacy = Some(next);
-                self.status = format!("AgentScope 0.1.6: format_{}", next.name());
+            Action::ToggleMode if self.release != 0 => {
+                let modes = self.reference().modes();
+                let at = modes.iter().position(|m| *m == self.release_mode);
+                self.release_mode = modes[at.map_or(0, |i| (i + 1) % modes.len())];
+                if let Some(mode) = self.release_mode.formatter_mode() {
+                    self.formatter.mode = mode;
+                }
+                self.status = self.release_call().unwrap_or_default();
                 return self.reformat();
             }
             // In the compare view, V compares the two versions instead.
             Action::ToggleReference if self.compare.open => {
                 self.compare.pair = Pair::Versions;
+                self.compare.release = self.release;
                 self.compare.scroll = 0;
-                self.status = format!("compare: {}", Pair::Versions.label());
+                let other =
+                    crate::reference::ALL[self.release.max(1) % crate::reference::ALL.len()];
+                self.status = format!(
+                    "compare: {} / {}",
+                    crate::reference::default().title(),
+                    other.version()
+                );
                 return self.reformat();
             }
             Action::ToggleReference => {
-                self.legacy = match self.legacy {
-                    None => Some(match self.formatter.mode {
-                        Mode::Chat => crate::legacy::Method::Chat,
-                        Mode::MultiAgent => crate::legacy::Method::MultiAgent,
-                    }),
-                    Some(_) => None,
-                };
-                self.status = match self.legacy {
-                    Some(_) => format!(
-                        "AgentScope 0.1.6: {} (m: chat, multi-agent, auto; V: back to 1.0.21)",
-                        crate::legacy::Class::for_provider(self.formatter.provider).name()
-                    ),
-                    None => "AgentScope 1.0.21".into(),
+                let next = crate::reference::next(self.reference());
+                self.release = crate::reference::ALL
+                    .iter()
+                    .position(|r| r.version() == next.version())
+                    .unwrap_or(0);
+                self.release_mode = self.formatter.mode.into();
+                let modes: Vec<&str> = next.modes().iter().map(|m| m.name()).collect();
+                self.status = match self.release_call() {
+                    Some(call) => format!("{call} (m: {}; V: next release)", modes.join(", ")),
+                    None => next.title(),
                 };
                 return self.reformat();
             }

@@ -113,7 +113,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('5'), NONE)], "5", Action::Provider(4), Scope::Global, "Ollama", None),
     b!(&[(KeyCode::Char('6'), NONE)], "6", Action::Provider(5), Scope::Global, "DeepSeek", None),
     b!(&[(KeyCode::Char('m'), NONE)], "m", Action::ToggleMode, Scope::Global, "chat / multi-agent", Some("mode")),
-    b!(&[(KeyCode::Char('V'), SHIFT), (KeyCode::Char('V'), NONE)], "V", Action::ToggleReference, Scope::Global, "AgentScope 1.0.21 / 0.1.6 (under 0.1.6 m cycles auto too)", None),
+    b!(&[(KeyCode::Char('V'), SHIFT), (KeyCode::Char('V'), NONE)], "V", Action::ToggleReference, Scope::Global, "the next AgentScope release (m then cycles that release's modes)", None),
     b!(&[(KeyCode::Char('p'), NONE)], "p", Action::PickFormatter, Scope::Global, "pick a formatter from a list", None),
     b!(&[(KeyCode::Char('s'), NONE)], "s", Action::Settings, Scope::Global, "settings: model, budget, token counter, stream, tool_choice, thinking", Some("settings")),
     b!(&[(KeyCode::Char('k'), NONE), (KeyCode::Up, NONE)], "k ↑", Action::Up, Scope::Global, "up (message, or line in the request)", None),

@@ -86,14 +86,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
             formatter: app.formatter,
             model: preview.map(|p| p.model.label()),
             budget: app.budget(),
-            legacy: app.legacy.map(|m| {
-                let class = crate::legacy::Class::for_provider(app.formatter.provider);
+            release: app.release_call().map(|call| {
                 let branch = preview
-                    .and_then(|p| p.legacy.as_ref())
-                    .and_then(|l| l.branch.as_ref())
+                    .and_then(|p| p.release.as_ref())
+                    .and_then(|r| r.branch)
                     .map(|b| format!(" → {b}"))
                     .unwrap_or_default();
-                format!("{}.format_{}{branch}", class.name(), m.name())
+                format!("{call}{branch}")
             }),
         },
     );

@@ -13,6 +13,7 @@ use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
 use crate::provider::Provider;
+use crate::reference::Reference;
 use crate::session::Message;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
@@ -70,8 +71,9 @@ pub enum SideView {
     Truncated,
     /// The formatter's messages for the session as last saved.
     Saved,
-    /// AgentScope 0.1.6's class for the provider (chat or multi-agent).
-    Legacy,
+    /// Another AgentScope release's formatter for the provider, chat or
+    /// multi-agent as on screen: its index in `reference::ALL`.
+    Release(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,15 +89,13 @@ impl SideSpec {
             SideView::Wire => " · wire",
             SideView::Truncated => " · after truncation",
             SideView::Saved => " · at last save",
-            SideView::Legacy => {
+            SideView::Release(i) => {
+                let release = crate::reference::ALL[i % crate::reference::ALL.len()];
                 return format!(
-                    "0.1.6 {}.format_{}",
-                    crate::legacy::Class::for_provider(self.formatter.provider).name(),
-                    match self.formatter.mode {
-                        crate::formatter::Mode::Chat => "chat",
-                        crate::formatter::Mode::MultiAgent => "multi_agent",
-                    }
-                )
+                    "{} {}",
+                    release.version(),
+                    release.call(self.formatter.provider, self.formatter.mode.into())
+                );
             }
         };
         format!("{}{what}", self.formatter.class_name())
@@ -117,24 +117,33 @@ pub struct CacheLine {
     pub message: Option<usize>,
 }
 
-/// The request under AgentScope 0.1.6 (`V`): which class and method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LegacyJob {
-    pub class: crate::legacy::Class,
-    pub method: crate::legacy::Method,
-    /// CommonFormatter.format_chat's options (the session's "legacy").
-    pub options: crate::legacy::ChatOptions,
+/// The request under another AgentScope release (`V`): which, and in
+/// which of its modes.
+#[derive(Clone, Copy)]
+pub struct ReleaseJob {
+    pub release: &'static dyn Reference,
+    pub mode: crate::reference::Mode,
 }
 
-/// What the panes say of a 0.1.6 request.
+impl std::fmt::Debug for ReleaseJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReleaseJob({} {:?})", self.release.version(), self.mode)
+    }
+}
+
+/// What the panes say of a request another release formats.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LegacyInfo {
+pub struct ReleaseInfo {
+    /// "AgentScope 0.1.6".
+    pub title: String,
     /// `OpenAIFormatter.format_auto`.
     pub call: String,
-    /// The method format_auto took.
-    pub branch: Option<String>,
-    /// What 0.1.6's Msg cannot hold of this 1.0 session.
+    /// The mode an automatic call took.
+    pub branch: Option<&'static str>,
+    /// What the release's message model cannot hold of this session.
     pub lost: Vec<String>,
+    /// Why it has no count or truncation.
+    pub no_budget: Option<&'static str>,
 }
 
 /// What to compute.
@@ -173,8 +182,11 @@ pub struct Job {
     pub lint: Option<(Box<crate::session::Session>, Arc<str>)>,
     /// Attribute the request's lines to rules (`w`).
     pub why: bool,
-    /// Format with AgentScope 0.1.6's API instead (`V`).
-    pub legacy: Option<LegacyJob>,
+    /// Format with another AgentScope release instead (`V`).
+    pub release: Option<ReleaseJob>,
+    /// The session's own settings, which a release may read (0.1.6's
+    /// `"legacy"` options).
+    pub session_settings: Arc<serde_json::Map<String, Value>>,
 }
 
 /// The rule behind each line of the request view (`w`), and the rules
@@ -240,8 +252,8 @@ pub struct Preview {
     pub lint: Option<Arc<Vec<crate::lint::Finding>>>,
     /// The rules behind the lines (`w`).
     pub why: Option<Arc<Why>>,
-    /// Set when the request is AgentScope 0.1.6's.
-    pub legacy: Option<LegacyInfo>,
+    /// Set when another release formats the request.
+    pub release: Option<ReleaseInfo>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -316,20 +328,23 @@ impl Computer {
             cache: None,
             lint: None,
             why: None,
-            legacy: None,
+            release: None,
         };
-        // Under 0.1.6 the panes show its request; an open compare view
-        // still compares (the 1.0.21 side needs the run below).
-        let legacy = job.legacy.map(|l| (l, preview.clone()));
+        // Under another release the panes show its request; an open
+        // compare view still compares (the budget model's side needs the
+        // run below).
+        let release = job.release.map(|r| (r, preview.clone()));
         if job.compare.is_none() {
-            if let Some((l, fresh)) = legacy {
-                return legacy_preview(&job, l, fresh);
+            if let Some((r, fresh)) = release {
+                return release_preview(&job, r, fresh);
             }
         }
-        // The compare view's 0.1.6 side converts the session's messages.
-        let legacy_messages = job
+        // A compare side of another release formats the session's messages.
+        let release_messages = job
             .compare
-            .filter(|(l, r)| l.view == SideView::Legacy || r.view == SideView::Legacy)
+            .filter(|(l, r)| {
+                matches!(l.view, SideView::Release(_)) || matches!(r.view, SideView::Release(_))
+            })
             .map(|_| job.messages.clone());
         // The last save / now pair faces messages by identity: the
         // messages' now, before they go to the budget model.
@@ -477,8 +492,8 @@ impl Computer {
         if let Some((l, r)) = job.compare {
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
             let side = |spec: SideSpec| match spec.view {
-                SideView::Legacy => {
-                    legacy_side(job, legacy_messages.as_deref().unwrap_or(&[]), spec)
+                SideView::Release(i) => {
+                    release_side(job, release_messages.as_deref().unwrap_or(&[]), spec, i)
                 }
                 _ => compare_side(job, &model, preview.plan.as_ref(), earlier, spec),
             };
@@ -498,11 +513,11 @@ impl Computer {
             preview.compare = Some(Arc::new(crate::compare::compare(&ls, &rs)));
         }
         self.model = Some((key, model));
-        match legacy {
-            Some((l, fresh)) => Preview {
+        match release {
+            Some((r, fresh)) => Preview {
                 compare: preview.compare,
                 wanted: preview.wanted,
-                ..legacy_preview(job, l, fresh)
+                ..release_preview(job, r, fresh)
             },
             None => preview,
         }
@@ -540,110 +555,113 @@ fn identities(messages: impl Iterator<Item = Value>) -> Vec<crate::compare::Iden
     messages.map(|m| crate::compare::Identity::of(&m)).collect()
 }
 
-/// The session formatted by AgentScope 0.1.6 (`V`): its messages converted
-/// as far as 0.1.6's Msg holds them, what it cannot hold listed, no count
-/// and no truncation (0.1.6 has neither).
-fn legacy_preview(job: &Job, l: LegacyJob, mut preview: Preview) -> Preview {
-    use crate::legacy;
-    let values: Vec<Value> = job.messages.iter().map(Message::value).collect();
-    let (messages, lost) = legacy::convert::from_v1(&values);
-    let mut session = serde_json::Map::new();
-    session.insert("messages".into(), Value::Array(messages));
-    if let Some(t) = &job.tools {
-        session.insert("tools".into(), t.clone());
-    }
+/// The session as another release formats it, with the job's media
+/// access and no network.
+fn release_format(
+    job: &Job,
+    messages: &[Message],
+    release: &dyn Reference,
+    provider: Provider,
+    mode: crate::reference::Mode,
+) -> crate::reference::Formatted {
+    let session = crate::session::Session {
+        path: None,
+        shape: crate::session::InputShape::Session,
+        messages: messages.to_vec(),
+        tools: job.tools.clone(),
+        settings: (*job.session_settings).clone(),
+        warnings: Vec::new(),
+    };
     let gate = Arc::new(Gate::new(
         job.base_dir.clone(),
         Arc::new(job.access.clone()),
     ));
     let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
-    let options =
-        (l.class == legacy::Class::Common && l.method == legacy::Method::Chat).then_some(l.options);
-    let call = format!("{}.format_{}", l.class.name(), l.method.name());
-    let out = legacy::run(&session, l.class, l.method, options, &env).unwrap_or_default();
-    let branch = out
-        .get("auto_branch")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    release.format(&session, provider, mode, &env)
+}
+
+/// The session formatted by another release (`V`): what its message model
+/// cannot hold listed first, and, when it neither counts nor truncates,
+/// no count and no plan.
+fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) -> Preview {
+    let out = release_format(
+        job,
+        &job.messages,
+        r.release,
+        job.formatter.provider,
+        r.mode,
+    );
+    let title = r.release.title();
     let mut lines = Lines::new();
     lines.push(&format!(
-        "// AgentScope 0.1.6 · {call}{}",
-        branch
-            .as_ref()
-            .map(|b| format!(" → format_{b}"))
-            .unwrap_or_default()
+        "// {title} · {}{}",
+        out.call,
+        out.branch.map(|b| format!(" → {b}")).unwrap_or_default()
     ));
     lines.extend(
-        lost.iter()
-            .map(|w| format!("// 0.1.6 cannot hold {w}: left out")),
+        out.lost
+            .iter()
+            .map(|w| format!("// {} cannot hold {w}: left out", r.release.version())),
     );
-    if let Some(e) = out.get("error").and_then(Value::as_str) {
-        let kind = out
-            .get("error_type")
-            .and_then(Value::as_str)
-            .unwrap_or("Error");
-        preview.error = Some(format!("AgentScope 0.1.6 raises {kind}: {e}"));
-    }
-    if let Some(m) = out.get("messages").and_then(Value::as_array) {
-        let refs: Vec<&Value> = m.iter().collect();
-        let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
-        lines.extend(plain.iter());
+    match &out.messages {
+        Ok(m) => {
+            let refs: Vec<&Value> = m.iter().collect();
+            let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
+            lines.extend(plain.iter());
+        }
+        Err(e) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
     }
     preview.chunks = chunks_of(lines.len());
     preview.plain = Arc::new(lines);
-    preview.legacy = Some(LegacyInfo { call, branch, lost });
+    preview.release = Some(ReleaseInfo {
+        title,
+        call: out.call,
+        branch: out.branch,
+        lost: out.lost,
+        no_budget: r.release.no_budget(),
+    });
     preview
 }
 
-/// The compare view's 0.1.6 side: the same provider's 0.1.6 class, chat or
-/// multi-agent as the mode on screen; messages face their source when
-/// 0.1.6 makes one message of each.
-fn legacy_side(job: &Job, messages: &[Message], spec: SideSpec) -> crate::compare::Side {
-    use crate::legacy;
+/// The compare view's side of another release: the same provider, chat or
+/// multi-agent as on screen; messages face their source where the release
+/// says which.
+fn release_side(
+    job: &Job,
+    messages: &[Message],
+    spec: SideSpec,
+    index: usize,
+) -> crate::compare::Side {
+    let release = crate::reference::ALL[index % crate::reference::ALL.len()];
     let label = spec.label();
-    let values: Vec<Value> = messages.iter().map(Message::value).collect();
-    let (v0, lost) = legacy::convert::from_v1(&values);
-    let mut session = serde_json::Map::new();
-    session.insert("messages".into(), Value::Array(v0));
-    let class = legacy::Class::for_provider(spec.formatter.provider);
-    let method = match spec.formatter.mode {
-        crate::formatter::Mode::Chat => legacy::Method::Chat,
-        crate::formatter::Mode::MultiAgent => legacy::Method::MultiAgent,
+    let out = release_format(
+        job,
+        messages,
+        release,
+        spec.formatter.provider,
+        spec.formatter.mode.into(),
+    );
+    let out_messages = match out.messages {
+        Ok(m) => m,
+        Err(e) => {
+            return crate::compare::Side::failed(
+                label,
+                format!("{} raises {}: {}", release.title(), e.kind, e.message),
+            )
+        }
     };
-    let gate = Arc::new(Gate::new(
-        job.base_dir.clone(),
-        Arc::new(job.access.clone()),
-    ));
-    let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
-    let options = (class == legacy::Class::Common && method == legacy::Method::Chat)
-        .then(legacy::ChatOptions::default);
-    let out = legacy::run(&session, class, method, options, &env).unwrap_or_default();
-    if let Some(e) = out.get("error").and_then(Value::as_str) {
-        return crate::compare::Side::failed(label, format!("AgentScope 0.1.6 raises: {e}"));
-    }
-    let out_messages: Vec<Value> = out
-        .get("messages")
-        .and_then(Value::as_array)
-        .map(|m| {
-            m.iter()
-                .map(|x| {
-                    if job.raw_media {
-                        x.clone()
-                    } else {
-                        shorten_media(x)
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let spans: Vec<crate::formatter::Span> = if out_messages.len() == messages.len() {
-        (0..messages.len()).map(|i| (i..i + 1, i..i + 1)).collect()
+    let out_messages: Vec<Value> = if job.raw_media {
+        out_messages
     } else {
-        Vec::new()
+        out_messages.iter().map(shorten_media).collect()
     };
-    let mut side = crate::compare::Side::formatted(label, out_messages, &spans);
-    if !lost.is_empty() {
-        side.note = Some(format!("0.1.6 cannot hold {}", lost.join("; ")));
+    let mut side = crate::compare::Side::formatted(label, out_messages, &out.spans);
+    if !out.lost.is_empty() {
+        side.note = Some(format!(
+            "{} cannot hold {}",
+            release.version(),
+            out.lost.join("; ")
+        ));
     }
     side
 }
@@ -876,7 +894,7 @@ fn compare_side(
                 None => model.formatted_by(spec.formatter, Some(&plan.kept)),
             },
         },
-        SideView::Legacy => unreachable!("legacy_side formats the 0.1.6 side"),
+        SideView::Release(_) => unreachable!("release_side formats another release's side"),
         SideView::Saved => match earlier {
             None => return Side::failed(label, "no earlier version"),
             Some(Err(e)) => return Side::failed(label, e.clone()),

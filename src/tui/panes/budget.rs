@@ -23,15 +23,17 @@ pub fn draw(
     let block = pane_block(ui, Line::from(" Budget "), false);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if let Some(l) = preview.and_then(|p| p.legacy.as_ref()) {
+    if let Some(r) = preview.and_then(|p| p.release.as_ref()) {
         let mut text = format!(
-            "AgentScope 0.1.6 ({}) counts no tokens and has no budget: its formatters neither count nor truncate. V goes back to 1.0.21.",
-            l.call
+            "{} ({}) counts no tokens and has no budget: {}. V goes on to the next release.",
+            r.title,
+            r.call,
+            r.no_budget.unwrap_or("it does not count here")
         );
-        if !l.lost.is_empty() {
+        if !r.lost.is_empty() {
             text.push_str(&format!(
-                " {} block(s) 0.1.6 cannot hold are left out (listed in the request).",
-                l.lost.len()
+                " {} block(s) it cannot hold are left out (listed in the request).",
+                r.lost.len()
             ));
         }
         frame.render_widget(

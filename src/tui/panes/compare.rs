@@ -53,7 +53,7 @@ impl Pair {
             Pair::Wire => "formatter / wire",
             Pair::Truncation => "before / after truncation",
             Pair::LastSave => "last save / now",
-            Pair::Versions => "AgentScope 1.0.21 / 0.1.6",
+            Pair::Versions => "two AgentScope releases",
         }
     }
 }
@@ -65,6 +65,9 @@ pub struct ComparePane {
     /// The right-hand provider of the providers pair (default: Anthropic,
     /// or OpenAI when Anthropic is on screen).
     pub other: Option<Provider>,
+    /// The other side of the releases pair: an index in
+    /// `reference::ALL` past the default release's (0 means the next).
+    pub release: usize,
     /// The first row on screen (both sides).
     pub scroll: usize,
     pub hscroll: usize,
@@ -98,7 +101,7 @@ impl ComparePane {
             Pair::Wire => (here, side(current, SideView::Wire)),
             Pair::Truncation => (here, side(current, SideView::Truncated)),
             Pair::LastSave => (side(current, SideView::Saved), here),
-            Pair::Versions => (here, side(current, SideView::Legacy)),
+            Pair::Versions => (here, side(current, SideView::Release(self.release.max(1)))),
         }
     }
 

@@ -19,8 +19,8 @@ pub struct HeaderView<'a> {
     pub formatter: FormatterId,
     pub model: Option<String>,
     pub budget: Option<i64>,
-    /// AgentScope 0.1.6's call when the reference switch is on it.
-    pub legacy: Option<String>,
+    /// Another release's title and call when `V` is on it.
+    pub release: Option<String>,
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
@@ -42,9 +42,9 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) 
         Mode::Chat => "chat",
         Mode::MultiAgent => "multi-agent",
     };
-    match &view.legacy {
+    match &view.release {
         Some(call) => spans.push(Span::styled(
-            format!(" │ AgentScope 0.1.6 {call}"),
+            format!(" │ {call}"),
             base.fg(ui.warning).add_modifier(Modifier::BOLD),
         )),
         None => spans.push(Span::styled(

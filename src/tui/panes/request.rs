@@ -198,8 +198,8 @@ impl RequestPane {
         };
         let formatter = view.preview.map_or(view.formatter, |p| p.formatter);
         let mut title = vec![Span::raw(
-            match view.preview.and_then(|p| p.legacy.as_ref()) {
-                Some(l) => format!(" AgentScope 0.1.6 {} · messages ", l.call),
+            match view.preview.and_then(|p| p.release.as_ref()) {
+                Some(r) => format!(" {} {} · messages ", r.title, r.call),
                 None => format!(" {formatter} · {what} "),
             },
         )];

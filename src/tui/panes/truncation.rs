@@ -28,11 +28,16 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Previe
         );
         return;
     };
-    if preview.legacy.is_some() {
+    if let Some(r) = &preview.release {
         frame.render_widget(
-            Paragraph::new("AgentScope 0.1.6 has no truncation: its formatters send every message (there is no token_counter or max_tokens in the 0.1.6 API).")
-                .style(Style::default().fg(ui.muted))
-                .wrap(Wrap { trim: true }),
+            Paragraph::new(format!(
+                "{} has no truncation here: {}; every message is sent.",
+                r.title,
+                r.no_budget
+                    .unwrap_or("it does not truncate in the formatter")
+            ))
+            .style(Style::default().fg(ui.muted))
+            .wrap(Wrap { trim: true }),
             inner,
         );
         return;

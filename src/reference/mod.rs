@@ -1,0 +1,200 @@
+//! The AgentScope releases formatscope reproduces, behind one interface.
+//!
+//! Each release is one module that implements [`Reference`]: which
+//! formatter it calls for a provider and mode, how it formats a session,
+//! what of a session its message model cannot hold, and whether it counts
+//! tokens, truncates and builds wire requests. The CLI's `--agentscope`,
+//! the workbench's `V` and the compare view's "release against release"
+//! pair iterate over [`ALL`], so a new release is a module and one line
+//! here; nothing in the shell names a version.
+//!
+//! The 1.0.21 release is also the one the budget model, the truncation
+//! planner and the wire are built on (`crate::formatter`, `crate::budget`,
+//! `crate::wire`): a release that [`Reference::counts_and_truncates`] runs
+//! through them in the workbench; the others are formatted here alone.
+
+mod v0;
+mod v1;
+
+use crate::formatter::Span;
+use crate::media::MediaEnv;
+use crate::provider::Provider;
+use crate::py::PyErr;
+use crate::session::Session;
+use serde_json::Value;
+
+pub use v0::V0_1_6;
+pub use v1::V1_0_21;
+
+/// Every release, in the order `V` cycles them; the first is the default.
+pub static ALL: [&dyn Reference; 2] = [&V1_0_21, &V0_1_6];
+
+/// The default release (`--agentscope` when not given).
+pub fn default() -> &'static dyn Reference {
+    ALL[0]
+}
+
+/// The release named `version` ("1.0.21").
+pub fn by_version(version: &str) -> Option<&'static dyn Reference> {
+    ALL.iter().copied().find(|r| r.version() == version)
+}
+
+/// Every release's version, for messages: "1.0.21, 0.1.6".
+pub fn versions() -> String {
+    ALL.iter()
+        .map(|r| r.version())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The release after `current` in [`ALL`], wrapping round.
+pub fn next(current: &dyn Reference) -> &'static dyn Reference {
+    let at = ALL
+        .iter()
+        .position(|r| r.version() == current.version())
+        .unwrap_or(0);
+    ALL[(at + 1) % ALL.len()]
+}
+
+/// How a release is asked to format: AgentScope 1.0.21's two formatter
+/// kinds, and 0.1.6's `format_auto`, which picks one itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Chat,
+    MultiAgent,
+    Auto,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Chat => "chat",
+            Mode::MultiAgent => "multi-agent",
+            Mode::Auto => "auto",
+        }
+    }
+
+    /// The formatter mode of the same name (`Auto` has none).
+    pub fn formatter_mode(self) -> Option<crate::formatter::Mode> {
+        match self {
+            Mode::Chat => Some(crate::formatter::Mode::Chat),
+            Mode::MultiAgent => Some(crate::formatter::Mode::MultiAgent),
+            Mode::Auto => None,
+        }
+    }
+}
+
+impl From<crate::formatter::Mode> for Mode {
+    fn from(m: crate::formatter::Mode) -> Mode {
+        match m {
+            crate::formatter::Mode::Chat => Mode::Chat,
+            crate::formatter::Mode::MultiAgent => Mode::MultiAgent,
+        }
+    }
+}
+
+/// A session as a release formats it: what was called, what came out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Formatted {
+    /// What AgentScope calls: `DashScopeMultiAgentFormatter.format`,
+    /// `OpenAIFormatter.format_auto`.
+    pub call: String,
+    /// The mode `Auto` took, when it picks one.
+    pub branch: Option<&'static str>,
+    /// What the release's message model cannot hold of the session, each
+    /// left out of the request.
+    pub lost: Vec<String>,
+    /// The formatted messages, or the error the release raises.
+    pub messages: Result<Vec<Value>, PyErr>,
+    /// Input message range -> output message range, when known.
+    pub spans: Vec<Span>,
+}
+
+/// One AgentScope release.
+pub trait Reference: Send + Sync {
+    /// "1.0.21".
+    fn version(&self) -> &'static str;
+
+    /// "AgentScope 1.0.21".
+    fn title(&self) -> String {
+        format!("AgentScope {}", self.version())
+    }
+
+    /// The modes it formats in, in the order `m` cycles them.
+    fn modes(&self) -> &'static [Mode];
+
+    /// The providers it has a formatter for.
+    fn providers(&self) -> &'static [Provider];
+
+    /// What it calls for `provider` in `mode`: `OpenAIChatFormatter.format`.
+    fn call(&self, provider: Provider, mode: Mode) -> String;
+
+    /// Formats the session's messages as the release does.
+    fn format(
+        &self,
+        session: &Session,
+        provider: Provider,
+        mode: Mode,
+        env: &MediaEnv,
+    ) -> Formatted;
+
+    /// Whether it counts tokens and truncates to a budget in the formatter
+    /// (the budget model and the planner reproduce it).
+    fn counts_and_truncates(&self) -> bool;
+
+    /// Why it has no count or truncation, when it has none: for the panes.
+    fn no_budget(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The session settings it reads, beyond the shared ones: the settings
+    /// form offers each (key path, label, help).
+    fn settings(&self) -> &'static [Setting] {
+        &[]
+    }
+}
+
+/// A session setting only one release reads: a switch in the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    /// The session object and key: ("legacy", "require_alternative").
+    pub object: &'static str,
+    pub key: &'static str,
+    /// The form's label.
+    pub label: &'static str,
+    /// The form's help line.
+    pub help: &'static str,
+}
+
+/// One output message per input message when the counts agree: the only
+/// alignment a release that does not report spans allows.
+pub fn one_to_one(inputs: usize, outputs: usize) -> Vec<Span> {
+    if inputs == outputs {
+        (0..inputs).map(|i| (i..i + 1, i..i + 1)).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_release_is_found_by_its_version_and_v_cycles_through_all() {
+        let mut seen = vec![default().version()];
+        let mut r = default();
+        for _ in 1..ALL.len() {
+            r = next(r);
+            assert_eq!(
+                by_version(r.version()).map(|x| x.version()),
+                Some(r.version())
+            );
+            seen.push(r.version());
+        }
+        assert_eq!(next(r).version(), default().version());
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), ALL.len());
+    }
+}

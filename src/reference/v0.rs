@@ -1,0 +1,128 @@
+//! AgentScope 0.1.6, the legacy API (`crate::legacy`): five classes with
+//! `format_chat`, `format_multi_agent` and `format_auto`, one per provider
+//! family (Ollama and DeepSeek go to `CommonFormatter`). Its `Msg` holds
+//! less than 1.0's, so a session is converted first and what is lost is
+//! listed; it neither counts tokens nor truncates.
+
+use super::{one_to_one, Formatted, Mode, Reference, Setting};
+use crate::legacy::{self, ChatOptions, Class, Method};
+use crate::media::MediaEnv;
+use crate::provider::Provider;
+use crate::session::Session;
+use serde_json::Value;
+
+pub struct V0;
+
+/// The release.
+pub static V0_1_6: V0 = V0;
+
+fn method(mode: Mode) -> Method {
+    match mode {
+        Mode::Chat => Method::Chat,
+        Mode::MultiAgent => Method::MultiAgent,
+        Mode::Auto => Method::Auto,
+    }
+}
+
+/// `CommonFormatter.format_chat`'s two options, from the session's
+/// `"legacy"` object (the other calls take none).
+fn options(session: &Session, class: Class, method: Method) -> ChatOptions {
+    if class != Class::Common || method != Method::Chat {
+        return ChatOptions::default();
+    }
+    let flag = |k: &str| {
+        session
+            .settings
+            .get("legacy")
+            .and_then(|l| l.get(k))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    ChatOptions {
+        require_alternative: flag("require_alternative"),
+        require_user_last: flag("require_user_last"),
+    }
+}
+
+impl Reference for V0 {
+    fn version(&self) -> &'static str {
+        "0.1.6"
+    }
+
+    fn modes(&self) -> &'static [Mode] {
+        &[Mode::Chat, Mode::MultiAgent, Mode::Auto]
+    }
+
+    fn providers(&self) -> &'static [Provider] {
+        &Provider::ALL
+    }
+
+    fn call(&self, provider: Provider, mode: Mode) -> String {
+        format!(
+            "{}.format_{}",
+            Class::for_provider(provider).name(),
+            method(mode).name()
+        )
+    }
+
+    fn format(
+        &self,
+        session: &Session,
+        provider: Provider,
+        mode: Mode,
+        env: &MediaEnv,
+    ) -> Formatted {
+        let class = Class::for_provider(provider);
+        let method = method(mode);
+        let values: Vec<Value> = session.messages.iter().map(|m| m.value()).collect();
+        let (entries, lost) = legacy::convert::from_v1(&values);
+        let result = legacy::format(
+            &entries,
+            class,
+            method,
+            options(session, class, method),
+            env,
+        );
+        let (branch, messages) = match result {
+            Ok((branch, Value::Array(m))) => (branch, Ok(m)),
+            Ok((branch, other)) => (branch, Ok(vec![other])),
+            Err((_, e)) => (None, Err(e)),
+        };
+        let spans = match &messages {
+            Ok(m) => one_to_one(values.len(), m.len()),
+            Err(_) => Vec::new(),
+        };
+        Formatted {
+            call: self.call(provider, mode),
+            branch,
+            lost,
+            messages,
+            spans,
+        }
+    }
+
+    fn counts_and_truncates(&self) -> bool {
+        false
+    }
+
+    fn no_budget(&self) -> Option<&'static str> {
+        Some("its formatters neither count tokens nor truncate (there is no token_counter or max_tokens in the 0.1.6 API)")
+    }
+
+    fn settings(&self) -> &'static [Setting] {
+        &[
+            Setting {
+                object: "legacy",
+                key: "require_alternative",
+                label: "0.1.6 alternate",
+                help: "CommonFormatter.format_chat(require_alternative=...): same roles side by side fall back to multi-agent",
+            },
+            Setting {
+                object: "legacy",
+                key: "require_user_last",
+                label: "0.1.6 user last",
+                help: "CommonFormatter.format_chat(require_user_last=...): a last message not from the user falls back to multi-agent",
+            },
+        ]
+    }
+}
