@@ -1095,9 +1095,11 @@ impl App {
                     session.max_tokens(),
                     session.token_counter(),
                     session.settings.get("request"),
-                    session.settings.get("legacy"),
+                    &session.settings,
                 );
-                form.values[8] = self.confirm_send_at.to_string();
+                if let Some(last) = form.values.last_mut() {
+                    *last = self.confirm_send_at.to_string();
+                }
                 self.popup = Some(Popup::Settings(Box::new(form)));
             }
             Action::NextPane | Action::PrevPane => {

@@ -5,6 +5,7 @@
 
 use super::{centered, pane_block};
 use crate::provider::Provider;
+use crate::reference::{Reference, Setting};
 use crate::tokens::{models, CounterSpec};
 use crate::tui::theme::Palette;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -15,19 +16,26 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 use ratatui::Frame;
 use serde_json::{Map, Value};
 
-/// The fields, in order: the session key each one sets, and its label.
-const FIELDS: [(&str, &str); 9] = [
+/// The fields every release shares, in order: the session key each one
+/// sets, and its label. The switches of each AgentScope release follow
+/// ([`Reference::settings`]), then the workbench's own threshold.
+const FIELDS: [(&str, &str); 6] = [
     ("model", "model"),
     ("max_tokens", "budget"),
     ("token_counter", "token counter"),
     ("request.stream", "stream"),
     ("request.tool_choice", "tool_choice"),
     ("request.thinking", "thinking"),
-    ("legacy.require_alternative", "0.1.6 alternate"),
-    ("legacy.require_user_last", "0.1.6 user last"),
-    // The workbench's, not the session's: see `confirm_send_at`.
-    ("app.confirm_send_at", "ask to send at"),
 ];
+
+/// The switches the releases read from the session, in `reference::ALL`'s
+/// order, with the release each belongs to.
+fn release_switches() -> Vec<(&'static dyn Reference, &'static Setting)> {
+    crate::reference::ALL
+        .iter()
+        .flat_map(|r| r.settings().iter().map(move |s| (*r, s)))
+        .collect()
+}
 
 /// The token count from which `S` and `P` ask before sending, until the
 /// user changes it (`s`).
@@ -57,8 +65,9 @@ fn thinking_switch(provider: Provider) -> (&'static str, Value, Value) {
 pub struct SettingsForm {
     /// The provider shown: the model is one of its models.
     pub provider: Provider,
-    /// The text of each field (empty: not set, AgentScope's default).
-    pub values: [String; 9],
+    /// The text of each field (empty: not set, AgentScope's default): the
+    /// shared fields, the releases' switches, the send threshold.
+    pub values: Vec<String>,
     /// The session's `"request"` object, which the last three fields edit.
     pub request: Map<String, Value>,
     pub focus: usize,
@@ -86,7 +95,7 @@ impl SettingsForm {
         budget: Option<i64>,
         counter: Option<&str>,
         request: Option<&Value>,
-        legacy: Option<&Value>,
+        session: &Map<String, Value>,
     ) -> SettingsForm {
         let request = request
             .and_then(Value::as_object)
@@ -107,25 +116,26 @@ impl SettingsForm {
             Some(v) if *v == on => "on",
             Some(_) => "off",
         };
-        // CommonFormatter.format_chat's options under AgentScope 0.1.6.
-        let legacy_switch = |key: &str| match legacy.and_then(|l| l.get(key)) {
-            Some(Value::Bool(true)) => "on",
-            Some(Value::Bool(false)) => "off",
-            _ => "",
-        };
+        let mut values = vec![
+            model.unwrap_or_default().to_string(),
+            budget.map(|b| b.to_string()).unwrap_or_default(),
+            counter.unwrap_or_default().to_string(),
+            stream.to_string(),
+            tool_choice.to_string(),
+            thinking.to_string(),
+        ];
+        values.extend(release_switches().into_iter().map(|(_, s)| {
+            match session.get(s.object).and_then(|o| o.get(s.key)) {
+                Some(Value::Bool(true)) => "on",
+                Some(Value::Bool(false)) => "off",
+                _ => "",
+            }
+            .to_string()
+        }));
+        values.push(CONFIRM_SEND_AT.to_string());
         SettingsForm {
             provider,
-            values: [
-                model.unwrap_or_default().to_string(),
-                budget.map(|b| b.to_string()).unwrap_or_default(),
-                counter.unwrap_or_default().to_string(),
-                stream.to_string(),
-                tool_choice.to_string(),
-                thinking.to_string(),
-                legacy_switch("require_alternative").to_string(),
-                legacy_switch("require_user_last").to_string(),
-                CONFIRM_SEND_AT.to_string(),
-            ],
+            values,
             request,
             focus: 0,
             fresh: true,
@@ -142,11 +152,11 @@ impl SettingsForm {
                 Err(e) => self.error = Some(e),
             },
             KeyCode::Tab | KeyCode::Down => {
-                self.focus = (self.focus + 1) % FIELDS.len();
+                self.focus = (self.focus + 1) % self.values.len();
                 self.fresh = true;
             }
             KeyCode::BackTab | KeyCode::Up => {
-                self.focus = (self.focus + FIELDS.len() - 1) % FIELDS.len();
+                self.focus = (self.focus + self.values.len() - 1) % self.values.len();
                 self.fresh = true;
             }
             // Completes the model from the models table.
@@ -174,8 +184,8 @@ impl SettingsForm {
 
     /// The fields as session settings, or what is wrong with one.
     fn settings(&self) -> Result<Vec<(String, Option<Value>)>, String> {
-        let [model, budget, counter, stream, tool_choice, thinking, alternate, user_last, _] =
-            &self.values;
+        let [model, budget, counter, stream, tool_choice, thinking] =
+            [0, 1, 2, 3, 4, 5].map(|i| self.values.get(i).map(String::as_str).unwrap_or_default());
         let model = model.trim();
         let budget = budget.trim().replace(['_', ','], "");
         let budget = match budget.as_str() {
@@ -244,26 +254,38 @@ impl SettingsForm {
             "request".into(),
             (!request.is_empty()).then_some(Value::Object(request)),
         ));
-        let mut legacy = Map::new();
-        for (key, v, what) in [
-            ("require_alternative", alternate, "0.1.6 alternate"),
-            ("require_user_last", user_last, "0.1.6 user last"),
-        ] {
-            if let Some(b) = switch(v, what)? {
-                legacy.insert(key.into(), Value::Bool(b));
+        // Each release's switches, one session object per release.
+        let mut objects: Vec<(&str, Map<String, Value>)> = Vec::new();
+        for (i, (_, setting)) in release_switches().into_iter().enumerate() {
+            let v = self.values.get(FIELDS.len() + i).map(String::as_str);
+            let at = match objects.iter().position(|(o, _)| *o == setting.object) {
+                Some(at) => at,
+                None => {
+                    objects.push((setting.object, Map::new()));
+                    objects.len() - 1
+                }
+            };
+            if let Some(b) = switch(v.unwrap_or_default(), setting.label)? {
+                objects[at].1.insert(setting.key.into(), Value::Bool(b));
             }
         }
-        out.push((
-            "legacy".into(),
-            (!legacy.is_empty()).then_some(Value::Object(legacy)),
-        ));
+        for (object, values) in objects {
+            out.push((
+                object.into(),
+                (!values.is_empty()).then_some(Value::Object(values)),
+            ));
+        }
         Ok(out)
     }
 
     /// The workbench's threshold for asking before a send (not a session
     /// setting: it holds for every file until the workbench quits).
     pub fn confirm_send_at(&self) -> Result<u64, String> {
-        let text = self.values[8].trim().replace(['_', ','], "");
+        let text = self
+            .values
+            .last()
+            .map_or("", |v| v.trim())
+            .replace(['_', ','], "");
         if text.is_empty() {
             return Ok(CONFIRM_SEND_AT);
         }
@@ -277,7 +299,12 @@ impl SettingsForm {
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
         let rect = centered(area, 78, 20);
         let mut lines = Vec::new();
-        for (i, (_, label)) in FIELDS.iter().enumerate() {
+        let labels = FIELDS
+            .iter()
+            .map(|(_, label)| *label)
+            .chain(release_switches().into_iter().map(|(_, s)| s.label))
+            .chain(["ask to send at"]);
+        for (i, label) in labels.enumerate() {
             let focused = i == self.focus;
             let style = if focused {
                 Style::default()
@@ -344,6 +371,21 @@ impl SettingsForm {
             }
         }
         let value = self.values[self.focus].trim();
+        let switches = release_switches();
+        if self.focus == self.values.len() - 1 {
+            return " Tokens from which S and P show the host, model and count and ask first (0: always; empty: 20000). The workbench's, for every file, until you quit.".into();
+        }
+        if let Some((release, setting)) = self
+            .focus
+            .checked_sub(FIELDS.len())
+            .and_then(|i| switches.get(i))
+        {
+            return format!(
+                " on or off: under {} (V), {}.",
+                release.title(),
+                setting.help
+            );
+        }
         match self.focus {
             0 if value.is_empty() => format!(
                 " Empty: {}'s default model ({}).",
@@ -367,9 +409,6 @@ impl SettingsForm {
                 let (key, on, _) = thinking_switch(self.provider);
                 format!(" on or off: {key} = {} for {} (empty: AgentScope's default).", crate::py::dumps(&on), self.provider.id())
             }
-            6 => " on or off: under AgentScope 0.1.6 (V), CommonFormatter.format_chat(require_alternative=...): same roles side by side fall back to multi-agent.".into(),
-            7 => " on or off: under AgentScope 0.1.6 (V), CommonFormatter.format_chat(require_user_last=...): a last message not from the user falls back to multi-agent.".into(),
-            8 => " Tokens from which S and P show the host, model and count and ask first (0: always; empty: 20000). The workbench's, for every file, until you quit.".into(),
             1 => " Tokens the messages may take; truncation drops the oldest past it. Empty: none."
                 .into(),
             _ => format!(
@@ -396,7 +435,14 @@ mod tests {
 
     #[test]
     fn the_form_applies_model_budget_and_counter_as_session_settings() {
-        let mut form = SettingsForm::new(Provider::DashScope, None, Some(200), None, None, None);
+        let mut form = SettingsForm::new(
+            Provider::DashScope,
+            None,
+            Some(200),
+            None,
+            None,
+            &Map::new(),
+        );
         type_text(&mut form, "qwen-max");
         key(&mut form, KeyCode::Tab);
         // Typing into a field that just got the focus replaces its text.
@@ -421,7 +467,14 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_with_a_reason_and_empty_ones_unset() {
-        let mut form = SettingsForm::new(Provider::OpenAi, Some("gpt-4o"), None, None, None, None);
+        let mut form = SettingsForm::new(
+            Provider::OpenAi,
+            Some("gpt-4o"),
+            None,
+            None,
+            None,
+            &Map::new(),
+        );
         key(&mut form, KeyCode::Tab);
         key(&mut form, KeyCode::Backspace);
         type_text(&mut form, "-5");
@@ -447,7 +500,7 @@ mod tests {
 
     #[test]
     fn the_model_completes_from_the_models_table() {
-        let mut form = SettingsForm::new(Provider::Anthropic, None, None, None, None, None);
+        let mut form = SettingsForm::new(Provider::Anthropic, None, None, None, None, &Map::new());
         type_text(&mut form, "claude-op");
         assert!(form
             .completions()
@@ -470,8 +523,14 @@ mod tests {
     #[test]
     fn stream_tool_choice_and_thinking_go_in_the_request_object() {
         let existing = serde_json::json!({"call_kwargs": {"temperature": 0.2}});
-        let mut form =
-            SettingsForm::new(Provider::DashScope, None, None, None, Some(&existing), None);
+        let mut form = SettingsForm::new(
+            Provider::DashScope,
+            None,
+            None,
+            None,
+            Some(&existing),
+            &Map::new(),
+        );
         for _ in 0..3 {
             key(&mut form, KeyCode::Tab);
         }
@@ -501,7 +560,7 @@ mod tests {
             None,
             None,
             request.as_ref(),
-            None,
+            &Map::new(),
         );
         assert_eq!(&form.values[3..6], ["off", "auto", "on"]);
         let mut bad = form.clone();
@@ -519,8 +578,9 @@ mod legacy_tests {
     /// in the session's "legacy" object.
     #[test]
     fn the_0_1_6_common_formatter_options_go_in_the_legacy_object() {
-        let existing = json!({"require_user_last": true});
-        let mut form = SettingsForm::new(Provider::Ollama, None, None, None, None, Some(&existing));
+        let existing = json!({"legacy": {"require_user_last": true}});
+        let session = existing.as_object().cloned().unwrap_or_default();
+        let mut form = SettingsForm::new(Provider::Ollama, None, None, None, None, &session);
         assert_eq!(&form.values[6..8], ["", "on"]);
         form.values[6] = "on".into();
         form.values[7] = "off".into();
