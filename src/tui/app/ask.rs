@@ -1,6 +1,6 @@
 //! Saving, and the questions a save asks before it writes: a link that now
 //! names another file than the edits came from, and a read-only file.
-//! (Apart from app.rs, which is large; the same `App`.)
+//! (One of the files of `App`, beside files.rs, which reads and watches.)
 
 use super::super::document::Disk;
 use super::super::msg::{AfterSave, Allow, Command, Expect, FileResult, SaveQuestion};

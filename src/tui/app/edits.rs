@@ -1,0 +1,169 @@
+//! Edits to the session and moving through it: each edit is one undoable
+//! step of the document, and the list, the editor and the request view
+//! follow the selection.
+
+use super::*;
+
+impl App {
+    pub(super) fn navigate(&mut self, action: Action) {
+        let page = self.size.1.saturating_sub(12).max(1) as usize;
+        if self.focus == Focus::Output {
+            let n = self.request.lines(self.preview.as_ref()).len();
+            self.request.scroll_by(action, n, page);
+            return;
+        }
+        let mut probe = ListPane::at(self.list.selected);
+        if probe.navigate(action, self.messages().len(), page) {
+            self.select(probe.selected);
+        }
+    }
+
+    /// Moves the selection to `i` (unless a draft in the editor would be
+    /// left behind: then the user is asked first).
+    pub(super) fn select(&mut self, i: usize) -> bool {
+        if i == self.list.selected {
+            return true;
+        }
+        if self.leave_draft() {
+            return false;
+        }
+        if let Some(doc) = self.doc.as_mut() {
+            doc.close_group();
+        }
+        self.list.selected = i;
+        self.load_editor();
+        self.reveal_selection();
+        if self.compare.open {
+            let compared = self.preview.as_ref().and_then(|p| p.compare.as_deref());
+            self.compare.reveal(i, compared);
+        }
+        true
+    }
+
+    /// Whether a draft stops the editor from leaving its message (and the
+    /// question was put).
+    pub(super) fn leave_draft(&mut self) -> bool {
+        if self.editor.has_draft() {
+            self.popup = Some(Popup::Draft);
+            return true;
+        }
+        false
+    }
+
+    /// The request lines that came from the selected message.
+    pub fn selected_lines(&self) -> Option<std::ops::Range<usize>> {
+        let p = self.preview.as_ref()?;
+        p.spans
+            .iter()
+            .find(|(msgs, _)| msgs.contains(&self.list.selected))
+            .map(|(_, lines)| lines.clone())
+    }
+
+    pub(super) fn reveal_selection(&mut self) {
+        if self.request.show_tools {
+            return;
+        }
+        if let Some(lines) = self.selected_lines() {
+            let height = self.areas.output.height.saturating_sub(2).max(1) as usize;
+            self.request.reveal(lines, height);
+        }
+    }
+
+    pub(super) fn jump(&mut self, forward: bool, from_current: bool) {
+        let lines = RequestPane::lines_of(self.preview.as_ref(), self.request.show_tools);
+        if let Some(status) = self.request.jump(lines, forward, from_current) {
+            if !status.ends_with("not found") {
+                self.focus = Focus::Output;
+            }
+            self.status = status;
+        }
+    }
+
+    /// Loads the selected message into the editor.
+    pub fn load_editor(&mut self) {
+        let i = self.list.selected;
+        let message = self.messages().get(i).map(Message::value);
+        if let Some(note) = self.editor.load(message.as_ref(), i) {
+            self.status = note;
+        }
+    }
+
+    /// The editor's text changed: a valid message replaces the selected one;
+    /// text that does not parse stays as a draft.
+    pub(super) fn editor_changed(&mut self) -> Vec<Command> {
+        let Some(i) = self.editor.for_index else {
+            return Vec::new();
+        };
+        let Some(current) = self.messages().get(i).map(Message::value) else {
+            return Vec::new();
+        };
+        self.recovery_due = true;
+        match self.editor.parse(&current) {
+            Ok(value) if value == current => Vec::new(),
+            Ok(value) => {
+                let Some(doc) = self.doc.as_mut() else {
+                    return Vec::new();
+                };
+                doc.splice(i, 1, vec![value], Some(i));
+                self.reformat()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Replaces messages `at..at + remove` with `insert` (one undo step)
+    /// and selects `select`.
+    pub(super) fn edit(
+        &mut self,
+        at: usize,
+        remove: usize,
+        insert: Vec<Value>,
+        select: usize,
+        group: Option<usize>,
+    ) -> Vec<Command> {
+        if self.leave_draft() {
+            return Vec::new();
+        }
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
+        };
+        doc.close_group();
+        doc.splice(at, remove, insert, group);
+        self.recovery_due = true;
+        self.list.selected = select.min(self.messages().len().saturating_sub(1));
+        self.load_editor();
+        self.reformat()
+    }
+
+    pub(super) fn undo_redo(&mut self, undo: bool) -> Vec<Command> {
+        if self.leave_draft() {
+            return Vec::new();
+        }
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
+        };
+        doc.close_group();
+        match doc.undo_redo(undo) {
+            None => {
+                self.status = if undo {
+                    "nothing to undo"
+                } else {
+                    "nothing to redo"
+                }
+                .into();
+                Vec::new()
+            }
+            Some(at) => {
+                self.recovery_due = true;
+                self.list.selected = at.min(self.messages().len().saturating_sub(1));
+                self.load_editor();
+                self.status = if self.unsaved() {
+                    if undo { "undone" } else { "redone" }.into()
+                } else {
+                    "undone: the session is as on disk".into()
+                };
+                self.reformat()
+            }
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! Keys and the mouse: the editor and the focused pane take their keys
+//! first; what they pass up is an [`Action`] the app carries out.
+
+use super::*;
+
+impl App {
+    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        if let Some(popup) = self.popup.take() {
+            return self.on_popup_key(popup, key);
+        }
+        if let Some(input) = self.request.search_input.as_mut() {
+            match key.code {
+                KeyCode::Enter => {
+                    let query = std::mem::take(input);
+                    self.request.search_input = None;
+                    self.request.search = (!query.is_empty()).then_some(query);
+                    self.jump(true, true);
+                }
+                KeyCode::Esc => self.request.search_input = None,
+                KeyCode::Backspace => {
+                    input.pop();
+                }
+                KeyCode::Char(c) => input.push(c),
+                _ => {}
+            }
+            return Vec::new();
+        }
+        if self.focus == Focus::Editor {
+            return match self.editor.handle_key(key) {
+                EditorEvent::Changed => self.editor_changed(),
+                EditorEvent::Leave => {
+                    self.focus = Focus::List;
+                    if let Some(doc) = self.doc.as_mut() {
+                        doc.close_group();
+                    }
+                    Vec::new()
+                }
+                EditorEvent::ToggleText => {
+                    if self.editor.has_draft() {
+                        self.popup = Some(Popup::Draft);
+                        return Vec::new();
+                    }
+                    self.editor.text_mode = !self.editor.text_mode;
+                    self.load_editor();
+                    Vec::new()
+                }
+                EditorEvent::Save => self.save(AfterSave::Stay),
+                EditorEvent::Quit => self.act(Action::Quit),
+                EditorEvent::None => {
+                    self.dirty = false;
+                    Vec::new()
+                }
+            };
+        }
+        match keymap::action_for(&key, self.scope()) {
+            // The open compare view takes the request pane's keys.
+            Some(action @ (Action::NextMatch | Action::PrevMatch))
+                if self.compare.open && self.request.search.is_none() =>
+            {
+                let compared = self.preview.as_ref().and_then(|p| p.compare.clone());
+                let forward = action == Action::NextMatch;
+                self.status = if self.compare.jump_to_change(forward, compared.as_deref()) {
+                    format!("compare: the difference at row {}", self.compare.scroll + 1)
+                } else {
+                    "compare: no more differences that way".into()
+                };
+                Vec::new()
+            }
+            Some(action) if self.compare.open && self.focus == Focus::Output => {
+                match self.compare.handle(action, self.formatter.provider) {
+                    Some(true) => self.reformat(),
+                    Some(false) => Vec::new(),
+                    None => self.act(action),
+                }
+            }
+            Some(action) => self.act(action),
+            None => {
+                self.dirty = false;
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn act(&mut self, action: Action) -> Vec<Command> {
+        match action {
+            Action::Quit => {
+                if self.unsaved() {
+                    self.popup = Some(Popup::Unsaved(Pending::Quit));
+                    return Vec::new();
+                }
+                self.quit = true;
+                return vec![Command::Quit];
+            }
+            Action::Help => self.popup = Some(Popup::Help(0)),
+            Action::Settings => {
+                let Some(session) = self.session() else {
+                    self.status = "no session: nothing to set".into();
+                    return Vec::new();
+                };
+                // The model field shows the session's model when it is for
+                // the provider on screen.
+                let own =
+                    session.formatter().ok().map(|f| f.provider) == Some(self.formatter.provider);
+                let mut form = SettingsForm::new(
+                    self.formatter.provider,
+                    session.model().filter(|_| own),
+                    session.max_tokens(),
+                    session.token_counter(),
+                    session.settings.get("request"),
+                    &session.settings,
+                );
+                if let Some(last) = form.values.last_mut() {
+                    *last = self.confirm_send_at.to_string();
+                }
+                self.popup = Some(Popup::Settings(Box::new(form)));
+            }
+            Action::NextPane | Action::PrevPane => {
+                let order = [Focus::List, Focus::Editor, Focus::Output];
+                let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
+                let step = if action == Action::NextPane { 1 } else { 2 };
+                self.focus = order[(i + step) % 3];
+                if self.focus == Focus::Editor && self.editor.for_index.is_none() {
+                    self.load_editor();
+                }
+            }
+            Action::Provider(i) => {
+                let mode = self.formatter.mode;
+                return self.set_formatter(FormatterId::new(Provider::ALL[i], mode));
+            }
+            Action::ToggleMode if self.release != 0 => {
+                let modes = self.reference().modes();
+                let at = modes.iter().position(|m| *m == self.release_mode);
+                self.release_mode = modes[at.map_or(0, |i| (i + 1) % modes.len())];
+                if let Some(mode) = self.release_mode.formatter_mode() {
+                    self.formatter.mode = mode;
+                }
+                self.status = self.release_call().unwrap_or_default();
+                return self.reformat();
+            }
+            // In the compare view, V compares the two versions instead.
+            Action::ToggleReference if self.compare.open => {
+                self.compare.pair = Pair::Versions;
+                self.compare.release = self.release;
+                self.compare.scroll = 0;
+                let other =
+                    crate::reference::ALL[self.release.max(1) % crate::reference::ALL.len()];
+                self.status = format!(
+                    "compare: {} / {}",
+                    crate::reference::default().title(),
+                    other.version()
+                );
+                return self.reformat();
+            }
+            Action::ToggleReference => {
+                let next = crate::reference::next(self.reference());
+                self.release = crate::reference::ALL
+                    .iter()
+                    .position(|r| r.version() == next.version())
+                    .unwrap_or(0);
+                self.release_mode = self.formatter.mode.into();
+                let modes: Vec<&str> = next.modes().iter().map(|m| m.name()).collect();
+                self.status = match self.release_call() {
+                    Some(call) => format!("{call} (m: {}; V: next release)", modes.join(", ")),
+                    None => next.title(),
+                };
+                return self.reformat();
+            }
+            Action::ToggleMode => {
+                let mode = match self.formatter.mode {
+                    Mode::Chat => Mode::MultiAgent,
+                    Mode::MultiAgent => Mode::Chat,
+                };
+                return self.set_formatter(FormatterId::new(self.formatter.provider, mode));
+            }
+            Action::PickFormatter => {
+                let i = FormatterId::all()
+                    .position(|f| f == self.formatter)
+                    .unwrap_or(0);
+                self.popup = Some(Popup::Formatter(i));
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.navigate(action),
+            Action::Edit | Action::EditText => {
+                // A draft of this message is picked up where it was left.
+                let draft_here =
+                    self.editor.has_draft() && self.editor.for_index == Some(self.list.selected);
+                if !draft_here {
+                    self.editor.text_mode = action == Action::EditText;
+                    self.load_editor();
+                }
+                self.focus = Focus::Editor;
+            }
+            Action::Save => return self.save(AfterSave::Stay),
+            Action::AddMessage => {
+                let m = serde_json::json!({"name": "user", "role": "user", "content": [{"type": "text", "text": ""}]});
+                let at = (self.list.selected + 1).min(self.messages().len());
+                return self.edit(at, 0, vec![m], at, None);
+            }
+            Action::Duplicate => {
+                let i = self.list.selected;
+                let Some(m) = self.messages().get(i).map(Message::value) else {
+                    return Vec::new();
+                };
+                return self.edit(i + 1, 0, vec![m], i + 1, None);
+            }
+            Action::Delete => {
+                let i = self.list.selected;
+                let Some(m) = self.messages().get(i).map(Message::value) else {
+                    return Vec::new();
+                };
+                let who = describe(&m);
+                let next = i.min(self.messages().len().saturating_sub(2));
+                let cmds = self.edit(i, 1, Vec::new(), next, None);
+                if !cmds.is_empty() {
+                    self.status = format!("deleted message #{i} ({who}) · u undoes it");
+                }
+                return cmds;
+            }
+            Action::MoveUp | Action::MoveDown => {
+                let i = self.list.selected;
+                let j = if action == Action::MoveUp {
+                    i.checked_sub(1)
+                } else {
+                    Some(i + 1)
+                };
+                let Some(j) = j.filter(|j| *j < self.messages().len()) else {
+                    return Vec::new();
+                };
+                let (lo, hi) = (i.min(j), i.max(j));
+                let pair = vec![self.messages()[hi].value(), self.messages()[lo].value()];
+                return self.edit(lo, 2, pair, j, None);
+            }
+            // Only bound inside the editor, which handles them itself.
+            Action::LeaveEditor | Action::ToggleEditorText => {}
+            Action::Undo | Action::Redo => return self.undo_redo(action == Action::Undo),
+            Action::Search => self.request.search_input = Some(String::new()),
+            Action::NextMatch => self.jump(true, false),
+            Action::PrevMatch => self.jump(false, false),
+            Action::ToggleTools => {
+                self.request.show_tools = !self.request.show_tools;
+                self.request.scroll = 0;
+            }
+            Action::Left | Action::Right => {
+                let lines = self.request.lines(self.preview.as_ref());
+                self.request.sideways(action == Action::Right, lines);
+            }
+            Action::ToggleWrap => {
+                self.request.toggle_wrap();
+                self.status = if self.request.wrap {
+                    "long request lines wrap (W: scroll sideways instead)".into()
+                } else {
+                    "long request lines scroll sideways with h/l or ←/→ (W: wrap)".into()
+                };
+            }
+            Action::Copy => {
+                let lines = self.request.lines(self.preview.as_ref());
+                if lines.is_empty() {
+                    self.status = "nothing to copy yet".into();
+                    return Vec::new();
+                }
+                let text = lines.join("\n");
+                self.status = crate::tui::panes::status::copied_note(
+                    self.request.shown.label(),
+                    lines.len(),
+                    std::env::var_os("TMUX").is_some(),
+                );
+                return vec![Command::Clipboard(text)];
+            }
+            Action::Export => {
+                let (session, settings) = match self.wire_settings() {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.status = format!("not exported: {e}");
+                        return Vec::new();
+                    }
+                };
+                let Some(path) = self.path().cloned() else {
+                    self.status = "no session to export".into();
+                    return Vec::new();
+                };
+                self.status = "exporting…".into();
+                return vec![Command::Export {
+                    path,
+                    session: Box::new(session),
+                    formatter: self.formatter,
+                    settings: Box::new(settings),
+                }];
+            }
+            Action::Send => {
+                return self.send_or_ask(vec![self.formatter.provider]);
+            }
+            Action::SendMany => {
+                if self.sending() {
+                    self.status = "a send is in flight: Esc cancels it".into();
+                    return Vec::new();
+                }
+                let mut chosen = [false; 6];
+                if let Some(i) = Provider::ALL
+                    .iter()
+                    .position(|p| *p == self.formatter.provider)
+                {
+                    chosen[i] = true;
+                }
+                self.popup = Some(Popup::SendTo { cursor: 0, chosen });
+            }
+            Action::RemoteCount => {
+                let provider = self.formatter.provider;
+                if !crate::net::has_token_counter(provider) {
+                    self.status = format!(
+                        "{provider} has no token-counting endpoint (Anthropic and Gemini have)"
+                    );
+                    return Vec::new();
+                }
+                let (session, settings) = match self.wire_settings() {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.status = format!("no remote count: {e}");
+                        return Vec::new();
+                    }
+                };
+                let generation = self
+                    .preview
+                    .as_ref()
+                    .map_or(self.generation, |p| p.generation);
+                self.status = format!("asking {provider} to count the request…");
+                return vec![Command::RemoteCount(Box::new(crate::tui::msg::SendJob {
+                    id: generation,
+                    session: Box::new(session),
+                    formatter: self.formatter,
+                    settings: Box::new(settings),
+                    allowed_hosts: self.consent.send_hosts(),
+                }))];
+            }
+            Action::CancelSend => {
+                let ids: Vec<u64> = self
+                    .replies
+                    .iter()
+                    .filter(|r| r.in_flight())
+                    .map(|r| r.id)
+                    .collect();
+                if !ids.is_empty() {
+                    self.status = "cancelling…".into();
+                    return ids.into_iter().map(Command::CancelSend).collect();
+                }
+            }
+            Action::AppendReply => {
+                // The reply of the provider on screen, else the first done.
+                let on_screen = self
+                    .replies
+                    .iter()
+                    .find(|r| r.provider == Some(self.formatter.provider))
+                    .and_then(|r| r.final_reply());
+                let Some(reply) = on_screen
+                    .or_else(|| self.replies.iter().find_map(|r| r.final_reply()))
+                    .cloned()
+                else {
+                    self.status = "no finished reply to append (S sends)".into();
+                    return Vec::new();
+                };
+                let name =
+                    crate::response::reply_speaker(self.messages().iter().map(Message::value));
+                let message = reply.to_message(&name);
+                let at = self.messages().len();
+                let cmds = self.edit(at, 0, vec![message], at, None);
+                if !cmds.is_empty() || self.messages().len() > at {
+                    self.status = format!(
+                        "appended the reply as message #{at} ({name}) · u undoes it · C-s saves"
+                    );
+                }
+                return cmds;
+            }
+            Action::Compare => {
+                self.compare.open = !self.compare.open;
+                self.compare.scroll = 0;
+                self.status = if self.compare.open {
+                    format!(
+                        "compare: {} (C: another pair, o: another provider, c: close)",
+                        self.compare.pair.label()
+                    )
+                } else {
+                    "compare closed".into()
+                };
+                return self.reformat();
+            }
+            Action::ComparePair | Action::CompareOther => {
+                let was_open = self.compare.open;
+                self.compare.open = true;
+                if was_open || action == Action::CompareOther {
+                    self.compare.handle(action, self.formatter.provider);
+                }
+                self.status = format!("compare: {}", self.compare.pair.label());
+                return self.reformat();
+            }
+            Action::Why => {
+                self.request.why = !self.request.why;
+                // The rules panel and the lint panel share a place.
+                if self.request.why {
+                    self.lint.open = false;
+                }
+                self.status = if self.request.why {
+                    "why: the rule behind each line at the right, the rules that fired below (w closes)".into()
+                } else {
+                    "rules hidden".into()
+                };
+                return self.reformat();
+            }
+            Action::ToggleLint => {
+                if !self.lint.open {
+                    self.request.why = false;
+                }
+                self.lint.open = !self.lint.open;
+                self.status = if self.lint.open {
+                    "lint: findings for the request on screen (L closes)".into()
+                } else {
+                    "lint panel closed".into()
+                };
+                return self.reformat();
+            }
+            Action::CycleView => {
+                self.request.shown = self.request.shown.next();
+                self.request.scroll = 0;
+                self.request.hscroll = 0;
+                self.status = format!("request view: {}", self.request.shown.label());
+                return self.reformat();
+            }
+            Action::ToggleRaw => {
+                self.request.raw_media = !self.request.raw_media;
+                return self.reformat();
+            }
+            Action::NextFile | Action::PrevFile => {
+                let n = self.files.len();
+                if n == 0 || (n == 1 && self.position() == Some(0)) {
+                    return Vec::new();
+                }
+                let target = match self.position() {
+                    Some(i) if action == Action::NextFile => (i + 1) % n,
+                    Some(i) => (i + n - 1) % n,
+                    // The open file is gone from the folder: its neighbours.
+                    None => {
+                        let here = self.path().cloned().unwrap_or_default();
+                        let after = self.files.iter().position(|f| *f > here).unwrap_or(0);
+                        if action == Action::NextFile {
+                            after
+                        } else {
+                            (after + n - 1) % n
+                        }
+                    }
+                };
+                if self.unsaved() {
+                    self.popup = Some(Popup::Unsaved(Pending::Open(target)));
+                    return Vec::new();
+                }
+                if let Some(p) = self.files.get(target).cloned() {
+                    return self.open(p);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    pub(super) fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<Command> {
+        let at = Position::new(mouse.column, mouse.row);
+        let pane = if self.areas.list.contains(at) {
+            Some(Focus::List)
+        } else if self.areas.editor.contains(at) {
+            Some(Focus::Editor)
+        } else if self.areas.output.contains(at) {
+            Some(Focus::Output)
+        } else {
+            None
+        };
+        if self.popup.is_some() {
+            self.dirty = false;
+            return Vec::new();
+        }
+        match mouse.kind {
+            MouseEventKind::Down(_) => {
+                if let Some(p) = pane {
+                    if p == Focus::List {
+                        if let Some(i) =
+                            self.list
+                                .row_at(self.areas.list, mouse.row, self.messages().len())
+                        {
+                            if !self.select(i) {
+                                return Vec::new();
+                            }
+                        }
+                    }
+                    self.focus = p;
+                }
+            }
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let down = mouse.kind == MouseEventKind::ScrollDown;
+                match pane {
+                    Some(Focus::Output) => {
+                        let n = self.request.lines(self.preview.as_ref()).len();
+                        self.request.wheel(down, n);
+                    }
+                    Some(Focus::List) => {
+                        let saved = self.focus;
+                        self.focus = Focus::List;
+                        self.navigate(if down { Action::Down } else { Action::Up });
+                        self.focus = saved;
+                    }
+                    _ => self.dirty = false,
+                }
+            }
+            _ => self.dirty = false,
+        }
+        Vec::new()
+    }
+}

@@ -1,0 +1,567 @@
+//! The workbench's state and `update`: messages in, commands out, no I/O.
+//! The panes own their state, keys and drawing; the open file and its
+//! edits live in a `Document`; this module routes between them and keeps
+//! the promises about edits: nothing typed is lost to a reload, a file
+//! switch or a quit without asking, and a save goes only to the file the
+//! edits came from.
+
+use super::consent::Consent;
+use super::document::{Disk, Document};
+use super::keymap::{self, Action, Scope};
+use super::msg::{AfterSave, Allow, Command, FileResult, SaveOutcome};
+use super::panes::compare::{ComparePane, Pair};
+use super::panes::editor::{EditorEvent, EditorPane};
+use super::panes::lint::LintPane;
+use super::panes::list::ListPane;
+use super::panes::popup::{Pending, Popup};
+use super::panes::reply::ReplyUpdate;
+use super::panes::request::RequestPane;
+use super::panes::settings::{FormOutcome, SettingsForm};
+use super::recovery::{self, Recovery};
+use super::theme::Theme;
+use super::worker::{Job, Preview, ReleaseJob};
+use crate::formatter::{FormatterId, Mode, Provider};
+use crate::session::{locate_pointer, parse_session, InputShape, Message, Session};
+use crate::tokens::CounterSpec;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use super::msg::Msg;
+
+mod ask;
+mod edits;
+mod files;
+mod keys;
+mod popups;
+mod send_confirm;
+mod send_hosts;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    List,
+    Editor,
+    Output,
+}
+
+/// The screen areas of the panes, for mouse hits (computed by `view::layout`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Areas {
+    pub list: Rect,
+    pub editor: Rect,
+    pub output: Rect,
+}
+
+pub struct App {
+    /// The folder shown (folder mode), and its session files.
+    pub folder: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
+    /// The folder has been listed at least once (`files` is its content).
+    pub folder_listed: bool,
+    /// The open file and its edits.
+    pub doc: Option<Document>,
+    /// A file asked for and not shown yet (it is being read, or it does
+    /// not exist or parse yet: `open_error` says why).
+    pub opening: Option<PathBuf>,
+    pub open_error: Option<String>,
+    pub formatter: FormatterId,
+    pub focus: Focus,
+    pub list: ListPane,
+    pub editor: EditorPane,
+    pub request: RequestPane,
+    pub compare: ComparePane,
+    pub lint: LintPane,
+    /// The AgentScope release on screen (`V`): its index in
+    /// `reference::ALL`, and the mode it formats in when it is not the
+    /// default (which follows the formatter's).
+    pub release: usize,
+    pub release_mode: crate::reference::Mode,
+    /// The last live send's replies: one for `S`, one per provider picked
+    /// with `P`, side by side.
+    pub replies: Vec<super::panes::reply::ReplyPane>,
+    sends: u64,
+    /// The provider's own count (`R`): for which preview generation and
+    /// provider, and the count or why not.
+    pub remote_count: Option<(u64, Provider, Result<u64, String>)>,
+    pub popup: Option<Popup>,
+    pub preview: Option<Preview>,
+    pub generation: u64,
+    pub status: String,
+    pub last_reload: Option<String>,
+    pub consent: Consent,
+    pub theme: Theme,
+    pub(crate) syntax: Arc<syntect::highlighting::Theme>,
+    pub size: (u16, u16),
+    pub areas: Areas,
+    pub quit: bool,
+    /// Something on screen changed since the last draw.
+    pub dirty: bool,
+    /// A clock for the status line (injected so tests are stable).
+    pub clock: fn() -> String,
+    /// The open file's path with symlinks resolved (its events count too).
+    real_path: Option<PathBuf>,
+    /// The folders being watched.
+    watched: Vec<PathBuf>,
+    /// Edits since the last recovery copy; a recovery file exists, with
+    /// the edits of this state (`recovery_key`; `None` when not known).
+    recovery_due: bool,
+    recovery_written: Option<Option<u64>>,
+    /// A "save mine beside it" is under way for this conflict.
+    beside_for: Option<FileResult>,
+    /// `S` and `P` ask first from this many tokens on (the settings' "ask
+    /// to send at"; the workbench's, for every file).
+    pub confirm_send_at: u64,
+}
+
+impl App {
+    pub fn new(files: Vec<PathBuf>, folder: Option<PathBuf>, theme: Theme) -> App {
+        let syntax = Arc::new(theme.syntax.clone());
+        App {
+            folder,
+            files,
+            folder_listed: false,
+            doc: None,
+            opening: None,
+            open_error: None,
+            formatter: FormatterId::new(Provider::OpenAi, Mode::Chat),
+            focus: Focus::List,
+            list: ListPane::default(),
+            editor: EditorPane::default(),
+            request: RequestPane::default(),
+            compare: ComparePane::default(),
+            lint: LintPane::default(),
+            release: 0,
+            release_mode: crate::reference::Mode::Chat,
+            replies: Vec::new(),
+            sends: 0,
+            remote_count: None,
+            popup: None,
+            preview: None,
+            generation: 0,
+            status: "loading…".into(),
+            last_reload: None,
+            consent: Consent::default(),
+            theme,
+            syntax,
+            size: (120, 40),
+            areas: Areas::default(),
+            quit: false,
+            dirty: true,
+            clock: recovery::wall_clock,
+            real_path: None,
+            watched: Vec::new(),
+            recovery_due: false,
+            recovery_written: None,
+            beside_for: None,
+            confirm_send_at: super::panes::settings::CONFIRM_SEND_AT,
+        }
+    }
+
+    /// The commands to run first: list the folder, or open the file.
+    pub fn start(&mut self) -> Vec<Command> {
+        match (self.folder.clone(), self.files.first().cloned()) {
+            (Some(dir), _) => {
+                let mut cmds = vec![Command::ListFolder(dir)];
+                cmds.extend(self.watch_commands());
+                cmds
+            }
+            (None, Some(path)) => self.open(path),
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// The path of the file shown (or being opened).
+    pub fn path(&self) -> Option<&PathBuf> {
+        self.doc.as_ref().map(|d| &d.path).or(self.opening.as_ref())
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        self.doc.as_ref().map_or(&[], |d| d.messages())
+    }
+
+    pub fn session(&self) -> Option<&Session> {
+        self.doc.as_ref().map(|d| &d.session)
+    }
+
+    /// Why nothing is being formatted, when nothing is: no file could be
+    /// shown, or the folder holds none. The panes say it instead of
+    /// waiting for a preview that will not come.
+    pub fn idle_reason(&self) -> Option<String> {
+        if self.doc.is_some() {
+            return None;
+        }
+        if let Some(e) = &self.open_error {
+            return Some(format!("No session to format: {e}"));
+        }
+        if self.folder.is_some()
+            && self.folder_listed
+            && self.files.is_empty()
+            && self.opening.is_none()
+        {
+            return Some(
+                "No session to format: this folder has no .json session files. Save one here and it opens."
+                    .into(),
+            );
+        }
+        None
+    }
+
+    /// The session's budget: its `max_tokens`.
+    pub fn budget(&self) -> Option<i64> {
+        self.session().and_then(|s| s.max_tokens())
+    }
+
+    /// Edits that are not on disk: the session's, or a draft in the editor.
+    pub fn unsaved(&self) -> bool {
+        self.doc.as_ref().is_some_and(Document::unsaved) || self.editor.has_draft()
+    }
+
+    pub fn file_name(&self) -> String {
+        self.path()
+            .and_then(|p| p.file_name())
+            .map(|n| crate::text::escape_control(&n.to_string_lossy()).into_owned())
+            .unwrap_or_else(|| "(no file)".into())
+    }
+
+    /// The open file's place in the folder's list.
+    pub fn position(&self) -> Option<usize> {
+        let path = self.path()?;
+        self.files.iter().position(|f| f == path)
+    }
+
+    /// The open session and the model settings the request view uses for
+    /// the provider on screen (its own model when it is the session's).
+    fn wire_settings(&self) -> Result<(Session, crate::wire::Settings), String> {
+        self.wire_settings_for(self.formatter.provider)
+    }
+
+    fn wire_settings_for(
+        &self,
+        provider: Provider,
+    ) -> Result<(Session, crate::wire::Settings), String> {
+        let Some(doc) = self.doc.as_ref() else {
+            return Err("no session".into());
+        };
+        let session = &doc.session;
+        let settings = crate::model_choice::request_settings(session, provider, None)?;
+        Ok((session.clone(), settings))
+    }
+
+    /// Whether a live send is in flight.
+    /// The AgentScope release on screen.
+    pub fn reference(&self) -> &'static dyn crate::reference::Reference {
+        crate::reference::ALL[self.release % crate::reference::ALL.len()]
+    }
+
+    /// "AgentScope 0.1.6 OpenAIFormatter.format_auto" when a release other
+    /// than the default formats the request.
+    pub fn release_call(&self) -> Option<String> {
+        (self.release != 0).then(|| {
+            let r = self.reference();
+            format!(
+                "{} {}",
+                r.title(),
+                r.call(self.formatter.provider, self.release_mode)
+            )
+        })
+    }
+
+    pub fn sending(&self) -> bool {
+        self.replies.iter().any(|r| r.in_flight())
+    }
+
+    /// Sends the request to each provider (in the mode on screen), one
+    /// reply pane each.
+    fn send_to(&mut self, providers: &[Provider]) -> Vec<Command> {
+        if self.sending() {
+            self.status = "a send is in flight: Esc cancels it".into();
+            return Vec::new();
+        }
+        self.replies.clear();
+        self.launch(providers)
+    }
+
+    /// Starts a send to each of `providers`, beside the sends already on
+    /// screen: a provider's earlier pane (one that stopped to ask about its
+    /// host) is replaced, the others keep streaming.
+    fn launch(&mut self, providers: &[Provider]) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        let mut replies = Vec::new();
+        for &provider in providers {
+            let (session, settings) = match self.wire_settings_for(provider) {
+                Ok(x) => x,
+                Err(e) => {
+                    self.status = format!("not sent: {e}");
+                    return Vec::new();
+                }
+            };
+            self.sends += 1;
+            // The meter counts the request on screen: beside its reply only.
+            let our_count = (provider == self.formatter.provider)
+                .then(|| self.preview.as_ref().and_then(|p| p.report.as_ref()))
+                .flatten()
+                .map(|r| (r.total, r.exact));
+            let mut pane = super::panes::reply::ReplyPane::default();
+            pane.start(self.sends, provider, our_count);
+            replies.push(pane);
+            cmds.push(Command::Send(Box::new(super::msg::SendJob {
+                id: self.sends,
+                session: Box::new(session),
+                formatter: FormatterId::new(provider, self.formatter.mode),
+                settings: Box::new(settings),
+                allowed_hosts: self.consent.send_hosts(),
+            })));
+        }
+        self.replies
+            .retain(|r| !r.provider.is_some_and(|p| providers.contains(&p)));
+        self.replies.extend(replies);
+        let names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
+        self.status = format!("sending to {}… Esc cancels", names.join(", "));
+        cmds
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Command> {
+        self.dirty = true;
+        let mut cmds = self.handle(msg);
+        let focused = self.focus == Focus::Editor;
+        self.editor.style(&self.theme.ui, focused);
+        if self.popup.is_none() {
+            cmds.extend(self.ask_consent());
+        }
+        cmds
+    }
+
+    fn handle(&mut self, msg: Msg) -> Vec<Command> {
+        match msg {
+            Msg::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+            Msg::Key(_) => {
+                self.dirty = false;
+                Vec::new()
+            }
+            Msg::Mouse(mouse) => self.on_mouse(mouse),
+            Msg::Paste(text) => {
+                if self.focus == Focus::Editor {
+                    self.editor.paste(&text);
+                    return self.editor_changed();
+                }
+                Vec::new()
+            }
+            Msg::Resized(w, h) => {
+                self.size = (w, h);
+                Vec::new()
+            }
+            Msg::FilesChanged(paths) => self.on_files_changed(paths),
+            Msg::FolderListed(files) => self.on_folder_listed(files),
+            Msg::FileRead { path, result } => self.on_file_read(path, result),
+            Msg::Saved {
+                path,
+                state,
+                outcome,
+                then,
+            } => self.on_saved(path, state, outcome, then),
+            Msg::SavedBeside(result) => self.on_saved_beside(result),
+            Msg::SavedAsSession { path, result, then } => {
+                self.on_saved_as_session(path, result, then)
+            }
+            Msg::RemoteCounted {
+                generation,
+                provider,
+                result,
+            } => {
+                self.status = match &result {
+                    Ok(n) => format!("{provider} counts {n} input tokens (exact)"),
+                    Err(e) => format!("no remote count: {e}"),
+                };
+                self.remote_count = Some((generation, provider, result));
+                Vec::new()
+            }
+            Msg::Reply {
+                id,
+                update: ReplyUpdate::HostNotChosen(host),
+            } => self.on_host_not_chosen(id, host),
+            Msg::Reply { id, update } => {
+                let line = self
+                    .replies
+                    .iter_mut()
+                    .find(|r| r.id == id)
+                    .and_then(|r| r.apply(id, update));
+                if let Some(line) = line {
+                    self.status = line;
+                }
+                Vec::new()
+            }
+            Msg::Exported(result) => {
+                self.status = match result {
+                    Ok(path) => format!(
+                        "wrote {} (the key is read from the environment)",
+                        path.file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    ),
+                    Err(e) => format!("not exported: {e}"),
+                };
+                Vec::new()
+            }
+            Msg::RecoveryFound(path, found) => self.on_recovery_found(path, found),
+            Msg::PreviewReady(preview) => {
+                if preview.generation < self.generation {
+                    self.dirty = false;
+                    return Vec::new(); // a newer request is on its way
+                }
+                if let Some((index, why)) = &preview.rejected {
+                    self.status = self.rejection_status(*index, why);
+                }
+                self.preview = Some(*preview);
+                self.reveal_selection();
+                Vec::new()
+            }
+            Msg::Tick => self.on_tick(),
+            // The runtime acts on signals before they reach the app.
+            Msg::Signal(_) => Vec::new(),
+        }
+    }
+
+    /// Writes the settings form's values into the session (one undo step)
+    /// and formats again with them.
+    fn apply_settings(&mut self, settings: Vec<(String, Option<Value>)>) -> Vec<Command> {
+        let Some(doc) = self.doc.as_mut() else {
+            return Vec::new();
+        };
+        let before = doc.state();
+        doc.close_group();
+        doc.set_settings(settings);
+        if doc.state() == before {
+            self.status = "settings unchanged".into();
+            return Vec::new();
+        }
+        self.recovery_due = true;
+        // The model belongs to the provider on screen, which the session
+        // now names: the header follows it.
+        if let Ok(id) = doc.session.formatter() {
+            self.formatter = FormatterId::new(id.provider, self.formatter.mode);
+        }
+        let s = &doc.session;
+        // The model the request is now for, as every pane names it.
+        let model = crate::model_choice::choose_model(s, self.formatter.provider, None);
+        self.status = format!(
+            "model {} · budget {} · token counter {} · C-s saves them in the session, u undoes",
+            model.info().label(),
+            s.max_tokens().map_or("none".to_string(), |b| b.to_string()),
+            s.token_counter().unwrap_or("(default openai:gpt-4o)")
+        );
+        self.reformat()
+    }
+
+    /// `file:line:col: message N rejected: why` for the status line.
+    fn rejection_status(&self, index: usize, why: &str) -> String {
+        let at = self.doc.as_ref().and_then(|doc| {
+            let pointer = match doc.session.shape {
+                InputShape::Session => format!("/messages/{index}"),
+                InputShape::BareArray => format!("/{index}"),
+                _ => return None,
+            };
+            let (line, col) = locate_pointer(&doc.base.text(), &pointer)?;
+            Some(format!("{}:{line}:{col}", self.file_name()))
+        });
+        match at {
+            Some(at) => format!("{at}: message {index} rejected: {why}"),
+            None => format!("message {index} rejected: {why}"),
+        }
+    }
+
+    /// Asks the worker for a new preview of the current state.
+    pub fn reformat(&mut self) -> Vec<Command> {
+        let Some(doc) = &self.doc else {
+            return Vec::new();
+        };
+        let session = &doc.session;
+        self.generation += 1;
+        // The header's model: the wire view sends the same one.
+        let choice = crate::model_choice::choose_model(session, self.formatter.provider, None);
+        let model = choice.info();
+        let job = Job {
+            generation: self.generation,
+            formatter: self.formatter,
+            model: model.clone(),
+            messages: session.messages.clone(),
+            tools: session.tools.clone(),
+            base_dir: session.base_dir(),
+            budget: session.max_tokens(),
+            raw_media: self.request.raw_media,
+            syntax: Arc::clone(&self.syntax),
+            access: self.consent.grant(&doc.path),
+            token_counter: session
+                .token_counter()
+                .map(|spec| CounterSpec::parse(spec).map_err(|e| format!("token_counter: {e}")))
+                .unwrap_or_else(|| Ok(CounterSpec::default())),
+            shown: self.request.shown,
+            request: Provider::ALL
+                .into_iter()
+                .map(|p| crate::model_choice::request_settings(session, p, None).map(|s| (p, s)))
+                .collect(),
+            compare: self
+                .compare
+                .open
+                .then(|| self.compare.sides(self.formatter)),
+            // The last save / now pair shows the saved version even
+            // without edits (then the two are the same).
+            earlier: doc.earlier().or_else(|| {
+                (self.compare.open && self.compare.pair == Pair::LastSave)
+                    .then(|| (doc.base.text(), "last save"))
+            }),
+            // Small sessions are linted on every edit (the list marks
+            // them); large ones while the panel is open.
+            lint: (self.lint.open || session.messages.len() <= super::panes::lint::ALWAYS_UP_TO)
+                .then(|| {
+                    let base = doc.base.text();
+                    let text: Arc<str> = if doc.unsaved() {
+                        doc.render().map(Arc::from).unwrap_or(base)
+                    } else {
+                        base
+                    };
+                    (Box::new(session.clone()), text)
+                }),
+            why: self.request.why,
+            release: (self.release != 0).then(|| ReleaseJob {
+                release: self.reference(),
+                mode: self.release_mode,
+            }),
+            session_settings: Arc::new(session.settings.clone()),
+        };
+        vec![Command::Reformat(Box::new(job))]
+    }
+
+    fn set_formatter(&mut self, id: FormatterId) -> Vec<Command> {
+        if id == self.formatter {
+            return Vec::new();
+        }
+        self.formatter = id;
+        self.status = match self.release_call() {
+            Some(call) => call,
+            None => format!("{id}"),
+        };
+        self.reformat()
+    }
+
+    fn scope(&self) -> Scope {
+        match self.focus {
+            Focus::List => Scope::List,
+            Focus::Editor => Scope::Editor,
+            Focus::Output => Scope::Output,
+        }
+    }
+
+    /// The footer's scope (what the status line hints at).
+    pub fn footer_scope(&self) -> Scope {
+        self.scope()
+    }
+}
+
+/// `Bob, user` for a message.
+fn describe(m: &Value) -> String {
+    let name = m.get("name").map(crate::py::py_str).unwrap_or_default();
+    let role = m.get("role").map(crate::py::py_str).unwrap_or_default();
+    crate::text::escape_control(&format!("{name}, {role}")).into_owned()
+}
