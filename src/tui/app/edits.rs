@@ -7,11 +7,6 @@ use super::*;
 impl App {
     pub(super) fn navigate(&mut self, action: Action) {
         let page = self.size.1.saturating_sub(12).max(1) as usize;
-        if self.focus == Focus::Output {
-            let n = self.request.lines(self.preview.as_ref()).len();
-            self.request.scroll_by(action, n, page);
-            return;
-        }
         let mut probe = ListPane::at(self.list.selected);
         if probe.navigate(action, self.messages().len(), page) {
             self.select(probe.selected);
@@ -66,16 +61,6 @@ impl App {
         if let Some(lines) = self.selected_lines() {
             let height = self.areas.output.height.saturating_sub(2).max(1) as usize;
             self.request.reveal(lines, height);
-        }
-    }
-
-    pub(super) fn jump(&mut self, forward: bool, from_current: bool) {
-        let lines = RequestPane::lines_of(self.preview.as_ref(), self.request.show_tools);
-        if let Some(status) = self.request.jump(lines, forward, from_current) {
-            if !status.ends_with("not found") {
-                self.focus = Focus::Output;
-            }
-            self.status = status;
         }
     }
 

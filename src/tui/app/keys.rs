@@ -8,22 +8,9 @@ impl App {
         if let Some(popup) = self.popup.take() {
             return self.on_popup_key(popup, key);
         }
-        if let Some(input) = self.request.search_input.as_mut() {
-            match key.code {
-                KeyCode::Enter => {
-                    let query = std::mem::take(input);
-                    self.request.search_input = None;
-                    self.request.search = (!query.is_empty()).then_some(query);
-                    self.jump(true, true);
-                }
-                KeyCode::Esc => self.request.search_input = None,
-                KeyCode::Backspace => {
-                    input.pop();
-                }
-                KeyCode::Char(c) => input.push(c),
-                _ => {}
-            }
-            return Vec::new();
+        if let Outcome::Taken(effect) = self.request.on_search_key(key.code, self.preview.as_ref())
+        {
+            return self.apply(effect, Focus::Output);
         }
         if self.focus == Focus::Editor {
             return match self.editor.handle_key(key) {
@@ -53,32 +40,60 @@ impl App {
             };
         }
         match keymap::action_for(&key, self.scope()) {
-            // The open compare view takes the request pane's keys.
-            Some(action @ (Action::NextMatch | Action::PrevMatch))
-                if self.compare.open && self.request.search.is_none() =>
-            {
-                let compared = self.preview.as_ref().and_then(|p| p.compare.clone());
-                let forward = action == Action::NextMatch;
-                self.status = if self.compare.jump_to_change(forward, compared.as_deref()) {
-                    format!("compare: the difference at row {}", self.compare.scroll + 1)
-                } else {
-                    "compare: no more differences that way".into()
-                };
-                Vec::new()
-            }
-            Some(action) if self.compare.open && self.focus == Focus::Output => {
-                match self.compare.handle(action, self.formatter.provider) {
-                    Some(true) => self.reformat(),
-                    Some(false) => Vec::new(),
-                    None => self.act(action),
-                }
-            }
-            Some(action) => self.act(action),
+            Some(action) => self.route(action),
             None => {
                 self.dirty = false;
                 Vec::new()
             }
         }
+    }
+
+    /// Offers an action to the panes that may own it, the compare view
+    /// first while it is open; what they pass up the app carries out.
+    fn route(&mut self, action: Action) -> Vec<Command> {
+        use Action::*;
+        let compare_keys = matches!(action, Compare | ComparePair | CompareOther)
+            || (self.compare.open
+                && (self.focus == Focus::Output
+                    || (matches!(action, NextMatch | PrevMatch) && self.request.search.is_none())));
+        if compare_keys {
+            let compared = self.preview.as_ref().and_then(|p| p.compare.clone());
+            let outcome = self
+                .compare
+                .handle(action, self.formatter.provider, compared.as_deref());
+            if let Outcome::Taken(effect) = outcome {
+                return self.apply(effect, Focus::Output);
+            }
+        }
+        let scrolls = matches!(action, Up | Down | PageUp | PageDown | Top | Bottom);
+        if !scrolls || self.focus == Focus::Output {
+            let page = self.size.1.saturating_sub(12).max(1) as usize;
+            if let Outcome::Taken(effect) = self.request.handle(action, self.preview.as_ref(), page)
+            {
+                return self.apply(effect, Focus::Output);
+            }
+        }
+        self.act(action)
+    }
+
+    /// Does what a pane's outcome asks: the status line, the focus (to
+    /// `pane`), the clipboard, a new request.
+    pub(super) fn apply(&mut self, effect: Effect, pane: Focus) -> Vec<Command> {
+        if let Some(status) = effect.status {
+            self.status = status;
+        }
+        if effect.focus {
+            self.focus = pane;
+        }
+        let mut commands: Vec<Command> = effect
+            .clipboard
+            .into_iter()
+            .map(Command::Clipboard)
+            .collect();
+        if effect.reformat {
+            commands.extend(self.reformat());
+        }
+        commands
     }
 
     pub(super) fn act(&mut self, action: Action) -> Vec<Command> {
@@ -237,39 +252,20 @@ impl App {
             // Only bound inside the editor, which handles them itself.
             Action::LeaveEditor | Action::ToggleEditorText => {}
             Action::Undo | Action::Redo => return self.undo_redo(action == Action::Undo),
-            Action::Search => self.request.search_input = Some(String::new()),
-            Action::NextMatch => self.jump(true, false),
-            Action::PrevMatch => self.jump(false, false),
-            Action::ToggleTools => {
-                self.request.show_tools = !self.request.show_tools;
-                self.request.scroll = 0;
-            }
-            Action::Left | Action::Right => {
-                let lines = self.request.lines(self.preview.as_ref());
-                self.request.sideways(action == Action::Right, lines);
-            }
-            Action::ToggleWrap => {
-                self.request.toggle_wrap();
-                self.status = if self.request.wrap {
-                    "long request lines wrap (W: scroll sideways instead)".into()
-                } else {
-                    "long request lines scroll sideways with h/l or ←/→ (W: wrap)".into()
-                };
-            }
-            Action::Copy => {
-                let lines = self.request.lines(self.preview.as_ref());
-                if lines.is_empty() {
-                    self.status = "nothing to copy yet".into();
-                    return Vec::new();
-                }
-                let text = lines.join("\n");
-                self.status = crate::tui::panes::status::copied_note(
-                    self.request.shown.label(),
-                    lines.len(),
-                    std::env::var_os("TMUX").is_some(),
-                );
-                return vec![Command::Clipboard(text)];
-            }
+            // The request pane's and the compare view's own (`route`).
+            Action::Search
+            | Action::NextMatch
+            | Action::PrevMatch
+            | Action::ToggleTools
+            | Action::Left
+            | Action::Right
+            | Action::ToggleWrap
+            | Action::Copy
+            | Action::CycleView
+            | Action::ToggleRaw
+            | Action::Compare
+            | Action::ComparePair
+            | Action::CompareOther => {}
             Action::Export => {
                 let (session, settings) = match self.wire_settings() {
                     Ok(x) => x,
@@ -373,28 +369,6 @@ impl App {
                 }
                 return cmds;
             }
-            Action::Compare => {
-                self.compare.open = !self.compare.open;
-                self.compare.scroll = 0;
-                self.status = if self.compare.open {
-                    format!(
-                        "compare: {} (C: another pair, o: another provider, c: close)",
-                        self.compare.pair.label()
-                    )
-                } else {
-                    "compare closed".into()
-                };
-                return self.reformat();
-            }
-            Action::ComparePair | Action::CompareOther => {
-                let was_open = self.compare.open;
-                self.compare.open = true;
-                if was_open || action == Action::CompareOther {
-                    self.compare.handle(action, self.formatter.provider);
-                }
-                self.status = format!("compare: {}", self.compare.pair.label());
-                return self.reformat();
-            }
             Action::Why => {
                 self.request.why = !self.request.why;
                 // The rules panel and the lint panel share a place.
@@ -418,17 +392,6 @@ impl App {
                 } else {
                     "lint panel closed".into()
                 };
-                return self.reformat();
-            }
-            Action::CycleView => {
-                self.request.shown = self.request.shown.next();
-                self.request.scroll = 0;
-                self.request.hscroll = 0;
-                self.status = format!("request view: {}", self.request.shown.label());
-                return self.reformat();
-            }
-            Action::ToggleRaw => {
-                self.request.raw_media = !self.request.raw_media;
                 return self.reformat();
             }
             Action::NextFile | Action::PrevFile => {

@@ -17,6 +17,7 @@ use super::panes::popup::{Pending, Popup};
 use super::panes::reply::ReplyUpdate;
 use super::panes::request::RequestPane;
 use super::panes::settings::{FormOutcome, SettingsForm};
+use super::panes::{Effect, Outcome};
 use super::recovery::{self, Recovery};
 use super::theme::Theme;
 use super::worker::{Job, Preview, ReleaseJob};

@@ -6,6 +6,7 @@
 //! scroll together.
 
 use super::pane_block;
+use super::Outcome;
 use crate::compare::{Compared, Row};
 use crate::diff::Mark;
 use crate::formatter::{FormatterId, Mode, Provider};
@@ -143,59 +144,73 @@ impl ComparePane {
         }
     }
 
-    pub fn handle(&mut self, action: Action, current: Provider) -> Option<bool> {
+    /// Takes the compare view's actions: opening and closing it, the pair
+    /// and the other provider (the request is computed again), and, while
+    /// it is open, scrolling and the jumps between differences.
+    pub fn handle(
+        &mut self,
+        action: Action,
+        current: Provider,
+        compared: Option<&Compared>,
+    ) -> Outcome {
         let page = self.height.get().max(1);
         match action {
-            Action::ComparePair => {
-                let i = Pair::ALL.iter().position(|p| *p == self.pair).unwrap_or(0);
-                self.pair = Pair::ALL[(i + 1) % Pair::ALL.len()];
+            Action::Compare => {
+                self.open = !self.open;
                 self.scroll = 0;
-                Some(true)
+                return Outcome::reformat(Some(if self.open {
+                    format!(
+                        "compare: {} (C: another pair, o: another provider, c: close)",
+                        self.pair.label()
+                    )
+                } else {
+                    "compare closed".into()
+                }));
             }
-            Action::CompareOther => {
-                let now = self.other_provider(current);
-                let i = Provider::ALL.iter().position(|p| *p == now).unwrap_or(0);
-                let mut next = Provider::ALL[(i + 1) % Provider::ALL.len()];
-                if next == current {
-                    next = Provider::ALL[(i + 2) % Provider::ALL.len()];
+            Action::ComparePair | Action::CompareOther => {
+                let was_open = std::mem::replace(&mut self.open, true);
+                if action == Action::CompareOther {
+                    self.other = Some(self.next_provider(current));
+                    self.pair = Pair::Providers;
+                } else if was_open {
+                    let i = Pair::ALL.iter().position(|p| *p == self.pair).unwrap_or(0);
+                    self.pair = Pair::ALL[(i + 1) % Pair::ALL.len()];
+                    self.scroll = 0;
                 }
-                self.other = Some(next);
-                self.pair = Pair::Providers;
-                Some(true)
+                return Outcome::reformat(Some(format!("compare: {}", self.pair.label())));
             }
-            Action::Up => {
-                self.scroll = self.scroll.saturating_sub(1);
-                Some(false)
+            _ if !self.open => return Outcome::Pass,
+            Action::NextMatch | Action::PrevMatch => {
+                let forward = action == Action::NextMatch;
+                return Outcome::say(if self.jump_to_change(forward, compared) {
+                    format!("compare: the difference at row {}", self.scroll + 1)
+                } else {
+                    "compare: no more differences that way".into()
+                });
             }
-            Action::Down => {
-                self.scroll += 1;
-                Some(false)
-            }
-            Action::PageUp => {
-                self.scroll = self.scroll.saturating_sub(page);
-                Some(false)
-            }
-            Action::PageDown => {
-                self.scroll += page;
-                Some(false)
-            }
-            Action::Top => {
-                self.scroll = 0;
-                Some(false)
-            }
-            Action::Bottom => {
-                self.scroll = usize::MAX / 2;
-                Some(false)
-            }
-            Action::Left => {
-                self.hscroll = self.hscroll.saturating_sub(8);
-                Some(false)
-            }
-            Action::Right => {
-                self.hscroll += 8;
-                Some(false)
-            }
-            _ => None,
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Down => self.scroll += 1,
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(page),
+            Action::PageDown => self.scroll += page,
+            Action::Top => self.scroll = 0,
+            Action::Bottom => self.scroll = usize::MAX / 2,
+            Action::Left => self.hscroll = self.hscroll.saturating_sub(8),
+            Action::Right => self.hscroll += 8,
+            _ => return Outcome::Pass,
+        }
+        Outcome::done()
+    }
+
+    /// The providers pair's next right-hand provider: never the one on
+    /// screen.
+    fn next_provider(&self, current: Provider) -> Provider {
+        let now = self.other_provider(current);
+        let i = Provider::ALL.iter().position(|p| *p == now).unwrap_or(0);
+        let next = Provider::ALL[(i + 1) % Provider::ALL.len()];
+        if next == current {
+            Provider::ALL[(i + 2) % Provider::ALL.len()]
+        } else {
+            next
         }
     }
 
@@ -309,5 +324,35 @@ impl ComparePane {
             };
             frame.render_widget(Paragraph::new(lines), area);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `o` opens the providers pair and never puts the provider on screen
+    /// on the right; closed, the view passes its scroll keys up.
+    #[test]
+    fn the_compare_view_takes_its_keys_only_while_open() {
+        let mut pane = ComparePane::default();
+        assert_eq!(
+            pane.handle(Action::Down, Provider::OpenAi, None),
+            Outcome::Pass
+        );
+        let Outcome::Taken(effect) = pane.handle(Action::CompareOther, Provider::OpenAi, None)
+        else {
+            panic!("taken")
+        };
+        assert!(effect.reformat && pane.open && pane.pair == Pair::Providers);
+        for _ in 0..8 {
+            pane.handle(Action::CompareOther, Provider::OpenAi, None);
+            assert_ne!(pane.other_provider(Provider::OpenAi), Provider::OpenAi);
+        }
+        assert_eq!(
+            pane.handle(Action::Down, Provider::OpenAi, None),
+            Outcome::done()
+        );
+        assert_eq!(pane.scroll, 1);
     }
 }

@@ -21,6 +21,53 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Borders};
 
+/// What a pane did with an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Not this pane's: the app carries it out.
+    Pass,
+    /// Taken; what the rest of the workbench should do about it.
+    Taken(Effect),
+}
+
+/// What a pane asks of the workbench after taking an action.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effect {
+    /// A line for the status bar.
+    pub status: Option<String>,
+    /// What the request view shows changed: compute it again.
+    pub reformat: bool,
+    /// The pane wants the focus (a search found a line in it).
+    pub focus: bool,
+    /// Text for the clipboard.
+    pub clipboard: Option<String>,
+}
+
+impl Outcome {
+    /// Taken, with nothing else to do.
+    pub fn done() -> Outcome {
+        Outcome::Taken(Effect::default())
+    }
+
+    /// Taken; the status bar says `status`.
+    pub fn say(status: impl Into<String>) -> Outcome {
+        Outcome::Taken(Effect {
+            status: Some(status.into()),
+            ..Effect::default()
+        })
+    }
+
+    /// Taken; the request is computed again, and the status bar says
+    /// `status` when there is one.
+    pub fn reformat(status: Option<String>) -> Outcome {
+        Outcome::Taken(Effect {
+            status,
+            reformat: true,
+            ..Effect::default()
+        })
+    }
+}
+
 /// A pane's frame: thick and coloured when it has the focus.
 pub fn pane_block<'a>(ui: &Palette, title: Line<'a>, focused: bool) -> Block<'a> {
     Block::default()

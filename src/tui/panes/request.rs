@@ -3,13 +3,14 @@
 //! (a message at a time, cached). The lines that came from the selected
 //! message are marked.
 
-use super::pane_block;
+use super::{pane_block, Effect, Outcome};
 use crate::formatter::FormatterId;
 use crate::tui::highlight::LazyLines;
 use crate::tui::keymap::Action;
 use crate::tui::lines::Lines;
 use crate::tui::theme::Palette;
 use crate::tui::worker::{Preview, Shown};
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -77,6 +78,106 @@ impl RequestPane {
             (Some(p), false) => &p.plain,
             (Some(p), true) => &p.tool_plain,
             _ => &NONE,
+        }
+    }
+
+    /// Takes the request pane's own actions: scrolling (when it has the
+    /// focus), search, the tool schemas, wrapping, sideways scrolling,
+    /// copying, the view cycle and raw media.
+    pub fn handle(&mut self, action: Action, preview: Option<&Preview>, page: usize) -> Outcome {
+        let lines = Self::lines_of(preview, self.show_tools);
+        match action {
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                self.scroll_by(action, lines.len(), page);
+                Outcome::done()
+            }
+            Action::Search => {
+                self.search_input = Some(String::new());
+                Outcome::done()
+            }
+            Action::NextMatch | Action::PrevMatch => {
+                self.found(lines, action == Action::NextMatch, false)
+            }
+            Action::ToggleTools => {
+                self.show_tools = !self.show_tools;
+                self.scroll = 0;
+                Outcome::done()
+            }
+            Action::Left | Action::Right => {
+                self.sideways(action == Action::Right, lines);
+                Outcome::done()
+            }
+            Action::ToggleWrap => {
+                self.toggle_wrap();
+                Outcome::say(if self.wrap {
+                    "long request lines wrap (W: scroll sideways instead)"
+                } else {
+                    "long request lines scroll sideways with h/l or ←/→ (W: wrap)"
+                })
+            }
+            Action::Copy if lines.is_empty() => Outcome::say("nothing to copy yet"),
+            Action::Copy => Outcome::Taken(Effect {
+                status: Some(super::status::copied_note(
+                    self.shown.label(),
+                    lines.len(),
+                    std::env::var_os("TMUX").is_some(),
+                )),
+                clipboard: Some(lines.join("\n")),
+                ..Effect::default()
+            }),
+            Action::CycleView => {
+                self.shown = self.shown.next();
+                self.scroll = 0;
+                self.hscroll = 0;
+                Outcome::reformat(Some(format!("request view: {}", self.shown.label())))
+            }
+            Action::ToggleRaw => {
+                self.raw_media = !self.raw_media;
+                Outcome::reformat(None)
+            }
+            _ => Outcome::Pass,
+        }
+    }
+
+    /// A key while a search is typed (`/`): Enter searches, Esc gives up.
+    /// `Pass` when no search is being typed.
+    pub fn on_search_key(&mut self, code: KeyCode, preview: Option<&Preview>) -> Outcome {
+        let Some(input) = self.search_input.as_mut() else {
+            return Outcome::Pass;
+        };
+        match code {
+            KeyCode::Enter => {
+                let query = std::mem::take(input);
+                self.search_input = None;
+                self.search = (!query.is_empty()).then_some(query);
+                let lines = Self::lines_of(preview, self.show_tools);
+                return self.found(lines, true, true);
+            }
+            KeyCode::Esc => self.search_input = None,
+            KeyCode::Backspace => {
+                input.pop();
+            }
+            KeyCode::Char(c) => input.push(c),
+            _ => {}
+        }
+        Outcome::done()
+    }
+
+    /// Moves to the next match of the search; the pane takes the focus
+    /// when there is one.
+    fn found(&mut self, lines: &Lines, forward: bool, from_current: bool) -> Outcome {
+        match self.jump(lines, forward, from_current) {
+            Some(status) => Outcome::Taken(Effect {
+                focus: !status.ends_with("not found"),
+                status: Some(status),
+                ..Effect::default()
+            }),
+            None => Outcome::done(),
         }
     }
 
@@ -399,6 +500,32 @@ fn skip_columns(spans: Vec<Span<'static>>, keep: usize, skip: usize) -> Vec<Span
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pane takes its own actions without the app: a view change asks
+    /// for a new request, copying with nothing shown says so, and an
+    /// action of another pane passes up.
+    #[test]
+    fn the_pane_takes_its_own_actions_and_passes_the_rest_up() {
+        let mut pane = RequestPane::default();
+        assert_eq!(
+            pane.handle(Action::CycleView, None, 10),
+            Outcome::reformat(Some("request view: wire".into()))
+        );
+        assert_eq!(pane.shown, Shown::Wire);
+        assert_eq!(
+            pane.handle(Action::Copy, None, 10),
+            Outcome::say("nothing to copy yet")
+        );
+        assert_eq!(pane.handle(Action::Search, None, 10), Outcome::done());
+        assert_eq!(pane.search_input.as_deref(), Some(""));
+        assert_eq!(
+            pane.on_search_key(KeyCode::Char('x'), None),
+            Outcome::done()
+        );
+        assert_eq!(pane.on_search_key(KeyCode::Esc, None), Outcome::done());
+        assert_eq!(pane.on_search_key(KeyCode::Char('y'), None), Outcome::Pass);
+        assert_eq!(pane.handle(Action::Delete, None, 10), Outcome::Pass);
+    }
 
     #[test]
     fn matches_are_found_ignoring_case_and_cut_out_of_spans() {
