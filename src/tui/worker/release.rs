@@ -1,0 +1,145 @@
+//! Another AgentScope release's job (`V`, and the releases pair of the
+//! compare view): the session formatted through `crate::reference`, with
+//! what the release cannot hold listed.
+
+use super::*;
+
+/// The request under another AgentScope release (`V`): which, and in
+/// which of its modes.
+#[derive(Clone, Copy)]
+pub struct ReleaseJob {
+    pub release: &'static dyn Reference,
+    pub mode: crate::reference::Mode,
+}
+
+impl std::fmt::Debug for ReleaseJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReleaseJob({} {:?})", self.release.version(), self.mode)
+    }
+}
+
+/// What the panes say of a request another release formats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReleaseInfo {
+    /// "AgentScope 0.1.6".
+    pub title: String,
+    /// `OpenAIFormatter.format_auto`.
+    pub call: String,
+    /// The mode an automatic call took.
+    pub branch: Option<&'static str>,
+    /// What the release's message model cannot hold of this session.
+    pub lost: Vec<String>,
+    /// Why it has no count or truncation.
+    pub no_budget: Option<&'static str>,
+}
+
+/// The session as another release formats it, with the job's media
+/// access and no network.
+pub(super) fn release_format(
+    job: &Job,
+    messages: &[Message],
+    release: &dyn Reference,
+    provider: Provider,
+    mode: crate::reference::Mode,
+) -> crate::reference::Formatted {
+    let session = crate::session::Session {
+        path: None,
+        shape: crate::session::InputShape::Session,
+        messages: messages.to_vec(),
+        tools: job.tools.clone(),
+        settings: (*job.session_settings).clone(),
+        warnings: Vec::new(),
+    };
+    let gate = Arc::new(Gate::new(
+        job.base_dir.clone(),
+        Arc::new(job.access.clone()),
+    ));
+    let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
+    release.format(&session, provider, mode, &env)
+}
+
+/// The session formatted by another release (`V`): what its message model
+/// cannot hold listed first, and, when it neither counts nor truncates,
+/// no count and no plan.
+pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) -> Preview {
+    let out = release_format(
+        job,
+        &job.messages,
+        r.release,
+        job.formatter.provider,
+        r.mode,
+    );
+    let title = r.release.title();
+    let mut lines = Lines::new();
+    lines.push(&format!(
+        "// {title} · {}{}",
+        out.call,
+        out.branch.map(|b| format!(" → {b}")).unwrap_or_default()
+    ));
+    lines.extend(
+        out.lost
+            .iter()
+            .map(|w| format!("// {} cannot hold {w}: left out", r.release.version())),
+    );
+    match &out.messages {
+        Ok(m) => {
+            let refs: Vec<&Value> = m.iter().collect();
+            let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
+            lines.extend(plain.iter());
+        }
+        Err(e) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
+    }
+    preview.chunks = chunks_of(lines.len());
+    preview.plain = Arc::new(lines);
+    preview.release = Some(ReleaseInfo {
+        title,
+        call: out.call,
+        branch: out.branch,
+        lost: out.lost,
+        no_budget: r.release.no_budget(),
+    });
+    preview
+}
+
+/// The compare view's side of another release: the same provider, chat or
+/// multi-agent as on screen; messages face their source where the release
+/// says which.
+pub(super) fn release_side(
+    job: &Job,
+    messages: &[Message],
+    spec: SideSpec,
+    index: usize,
+) -> crate::compare::Side {
+    let release = crate::reference::ALL[index % crate::reference::ALL.len()];
+    let label = spec.label();
+    let out = release_format(
+        job,
+        messages,
+        release,
+        spec.formatter.provider,
+        spec.formatter.mode.into(),
+    );
+    let out_messages = match out.messages {
+        Ok(m) => m,
+        Err(e) => {
+            return crate::compare::Side::failed(
+                label,
+                format!("{} raises {}: {}", release.title(), e.kind, e.message),
+            )
+        }
+    };
+    let out_messages: Vec<Value> = if job.raw_media {
+        out_messages
+    } else {
+        out_messages.iter().map(shorten_media).collect()
+    };
+    let mut side = crate::compare::Side::formatted(label, out_messages, &out.spans);
+    if !out.lost.is_empty() {
+        side.note = Some(format!(
+            "{} cannot hold {}",
+            release.version(),
+            out.lost.join("; ")
+        ));
+    }
+    side
+}
