@@ -8,10 +8,8 @@
 //!
 //! The encoding is ours and private to the process: a count, then each
 //! value as a tag byte, with LEB128 lengths before strings, numbers'
-//! text, arrays and objects. The keys and short strings that nearly every
-//! message repeats (`"role"`, `"content"`, `"type": "text"`, …: [`WORDS`])
-//! are one byte each: a tenth of a chat message's packed size. A string is
-//! always written the same way, so equal values still pack to equal bytes.
+//! text, arrays and objects. A string is always written the same way, so
+//! equal values pack to equal bytes.
 
 use serde_json::{Map, Number, Value};
 use std::sync::Arc;
@@ -23,75 +21,6 @@ const NUMBER: u8 = 3;
 const STRING: u8 = 4;
 const ARRAY: u8 = 5;
 const OBJECT: u8 = 6;
-/// A string of [`WORDS`], by its index.
-const WORD: u8 = 7;
-
-/// Keys and values the formatters' inputs and outputs repeat in every
-/// message. At most 64, so that a key's code stays one byte (see
-/// `put_key`). Append only: nothing outside the process reads the bytes,
-/// but the order is the code.
-const WORDS: [&str; 51] = [
-    "role",
-    "content",
-    "name",
-    "type",
-    "text",
-    "user",
-    "assistant",
-    "system",
-    "tool",
-    "tool_calls",
-    "tool_call_id",
-    "id",
-    "function",
-    "arguments",
-    "image_url",
-    "url",
-    "input_audio",
-    "data",
-    "format",
-    "source",
-    "media_type",
-    "tool_use_id",
-    "tool_use",
-    "tool_result",
-    "input",
-    "output",
-    "thinking",
-    "signature",
-    "metadata",
-    "timestamp",
-    "invocation_id",
-    "parts",
-    "inline_data",
-    "mime_type",
-    "function_call",
-    "function_response",
-    "response",
-    "images",
-    "args",
-    "detail",
-    "audio",
-    "video",
-    "image",
-    "base64",
-    "model",
-    "path",
-    "redacted_thinking",
-    "is_error",
-    "cache_control",
-    "ephemeral",
-    "tool_name",
-];
-
-/// The code of a string of [`WORDS`].
-fn word(s: &str) -> Option<usize> {
-    if s.len() > 17 {
-        return None;
-    }
-    WORDS.iter().position(|w| *w == s)
-}
-
 /// Values packed into one shared buffer (cloning shares it).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Packed {
@@ -147,11 +76,6 @@ impl Packed {
         Arc::ptr_eq(&self.bytes, &other.bytes)
     }
 
-    /// Bytes held (for memory accounting in tests).
-    pub fn size(&self) -> usize {
-        self.bytes.len()
-    }
-
     /// The encoding itself: equal values, equal bytes (key order and
     /// number text included), so it can be hashed as the content.
     pub fn as_bytes(&self) -> &[u8] {
@@ -192,17 +116,6 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// A key: `2 × code + 1` for a word, else `2 × length` and its bytes.
-fn put_key(out: &mut Vec<u8>, k: &str) {
-    match word(k) {
-        Some(code) => put_len(out, 2 * code + 1),
-        None => {
-            put_len(out, 2 * k.len());
-            out.extend_from_slice(k.as_bytes());
-        }
-    }
-}
-
 fn put_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.push(NULL),
@@ -212,16 +125,10 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
             out.push(NUMBER);
             put_str(out, n.as_str());
         }
-        Value::String(s) => match word(s) {
-            Some(code) => {
-                out.push(WORD);
-                out.push(code as u8);
-            }
-            None => {
-                out.push(STRING);
-                put_str(out, s);
-            }
-        },
+        Value::String(s) => {
+            out.push(STRING);
+            put_str(out, s);
+        }
         Value::Array(a) => {
             out.push(ARRAY);
             put_len(out, a.len());
@@ -233,7 +140,7 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
             out.push(OBJECT);
             put_len(out, m.len());
             for (k, item) in m {
-                put_key(out, k);
+                put_str(out, k);
                 put_value(out, item);
             }
         }
@@ -280,18 +187,6 @@ impl<'a> Reader<'a> {
         self.bytes_of(n)
     }
 
-    fn key(&mut self) -> String {
-        let n = self.len();
-        if n % 2 == 1 {
-            return self.word(n / 2);
-        }
-        self.bytes_of(n / 2)
-    }
-
-    fn word(&mut self, code: usize) -> String {
-        WORDS.get(code).copied().unwrap_or_default().to_owned()
-    }
-
     fn bytes_of(&mut self, n: usize) -> String {
         let end = (self.at + n).min(self.bytes.len());
         let s = std::str::from_utf8(&self.bytes[self.at.min(end)..end])
@@ -307,10 +202,6 @@ impl<'a> Reader<'a> {
             TRUE => Value::Bool(true),
             NUMBER => Value::Number(Number::from_string_unchecked(self.str())),
             STRING => Value::String(self.str()),
-            WORD => {
-                let code = self.byte();
-                Value::String(self.word(code.into()))
-            }
             ARRAY => {
                 let n = self.len().min(self.bytes.len());
                 let mut items = Vec::with_capacity(n);
@@ -323,7 +214,7 @@ impl<'a> Reader<'a> {
                 let n = self.len().min(self.bytes.len());
                 let mut map = Map::with_capacity(n);
                 for _ in 0..n {
-                    let k = self.key();
+                    let k = self.str();
                     let v = self.value();
                     map.insert(k, v);
                 }
@@ -368,27 +259,14 @@ mod tests {
     }
 
     #[test]
-    fn words_pack_to_one_byte_and_read_back_as_keys_and_values() {
-        assert!(WORDS.len() <= 64);
-        for (code, w) in WORDS.iter().enumerate() {
-            assert_eq!(word(w), Some(code), "{w} is listed once");
-            let v = serde_json::json!({ *w: w, "x": [w, format!("{w} "), ""] });
-            let packed = Packed::pack_one(&v);
-            assert_eq!(packed.unpack_one(), v);
-        }
-        // Not a word: a prefix, a longer string, another case.
-        round_trip(r#"{"rol": "Role", "roles": "user ", "Text": "tex", "": ""}"#);
-        let with = Packed::pack_one(&serde_json::json!({"role": "user"}));
-        let without = Packed::pack_one(&serde_json::json!({"rolf": "usex"}));
-        // Key: length and 4 bytes -> 1; value: tag, length and 4 bytes -> 2.
-        assert_eq!(with.size() + 8, without.size());
-    }
-
-    #[test]
     fn packed_is_much_smaller_than_the_tree() {
         let message = serde_json::json!({"role": "user", "name": "Bob", "content": [{"type": "text", "text": "Hello there."}]});
         let packed = Packed::pack(std::slice::from_ref(&message));
         // The tree is 80+ bytes per value before any contents.
-        assert!(packed.size() < 40, "{} bytes", packed.size());
+        assert!(
+            packed.as_bytes().len() < 90,
+            "{} bytes",
+            packed.as_bytes().len()
+        );
     }
 }

@@ -49,11 +49,6 @@ impl Message {
         self.packed.same(&other.packed)
     }
 
-    /// Bytes held (for memory accounting in tests).
-    pub fn size(&self) -> usize {
-        self.packed.size()
-    }
-
     /// `Msg.from_dict` on this message.
     pub fn msg(&self) -> Result<Msg, (PyErr, Option<String>)> {
         Msg::from_value(self.value())

@@ -3,7 +3,6 @@
 //! edit history. Its path never changes: edits belong to the file they
 //! were made in, and a save goes only there.
 
-use super::snapshot::Snapshot;
 use crate::session::{Message, Session};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -49,14 +48,14 @@ pub struct Document {
     pub session: Session,
     /// The text the session was loaded from or last saved as: saves write
     /// over it so that what was not edited keeps its bytes.
-    pub base: Snapshot,
+    pub base: Arc<str>,
     /// The session as parsed from `base` (its messages shared, not copied):
     /// a save compares with it and splices only the messages that changed.
     /// `None` when unknown (the whole text is parsed again).
     pub base_session: Option<Session>,
     /// The file's text before the last reload from disk: what a prompt
     /// cache held before the file changed.
-    pub before_reload: Option<Snapshot>,
+    pub before_reload: Option<Arc<str>>,
     pub disk: Disk,
     /// The file on disk does not parse (`file:line:col: what`): the last
     /// good version stays on screen.
@@ -82,7 +81,7 @@ impl Document {
             path,
             base_session: Some(session.clone()),
             session,
-            base: Snapshot::new(base),
+            base: Arc::from(base),
             before_reload: None,
             disk: Disk::Same,
             load_error: None,
@@ -109,7 +108,7 @@ impl Document {
     /// A save of `state` reached the disk as `text`.
     pub fn saved(&mut self, state: u64, text: &str) {
         self.saved_state = state;
-        self.base = Snapshot::new(text);
+        self.base = Arc::from(text);
         self.base_session = (state == self.state).then(|| self.session.clone());
         self.before_reload = None;
         self.disk = Disk::Same;
@@ -118,7 +117,7 @@ impl Document {
 
     /// The text a save writes: the file's text with the edits spliced in.
     pub fn render(&self) -> Result<String, crate::session::SaveError> {
-        let base = self.base.text();
+        let base = Arc::clone(&self.base);
         match &self.base_session {
             Some(b) => crate::session::render_saved_over(&base, b, &self.session),
             None => crate::session::render_saved(&base, &self.session),
@@ -135,7 +134,7 @@ impl Document {
     pub fn reload(&mut self, session: Session, base: &str) {
         self.base_session = Some(session.clone());
         self.session = session;
-        let old = std::mem::replace(&mut self.base, Snapshot::new(base));
+        let old = std::mem::replace(&mut self.base, Arc::from(base));
         // A reload of the same text (a touch) keeps the earlier version.
         if old != self.base {
             self.before_reload = Some(old);
@@ -153,11 +152,11 @@ impl Document {
     /// reload (none after a plain open or a save).
     pub fn earlier(&self) -> Option<(Arc<str>, &'static str)> {
         if self.unsaved() {
-            Some((self.base.text(), "last save"))
+            Some((Arc::clone(&self.base), "last save"))
         } else {
             self.before_reload
                 .as_ref()
-                .map(|t| (t.text(), "before the reload"))
+                .map(|t| (Arc::clone(t), "before the reload"))
         }
     }
 

@@ -8,7 +8,6 @@
 use super::lines::Lines;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -206,7 +205,7 @@ impl LazyLines {
         let at = chunks.partition_point(|c| c.end <= i);
         let Some(chunk) = chunks.get(at).filter(|c| c.contains(&i)) else {
             // The array's own brackets.
-            return highlight_json(&[text.into_owned()], theme)
+            return highlight_json(&[text.to_owned()], theme)
                 .pop()
                 .unwrap_or_default();
         };
@@ -214,7 +213,7 @@ impl LazyLines {
         lines.get(i - chunk.start).cloned().unwrap_or_default()
     }
 
-    fn chunk(&self, lines: Vec<Cow<'_, str>>, theme: &Theme) -> Arc<Vec<Line<'static>>> {
+    fn chunk(&self, lines: Vec<&str>, theme: &Theme) -> Arc<Vec<Line<'static>>> {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for line in &lines {
@@ -226,7 +225,7 @@ impl LazyLines {
             return Arc::clone(hit);
         }
         let mut text = vec!["[".to_string()];
-        text.extend(lines.into_iter().map(Cow::into_owned));
+        text.extend(lines.into_iter().map(str::to_owned));
         let mut styled = highlight_json(&text, theme);
         styled.remove(0);
         let styled = Arc::new(styled);

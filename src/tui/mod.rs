@@ -20,7 +20,6 @@ pub mod panes;
 pub mod recovery;
 pub mod runtime;
 pub mod sender;
-pub mod snapshot;
 pub mod theme;
 pub mod view;
 pub mod watch;

@@ -38,7 +38,7 @@ impl App {
         }
         // Read back once: what the save splices into and, unchanged on
         // disk, what it expects to find there.
-        let base = doc.base.text();
+        let base = Arc::clone(&doc.base);
         let expect = match &doc.disk {
             // Written to the file the edits came from, which still holds
             // what they were made over (what the link names now differs).
@@ -211,7 +211,7 @@ impl App {
             return None;
         }
         let doc = self.doc.as_ref()?;
-        let base = doc.base.text();
+        let base = Arc::clone(&doc.base);
         Some(recovery::Pending {
             session_path: doc.path.clone(),
             reason: reason.to_string(),

@@ -110,7 +110,7 @@ impl App {
         match result {
             FileResult::Text { text, mode, real } => {
                 self.real_path = Some(real);
-                if doc.base.is(&text) {
+                if *doc.base == *text {
                     // Our own save, a touch, or the file came back as it was.
                     let was = std::mem::replace(&mut doc.disk, Disk::Same);
                     doc.load_error = None;
@@ -366,10 +366,7 @@ impl App {
         }
         match found {
             Ok(recovery) => {
-                let disk_changed = self
-                    .doc
-                    .as_ref()
-                    .is_some_and(|d| !d.base.is(&recovery.base));
+                let disk_changed = self.doc.as_ref().is_some_and(|d| *d.base != *recovery.base);
                 self.popup = Some(Popup::Recovery {
                     recovery: Box::new(recovery),
                     disk_changed,
@@ -447,7 +444,7 @@ impl App {
             }
         };
         session.path = Some(path);
-        let disk_text = doc.base.text();
+        let disk_text = Arc::clone(&doc.base);
         doc.session = session;
         doc.base = recovery.text.as_str().into();
         doc.base_session = None;

@@ -463,7 +463,7 @@ impl App {
                 InputShape::BareArray => format!("/{index}"),
                 _ => return None,
             };
-            let (line, col) = locate_pointer(&doc.base.text(), &pointer)?;
+            let (line, col) = locate_pointer(&doc.base, &pointer)?;
             Some(format!("{}:{line}:{col}", self.file_name()))
         });
         match at {
@@ -510,13 +510,13 @@ impl App {
             // without edits (then the two are the same).
             earlier: doc.earlier().or_else(|| {
                 (self.compare.open && self.compare.pair == Pair::LastSave)
-                    .then(|| (doc.base.text(), "last save"))
+                    .then(|| (Arc::clone(&doc.base), "last save"))
             }),
             // Small sessions are linted on every edit (the list marks
             // them); large ones while the panel is open.
             lint: (self.lint.open || session.messages.len() <= super::panes::lint::ALWAYS_UP_TO)
                 .then(|| {
-                    let base = doc.base.text();
+                    let base = Arc::clone(&doc.base);
                     let text: Arc<str> = if doc.unsaved() {
                         doc.render().map(Arc::from).unwrap_or(base)
                     } else {

@@ -198,7 +198,7 @@ impl RequestPane {
         if self.wrap {
             return;
         }
-        let widest = lines.iter().map(|l| columns(&l)).max().unwrap_or(0);
+        let widest = lines.iter().map(columns).max().unwrap_or(0);
         let last = widest.saturating_sub(self.width.get().max(1));
         self.hscroll = if right {
             (self.hscroll + SIDEWAYS_STEP).min(last)
@@ -270,7 +270,7 @@ impl RequestPane {
             Some(i) => {
                 self.scroll = i;
                 let line = lines.get(i).unwrap_or_default();
-                if let Some(hit) = matches(&line, &query).first() {
+                if let Some(hit) = matches(line, &query).first() {
                     let before = columns(&line[..hit.start]);
                     self.reveal_columns(before..before + columns(&line[hit.clone()]));
                 }
