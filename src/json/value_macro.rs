@@ -351,4 +351,16 @@ mod tests {
             r#"{"type":"tool_use","input":{"x":NaN,"y":Infinity},"n":3,"s":"a","o":null}"#
         );
     }
+
+    /// Why this copy stays: serde_json's own `json!` panics on the same
+    /// value (a session with `NaN` in a tool's input would crash a view).
+    #[test]
+    fn serde_jsons_own_macro_panics_where_this_one_does_not() {
+        let input = json::parse(b"{\"x\": NaN}", Default::default())
+            .unwrap()
+            .value;
+        let theirs = std::panic::catch_unwind(|| serde_json::json!({ "input": input.clone() }));
+        assert!(theirs.is_err(), "serde_json's json! now takes NaN: retire the copy");
+        assert_eq!(json!({ "input": input }).to_string(), r#"{"input":{"x":NaN}}"#);
+    }
 }
