@@ -30,8 +30,8 @@ fn body(n: usize, provider: Provider) -> Value {
     let session = read_session(&standard_session(n)).expect("the generated session loads");
     let env = MediaEnv::new(session.base_dir(), Arc::new(NoNetwork));
     let request = ReferenceRequest::plain(FormatterId::new(provider, Mode::Chat));
-    let out = pipeline::run_request(&session, &request, &Default::default(), &env);
-    out.get("http_body").cloned().expect("a wire body")
+    let built = pipeline::build_request(&session, &request, &Default::default(), &env);
+    built.http().expect("a wire body").body.clone()
 }
 
 fn benches(c: &mut Criterion) {

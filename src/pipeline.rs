@@ -265,26 +265,150 @@ pub fn portable_paths(text: &str, session_dir: &std::path::Path) -> String {
     text
 }
 
-/// The full request a provider would receive, in the request oracle's shape
-/// (`request_oracle.py`): the formatter's output wrapped by AgentScope's
-/// model class and serialised as its SDK would ([`crate::wire`]).
-/// [`run_request`] for `formatter` alone, reading local media only (no
+/// The full request a provider would receive, as typed values: the
+/// formatter's output wrapped by AgentScope's model class and serialised
+/// as its SDK would ([`crate::wire`]). `send` and the workbench read it;
+/// only the CLI turns it into the request oracle's object
+/// ([`BuiltRequest::to_oracle`]).
+#[derive(Debug, Clone)]
+pub struct BuiltRequest {
+    pub formatter: FormatterId,
+    /// The model the request names (`model_choice`'s when not set).
+    pub model: String,
+    /// What AgentScope, the model class and the SDK would log.
+    pub warnings: Vec<Value>,
+    /// The settings' `tool_choice` and call kwargs, as the object shows them.
+    tool_choice: Option<String>,
+    call_kwargs: Map<String, Value>,
+    pub outcome: Result<wire::Wire, BuildFailure>,
+}
+
+/// Why no request was built.
+#[derive(Debug, Clone)]
+pub enum BuildFailure {
+    /// `Msg.from_dict` or the formatter raised: the oracle's `stage`,
+    /// `error_type` and `error`.
+    Formatting {
+        stage: String,
+        kind: String,
+        message: String,
+    },
+    /// The model class raised (`stage`: "model_init" or "model"); how it
+    /// was constructed, when it got that far.
+    Model {
+        stage: &'static str,
+        error: PyErr,
+        constructed: Option<wire::Constructed>,
+    },
+}
+
+impl BuiltRequest {
+    /// Why nothing can be sent: the formatter, the model class or the SDK
+    /// raised.
+    pub fn error(&self) -> Option<String> {
+        match &self.outcome {
+            Err(BuildFailure::Formatting { message, .. }) => Some(message.clone()),
+            Err(BuildFailure::Model { error, .. }) => Some(error.message.clone()),
+            Ok(w) => w.sdk_error.as_ref().map(|e| e.message.clone()),
+        }
+    }
+
+    /// The HTTP request, when the SDK would send one.
+    pub fn http(&self) -> Option<&wire::Wire> {
+        self.outcome.as_ref().ok().filter(|w| w.sdk_error.is_none())
+    }
+
+    /// The request oracle's object (`request_oracle.py`).
+    pub fn to_oracle(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        out.insert(
+            "formatter".into(),
+            Value::String(self.formatter.class_name()),
+        );
+        out.insert(
+            "model_class".into(),
+            json!(wire::model_class(self.formatter.provider)),
+        );
+        out.insert("model".into(), Value::String(self.model.clone()));
+        let constructed =
+            |out: &mut Map<String, Value>, stream: bool, ctor: &Map<String, Value>| {
+                out.insert("stream".into(), Value::Bool(stream));
+                if !ctor.is_empty() {
+                    out.insert("model_kwargs".into(), Value::Object(ctor.clone()));
+                }
+                out.insert(
+                    "tool_choice".into(),
+                    self.tool_choice.clone().map_or(Value::Null, Value::String),
+                );
+                if !self.call_kwargs.is_empty() {
+                    out.insert(
+                        "call_kwargs".into(),
+                        Value::Object(self.call_kwargs.clone()),
+                    );
+                }
+            };
+        match &self.outcome {
+            Ok(w) => {
+                constructed(&mut out, w.stream, &w.model_kwargs);
+                out.insert("sdk_call".into(), json!(w.sdk_call));
+                out.insert("kwargs".into(), w.kwargs.clone());
+                match &w.sdk_error {
+                    None => {
+                        out.insert(
+                            "http".into(),
+                            json!({"method": w.method, "url": w.url, "headers": w.headers}),
+                        );
+                        out.insert("http_body".into(), w.body.clone());
+                    }
+                    Some(e) => {
+                        out.insert("http_error".into(), Value::Object(error_object("sdk", e)));
+                    }
+                }
+            }
+            Err(BuildFailure::Formatting {
+                stage,
+                kind,
+                message,
+            }) => {
+                out.insert("error".into(), Value::String(message.clone()));
+                out.insert("error_type".into(), Value::String(kind.clone()));
+                out.insert("stage".into(), Value::String(stage.clone()));
+            }
+            Err(BuildFailure::Model {
+                stage,
+                error,
+                constructed: with,
+            }) => {
+                if let Some(c) = with {
+                    constructed(&mut out, c.stream, &c.model_kwargs);
+                }
+                out.extend(error_object(stage, error));
+            }
+        }
+        if !self.warnings.is_empty() {
+            out.insert("warnings".into(), Value::Array(self.warnings.clone()));
+        }
+        out
+    }
+}
+
+/// [`build_request`] for `formatter` alone, reading local media only (no
 /// downloads): the request the workbench exports and sends.
-pub fn run_request_local(
+pub fn build_request_local(
     session: &Session,
     formatter: FormatterId,
     settings: &wire::Settings,
-) -> Map<String, Value> {
+) -> BuiltRequest {
     let env = MediaEnv::new(session.base_dir(), Arc::new(crate::media::NoNetwork));
-    run_request(session, &ReferenceRequest::plain(formatter), settings, &env)
+    build_request(session, &ReferenceRequest::plain(formatter), settings, &env)
 }
 
-pub fn run_request(
+pub fn build_request(
     session: &Session,
     request: &ReferenceRequest,
     settings: &wire::Settings,
     env: &MediaEnv,
-) -> Map<String, Value> {
+) -> BuiltRequest {
     let provider = request.formatter.provider;
     let model = settings
         .model
@@ -301,83 +425,57 @@ pub fn run_request(
         Some(Value::Array(w)) => w,
         _ => Vec::new(),
     };
-    let mut out = Map::new();
-    out.insert(
-        "formatter".into(),
-        Value::String(request.formatter.class_name()),
-    );
-    out.insert("model_class".into(), json!(wire::model_class(provider)));
-    out.insert("model".into(), Value::String(model));
-    let finish = |mut out: Map<String, Value>, warnings: Vec<Value>| {
-        if !warnings.is_empty() {
-            out.insert("warnings".into(), Value::Array(warnings));
-        }
-        out
+    let mut built = BuiltRequest {
+        formatter: request.formatter,
+        model,
+        warnings: Vec::new(),
+        tool_choice: settings.tool_choice.clone(),
+        call_kwargs: settings.call_kwargs.clone(),
+        outcome: Err(BuildFailure::Formatting {
+            stage: String::new(),
+            kind: String::new(),
+            message: String::new(),
+        }),
     };
     let messages = match formatted.shift_remove("messages") {
         Some(Value::Array(m)) => m,
         _ => {
-            for key in ["error", "error_type", "stage"] {
-                if let Some(v) = formatted.shift_remove(key) {
-                    out.insert(key.into(), v);
-                }
-            }
-            return finish(out, warnings);
+            let text = |key: &str| {
+                formatted
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            built.outcome = Err(BuildFailure::Formatting {
+                stage: text("stage"),
+                kind: text("error_type"),
+                message: text("error"),
+            });
+            built.warnings = warnings;
+            return built;
         }
     };
     let mut warn = |w: String| warnings.push(Value::String(w));
-    let built = wire::build(
+    let wire = wire::build(
         request.formatter,
         messages,
         session.tools.as_ref(),
         settings,
         &mut warn,
     );
-    let tool_choice = settings
-        .tool_choice
-        .clone()
-        .map_or(Value::Null, Value::String);
-    let call_kwargs =
-        (!settings.call_kwargs.is_empty()).then(|| Value::Object(settings.call_kwargs.clone()));
-    let constructed = |out: &mut Map<String, Value>, stream: bool, ctor: &Map<String, Value>| {
-        out.insert("stream".into(), Value::Bool(stream));
-        if !ctor.is_empty() {
-            out.insert("model_kwargs".into(), Value::Object(ctor.clone()));
+    built.outcome = wire.map_err(|rejected| {
+        let (constructed, failure) = *rejected;
+        let (stage, error) = match failure {
+            wire::Failure::ModelInit(e) => ("model_init", e),
+            wire::Failure::Model(e) => ("model", e),
+        };
+        BuildFailure::Model {
+            stage,
+            error,
+            constructed,
         }
-        out.insert("tool_choice".into(), tool_choice.clone());
-        if let Some(c) = &call_kwargs {
-            out.insert("call_kwargs".into(), c.clone());
-        }
-    };
-    match built {
-        Ok(w) => {
-            constructed(&mut out, w.stream, &w.model_kwargs);
-            out.insert("sdk_call".into(), json!(w.sdk_call));
-            out.insert("kwargs".into(), w.kwargs);
-            match w.sdk_error {
-                None => {
-                    out.insert(
-                        "http".into(),
-                        json!({"method": w.method, "url": w.url, "headers": w.headers}),
-                    );
-                    out.insert("http_body".into(), w.body);
-                }
-                Some(e) => {
-                    out.insert("http_error".into(), Value::Object(error_object("sdk", &e)));
-                }
-            }
-        }
-        Err(rejected) => {
-            let (constructed_with, failure) = *rejected;
-            let (stage, e) = match failure {
-                wire::Failure::ModelInit(e) => ("model_init", e),
-                wire::Failure::Model(e) => ("model", e),
-            };
-            if let Some(c) = constructed_with {
-                constructed(&mut out, c.stream, &c.model_kwargs);
-            }
-            out.extend(error_object(stage, &e));
-        }
-    }
-    finish(out, warnings)
+    });
+    built.warnings = warnings;
+    built
 }

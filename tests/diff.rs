@@ -21,7 +21,7 @@ fn request(
     let out = if wire {
         let settings =
             formatscope::wire::Settings::from_session(session.settings.get("request")).ok()?;
-        pipeline::run_request(session, &request, &settings, env)
+        pipeline::build_request(session, &request, &settings, env).to_oracle()
     } else {
         pipeline::run_reference_in(session, &request, env)
     };

@@ -101,7 +101,7 @@ fn run_suite(dir: &str, expected_prefix: &str) -> usize {
                 }
             }
         }
-        let out = pipeline::run_request(&session, &request, &settings, &env);
+        let out = pipeline::build_request(&session, &request, &settings, &env).to_oracle();
         let text = serde_json::to_string(&Value::Object(out)).unwrap();
         let dir = std::path::absolute(session.base_dir()).unwrap();
         let actual = python_json(&pipeline::portable_paths(&text, &dir));

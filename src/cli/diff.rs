@@ -91,21 +91,21 @@ pub(crate) fn request_of(
     env: &formatscope::media::MediaEnv,
 ) -> Result<Value, String> {
     let request = ReferenceRequest::plain(formatter);
-    let out = if wire {
+    if wire {
         let settings =
             formatscope::model_choice::request_settings(session, formatter.provider, None)?;
-        pipeline::run_request(session, &request, &settings, env)
-    } else {
-        pipeline::run_reference_in(session, &request, env)
-    };
+        let built = pipeline::build_request(session, &request, &settings, env);
+        return match built.http() {
+            Some(w) => Ok(w.body.clone()),
+            None => Err(format!(
+                "{formatter}: {}",
+                built.error().unwrap_or_else(|| "no request body".into())
+            )),
+        };
+    }
+    let out = pipeline::run_reference_in(session, &request, env);
     if let Some(e) = out.get("error").and_then(Value::as_str) {
         return Err(format!("{formatter}: {e}"));
-    }
-    if wire {
-        return out
-            .get("http_body")
-            .cloned()
-            .ok_or_else(|| format!("{formatter}: no request body"));
     }
     // The formatter's list, under the key a body holds it by, so the
     // formatter's output and a wire body line up.

@@ -168,13 +168,11 @@ fn wire_body(
     env: &formatscope::media::MediaEnv,
 ) -> Result<Value, String> {
     let settings = formatscope::model_choice::request_settings(session, id.provider, None)?;
-    let out = pipeline::run_request(session, &ReferenceRequest::plain(id), &settings, env);
-    if let Some(e) = out.get("error").and_then(Value::as_str) {
-        return Err(e.to_string());
+    let built = pipeline::build_request(session, &ReferenceRequest::plain(id), &settings, env);
+    match built.http() {
+        Some(wire) => Ok(wire.body.clone()),
+        None => Err(built.error().unwrap_or_else(|| "no request body".into())),
     }
-    out.get("http_body")
-        .cloned()
-        .ok_or_else(|| "no request body".into())
 }
 
 fn to_json(id: FormatterId, ex: &Explained, nodes: bool) -> Value {

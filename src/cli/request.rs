@@ -11,7 +11,7 @@ use formatscope::formatter::FormatOptions;
 use formatscope::model_choice::{choose_model, request_settings};
 use formatscope::pipeline::{self, ReferenceRequest};
 use formatscope::session::read_session;
-use formatscope::wire::Settings;
+use formatscope::wire::{Settings, Wire};
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -152,10 +152,12 @@ fn object_arg(flag: &str, text: &str) -> Result<Map<String, Value>, String> {
     }
 }
 
-/// A built request: the session it came from, and `run_request`'s object.
+/// A built request: the session it came from, the typed request and its
+/// oracle object (what the CLI prints).
 pub(crate) struct Built {
     pub(crate) session: formatscope::session::Session,
     pub(crate) provider: formatscope::formatter::Provider,
+    pub(crate) request: pipeline::BuiltRequest,
     pub(crate) out: Map<String, Value>,
     pub(crate) failed: bool,
 }
@@ -239,42 +241,48 @@ pub(crate) fn build(
     };
     report_session(&session);
     let env = media_env(&session, web_fetcher(&args.web_root, args.offline));
-    let out = pipeline::run_request(&session, &request, &settings, &env);
+    let request = pipeline::build_request(&session, &request, &settings, &env);
+    let out = request.to_oracle();
     report_access(env.gate());
-    let failed = out.get("error").is_some() || out.get("http_error").is_some();
-    if let (Some(Value::String(kind)), Some(Value::String(text)), Some("msg")) = (
-        out.get("error_type"),
-        out.get("error"),
-        out.get("stage").and_then(Value::as_str),
-    ) {
-        if let Some(i) = pipeline::invalid_message(&session).map(|(i, _)| i) {
-            say(rejected_message_line(
-                &args.session,
-                &session,
-                i,
-                kind,
-                text,
-            ));
+    let failed = request.error().is_some();
+    match &request.outcome {
+        Err(pipeline::BuildFailure::Formatting {
+            stage,
+            kind,
+            message,
+        }) if stage == "msg" => {
+            if let Some(i) = pipeline::invalid_message(&session).map(|(i, _)| i) {
+                say(rejected_message_line(
+                    &args.session,
+                    &session,
+                    i,
+                    kind,
+                    message,
+                ));
+            }
         }
-    } else if let (Some(Value::String(kind)), Some(Value::String(text))) =
-        (out.get("error_type"), out.get("error"))
-    {
-        say(format!(
+        Err(pipeline::BuildFailure::Formatting { kind, message, .. }) => say(format!(
             "error: {kind}: {}",
-            text.lines().next().unwrap_or_default()
-        ));
-    } else if let Some(Value::Object(e)) = out.get("http_error") {
-        say(format!(
-            "error: the SDK would raise {}: {}",
-            e.get("error_type")
-                .and_then(Value::as_str)
-                .unwrap_or("Error"),
-            e.get("error").and_then(Value::as_str).unwrap_or_default()
-        ));
+            message.lines().next().unwrap_or_default()
+        )),
+        Err(pipeline::BuildFailure::Model { error, .. }) => say(format!(
+            "error: {}: {}",
+            error.kind,
+            error.message.lines().next().unwrap_or_default()
+        )),
+        Ok(wire) => {
+            if let Some(e) = &wire.sdk_error {
+                say(format!(
+                    "error: the SDK would raise {}: {}",
+                    e.kind, e.message
+                ));
+            }
+        }
     }
     Ok(Built {
         session,
         provider: formatter.provider,
+        request,
         out,
         failed,
     })
@@ -284,6 +292,7 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     let Built {
         session,
         provider,
+        request,
         out,
         failed,
     } = match build(&args.wire, |_, _| {}) {
@@ -291,10 +300,11 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         Err(code) => return code,
     };
     if let Some(format) = &args.export {
-        if failed {
+        // Nothing to export when the request was not built (said above).
+        let Some(wire) = request.http() else {
             return 1;
-        }
-        let text = export(provider, format, &out);
+        };
+        let text = export(provider, format, wire);
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
         return 0;
@@ -311,26 +321,14 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     i32::from(failed)
 }
 
-/// The built request (`run_request`'s object) as `curl`, `http` or `json`.
-fn export(
-    provider: formatscope::formatter::Provider,
-    format: &str,
-    out: &Map<String, Value>,
-) -> String {
+/// The built request as `curl`, `http`, `python` or its JSON body.
+fn export(provider: formatscope::formatter::Provider, format: &str, wire: &Wire) -> String {
     use formatscope::wire::export;
-    let http = out.get("http").cloned().unwrap_or(Value::Null);
-    let method = http.get("method").and_then(Value::as_str).unwrap_or("POST");
-    let url = http.get("url").and_then(Value::as_str).unwrap_or_default();
-    let headers = http
-        .get("headers")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let body = export::body_bytes(provider, out.get("http_body").unwrap_or(&Value::Null));
+    let body = export::body_bytes(provider, &wire.body);
     match format {
-        "curl" => export::curl(provider, method, url, &headers, &body),
-        "http" => export::http_text(method, url, &headers, &body),
-        "python" => export::python(provider, url, out.get("kwargs").unwrap_or(&Value::Null)),
+        "curl" => export::curl(provider, wire.method, &wire.url, &wire.headers, &body),
+        "http" => export::http_text(wire.method, &wire.url, &wire.headers, &body),
+        "python" => export::python(provider, &wire.url, &wire.kwargs),
         _ => body,
     }
 }

@@ -137,7 +137,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Err(e) => return usage_error(e),
     };
     let split = args.split_think_tags || net::session_splits_think_tags(&built.session.settings);
-    let (prepared, opts) = match net::prepare(built.provider, &built.out, split) {
+    let (prepared, opts) = match net::prepare(built.provider, &built.request, split) {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
@@ -415,7 +415,7 @@ pub(crate) fn remote_count(
     let built = build(&wire, |provider, settings| {
         net::apply_base_url_from_env(provider, &mut settings.model_kwargs)
     })?;
-    let (prepared, _) = net::prepare(built.provider, &built.out, false).map_err(usage_error)?;
+    let (prepared, _) = net::prepare(built.provider, &built.request, false).map_err(usage_error)?;
     let key = net::find_key(provider, env).map_err(usage_error)?;
     let chosen = ChosenHosts::new(provider, env, None, &[]);
     let how = format!(

@@ -360,7 +360,13 @@ mod tests {
             .unwrap()
             .value;
         let theirs = std::panic::catch_unwind(|| serde_json::json!({ "input": input.clone() }));
-        assert!(theirs.is_err(), "serde_json's json! now takes NaN: retire the copy");
-        assert_eq!(json!({ "input": input }).to_string(), r#"{"input":{"x":NaN}}"#);
+        assert!(
+            theirs.is_err(),
+            "serde_json's json! now takes NaN: retire the copy"
+        );
+        assert_eq!(
+            json!({ "input": input }).to_string(),
+            r#"{"input":{"x":NaN}}"#
+        );
     }
 }

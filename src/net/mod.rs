@@ -587,68 +587,42 @@ pub fn session_splits_think_tags(settings: &Map<String, Value>) -> bool {
         == Some(true)
 }
 
-/// The request `run_request` built, ready to send, and the options its
+/// The request `pipeline::build_request` built, ready to send, and the options its
 /// model class parses the reply with. `None` when nothing would be sent
 /// (AgentScope or the SDK raises first).
 pub fn prepare(
     provider: Provider,
-    out: &Map<String, Value>,
+    built: &crate::pipeline::BuiltRequest,
     split_think_tags: bool,
 ) -> Result<(Prepared, Options), String> {
-    if out.get("error").is_some() || out.get("http_error").is_some() {
-        let why = out
-            .get("error")
-            .or_else(|| out.get("http_error").and_then(|e| e.get("error")))
-            .and_then(Value::as_str)
-            .unwrap_or("the request cannot be built");
-        return Err(format!("nothing was sent: {why}"));
-    }
+    let wire = match (&built.outcome, built.error()) {
+        (Ok(w), None) => w,
+        (_, why) => {
+            let why = why.unwrap_or_else(|| "the request cannot be built".into());
+            return Err(format!("nothing was sent: {why}"));
+        }
+    };
     let api = Api::from_provider(provider);
-    let http = out.get("http").cloned().unwrap_or(Value::Null);
-    let body =
-        crate::wire::export::body_bytes(provider, out.get("http_body").unwrap_or(&Value::Null));
-    let stream = out
-        .get("kwargs")
-        .and_then(|k| k.get("stream"))
-        .and_then(Value::as_bool)
-        == Some(true)
-        || out
-            .get("sdk_call")
-            .and_then(Value::as_str)
-            .is_some_and(|c| c.contains("stream"));
+    let body = crate::wire::export::body_bytes(provider, &wire.body);
+    let stream = wire.kwargs.get("stream").and_then(Value::as_bool) == Some(true)
+        || wire.sdk_call.contains("stream");
     let prepared = Prepared {
         api,
-        method: http
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or("POST")
-            .to_string(),
-        url: http
-            .get("url")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        headers: http
-            .get("headers")
-            .and_then(Value::as_object)
-            .map(|h| {
-                h.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        method: wire.method.to_string(),
+        url: wire.url.clone(),
+        headers: wire
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect(),
         body: body.into_bytes(),
         stream,
     };
     let mut opts = Options::new(api);
-    if let Some(m) = out
-        .get("kwargs")
-        .and_then(|k| k.get("model"))
-        .and_then(Value::as_str)
-    {
+    if let Some(m) = wire.kwargs.get("model").and_then(Value::as_str) {
         opts.model_name = m.to_string();
     }
-    let ctor = out.get("model_kwargs").cloned().unwrap_or(Value::Null);
+    let ctor = &wire.model_kwargs;
     if let Some(b) = ctor.get("stream_tool_parsing").and_then(Value::as_bool) {
         opts.stream_tool_parsing = b;
     }

@@ -343,31 +343,20 @@ pub fn export_curl(
     settings: &crate::wire::Settings,
 ) -> Result<PathBuf, String> {
     use crate::wire::export;
-    let out = crate::pipeline::run_request_local(session, formatter, settings);
-    let (Some(http), Some(body)) = (out.get("http"), out.get("http_body")) else {
-        let why = out
-            .get("error")
-            .or_else(|| out.get("http_error").and_then(|e| e.get("error")))
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("no request was built");
+    let built = crate::pipeline::build_request_local(session, formatter, settings);
+    let Some(wire) = built.http() else {
+        let why = built
+            .error()
+            .unwrap_or_else(|| "no request was built".into());
         return Err(format!("the request cannot be built: {why}"));
     };
     let provider = formatter.provider;
-    let headers = http
-        .get("headers")
-        .and_then(serde_json::Value::as_object)
-        .cloned()
-        .unwrap_or_default();
     let text = export::curl(
         provider,
-        http.get("method")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("POST"),
-        http.get("url")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default(),
-        &headers,
-        &export::body_bytes(provider, body),
+        wire.method,
+        &wire.url,
+        &wire.headers,
+        &export::body_bytes(provider, &wire.body),
     );
     let script = path.with_extension("sh");
     crate::session::write_beside(

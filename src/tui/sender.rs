@@ -7,7 +7,7 @@ use super::msg::{Msg, Outbox, SendJob};
 use super::panes::reply::ReplyUpdate;
 use crate::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use crate::net::{self, Prepared, Timeouts};
-use crate::pipeline::run_request_local;
+use crate::pipeline::build_request_local;
 
 /// Why a job is not sent.
 enum NotSent {
@@ -29,7 +29,7 @@ fn prepare(job: &SendJob) -> Result<Ready, NotSent> {
     let provider = job.formatter.provider;
     let mut settings = (*job.settings).clone();
     net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
-    let out = run_request_local(&job.session, job.formatter, &settings);
+    let out = build_request_local(&job.session, job.formatter, &settings);
     let split = net::session_splits_think_tags(&job.session.settings);
     let (prepared, opts) = net::prepare(provider, &out, split).map_err(NotSent::Error)?;
     let env = |k: &str| std::env::var(k).ok();

@@ -50,8 +50,10 @@ pub fn model_class(provider: Provider) -> &'static str {
     }
 }
 
-/// A built request, in the request oracle's shape (after `formatter`,
+/// A built request: what the model class and its SDK make of the
+/// formatted messages (the request oracle's object after `formatter`,
 /// `model_class` and `model`).
+#[derive(Debug, Clone)]
 pub struct Wire {
     pub stream: bool,
     /// The constructor arguments used, as the oracle prints them.

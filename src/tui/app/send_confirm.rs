@@ -61,7 +61,7 @@ impl App {
                 )];
                 crate::net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
                 let formatter = FormatterId::new(provider, self.formatter.mode);
-                let out = crate::pipeline::run_request_local(&session, formatter, &settings);
+                let out = crate::pipeline::build_request_local(&session, formatter, &settings);
                 crate::net::prepare(provider, &out, false)
             });
         match built {
