@@ -391,7 +391,7 @@ fn main() {
         return;
     }
     println!();
-    println!("| encoding | tokenizer | cold: load + count one short text (median of 7) | warm MB/s (median): English | code | Chinese | whitespace runs |");
+    println!("| encoding | tokenizer | cold: load + count one short text (median of {COLD_RUNS}) | warm MB/s (median): English | code | Chinese | whitespace runs |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (encoding, imp, cold) in colds {
         let warm: Vec<String> = texts
