@@ -3,72 +3,108 @@
 //! (`tests/json_repair/make_cases.py`). A case with `"output"` must be
 //! reproduced byte for byte; a case with `"error"` (Python raised) must be
 //! an error of `try_repair_json` and `""` from `repair_json`.
+//!
+//! One test per case (tests/support/trials.rs), named by its index and the
+//! start of its input: `cargo test --test json_repair -- json_repair::0042`.
+
+#[path = "support/trials.rs"]
+mod trials;
 
 use formatscope::response::json_repair::{repair_json, try_repair_json};
+use libtest_mimic::{Failed, Trial};
 use proptest::prelude::*;
 use serde_json::Value;
+use trials::{fail, Suite};
+
+fn main() {
+    // A file of `make_cases.py --fuzz`'s has no floor.
+    let at_least = match std::env::var_os("JSON_REPAIR_CASES") {
+        Some(_) => 0,
+        None => 3000,
+    };
+    trials::run(
+        vec![Suite::new("json_repair", case_trials(), at_least)],
+        vec![
+            trials::test(
+                "json_repair::deep_nesting_is_an_error_not_a_stack_overflow",
+                deep_nesting_is_an_error_not_a_stack_overflow,
+            ),
+            trials::test(
+                "json_repair::never_panics_on_arbitrary_strings",
+                never_panics_on_arbitrary_strings,
+            ),
+            trials::test(
+                "json_repair::never_panics_on_jsonish_strings",
+                never_panics_on_jsonish_strings,
+            ),
+        ],
+    )
+}
 
 /// `tests/json_repair/cases.json`, or the file `JSON_REPAIR_CASES` names
 /// (`make_cases.py --fuzz` writes such files).
-fn cases() -> Vec<Value> {
+fn cases() -> Result<Vec<Value>, String> {
     let default = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/json_repair/cases.json");
     let path = std::env::var("JSON_REPAIR_CASES").unwrap_or_else(|_| default.to_string());
-    let text = std::fs::read_to_string(path).expect("read cases.json");
-    let v: Value = serde_json::from_str(&text).expect("parse cases.json");
-    v.as_array().expect("a list of cases").clone()
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    v.as_array()
+        .cloned()
+        .ok_or_else(|| format!("{path}: not a list of cases"))
 }
 
-#[test]
-fn matches_python_json_repair() {
-    let cases = cases();
-    if std::env::var_os("JSON_REPAIR_CASES").is_none() {
-        assert!(cases.len() >= 3000, "only {} cases", cases.len());
-    }
-    let mut mismatches = Vec::new();
-    for case in &cases {
-        let input = case["input"].as_str().expect("input is a string");
-        match case.get("output").and_then(Value::as_str) {
-            Some(expected) => {
-                let got = try_repair_json(input);
-                if got.as_deref() != Ok(expected) {
-                    mismatches.push(format!(
-                        "input:    {input:?}\nexpected: {expected:?}\ngot:      {got:?}"
-                    ));
-                }
-            }
-            None => {
-                let error = case["error"].as_str().unwrap_or("?");
-                let got = try_repair_json(input);
-                if got.is_ok() || !repair_json(input).is_empty() {
-                    mismatches.push(format!(
-                        "input:    {input:?}\nexpected: Python raises {error}\ngot:      {got:?}"
-                    ));
-                }
+/// A case's name: its index in the file, and the start of its input in
+/// plain characters (`json_repair::0042_{"a"_1,`).
+fn case_name(index: usize, input: &str) -> String {
+    let start: String = input
+        .chars()
+        .map(|c| match c {
+            ' ' => '_',
+            ':' => ';',
+            c if c.is_ascii_graphic() => c,
+            _ => '.',
+        })
+        .take(24)
+        .collect();
+    format!("json_repair::{index:04}_{start}")
+}
+
+/// One trial per case: a case with `"output"` is reproduced byte for byte;
+/// one with `"error"` (Python raised) is an error of `try_repair_json` and
+/// `""` from `repair_json`.
+fn case_trials() -> Result<Vec<Trial>, String> {
+    Ok(cases()?
+        .into_iter()
+        .enumerate()
+        .map(|(index, case)| {
+            let input = case["input"].as_str().unwrap_or_default().to_string();
+            Trial::test(case_name(index, &input), move || check(&case, &input))
+        })
+        .collect())
+}
+
+fn check(case: &Value, input: &str) -> Result<(), Failed> {
+    let got = try_repair_json(input);
+    match case.get("output").and_then(Value::as_str) {
+        Some(expected) if got.as_deref() == Ok(expected) => Ok(()),
+        Some(expected) => Err(fail(format!(
+            "input:    {input:?}\nexpected: {expected:?}\ngot:      {got:?}"
+        ))),
+        None => {
+            let error = case["error"].as_str().unwrap_or("?");
+            match got.is_ok() || !repair_json(input).is_empty() {
+                false => Ok(()),
+                true => Err(fail(format!(
+                    "input:    {input:?}\nexpected: Python raises {error}\ngot:      {got:?}"
+                ))),
             }
         }
-    }
-    let passed = cases.len() - mismatches.len();
-    println!("json_repair: {passed}/{} cases pass", cases.len());
-    if !mismatches.is_empty() {
-        let shown: Vec<&String> = mismatches.iter().take(50).collect();
-        panic!(
-            "{} of {} cases differ from Python (first {}):\n\n{}",
-            mismatches.len(),
-            cases.len(),
-            shown.len(),
-            shown
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n\n")
-        );
     }
 }
 
 /// Python raises past its recursion limit; the port returns an error (and
 /// `repair_json` returns `""`), and its stack stays small: this runs on a
 /// 2 MiB thread (a spawned thread's default), in debug builds too.
-#[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let run = || {
         for input in deep_inputs() {
@@ -124,12 +160,10 @@ fn jsonish() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
-    #[test]
     fn never_panics_on_arbitrary_strings(s in any::<String>()) {
         let _ = repair_json(&s);
     }
 
-    #[test]
     fn never_panics_on_jsonish_strings(s in jsonish()) {
         let out = repair_json(&s);
         // The output is JSON (or empty) and pure ASCII.

@@ -7,12 +7,21 @@
 //! embedded Python repr (pydantic's reports by their first line).
 //! `bash scripts/legacy-cli.sh` runs the same vectors through the binary
 //! and compare.py itself.
+//!
+//! One test per vector (tests/support/trials.rs), named after its expected
+//! file: `cargo test --test legacy -- audio_urls` runs that case's vectors,
+//! `-- legacy::audio_urls::OpenAIFormatter::chat` one.
+
+#[path = "support/trials.rs"]
+mod trials;
 
 use formatscope::legacy::{self, ChatOptions, Class, Method};
 use formatscope::media::{MediaEnv, NoNetwork};
+use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
+use trials::{fail, Suite};
 
 fn read(path: &Path) -> Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -98,54 +107,91 @@ fn run(command: &[String], root: &Path) -> Value {
     legacy::run(&session, class, method, options, &env).unwrap()
 }
 
-fn suite(dir: &str, at_least: usize) -> usize {
+fn main() {
+    trials::run(
+        vec![
+            // The shared set: a copy of shared/golden-v0.
+            Suite::new("legacy", suite("tests/legacy", "legacy"), 524),
+            // Ours: scripts/legacy-regen.py with the real 0.1.6 oracle.
+            Suite::new("legacy_own", suite("tests/legacy/own", "legacy_own"), 600),
+        ],
+        vec![trials::test(
+            "legacy::the_class_a_model_name_picks_is_0_1_6s",
+            the_class_a_model_name_picks_is_0_1_6s,
+        )],
+    )
+}
+
+/// One trial per vector the manifest in `dir` lists, named
+/// `NAME::CASE::CLASS::METHOD` after its expected file.
+fn suite(dir: &str, name: &str) -> Result<Vec<Trial>, String> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let manifest = std::panic::catch_unwind(|| read(&base.join("manifest.json")))
+        .map_err(|_| format!("{dir}/manifest.json cannot be read"))?;
+    let files = manifest["files"]
+        .as_array()
+        .ok_or("the manifest has no \"files\" list")?;
+    Ok(files
+        .iter()
+        .map(|entry| {
+            let rel = entry["expected"].as_str().unwrap_or_default().to_string();
+            let (entry, base) = (entry.clone(), base.clone());
+            Trial::test(trials::name_from_expected(name, &rel), move || {
+                check(&entry, &base, &rel)
+            })
+        })
+        .collect())
+}
+
+/// One vector: its command run in-process, compared as compare.py does.
+fn check(entry: &Value, base: &Path, rel: &str) -> Result<(), Failed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let base = root.join(dir);
-    let manifest = read(&base.join("manifest.json"));
-    let (mut passed, mut failures) = (0, Vec::new());
-    for entry in manifest["files"].as_array().unwrap() {
-        let command: Vec<String> = entry["command"].as_array().unwrap()[2..]
-            .iter()
-            .map(|c| c.as_str().unwrap().to_string())
-            .collect();
-        let expected = read(&base.join(entry["expected"].as_str().unwrap()));
-        let actual = run(&command, root);
-        if comparable(&expected) == comparable(&actual) {
-            passed += 1;
-        } else {
-            failures.push(format!(
-                "{}\n  expected {}\n  actual   {}",
-                entry["expected"],
-                comparable(&expected),
-                comparable(&actual)
-            ));
-        }
+    let command: Vec<String> = entry["command"].as_array().unwrap()[2..]
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    let expected = comparable(&read(&base.join(rel)));
+    let actual = comparable(&run(&command, root));
+    if expected == actual {
+        return Ok(());
     }
-    println!(
-        "{dir}: {passed} of {} vectors match AgentScope 0.1.6",
-        passed + failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(passed >= at_least, "only {passed} vectors");
-    passed
+    Err(fail(format!(
+        "{}/{rel} differs from our output\n  first difference: {}\n  expected {expected}\n  actual   {actual}",
+        base.display(),
+        first_difference(&expected, &actual, "$")
+    )))
 }
 
-#[test]
-fn every_shared_legacy_vector_matches_agentscope_0_1_6() {
-    suite("tests/legacy", 524);
+/// Where two values first differ, as a path and both sides.
+fn first_difference(expected: &Value, actual: &Value, path: &str) -> String {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, x) in e {
+                match a.get(k) {
+                    None => return format!("{path}.{k}: missing"),
+                    Some(y) if x != y => return first_difference(x, y, &format!("{path}.{k}")),
+                    Some(_) => {}
+                }
+            }
+            match a.keys().find(|k| !e.contains_key(*k)) {
+                Some(k) => format!("{path}.{k}: unexpected"),
+                None => format!("{path}: key order"),
+            }
+        }
+        (Value::Array(e), Value::Array(a)) if e.len() == a.len() => e
+            .iter()
+            .zip(a)
+            .enumerate()
+            .find(|(_, (x, y))| x != y)
+            .map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]")))
+            .unwrap_or_else(|| format!("{path}: ?")),
+        (Value::Array(e), Value::Array(a)) => {
+            format!("{path}: {} items, expected {}", a.len(), e.len())
+        }
+        _ => format!("{path}: {actual}, expected {expected}"),
+    }
 }
 
-#[test]
-fn every_legacy_case_of_our_own_matches_agentscope_0_1_6() {
-    suite("tests/legacy/own", 600);
-}
-
-#[test]
 fn the_class_a_model_name_picks_is_0_1_6s() {
     assert_eq!(Class::for_model("gpt-4o"), Some(Class::OpenAi));
     assert_eq!(Class::for_model("o1-preview"), Some(Class::OpenAi));

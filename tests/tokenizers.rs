@@ -2,43 +2,126 @@
 //! (tests/tokenizers/make_fixtures.py: Python tiktoken, dashscope, HF
 //! tokenizers) on English, Chinese, code, JSON, emoji, long, decomposed and
 //! whitespace-heavy texts.
+//!
+//! One test per reference count (tests/support/trials.rs), named
+//! `tokenizers::SUITE::TEXT::VOCABULARY`: `cargo test --test tokenizers --
+//! ::qwen` runs every count of one vocabulary, `-- fixtures::chinese` one
+//! text's.
+
+#[path = "support/trials.rs"]
+mod trials;
 
 use formatscope::tokens::Vocab;
+use libtest_mimic::Trial;
 use serde_json::Value;
+use trials::{fail, Suite};
 
-fn fixtures() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/tokenizers/fixtures.json"
-    ))
-    .expect("fixtures.json");
-    serde_json::from_str(&text).expect("fixtures parse")
+fn main() {
+    trials::run(
+        vec![
+            Suite::new(
+                "tokenizers::fixtures",
+                count_suite("fixtures.json", &row_name),
+                150,
+            ),
+            Suite::new(
+                "tokenizers::whitespace",
+                count_suite("whitespace.json", &whitespace_name),
+                5000,
+            ),
+            Suite::new(
+                "tokenizers::specials",
+                count_suite("specials.json", &row_name),
+                1000,
+            ),
+            Suite::new("tokenizers::agentscope", agentscope_suite(), 1000),
+        ],
+        vec![
+            trials::test(
+                "tokenizers::a_megabyte_of_spaces_is_counted_without_a_panic",
+                a_megabyte_of_spaces_is_counted_without_a_panic,
+            ),
+            trials::test(
+                "tokenizers::a_text_counts_as_its_specials_plus_the_text_between_them",
+                a_text_counts_as_its_specials_plus_the_text_between_them,
+            ),
+            trials::test(
+                "tokenizers::each_vocabulary_reads_as_special_exactly_its_references_table",
+                each_vocabulary_reads_as_special_exactly_its_references_table,
+            ),
+        ],
+    )
 }
 
-#[test]
-fn every_vocabulary_agrees_with_its_reference_tokenizer_on_every_text() {
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for fixture in fixtures() {
-        let name = fixture["name"].as_str().unwrap_or_default();
-        let text = fixture["text"].as_str().unwrap_or_default();
-        let counts = fixture["counts"].as_object().expect("counts");
+/// The rows of tests/tokenizers/FILE.
+fn rows(file: &str) -> Result<Vec<Value>, String> {
+    let path = format!("{}/tests/tokenizers/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
+}
+
+/// A row's name (fixtures.json, specials.json).
+fn row_name(row: &Value) -> String {
+    row["name"].as_str().unwrap_or_default().to_string()
+}
+
+/// A whitespace.json row's name: `KIND_x_LENGTH_at_the_POSITION`.
+fn whitespace_name(row: &Value) -> String {
+    format!(
+        "{}_x_{}_at_the_{}",
+        row["kind"].as_str().unwrap_or_default(),
+        row["length"],
+        row["position"].as_str().unwrap_or_default()
+    )
+}
+
+/// The text a row counts: its own, or the whitespace run it describes.
+fn row_text(row: &Value) -> String {
+    match row["text"].as_str() {
+        Some(text) => text.to_string(),
+        None => whitespace_text(
+            row["kind"].as_str().expect("kind"),
+            row["length"].as_u64().expect("length") as usize,
+            row["position"].as_str().expect("position"),
+        ),
+    }
+}
+
+/// One trial per reference count in FILE (a row's text by one
+/// vocabulary), named `SUITE::ROW::VOCABULARY`: each vocabulary agrees with
+/// its reference tokenizer (tests/tokenizers/make_fixtures.py: Python
+/// tiktoken, dashscope, HF tokenizers). fixtures.json: English, Chinese,
+/// code, JSON, emoji, long, decomposed and whitespace-heavy texts;
+/// whitespace.json: runs of every length around the thresholds a regex or
+/// a slicing would show (a 1,025-space run once counted one token more than
+/// tiktoken); specials.json: special-token strings typed in a message
+/// (`<|im_start|>`, `<tool_call>`, `<|fim_prefix|>`, `<｜User｜>`, `<EOT>`,
+/// ...), alone, in sentences, adjacent, half-typed, overlapping, made by
+/// NFKC, each read as one token exactly where its reference does.
+fn count_suite(file: &str, name: &dyn Fn(&Value) -> String) -> Result<Vec<Trial>, String> {
+    let suite = file.trim_end_matches(".json");
+    let mut trials = Vec::new();
+    for row in rows(file)? {
+        let counts = row["counts"].as_object().ok_or("a row without counts")?;
+        let row_name = trials::part(&name(&row));
         for (vocab_name, expected) in counts {
-            let vocab = Vocab::from_name(vocab_name).expect("known vocabulary");
-            let got = vocab.count(text);
-            checked += 1;
-            if Some(got as u64) != expected.as_u64() {
-                failures.push(format!(
-                    "{name} / {vocab_name}: got {got}, reference {expected}"
-                ));
-            }
+            let (row, vocab_name, expected) = (row.clone(), vocab_name.clone(), expected.clone());
+            let trial = format!("tokenizers::{suite}::{row_name}::{vocab_name}");
+            trials.push(Trial::test(trial, move || {
+                let vocab = Vocab::from_name(&vocab_name)
+                    .ok_or_else(|| fail(format!("unknown vocabulary {vocab_name}")))?;
+                let text = row_text(&row);
+                let got = vocab.count(&text);
+                match Some(got as u64) == expected.as_u64() {
+                    true => Ok(()),
+                    false => Err(fail(format!("{text:?}: got {got}, reference {expected}"))),
+                }
+            }));
         }
     }
-    assert!(checked >= 150, "only {checked} counts checked");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    Ok(trials)
 }
 
-#[test]
 fn a_megabyte_of_spaces_is_counted_without_a_panic() {
     let text = " ".repeat(1 << 20);
     for vocab in Vocab::ALL {
@@ -72,118 +155,43 @@ fn whitespace_text(kind: &str, length: usize, position: &str) -> String {
     }
 }
 
-/// Whitespace runs of every length around the thresholds a regex or a
-/// slicing would show, for every exact tokenizer: no count may move at a
-/// cut (a 1,025-space run once counted one token more than tiktoken).
-#[test]
-fn whitespace_runs_of_every_length_count_as_the_reference_does() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/tokenizers/whitespace.json"
-    ))
-    .expect("whitespace.json");
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    let rows: Vec<Value> = serde_json::from_str(&text).expect("whitespace.json parses");
-    for row in rows {
-        let kind = row["kind"].as_str().expect("kind");
-        let length = row["length"].as_u64().expect("length") as usize;
-        let position = row["position"].as_str().expect("position");
-        let text = whitespace_text(kind, length, position);
-        for (vocab_name, expected) in row["counts"].as_object().expect("counts") {
-            let vocab = Vocab::from_name(vocab_name).expect("known vocabulary");
-            let got = vocab.count(&text);
-            checked += 1;
-            if Some(got as u64) != expected.as_u64() {
-                failures.push(format!(
-                    "{kind} x {length} at the {position} / {vocab_name}: got {got}, reference {expected}"
-                ));
-            }
-        }
-    }
-    assert!(checked >= 5000, "only {checked} counts checked");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-fn specials() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/tokenizers/specials.json"
-    ))
-    .expect("specials.json");
-    serde_json::from_str(&text).expect("specials.json parses")
-}
-
-/// Special-token strings typed in a message (`<|im_start|>`, `<tool_call>`,
-/// `<|fim_prefix|>`, `<｜User｜>`, `<EOT>`, ...), alone, in sentences,
-/// adjacent, half-typed, overlapping, made by NFKC: each vocabulary reads as
-/// one token exactly the strings its reference reads as one, and the others
-/// as the text they are.
-#[test]
-fn special_token_strings_in_text_count_as_each_reference_counts_them() {
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for row in specials() {
-        let name = row["name"].as_str().unwrap_or_default();
-        let text = row["text"].as_str().unwrap_or_default();
-        for (vocab_name, expected) in row["counts"].as_object().expect("counts") {
-            let vocab = Vocab::from_name(vocab_name).expect("known vocabulary");
-            let got = vocab.count(text);
-            checked += 1;
-            if Some(got as u64) != expected.as_u64() {
-                failures.push(format!(
-                    "{name:?} / {vocab_name}: got {got}, reference {expected}"
-                ));
-            }
-        }
-    }
-    assert!(checked >= 1000, "only {checked} counts checked");
-    assert!(
-        failures.is_empty(),
-        "{} of {checked}:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
 /// AgentScope's `OpenAITokenCounter` calls tiktoken's `encode` with its
 /// defaults: a text holding any special token of the model's encoding
 /// raises, whichever encoding (o200k_harmony's 1,091 included), and any
-/// other text counts as text.
-#[test]
-fn agentscopes_openai_counter_raises_on_exactly_the_specials_tiktoken_disallows() {
+/// other text counts as text. One trial per specials.json text and model,
+/// named `tokenizers::agentscope::ROW::MODEL`.
+fn agentscope_suite() -> Result<Vec<Trial>, String> {
     use formatscope::media::NoNetwork;
     use formatscope::tokens::OpenAiTokenCounter;
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for row in specials() {
-        let name = row["name"].as_str().unwrap_or_default();
-        let text = row["text"].as_str().unwrap_or_default();
-        let messages = [serde_json::json!({"role": "user", "content": text})];
-        for (model, expected) in row["agentscope"].as_object().expect("agentscope") {
-            let got = OpenAiTokenCounter::new(model).count(&messages, None, &NoNetwork);
-            checked += 1;
-            let same = match (&got, expected) {
-                (Ok(n), Value::Number(e)) => e.as_i64() == Some(*n),
-                (Err(err), Value::Object(e)) => {
-                    e["error"] == err.kind && err.message.lines().next() == e["message"].as_str()
+    let mut trials = Vec::new();
+    for row in rows("specials.json")? {
+        let name = trials::part(&row_name(&row));
+        let models = row["agentscope"]
+            .as_object()
+            .ok_or("a row without agentscope")?;
+        for (model, expected) in models {
+            let text = row["text"].as_str().unwrap_or_default().to_string();
+            let (model, expected) = (model.clone(), expected.clone());
+            let trial = format!("tokenizers::agentscope::{name}::{model}");
+            trials.push(Trial::test(trial, move || {
+                let messages = [serde_json::json!({"role": "user", "content": text})];
+                let got = OpenAiTokenCounter::new(&model).count(&messages, None, &NoNetwork);
+                let same = match (&got, &expected) {
+                    (Ok(n), Value::Number(e)) => e.as_i64() == Some(*n),
+                    (Err(err), Value::Object(e)) => {
+                        e["error"] == err.kind
+                            && err.message.lines().next() == e["message"].as_str()
+                    }
+                    _ => false,
+                };
+                match same {
+                    true => Ok(()),
+                    false => Err(fail(format!("{text:?}: got {got:?}, reference {expected}"))),
                 }
-                _ => false,
-            };
-            if !same {
-                failures.push(format!(
-                    "{name:?} / {model}: got {got:?}, reference {expected}"
-                ));
-            }
+            }));
         }
     }
-    assert!(checked >= 1000, "only {checked} counts checked");
-    assert!(
-        failures.is_empty(),
-        "{} of {checked}:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    Ok(trials)
 }
 
 /// Every string some tokenizer here (or its reference) treats as special:
@@ -229,7 +237,6 @@ proptest::proptest! {
     /// parts: one per string the vocabulary's reference reads as a special
     /// token, and each stretch between them (with the strings it reads as
     /// text inside) as ordinary text, counted apart.
-    #[test]
     fn a_text_counts_as_its_specials_plus_the_text_between_them(
         vocab in proptest::sample::select(Vocab::ALL.to_vec()),
         pieces in proptest::collection::vec(
@@ -284,7 +291,6 @@ proptest::proptest! {
 
 /// Each vocabulary reads as special exactly its reference's table
 /// (vocab.rs says which and where from).
-#[test]
 fn each_vocabulary_reads_as_special_exactly_its_references_table() {
     use formatscope::tokens::special_tokens;
     for v in [Vocab::O200kBase, Vocab::Cl100kBase, Vocab::O200kHarmony] {
