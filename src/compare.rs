@@ -1,4 +1,4 @@
-//! Two requests side by side (issue 12's compare): each side is cut into
+//! Two requests side by side (the compare view): each side is cut into
 //! parts that know their source messages, the parts are aligned by source
 //! message (message 4 on the left faces message 4 on the right, however
 //! many lines each takes), and every line carries the structural diff's

@@ -1,4 +1,4 @@
-//! A structural JSON diff between two requests (issue 12's compare, first
+//! A structural JSON diff between two requests (the compare view's first
 //! part): JSON Patch operations (RFC 6902 `add`, `remove`, `replace`) whose
 //! paths are JSON pointers into the left request and which, applied in
 //! order, turn it into the right one.

@@ -1,4 +1,4 @@
-//! Why each node of a request looks the way it does (issue 12's "why"):
+//! Why each node of a request looks the way it does:
 //! every output message, every part inside it and every object the
 //! formatter builds is attributed to its source message (and block) and to
 //! the rule that made it ([`rules::RULES`]); leaves, and the tool inputs the

@@ -1,4 +1,4 @@
-//! A 1.0-shaped session shown under 0.1.6 (issue 13, item 3): its messages
+//! A 1.0-shaped session shown under 0.1.6: its messages
 //! converted as far as 0.1.6's `Msg` can hold them, and a list of what it
 //! cannot (thinking blocks, base64 media, block types 0.1.6 lacks), never
 //! dropped silently.

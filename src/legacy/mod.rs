@@ -1,4 +1,4 @@
-//! The legacy API: AgentScope 0.1.6's `agentscope.formatters` (issue 13),
+//! The legacy API: AgentScope 0.1.6's `agentscope.formatters`,
 //! byte for byte, beside the 1.0.21 formatters (`crate::formatter`). Five
 //! classes with class methods `format_chat`, `format_multi_agent`,
 //! `format_auto`, `format_tools_json_schemas` and `is_supported_model`

@@ -1,4 +1,4 @@
-//! The linter (issue 12): what will fail or cost money at the provider or
+//! The linter: what will fail or cost money at the provider or
 //! in AgentScope, for one session and the formatters asked for. Each
 //! finding has a rule id from [`RULES`], a severity, where it is (message
 //! and block, and `file:line:col` when the file's text is given), what is
