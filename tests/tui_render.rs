@@ -637,7 +637,7 @@ fn w_shows_the_rule_behind_each_line_and_the_rules_that_fired() {
     let why = app
         .preview
         .as_ref()
-        .and_then(|p| p.why.clone())
+        .and_then(|p| p.explanation.clone())
         .expect("rules");
     assert_eq!(
         why.line_rules.len(),

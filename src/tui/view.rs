@@ -120,7 +120,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         .and_then(|d| d.load_error.as_deref())
         .or(app.open_error.as_deref());
     // The lint panel takes the lower part of the request's column.
-    let (request_column, lint_area) = if app.lint.open || app.request.why {
+    let (request_column, lint_area) = if app.lint.open || app.request.explain {
         let split = Layout::default()
             .direction(Direction::Vertical)
             .constraints([Constraint::Percentage(60), Constraint::Percentage(40)])
@@ -129,11 +129,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
     } else {
         (areas.output, None)
     };
-    if let (Some(area), true) = (lint_area, app.request.why) {
+    if let (Some(area), true) = (lint_area, app.request.explain) {
         // The rules behind the lines on screen come first.
         let top = app.request.scroll;
         let on_screen: Vec<&'static str> = preview
-            .and_then(|p| p.why.as_deref())
+            .and_then(|p| p.explanation.as_deref())
             .map(|w| {
                 w.line_rules
                     .iter()
@@ -144,11 +144,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
                     .collect()
             })
             .unwrap_or_default();
-        super::panes::rules::draw(
+        super::panes::explain::draw(
             frame,
             area,
             ui,
-            preview.and_then(|p| p.why.as_deref()),
+            preview.and_then(|p| p.explanation.as_deref()),
             app.formatter.provider,
             &on_screen,
         );

@@ -369,22 +369,22 @@ impl App {
                 }
                 return cmds;
             }
-            Action::Why => {
-                self.request.why = !self.request.why;
-                // The rules panel and the lint panel share a place.
-                if self.request.why {
+            Action::Explain => {
+                self.request.explain = !self.request.explain;
+                // The explain panel and the lint panel share a place.
+                if self.request.explain {
                     self.lint.open = false;
                 }
-                self.status = if self.request.why {
-                    "why: the rule behind each line at the right, the rules that fired below (w closes)".into()
+                self.status = if self.request.explain {
+                    "explain: the rule behind each line at the right, the rules that fired below (w closes)".into()
                 } else {
-                    "rules hidden".into()
+                    "explain closed".into()
                 };
                 return self.reformat();
             }
             Action::ToggleLint => {
                 if !self.lint.open {
-                    self.request.why = false;
+                    self.request.explain = false;
                 }
                 self.lint.open = !self.lint.open;
                 self.status = if self.lint.open {

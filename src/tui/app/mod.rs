@@ -524,7 +524,7 @@ impl App {
                     };
                     (Box::new(session.clone()), text)
                 }),
-            why: self.request.why,
+            explain: self.request.explain,
             release: (self.release != 0).then(|| ReleaseJob {
                 release: self.reference(),
                 mode: self.release_mode,

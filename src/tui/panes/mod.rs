@@ -10,7 +10,7 @@ pub mod list;
 pub mod popup;
 pub mod reply;
 pub mod request;
-pub mod rules;
+pub mod explain;
 pub mod settings;
 pub mod status;
 pub mod truncation;

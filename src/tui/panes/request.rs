@@ -42,7 +42,7 @@ pub struct RequestPane {
     /// Which view of the request is asked for (`v`).
     pub shown: Shown,
     /// The rule behind each line is shown beside it (`w`).
-    pub why: bool,
+    pub explain: bool,
 }
 
 /// Columns one sideways step moves.
@@ -414,8 +414,8 @@ impl RequestPane {
         frame.render_widget(paragraph, inner);
         // The rule behind each line, at the right edge (not when wrapping:
         // rows and lines part ways).
-        let why = view.preview.and_then(|p| p.why.as_deref());
-        if let (true, false, false, Some(why)) = (self.why, self.wrap, self.show_tools, why) {
+        let why = view.preview.and_then(|p| p.explanation.as_deref());
+        if let (true, false, false, Some(why)) = (self.explain, self.wrap, self.show_tools, why) {
             for row in 0..height {
                 let Some(Some(rule)) = why.line_rules.get(start + row) else {
                     continue;

@@ -7,7 +7,7 @@
 //! This module holds the slot, the thread and the order the features run
 //! in (the request and its counts first, published early, then the plan);
 //! each feature is a module of its own with its input and its output:
-//! `request` (the view's lines), `compare` (`c`), `release` (`V`), `why`
+//! `request` (the view's lines), `compare` (`c`), `release` (`V`), `explain`
 //! (`w`) and `cache` (the prompt-cache line). A new feature adds a module
 //! here, an optional input to `Job` and an output to `Preview`.
 use super::consent::{AccessGrant, AccessMode};
@@ -35,7 +35,7 @@ mod cache;
 mod compare;
 mod release;
 mod request;
-mod why;
+mod explain;
 
 pub use cache::CacheLine;
 use cache::{cache_line, Earlier};
@@ -45,7 +45,7 @@ use release::{release_preview, release_side};
 pub use release::{ReleaseInfo, ReleaseJob};
 use request::{chunks_of, text_lines, truncated_lines, wire_body, wire_lines};
 pub use request::{pretty_with_spans, PrettyRequest, Shown};
-pub use why::Why;
+pub use explain::Explanation;
 
 /// What to compute.
 #[derive(Debug, Clone)]
@@ -82,7 +82,7 @@ pub struct Job {
     /// Lint this session (with its text, for line and column).
     pub lint: Option<(Box<crate::session::Session>, Arc<str>)>,
     /// Attribute the request's lines to rules (`w`).
-    pub why: bool,
+    pub explain: bool,
     /// Format with another AgentScope release instead (`V`).
     pub release: Option<ReleaseJob>,
     /// The session's own settings, which a release may read (0.1.6's
@@ -139,7 +139,7 @@ pub struct Preview {
     /// The linter's findings for the formatter on screen.
     pub lint: Option<Arc<Vec<crate::lint::Finding>>>,
     /// The rules behind the lines (`w`).
-    pub why: Option<Arc<Why>>,
+    pub explanation: Option<Arc<Explanation>>,
     /// Set when another release formats the request.
     pub release: Option<ReleaseInfo>,
 }
@@ -209,7 +209,7 @@ impl Computer {
             compare: None,
             cache: None,
             lint: None,
-            why: None,
+            explanation: None,
             release: None,
         };
         // Under another release the panes show its request; an open
@@ -361,8 +361,8 @@ impl Computer {
             let report = preview.report.as_ref();
             preview.cache = earlier.map(|e| cache_line(job, &model, report, e, against));
         }
-        if job.why {
-            preview.why = Some(Arc::new(why::why(job, &model, preview.plain.len())));
+        if job.explain {
+            preview.explanation = Some(Arc::new(explain::explain(job, &model, preview.plain.len())));
         }
         if let Some((session, text)) = &job.lint {
             // Everything else first: linting formats the request again.

@@ -1,4 +1,4 @@
-//! The why job (`w`): the rule behind each line of the request view, and
+//! The explain job (`w`, as `formatscope explain`): the rule behind each line of the request view, and
 //! the rules that fired.
 
 use super::*;
@@ -6,27 +6,27 @@ use super::*;
 /// The rule behind each line of the request view (`w`), and the rules
 /// that fired for the request.
 #[derive(Debug, Clone, Default)]
-pub struct Why {
+pub struct Explanation {
     /// Per line of `Preview::plain`: the rule of the node the line opens.
     pub line_rules: Vec<Option<&'static str>>,
     /// The source message of that node, per line.
     pub line_sources: Vec<Option<usize>>,
     pub fired: Vec<(&'static crate::explain::Rule, Vec<usize>)>,
-    /// Why there is nothing to show (a view without nodes).
+    /// Explanation there is nothing to show (a view without nodes).
     pub note: Option<String>,
 }
 
 /// The rules behind the request view's lines: the view laid out again with
 /// the pointer of each line, matched to the attribution of its nodes.
-pub(super) fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
+pub(super) fn explain(job: &Job, model: &BudgetModel, lines: usize) -> Explanation {
     use crate::compare::pretty;
     use crate::explain;
     let request = match model.formatted_with_spans() {
         Ok(r) => r,
         Err(e) => {
-            return Why {
+            return Explanation {
                 note: Some(format!("{}: {}", e.kind, e.message)),
-                ..Why::default()
+                ..Explanation::default()
             }
         }
     };
@@ -48,7 +48,7 @@ pub(super) fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
         }
         Shown::Wire => {
             let Ok(settings) = job.settings(job.formatter.provider) else {
-                return Why::default();
+                return Explanation::default();
             };
             let built = wire::build(
                 job.formatter,
@@ -57,9 +57,9 @@ pub(super) fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
                 settings,
                 &mut |_| {},
             );
-            let Ok(w) = built else { return Why::default() };
+            let Ok(w) = built else { return Explanation::default() };
             if w.sdk_error.is_some() {
-                return Why::default();
+                return Explanation::default();
             }
             let explained = explain::wire(job.formatter, &w.body, &request, &plain);
             let body = if job.raw_media {
@@ -79,13 +79,13 @@ pub(super) fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
             (pointers, explained)
         }
         _ => {
-            return Why {
+            return Explanation {
                 fired: plain.fired(),
                 note: Some(
                     "the rules beside the lines are shown in the messages and wire views (v)"
                         .into(),
                 ),
-                ..Why::default()
+                ..Explanation::default()
             }
         }
     };
@@ -101,7 +101,7 @@ pub(super) fn why(job: &Job, model: &BudgetModel, lines: usize) -> Why {
         line_rules.push(node.map(|n| n.rule));
         line_sources.push(node.and_then(|n| n.messages.as_ref().map(|m| m.start)));
     }
-    Why {
+    Explanation {
         line_rules,
         line_sources,
         fired: explained.fired(),

@@ -1,10 +1,10 @@
-//! The rules panel (`w`): the rules that fired for the request on screen,
+//! The explain panel (`w`): the rules that fired for the request on screen,
 //! each with the messages it fired on, what it does and where it lives in
 //! AgentScope. Rules behind the lines on screen come first, in bold.
 
 use super::pane_block;
 use crate::tui::theme::Palette;
-use crate::tui::worker::Why;
+use crate::tui::worker::Explanation;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -15,7 +15,7 @@ pub fn draw(
     frame: &mut Frame,
     area: Rect,
     ui: &Palette,
-    why: Option<&Why>,
+    why: Option<&Explanation>,
     provider: crate::formatter::Provider,
     on_screen: &[&'static str],
 ) {
