@@ -151,4 +151,51 @@ impl App {
             }
         }
     }
+
+    /// A new empty user message after the selection (`a`).
+    pub(super) fn add_message(&mut self) -> Vec<Command> {
+        let m = serde_json::json!({"name": "user", "role": "user", "content": [{"type": "text", "text": ""}]});
+        let at = (self.list.selected + 1).min(self.messages().len());
+        self.edit(at, 0, vec![m], at, None)
+    }
+
+    /// A copy of the selected message after it.
+    pub(super) fn duplicate(&mut self) -> Vec<Command> {
+        let i = self.list.selected;
+        let Some(m) = self.messages().get(i).map(Message::value) else {
+            return Vec::new();
+        };
+        self.edit(i + 1, 0, vec![m], i + 1, None)
+    }
+
+    /// Deletes the selected message (undo brings it back).
+    pub(super) fn delete_selected(&mut self) -> Vec<Command> {
+        let i = self.list.selected;
+        let Some(m) = self.messages().get(i).map(Message::value) else {
+            return Vec::new();
+        };
+        let who = describe(&m);
+        let next = i.min(self.messages().len().saturating_sub(2));
+        let cmds = self.edit(i, 1, Vec::new(), next, None);
+        if !cmds.is_empty() {
+            self.status = format!("deleted message #{i} ({who}) · u undoes it");
+        }
+        cmds
+    }
+
+    /// Moves the selected message up or down one place.
+    pub(super) fn move_selected(&mut self, action: Action) -> Vec<Command> {
+        let i = self.list.selected;
+        let j = if action == Action::MoveUp {
+            i.checked_sub(1)
+        } else {
+            Some(i + 1)
+        };
+        let Some(j) = j.filter(|j| *j < self.messages().len()) else {
+            return Vec::new();
+        };
+        let (lo, hi) = (i.min(j), i.max(j));
+        let pair = vec![self.messages()[hi].value(), self.messages()[lo].value()];
+        self.edit(lo, 2, pair, j, None)
+    }
 }

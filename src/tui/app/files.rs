@@ -500,4 +500,34 @@ impl App {
     pub(super) fn save(&mut self, then: AfterSave) -> Vec<Command> {
         self.save_with(then, Allow::default())
     }
+
+    /// The next (or previous) session file of the folder.
+    pub(super) fn next_file(&mut self, action: Action) -> Vec<Command> {
+        let n = self.files.len();
+        if n == 0 || (n == 1 && self.position() == Some(0)) {
+            return Vec::new();
+        }
+        let target = match self.position() {
+            Some(i) if action == Action::NextFile => (i + 1) % n,
+            Some(i) => (i + n - 1) % n,
+            // The open file is gone from the folder: its neighbours.
+            None => {
+                let here = self.path().cloned().unwrap_or_default();
+                let after = self.files.iter().position(|f| *f > here).unwrap_or(0);
+                if action == Action::NextFile {
+                    after
+                } else {
+                    (after + n - 1) % n
+                }
+            }
+        };
+        if self.unsaved() {
+            self.popup = Some(Popup::Unsaved(Pending::Open(target)));
+            return Vec::new();
+        }
+        if let Some(p) = self.files.get(target).cloned() {
+            return self.open(p);
+        }
+        Vec::new()
+    }
 }

@@ -107,28 +107,7 @@ impl App {
                 return vec![Command::Quit];
             }
             Action::Help => self.popup = Some(Popup::Help(0)),
-            Action::Settings => {
-                let Some(session) = self.session() else {
-                    self.status = "no session: nothing to set".into();
-                    return Vec::new();
-                };
-                // The model field shows the session's model when it is for
-                // the provider on screen.
-                let own =
-                    session.formatter().ok().map(|f| f.provider) == Some(self.formatter.provider);
-                let mut form = SettingsForm::new(
-                    self.formatter.provider,
-                    session.model().filter(|_| own),
-                    session.max_tokens(),
-                    session.token_counter(),
-                    session.settings.get("request"),
-                    &session.settings,
-                );
-                if let Some(last) = form.values.last_mut() {
-                    *last = self.confirm_send_at.to_string();
-                }
-                self.popup = Some(Popup::Settings(Box::new(form)));
-            }
+            Action::Settings => return self.open_settings(),
             Action::NextPane | Action::PrevPane => {
                 let order = [Focus::List, Focus::Editor, Focus::Output];
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
@@ -142,44 +121,10 @@ impl App {
                 let mode = self.formatter.mode;
                 return self.set_formatter(FormatterId::new(Provider::ALL[i], mode));
             }
-            Action::ToggleMode if self.release != 0 => {
-                let modes = self.reference().modes();
-                let at = modes.iter().position(|m| *m == self.release_mode);
-                self.release_mode = modes[at.map_or(0, |i| (i + 1) % modes.len())];
-                if let Some(mode) = self.release_mode.formatter_mode() {
-                    self.formatter.mode = mode;
-                }
-                self.status = self.release_call().unwrap_or_default();
-                return self.reformat();
-            }
+            Action::ToggleMode if self.release != 0 => return self.next_release_mode(),
             // In the compare view, V compares the two versions instead.
-            Action::ToggleReference if self.compare.open => {
-                self.compare.pair = Pair::Versions;
-                self.compare.release = self.release;
-                self.compare.scroll = 0;
-                let other =
-                    crate::reference::ALL[self.release.max(1) % crate::reference::ALL.len()];
-                self.status = format!(
-                    "compare: {} / {}",
-                    crate::reference::default().title(),
-                    other.version()
-                );
-                return self.reformat();
-            }
-            Action::ToggleReference => {
-                let next = crate::reference::next(self.reference());
-                self.release = crate::reference::ALL
-                    .iter()
-                    .position(|r| r.version() == next.version())
-                    .unwrap_or(0);
-                self.release_mode = self.formatter.mode.into();
-                let modes: Vec<&str> = next.modes().iter().map(|m| m.name()).collect();
-                self.status = match self.release_call() {
-                    Some(call) => format!("{call} (m: {}; V: next release)", modes.join(", ")),
-                    None => next.title(),
-                };
-                return self.reformat();
-            }
+            Action::ToggleReference if self.compare.open => return self.compare_releases(),
+            Action::ToggleReference => return self.next_release(),
             Action::ToggleMode => {
                 let mode = match self.formatter.mode {
                     Mode::Chat => Mode::MultiAgent,
@@ -210,45 +155,10 @@ impl App {
                 self.focus = Focus::Editor;
             }
             Action::Save => return self.save(AfterSave::Stay),
-            Action::AddMessage => {
-                let m = serde_json::json!({"name": "user", "role": "user", "content": [{"type": "text", "text": ""}]});
-                let at = (self.list.selected + 1).min(self.messages().len());
-                return self.edit(at, 0, vec![m], at, None);
-            }
-            Action::Duplicate => {
-                let i = self.list.selected;
-                let Some(m) = self.messages().get(i).map(Message::value) else {
-                    return Vec::new();
-                };
-                return self.edit(i + 1, 0, vec![m], i + 1, None);
-            }
-            Action::Delete => {
-                let i = self.list.selected;
-                let Some(m) = self.messages().get(i).map(Message::value) else {
-                    return Vec::new();
-                };
-                let who = describe(&m);
-                let next = i.min(self.messages().len().saturating_sub(2));
-                let cmds = self.edit(i, 1, Vec::new(), next, None);
-                if !cmds.is_empty() {
-                    self.status = format!("deleted message #{i} ({who}) · u undoes it");
-                }
-                return cmds;
-            }
-            Action::MoveUp | Action::MoveDown => {
-                let i = self.list.selected;
-                let j = if action == Action::MoveUp {
-                    i.checked_sub(1)
-                } else {
-                    Some(i + 1)
-                };
-                let Some(j) = j.filter(|j| *j < self.messages().len()) else {
-                    return Vec::new();
-                };
-                let (lo, hi) = (i.min(j), i.max(j));
-                let pair = vec![self.messages()[hi].value(), self.messages()[lo].value()];
-                return self.edit(lo, 2, pair, j, None);
-            }
+            Action::AddMessage => return self.add_message(),
+            Action::Duplicate => return self.duplicate(),
+            Action::Delete => return self.delete_selected(),
+            Action::MoveUp | Action::MoveDown => return self.move_selected(action),
             // Only bound inside the editor, which handles them itself.
             Action::LeaveEditor | Action::ToggleEditorText => {}
             Action::Undo | Action::Redo => return self.undo_redo(action == Action::Undo),
@@ -266,161 +176,17 @@ impl App {
             | Action::Compare
             | Action::ComparePair
             | Action::CompareOther => {}
-            Action::Export => {
-                let (session, settings) = match self.wire_settings() {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.status = format!("not exported: {e}");
-                        return Vec::new();
-                    }
-                };
-                let Some(path) = self.path().cloned() else {
-                    self.status = "no session to export".into();
-                    return Vec::new();
-                };
-                self.status = "exporting…".into();
-                return vec![Command::Export {
-                    path,
-                    session: Box::new(session),
-                    formatter: self.formatter,
-                    settings: Box::new(settings),
-                }];
-            }
+            Action::Export => return self.export(),
             Action::Send => {
                 return self.send_or_ask(vec![self.formatter.provider]);
             }
-            Action::SendMany => {
-                if self.sending() {
-                    self.status = "a send is in flight: Esc cancels it".into();
-                    return Vec::new();
-                }
-                let mut chosen = [false; 6];
-                if let Some(i) = Provider::ALL
-                    .iter()
-                    .position(|p| *p == self.formatter.provider)
-                {
-                    chosen[i] = true;
-                }
-                self.popup = Some(Popup::SendTo { cursor: 0, chosen });
-            }
-            Action::RemoteCount => {
-                let provider = self.formatter.provider;
-                if !crate::net::has_token_counter(provider) {
-                    self.status = format!(
-                        "{provider} has no token-counting endpoint (Anthropic and Gemini have)"
-                    );
-                    return Vec::new();
-                }
-                let (session, settings) = match self.wire_settings() {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.status = format!("no remote count: {e}");
-                        return Vec::new();
-                    }
-                };
-                let generation = self
-                    .preview
-                    .as_ref()
-                    .map_or(self.generation, |p| p.generation);
-                self.status = format!("asking {provider} to count the request…");
-                return vec![Command::RemoteCount(Box::new(crate::tui::msg::SendJob {
-                    id: generation,
-                    session: Box::new(session),
-                    formatter: self.formatter,
-                    settings: Box::new(settings),
-                    allowed_hosts: self.consent.send_hosts(),
-                }))];
-            }
-            Action::CancelSend => {
-                let ids: Vec<u64> = self
-                    .replies
-                    .iter()
-                    .filter(|r| r.in_flight())
-                    .map(|r| r.id)
-                    .collect();
-                if !ids.is_empty() {
-                    self.status = "cancelling…".into();
-                    return ids.into_iter().map(Command::CancelSend).collect();
-                }
-            }
-            Action::AppendReply => {
-                // The reply of the provider on screen, else the first done.
-                let on_screen = self
-                    .replies
-                    .iter()
-                    .find(|r| r.provider == Some(self.formatter.provider))
-                    .and_then(|r| r.final_reply());
-                let Some(reply) = on_screen
-                    .or_else(|| self.replies.iter().find_map(|r| r.final_reply()))
-                    .cloned()
-                else {
-                    self.status = "no finished reply to append (S sends)".into();
-                    return Vec::new();
-                };
-                let name =
-                    crate::response::reply_speaker(self.messages().iter().map(Message::value));
-                let message = reply.to_message(&name);
-                let at = self.messages().len();
-                let cmds = self.edit(at, 0, vec![message], at, None);
-                if !cmds.is_empty() || self.messages().len() > at {
-                    self.status = format!(
-                        "appended the reply as message #{at} ({name}) · u undoes it · C-s saves"
-                    );
-                }
-                return cmds;
-            }
-            Action::Explain => {
-                self.request.explain = !self.request.explain;
-                // The explain panel and the lint panel share a place.
-                if self.request.explain {
-                    self.lint.open = false;
-                }
-                self.status = if self.request.explain {
-                    "explain: the rule behind each line at the right, the rules that fired below (w closes)".into()
-                } else {
-                    "explain closed".into()
-                };
-                return self.reformat();
-            }
-            Action::ToggleLint => {
-                if !self.lint.open {
-                    self.request.explain = false;
-                }
-                self.lint.open = !self.lint.open;
-                self.status = if self.lint.open {
-                    "lint: findings for the request on screen (L closes)".into()
-                } else {
-                    "lint panel closed".into()
-                };
-                return self.reformat();
-            }
-            Action::NextFile | Action::PrevFile => {
-                let n = self.files.len();
-                if n == 0 || (n == 1 && self.position() == Some(0)) {
-                    return Vec::new();
-                }
-                let target = match self.position() {
-                    Some(i) if action == Action::NextFile => (i + 1) % n,
-                    Some(i) => (i + n - 1) % n,
-                    // The open file is gone from the folder: its neighbours.
-                    None => {
-                        let here = self.path().cloned().unwrap_or_default();
-                        let after = self.files.iter().position(|f| *f > here).unwrap_or(0);
-                        if action == Action::NextFile {
-                            after
-                        } else {
-                            (after + n - 1) % n
-                        }
-                    }
-                };
-                if self.unsaved() {
-                    self.popup = Some(Popup::Unsaved(Pending::Open(target)));
-                    return Vec::new();
-                }
-                if let Some(p) = self.files.get(target).cloned() {
-                    return self.open(p);
-                }
-            }
+            Action::SendMany => return self.pick_providers(),
+            Action::RemoteCount => return self.remote_count(),
+            Action::CancelSend => return self.cancel_sends(),
+            Action::AppendReply => return self.append_reply(),
+            Action::Explain => return self.toggle_explain(),
+            Action::ToggleLint => return self.toggle_lint(),
+            Action::NextFile | Action::PrevFile => return self.next_file(action),
         }
         Vec::new()
     }

@@ -36,9 +36,12 @@ mod ask;
 mod edits;
 mod files;
 mod keys;
+mod panels;
 mod popups;
+mod release;
 mod send_confirm;
 mod send_hosts;
+mod sends;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -251,24 +254,6 @@ impl App {
     }
 
     /// Whether a live send is in flight.
-    /// The AgentScope release on screen.
-    pub fn reference(&self) -> &'static dyn crate::reference::Reference {
-        crate::reference::ALL[self.release % crate::reference::ALL.len()]
-    }
-
-    /// "AgentScope 0.1.6 OpenAIFormatter.format_auto" when a release other
-    /// than the default formats the request.
-    pub fn release_call(&self) -> Option<String> {
-        (self.release != 0).then(|| {
-            let r = self.reference();
-            format!(
-                "{} {}",
-                r.title(),
-                r.call(self.formatter.provider, self.release_mode)
-            )
-        })
-    }
-
     pub fn sending(&self) -> bool {
         self.replies.iter().any(|r| r.in_flight())
     }

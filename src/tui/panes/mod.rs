@@ -4,13 +4,13 @@
 pub mod budget;
 pub mod compare;
 pub mod editor;
+pub mod explain;
 pub mod header;
 pub mod lint;
 pub mod list;
 pub mod popup;
 pub mod reply;
 pub mod request;
-pub mod explain;
 pub mod settings;
 pub mod status;
 pub mod truncation;

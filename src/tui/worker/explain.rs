@@ -57,7 +57,9 @@ pub(super) fn explain(job: &Job, model: &BudgetModel, lines: usize) -> Explanati
                 settings,
                 &mut |_| {},
             );
-            let Ok(w) = built else { return Explanation::default() };
+            let Ok(w) = built else {
+                return Explanation::default();
+            };
             if w.sdk_error.is_some() {
                 return Explanation::default();
             }

@@ -33,19 +33,19 @@ use std::sync::{Arc, Condvar, Mutex};
 
 mod cache;
 mod compare;
+mod explain;
 mod release;
 mod request;
-mod explain;
 
 pub use cache::CacheLine;
 use cache::{cache_line, Earlier};
 use compare::{compare_side, identities};
 pub use compare::{SideSpec, SideView};
+pub use explain::Explanation;
 use release::{release_preview, release_side};
 pub use release::{ReleaseInfo, ReleaseJob};
 use request::{chunks_of, text_lines, truncated_lines, wire_body, wire_lines};
 pub use request::{pretty_with_spans, PrettyRequest, Shown};
-pub use explain::Explanation;
 
 /// What to compute.
 #[derive(Debug, Clone)]
@@ -362,7 +362,8 @@ impl Computer {
             preview.cache = earlier.map(|e| cache_line(job, &model, report, e, against));
         }
         if job.explain {
-            preview.explanation = Some(Arc::new(explain::explain(job, &model, preview.plain.len())));
+            preview.explanation =
+                Some(Arc::new(explain::explain(job, &model, preview.plain.len())));
         }
         if let Some((session, text)) = &job.lint {
             // Everything else first: linting formats the request again.

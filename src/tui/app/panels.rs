@@ -1,0 +1,60 @@
+//! The panels and the form an action opens: settings (`s`), explain
+//! (`w`) and lint (`L`), which share the place at the right.
+
+use super::*;
+
+impl App {
+    /// Opens the settings form on the session's settings (`s`).
+    pub(super) fn open_settings(&mut self) -> Vec<Command> {
+        let Some(session) = self.session() else {
+            self.status = "no session: nothing to set".into();
+            return Vec::new();
+        };
+        // The model field shows the session's model when it is for
+        // the provider on screen.
+        let own = session.formatter().ok().map(|f| f.provider) == Some(self.formatter.provider);
+        let mut form = SettingsForm::new(
+            self.formatter.provider,
+            session.model().filter(|_| own),
+            session.max_tokens(),
+            session.token_counter(),
+            session.settings.get("request"),
+            &session.settings,
+        );
+        if let Some(last) = form.values.last_mut() {
+            *last = self.confirm_send_at.to_string();
+        }
+        self.popup = Some(Popup::Settings(Box::new(form)));
+        Vec::new()
+    }
+
+    /// The explain panel (`w`): the rule behind each line.
+    pub(super) fn toggle_explain(&mut self) -> Vec<Command> {
+        self.request.explain = !self.request.explain;
+        // The explain panel and the lint panel share a place.
+        if self.request.explain {
+            self.lint.open = false;
+        }
+        self.status = if self.request.explain {
+            "explain: the rule behind each line at the right, the rules that fired below (w closes)"
+                .into()
+        } else {
+            "explain closed".into()
+        };
+        self.reformat()
+    }
+
+    /// The lint panel (`L`).
+    pub(super) fn toggle_lint(&mut self) -> Vec<Command> {
+        if !self.lint.open {
+            self.request.explain = false;
+        }
+        self.lint.open = !self.lint.open;
+        self.status = if self.lint.open {
+            "lint: findings for the request on screen (L closes)".into()
+        } else {
+            "lint panel closed".into()
+        };
+        self.reformat()
+    }
+}

@@ -1,0 +1,115 @@
+//! What an action asks of the network: exports, the providers to send to,
+//! the provider's own count, cancelling, and appending a finished reply.
+
+use super::*;
+
+impl App {
+    /// Writes the request as a `curl` command beside the session.
+    pub(super) fn export(&mut self) -> Vec<Command> {
+        let (session, settings) = match self.wire_settings() {
+            Ok(x) => x,
+            Err(e) => {
+                self.status = format!("not exported: {e}");
+                return Vec::new();
+            }
+        };
+        let Some(path) = self.path().cloned() else {
+            self.status = "no session to export".into();
+            return Vec::new();
+        };
+        self.status = "exporting…".into();
+        vec![Command::Export {
+            path,
+            session: Box::new(session),
+            formatter: self.formatter,
+            settings: Box::new(settings),
+        }]
+    }
+
+    /// The providers popup of `P` (send to several at once).
+    pub(super) fn pick_providers(&mut self) -> Vec<Command> {
+        if self.sending() {
+            self.status = "a send is in flight: Esc cancels it".into();
+            return Vec::new();
+        }
+        let mut chosen = [false; 6];
+        if let Some(i) = Provider::ALL
+            .iter()
+            .position(|p| *p == self.formatter.provider)
+        {
+            chosen[i] = true;
+        }
+        self.popup = Some(Popup::SendTo { cursor: 0, chosen });
+        Vec::new()
+    }
+
+    /// Asks the provider to count the request (`R`).
+    pub(super) fn remote_count(&mut self) -> Vec<Command> {
+        let provider = self.formatter.provider;
+        if !crate::net::has_token_counter(provider) {
+            self.status =
+                format!("{provider} has no token-counting endpoint (Anthropic and Gemini have)");
+            return Vec::new();
+        }
+        let (session, settings) = match self.wire_settings() {
+            Ok(x) => x,
+            Err(e) => {
+                self.status = format!("no remote count: {e}");
+                return Vec::new();
+            }
+        };
+        let generation = self
+            .preview
+            .as_ref()
+            .map_or(self.generation, |p| p.generation);
+        self.status = format!("asking {provider} to count the request…");
+        vec![Command::RemoteCount(Box::new(crate::tui::msg::SendJob {
+            id: generation,
+            session: Box::new(session),
+            formatter: self.formatter,
+            settings: Box::new(settings),
+            allowed_hosts: self.consent.send_hosts(),
+        }))]
+    }
+
+    /// Cancels the sends in flight (Esc).
+    pub(super) fn cancel_sends(&mut self) -> Vec<Command> {
+        let ids: Vec<u64> = self
+            .replies
+            .iter()
+            .filter(|r| r.in_flight())
+            .map(|r| r.id)
+            .collect();
+        if !ids.is_empty() {
+            self.status = "cancelling…".into();
+            return ids.into_iter().map(Command::CancelSend).collect();
+        }
+        Vec::new()
+    }
+
+    /// Appends the finished reply as the next message (`A`).
+    pub(super) fn append_reply(&mut self) -> Vec<Command> {
+        // The reply of the provider on screen, else the first done.
+        let on_screen = self
+            .replies
+            .iter()
+            .find(|r| r.provider == Some(self.formatter.provider))
+            .and_then(|r| r.final_reply());
+        let Some(reply) = on_screen
+            .or_else(|| self.replies.iter().find_map(|r| r.final_reply()))
+            .cloned()
+        else {
+            self.status = "no finished reply to append (S sends)".into();
+            return Vec::new();
+        };
+        let name = crate::response::reply_speaker(self.messages().iter().map(Message::value));
+        let message = reply.to_message(&name);
+        let at = self.messages().len();
+        let cmds = self.edit(at, 0, vec![message], at, None);
+        if !cmds.is_empty() || self.messages().len() > at {
+            self.status =
+                format!("appended the reply as message #{at} ({name}) · u undoes it · C-s saves");
+        }
+        cmds
+    }
+}
