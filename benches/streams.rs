@@ -13,9 +13,11 @@
 //!     STREAM_BENCH_SIZES=10000,40000 cargo bench --bench streams
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use formatscope::net::printer::Printer;
 use formatscope::net::{self, Prepared, Timeouts};
-use formatscope::response::{Api, ChatResponse, Options};
+use formatscope::response::{Api, Options};
 use formatscope::tui::panes::reply::{ReplyPane, ReplyUpdate};
+use formatscope::tui::sender::Relay;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -35,8 +37,10 @@ fn sse_body(api: Api, n: usize) -> Vec<u8> {
     };
     match api {
         Api::Anthropic => {
-            event(json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
-                "role": "assistant", "content": [], "usage": {"input_tokens": 12, "output_tokens": 1}}}));
+            event(
+                json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+                "role": "assistant", "content": [], "usage": {"input_tokens": 12, "output_tokens": 1}}}),
+            );
             event(json!({"type": "content_block_start", "index": 0,
                 "content_block": {"type": "text", "text": ""}}));
             for i in 0..n {
@@ -44,14 +48,18 @@ fn sse_body(api: Api, n: usize) -> Vec<u8> {
                     "delta": {"type": "text_delta", "text": format!("w{} ", i % 1000)}}));
             }
             event(json!({"type": "content_block_stop", "index": 0}));
-            event(json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-                "usage": {"output_tokens": n}}));
+            event(
+                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": n}}),
+            );
             event(json!({"type": "message_stop"}));
         }
         _ => {
             for i in 0..n {
-                event(json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
-                    "choices": [{"index": 0, "delta": {"content": format!("w{} ", i % 1000)}}]}));
+                event(
+                    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": {"content": format!("w{} ", i % 1000)}}]}),
+                );
             }
             event(json!({"id": "chatcmpl-1", "choices": [],
                 "usage": {"prompt_tokens": 12, "completion_tokens": n, "total_tokens": n + 12}}));
@@ -98,7 +106,11 @@ fn serve(body: Vec<u8>) -> u16 {
 }
 
 fn prepared(api: Api, port: u16) -> Prepared {
-    let path = if api == Api::Anthropic { "/v1/messages" } else { "/v1/chat/completions" };
+    let path = if api == Api::Anthropic {
+        "/v1/messages"
+    } else {
+        "/v1/chat/completions"
+    };
     Prepared {
         api,
         method: "POST".into(),
@@ -114,21 +126,6 @@ fn sizes() -> Vec<usize> {
         .ok()
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 40_000, 160_000])
-}
-
-/// `formatscope send`'s text printer, as it was: each yield's new text.
-fn show(r: &ChatResponse, shown: &mut (String, String), sink: &mut impl Write) {
-    let thinking = r.thinking();
-    if let Some(new) = thinking.strip_prefix(shown.0.as_str()) {
-        let _ = write!(sink, "{new}");
-    }
-    shown.0 = thinking;
-    let text = r.text();
-    if let Some(new) = text.strip_prefix(shown.1.as_str()) {
-        let _ = write!(sink, "{new}");
-    }
-    shown.1 = text;
-    let _ = r.tool_calls().cloned().collect::<Vec<_>>();
 }
 
 fn benches(c: &mut Criterion) {
@@ -147,27 +144,53 @@ fn benches(c: &mut Criterion) {
         for n in sizes() {
             let port = serve(sse_body(api, n));
             let prepared = prepared(api, port);
-            group.bench_with_input(BenchmarkId::new(format!("send_{}", api.id()), n), &n, |b, _| {
-                b.iter(|| {
-                    let mut shown = (String::new(), String::new());
-                    let mut sink = std::io::sink();
-                    let out = runtime.block_on(net::send(&client, &prepared, None, &opts, Timeouts::default(), |r| {
-                        show(r, &mut shown, &mut sink)
-                    }));
-                    assert_eq!(out.expect("sent").chunks, n + usize::from(api != Api::Anthropic));
-                })
-            });
-            group.bench_with_input(BenchmarkId::new(format!("workbench_{}", api.id()), n), &n, |b, _| {
-                b.iter(|| {
-                    let mut pane = ReplyPane::default();
-                    pane.start(1, api_provider(api), None);
-                    let out = runtime.block_on(net::send(&client, &prepared, None, &opts, Timeouts::default(), |r| {
-                        pane.apply(1, ReplyUpdate::Chunk(Box::new(r.clone())));
-                    }));
-                    pane.apply(1, ReplyUpdate::Done(Box::new(out.expect("sent"))));
-                    assert!(pane.final_reply().is_some());
-                })
-            });
+            group.bench_with_input(
+                BenchmarkId::new(format!("send_{}", api.id()), n),
+                &n,
+                |b, _| {
+                    b.iter(|| {
+                        let mut printer = Printer::new(std::io::sink());
+                        let out = runtime.block_on(net::send(
+                            &client,
+                            &prepared,
+                            None,
+                            &opts,
+                            Timeouts::default(),
+                            |r| printer.show(r),
+                        ));
+                        printer.end();
+                        assert_eq!(
+                            out.expect("sent").chunks,
+                            n + usize::from(api != Api::Anthropic)
+                        );
+                    })
+                },
+            );
+            group.bench_with_input(
+                BenchmarkId::new(format!("workbench_{}", api.id()), n),
+                &n,
+                |b, _| {
+                    b.iter(|| {
+                        let mut pane = ReplyPane::default();
+                        pane.start(1, api_provider(api), None);
+                        let mut relay = Relay::default();
+                        let out = runtime.block_on(net::send(
+                            &client,
+                            &prepared,
+                            None,
+                            &opts,
+                            Timeouts::default(),
+                            |r| {
+                                if let Some(update) = relay.update(r) {
+                                    pane.apply(1, update);
+                                }
+                            },
+                        ));
+                        pane.apply(1, ReplyUpdate::Done(Box::new(out.expect("sent"))));
+                        assert!(pane.final_reply().is_some());
+                    })
+                },
+            );
         }
     }
     group.finish();
