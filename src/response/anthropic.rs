@@ -2,7 +2,7 @@
 //! `_parse_anthropic_stream_completion_response`).
 
 use super::openai::final_tool_response;
-use super::stream::keep_whole;
+use super::stream::{keep_whole, prefix};
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings, Yield,
@@ -113,12 +113,12 @@ impl Stream {
     fn content(&self, y: &Yield) -> Vec<Value> {
         let mut contents = Vec::new();
         if y.thinking > 0 {
-            let mut b = thinking_block(&self.thinking[..y.thinking]);
+            let mut b = thinking_block(prefix(&self.thinking, y.thinking));
             b["signature"] = Value::String(y.signature.clone().unwrap_or_default());
             contents.push(b);
         }
         if y.text > 0 {
-            contents.push(text_block(&self.text[..y.text]));
+            contents.push(text_block(prefix(&self.text, y.text)));
         }
         contents.extend(y.tools.iter().cloned());
         contents

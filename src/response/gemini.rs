@@ -4,6 +4,7 @@
 //! re-encodes them with standard, padded base64.
 
 use super::args::repair_load;
+use super::stream::prefix;
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings, Yield,
@@ -190,10 +191,10 @@ impl Stream {
     fn content(&self, y: &Yield) -> Vec<Value> {
         let mut content = Vec::new();
         if y.thinking > 0 {
-            content.push(thinking_block(&self.thinking[..y.thinking]));
+            content.push(thinking_block(prefix(&self.thinking, y.thinking)));
         }
         if y.text > 0 {
-            let mut b = text_block(&self.text[..y.text]);
+            let mut b = text_block(prefix(&self.text, y.text));
             if let Some(sig) = &y.signature {
                 b["thought_signature"] = Value::String(sig.clone());
             }

@@ -3,6 +3,7 @@
 //! id: every response gets a generated one.
 
 use super::args::{ascii_dumps, repair_load};
+use super::stream::prefix;
 use super::{
     get, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings, Yield,
@@ -104,10 +105,10 @@ impl Stream {
     fn content(&self, y: &Yield) -> Vec<Value> {
         let mut content = Vec::new();
         if y.thinking > 0 {
-            content.push(thinking_block(&self.thinking[..y.thinking]));
+            content.push(thinking_block(prefix(&self.thinking, y.thinking)));
         }
         if y.text > 0 {
-            content.push(text_block(&self.text[..y.text]));
+            content.push(text_block(prefix(&self.text, y.text)));
         }
         content.extend(y.tools.iter().cloned());
         content

@@ -3,7 +3,7 @@
 //! `_parse_openai_stream_response`).
 
 use super::args::repair_load;
-use super::stream::keep_whole;
+use super::stream::{keep_whole, prefix};
 use super::structured;
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
@@ -190,16 +190,16 @@ impl Stream {
     fn content(&self, y: &Yield) -> Vec<Value> {
         let mut contents = Vec::new();
         if y.thinking > 0 {
-            contents.push(thinking_block(&self.thinking[..y.thinking]));
+            contents.push(thinking_block(prefix(&self.thinking, y.thinking)));
         }
         if y.audio > 0 {
             contents.push(audio_block(
-                Value::String(self.audio[..y.audio].to_string()),
+                Value::String(prefix(&self.audio, y.audio).to_string()),
                 audio_media_type(&self.opts, "wav"),
             ));
         }
         if y.text > 0 {
-            contents.push(text_block(&self.text[..y.text]));
+            contents.push(text_block(prefix(&self.text, y.text)));
         }
         contents.extend(y.tools.iter().cloned());
         contents

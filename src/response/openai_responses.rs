@@ -4,7 +4,7 @@
 
 use super::args::repair_load;
 use super::openai::{final_tool_response, sdk_order};
-use super::stream::keep_whole;
+use super::stream::{keep_whole, prefix};
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings, Yield,
@@ -138,10 +138,10 @@ impl Stream {
     fn content(&self, y: &Yield) -> Vec<Value> {
         let mut contents = Vec::new();
         if y.thinking > 0 {
-            contents.push(thinking_block(&self.thinking[..y.thinking]));
+            contents.push(thinking_block(prefix(&self.thinking, y.thinking)));
         }
         if y.text > 0 {
-            contents.push(text_block(&self.text[..y.text]));
+            contents.push(text_block(prefix(&self.text, y.text)));
         }
         contents.extend(y.tools.iter().cloned());
         contents

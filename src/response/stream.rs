@@ -91,6 +91,12 @@ impl Yield {
     }
 }
 
+/// The first `len` bytes of `s`, a mark a [`Yield`] took (the text has
+/// only grown since, so it is a char boundary; never a panic if not).
+pub(crate) fn prefix(s: &str, len: usize) -> &str {
+    s.get(..len).unwrap_or(s)
+}
+
 /// Keeps `r`, built whole, as the last yield: whether there was one.
 pub(crate) fn keep_whole(last: &mut Option<Yield>, r: Option<ChatResponse>) -> bool {
     let Some(r) = r else { return false };
@@ -170,8 +176,8 @@ impl StreamParser {
         }
         let (thinking, text) = self.inner.texts();
         Some((
-            Cow::Borrowed(thinking.get(..y.thinking).unwrap_or(thinking)),
-            Cow::Borrowed(text.get(..y.text).unwrap_or(text)),
+            Cow::Borrowed(prefix(thinking, y.thinking)),
+            Cow::Borrowed(prefix(text, y.text)),
         ))
     }
 
