@@ -53,10 +53,10 @@ fn parse_all(streams: &[(Api, Vec<Value>)]) -> usize {
     for (api, events) in streams {
         let mut p = StreamParser::new(*api, &Options::new(*api), Instant::now());
         for ev in events {
-            n += p
-                .push(&Event::from(ev.clone()))
-                .map(|v| v.len())
-                .unwrap_or(0);
+            // Every yield built, as `formatscope response --stream` prints it.
+            if p.push(&Event::from(ev.clone())).unwrap_or(false) {
+                n += p.latest().map_or(0, |r| r.content.len());
+            }
             if p.stopped() {
                 break;
             }
@@ -82,7 +82,9 @@ fn bench(c: &mut Criterion) {
                 let mut p = StreamParser::new(*api, &Options::new(*api), Instant::now());
                 for f in frames {
                     for ev in r.push(f).unwrap_or_default() {
-                        n += p.push(&ev).map(|v| v.len()).unwrap_or(0);
+                        if p.push(&ev).unwrap_or(false) {
+                            n += p.latest().map_or(0, |r| r.content.len());
+                        }
                     }
                 }
             }

@@ -13,7 +13,8 @@ time is context).
    `formatscope format --max-tokens` against AgentScope's oracle.py with the
    same budget (target: 100x).
 3. Linear: time at 4x the size / time at the size, from `cargo bench --bench
-   linear`'s estimates (target: under 5).
+   linear`'s and `cargo bench --bench streams`'s estimates (target: under 5;
+   `--ratios-only` prints just these).
 4. Launch to first budget number and resident memory on the 10,000-message
    session (scripts/startup.py; target: under 0.3 s, under 10x the size).
 
@@ -56,7 +57,11 @@ def main():
     ap.add_argument("--binary", default=str(ROOT / "target" / "release" / "formatscope"))
     ap.add_argument("--baseline", help="an earlier formatscope binary, timed beside")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--ratios-only", action="store_true", help="only 3: the criterion ratios")
     a = ap.parse_args()
+    if a.ratios_only:
+        ratios()
+        return
     env = dict(os.environ)
     cache = Path(sys.prefix) / "tiktoken-cache"
     if cache.is_dir():
@@ -88,11 +93,23 @@ def main():
         base = timed([a.baseline, "format", str(s), "--max-tokens", str(half)], a.runs)
         print(f"   baseline build {base * 1000:.1f} ms: this build is {base / ours:.1f}x faster")
 
-    print("3. linear: time(4n) / time(n), from cargo bench --bench linear")
-    crit = ROOT / "target" / "criterion" / "linear"
-    if not crit.is_dir():
-        print("   (run cargo bench --bench linear first)")
-    else:
+    ratios()
+
+    print("4. launch to first budget number, 10,000 messages (scripts/startup.py)")
+    s = session(10_000)
+    args = [sys.executable, str(ROOT / "scripts" / "startup.py"), a.binary, str(s)] + ([a.baseline] if a.baseline else [])
+    subprocess.run(args)
+    print(f"   session size {s.stat().st_size / 1e6:.1f} MB")
+
+
+def ratios():
+    """3: time at each size over time at the size before (4x), per bench."""
+    for group in ("linear", "streams"):
+        print(f"3. {group}: time(4n) / time(n), from cargo bench --bench {group}")
+        crit = ROOT / "target" / "criterion" / group
+        if not crit.is_dir():
+            print(f"   (run cargo bench --bench {group} first)")
+            continue
         for bench in sorted(p for p in crit.iterdir() if p.is_dir() and p.name != "report"):
             sizes = []
             for size in bench.iterdir():
@@ -100,15 +117,8 @@ def main():
                 if est.exists() and size.name.isdigit():
                     sizes.append((int(size.name), json.loads(est.read_text())["mean"]["point_estimate"] / 1e6))
             sizes.sort()
-            if len(sizes) == 2:
-                (n1, t1), (n2, t2) = sizes
+            for (n1, t1), (n2, t2) in zip(sizes, sizes[1:]):
                 print(f"   {bench.name:32} {n1:>7} {t1:9.2f} ms   {n2:>7} {t2:9.2f} ms   ratio {t2 / t1:.2f} (size x{n2 / n1:.0f})")
-
-    print("4. launch to first budget number, 10,000 messages (scripts/startup.py)")
-    s = session(10_000)
-    args = [sys.executable, str(ROOT / "scripts" / "startup.py"), a.binary, str(s)] + ([a.baseline] if a.baseline else [])
-    subprocess.run(args)
-    print(f"   session size {s.stat().st_size / 1e6:.1f} MB")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ use super::request::{build, WireArgs};
 use super::{safe, say, usage_error};
 use clap::Args;
 use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
+use formatscope::net::printer::Printer;
 use formatscope::net::{self, Prepared, SendError, Timeouts};
 use formatscope::provider::Provider;
 use formatscope::response::ChatResponse;
@@ -173,16 +174,19 @@ pub(crate) fn run(args: SendArgs) -> i32 {
     };
     say(format!("note: sending to {}", safe(&host.to_string())));
     let json_lines = args.json;
-    let mut printer = Printer::default();
+    let mut printer = Printer::new(std::io::stdout());
     let result = runtime.block_on(async {
         let client = net::client(timeouts)?;
         let sending = net::send(&client, &prepared, key.as_ref(), &opts, timeouts, |r| {
             if json_lines {
-                let _ = writeln!(
-                    std::io::stdout().lock(),
-                    "{}",
-                    serde_json::to_string(&r.to_json(false)).unwrap_or_default()
-                );
+                // Every response, built: the output holds them all.
+                if !r.is_again() {
+                    let _ = writeln!(
+                        std::io::stdout().lock(),
+                        "{}",
+                        serde_json::to_string(&r.response().to_json(false)).unwrap_or_default()
+                    );
+                }
             } else {
                 printer.show(r);
             }
@@ -318,84 +322,6 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
                 path.display()
             ));
             1
-        }
-    }
-}
-
-/// A reply's text for the terminal: its lines and tabs kept, any other
-/// control character shown as an escape (a reply cannot drive the
-/// terminal).
-fn printable(text: &str) -> String {
-    text.split('\n')
-        .map(|line| {
-            line.split('\t')
-                .map(|part| safe(part).into_owned())
-                .collect::<Vec<_>>()
-                .join("\t")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Prints a growing reply: each snapshot's new text only.
-#[derive(Default)]
-struct Printer {
-    thinking: String,
-    text: String,
-    in_thinking: bool,
-    last_tools: Vec<Value>,
-}
-
-impl Printer {
-    fn show(&mut self, r: &ChatResponse) {
-        let mut out = std::io::stdout().lock();
-        let thinking = r.thinking();
-        if let Some(new) = thinking.strip_prefix(self.thinking.as_str()) {
-            if !new.is_empty() {
-                if !self.in_thinking {
-                    let _ = write!(out, "[thinking] ");
-                    self.in_thinking = true;
-                }
-                let _ = write!(out, "{}", printable(new));
-            }
-        }
-        self.thinking = thinking;
-        let text = r.text();
-        if let Some(new) = text.strip_prefix(self.text.as_str()) {
-            if !new.is_empty() {
-                if self.in_thinking {
-                    let _ = writeln!(out, "\n[/thinking]");
-                    self.in_thinking = false;
-                }
-                let _ = write!(out, "{}", printable(new));
-            }
-        } else {
-            let _ = write!(out, "\n{}", printable(&text));
-        }
-        self.text = text;
-        let _ = out.flush();
-        self.last_tools = r.tool_calls().cloned().collect();
-    }
-
-    fn end(&mut self) {
-        let mut out = std::io::stdout().lock();
-        if self.in_thinking {
-            let _ = writeln!(out, "\n[/thinking]");
-        }
-        if !self.text.is_empty() {
-            let _ = writeln!(out);
-        }
-        for call in &self.last_tools {
-            let _ = writeln!(
-                out,
-                "[tool_use {} id={}] {}",
-                safe(call.get("name").and_then(Value::as_str).unwrap_or("?")),
-                safe(call.get("id").and_then(Value::as_str).unwrap_or("")),
-                safe(
-                    &serde_json::to_string(call.get("input").unwrap_or(&Value::Null))
-                        .unwrap_or_default()
-                )
-            );
         }
     }
 }

@@ -4,11 +4,16 @@
 //! this layer only moves bytes and keeps time.
 
 pub mod hosts;
+pub mod printer;
 pub mod seen;
+
+pub use seen::error_message;
 
 use crate::provider::Provider;
 use crate::response::framing::EventReader;
-use crate::response::{parse_whole, Api, ChatResponse, Event, Options, ParseError, StreamParser};
+use crate::response::{
+    parse_whole, Api, ChatResponse, Event, Options, ParseError, StreamParser, Yielded,
+};
 use seen::{api_name, content_type_fits, Seen};
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
@@ -228,51 +233,23 @@ impl Outcome {
     }
 }
 
-/// The provider's error body in one line.
-pub fn error_message(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let Ok(v) = serde_json::from_str::<Value>(&text) else {
-        let t: String = text.trim().chars().take(300).collect();
-        return if t.is_empty() {
-            "(empty body)".into()
-        } else {
-            t
-        };
-    };
-    let pick = |v: &Value| -> Option<String> {
-        // OpenAI, Gemini, Anthropic: {"error": {"message"}}; DashScope:
-        // {"code", "message"}; Ollama: {"error": "..."}.
-        let e = v.get("error");
-        if let Some(s) = e.and_then(Value::as_str) {
-            return Some(s.to_string());
-        }
-        let m = e
-            .and_then(|e| e.get("message"))
-            .or_else(|| v.get("message"))?
-            .as_str()?
-            .to_string();
-        let kind = e
-            .and_then(|e| e.get("type").or_else(|| e.get("status")))
-            .or_else(|| v.get("code"))
-            .and_then(Value::as_str);
-        Some(match kind {
-            Some(k) => format!("{k}: {m}"),
-            None => m,
-        })
-    };
-    pick(&v).unwrap_or_else(|| text.trim().chars().take(300).collect())
-}
+/// How long a stream may be quiet before `send` reports its latest
+/// response again ([`Yielded::again`]): a view that skips responses to stay
+/// linear catches up.
+pub const QUIET: Duration = Duration::from_millis(50);
 
 /// Sends the request and reads the reply. `on_response` sees every
-/// response AgentScope yields, as it is parsed. Cancel by dropping the
-/// future (the connection closes).
+/// response AgentScope yields, as it is parsed, unbuilt (building each one
+/// of a long stream would be quadratic; see `response::stream`), and the
+/// latest one again when the stream has been quiet for [`QUIET`] or ends.
+/// Cancel by dropping the future (the connection closes).
 pub async fn send(
     client: &reqwest::Client,
     prepared: &Prepared,
     key: Option<&ApiKey>,
     opts: &Options,
     timeouts: Timeouts,
-    mut on_response: impl FnMut(&ChatResponse),
+    mut on_response: impl FnMut(&Yielded<'_>),
 ) -> Result<Outcome, SendError> {
     let start = Instant::now();
     let url = prepared.url.clone();
@@ -303,13 +280,14 @@ pub async fn send(
         read_some(&mut resp, &mut seen, timeouts.idle).await;
         return Err(SendError::NotAReply(seen.describe(&not_reply)));
     }
-    let mut note = |r: &ChatResponse, outcome: &mut Outcome| {
-        outcome.chunks += 1;
-        if outcome.time_to_first_token.is_none() && !r.content.is_empty() {
-            outcome.time_to_first_token = Some(start.elapsed());
-        }
-        on_response(r);
-    };
+    let note =
+        |r: &Yielded<'_>, outcome: &mut Outcome, on_response: &mut dyn FnMut(&Yielded<'_>)| {
+            outcome.chunks += 1;
+            if outcome.time_to_first_token.is_none() && r.has_content() {
+                outcome.time_to_first_token = Some(start.elapsed());
+            }
+            on_response(r);
+        };
     if !prepared.stream {
         let body = match tokio::time::timeout(timeouts.idle, read_body(&mut resp, BODY_LIMIT)).await
         {
@@ -343,7 +321,7 @@ pub async fn send(
                 if r.content.is_empty() && r.usage.is_none() {
                     outcome.nothing = Some(seen.describe(&not_reply));
                 }
-                note(&r, &mut outcome);
+                note(&Yielded::whole(&r), &mut outcome, &mut on_response);
                 outcome.final_response = Some(r);
             }
             Err(e) => outcome.parse_error = Some(e),
@@ -354,10 +332,21 @@ pub async fn send(
     }
     let mut reader = EventReader::new(prepared.api);
     let mut parser = StreamParser::new(prepared.api, opts, start);
-    let mut feed = |events: Vec<Event>, parser: &mut StreamParser, outcome: &mut Outcome| -> bool {
+    // Responses yielded since the last one was reported again.
+    let mut unsettled = false;
+    let feed = |events: Vec<Event>,
+                parser: &mut StreamParser,
+                outcome: &mut Outcome,
+                on_response: &mut dyn FnMut(&Yielded<'_>),
+                unsettled: &mut bool|
+     -> bool {
         for ev in events {
             match parser.push(&ev) {
-                Ok(out) => out.iter().for_each(|r| note(r, outcome)),
+                Ok(true) => {
+                    *unsettled = true;
+                    note(&Yielded::stream(parser), outcome, on_response);
+                }
+                Ok(false) => {}
                 Err(e) => {
                     outcome.parse_error = Some(e);
                     return false;
@@ -369,37 +358,76 @@ pub async fn send(
         }
         true
     };
-    loop {
-        let chunk = match tokio::time::timeout(timeouts.idle, resp.chunk()).await {
-            Err(_) => {
-                return Err(SendError::Timeout {
-                    what: "stream data",
-                    after: timeouts.idle,
-                    url,
-                })
+    let read = async {
+        loop {
+            let next = tokio::time::timeout(timeouts.idle, resp.chunk());
+            tokio::pin!(next);
+            let chunk = loop {
+                tokio::select! {
+                    c = &mut next => break c,
+                    _ = tokio::time::sleep(QUIET), if unsettled => {
+                        unsettled = false;
+                        on_response(&Yielded::again(&parser));
+                    }
+                }
+            };
+            let chunk = match chunk {
+                Err(_) => {
+                    return Err(SendError::Timeout {
+                        what: "stream data",
+                        after: timeouts.idle,
+                        url,
+                    })
+                }
+                Ok(Err(e)) => return Err(SendError::Dropped(root_cause(&e))),
+                Ok(Ok(None)) => return Ok(()),
+                Ok(Ok(Some(c))) => c,
+            };
+            seen.push(&chunk);
+            let events = reader.push(&chunk).map_err(SendError::Stream)?;
+            if !feed(
+                events,
+                &mut parser,
+                &mut outcome,
+                &mut on_response,
+                &mut unsettled,
+            ) {
+                return Ok(());
             }
-            Ok(Err(e)) => return Err(SendError::Dropped(root_cause(&e))),
-            Ok(Ok(None)) => break,
-            Ok(Ok(Some(c))) => c,
-        };
-        seen.push(&chunk);
-        let events = reader.push(&chunk).map_err(SendError::Stream)?;
-        if !feed(events, &mut parser, &mut outcome) {
-            break;
         }
+    };
+    let read = read.await;
+    if unsettled {
+        // The stream ended or failed: its latest response, once more.
+        on_response(&Yielded::again(&parser));
+        unsettled = false;
     }
+    read?;
     if seen.bytes == 0 {
         return Err(SendError::NotAReply(seen.describe(&not_reply)));
     }
     if outcome.parse_error.is_none() && !parser.stopped() {
         let events = reader.finish().map_err(SendError::Stream)?;
-        feed(events, &mut parser, &mut outcome);
+        feed(
+            events,
+            &mut parser,
+            &mut outcome,
+            &mut on_response,
+            &mut unsettled,
+        );
     }
     if outcome.parse_error.is_none() {
         match parser.finish() {
-            Ok(out) => out.iter().for_each(|r| note(r, &mut outcome)),
+            Ok(true) => {
+                unsettled = true;
+                note(&Yielded::stream(&parser), &mut outcome, &mut on_response);
+            }
+            Ok(false) => {}
             Err(e) => outcome.parse_error = Some(e),
         }
+    }
+    if unsettled {
+        on_response(&Yielded::again(&parser));
     }
     outcome.final_response = parser.final_response();
     if outcome.parse_error.is_none() && outcome.chunks == 0 {

@@ -4,6 +4,7 @@
 
 use crate::response::Api;
 use crate::text::escape_control;
+use serde_json::Value;
 
 /// How much of the body is kept to show.
 const HEAD: usize = 200;
@@ -100,6 +101,41 @@ pub fn content_type_fits(api: Api, stream: bool, content_type: Option<&str>) -> 
         .trim()
         .to_ascii_lowercase();
     media.ends_with("json") || (stream && api != Api::Ollama && media == "text/event-stream")
+}
+
+/// The provider's error body in one line.
+pub fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let Ok(v) = serde_json::from_str::<Value>(&text) else {
+        let t: String = text.trim().chars().take(300).collect();
+        return if t.is_empty() {
+            "(empty body)".into()
+        } else {
+            t
+        };
+    };
+    let pick = |v: &Value| -> Option<String> {
+        // OpenAI, Gemini, Anthropic: {"error": {"message"}}; DashScope:
+        // {"code", "message"}; Ollama: {"error": "..."}.
+        let e = v.get("error");
+        if let Some(s) = e.and_then(Value::as_str) {
+            return Some(s.to_string());
+        }
+        let m = e
+            .and_then(|e| e.get("message"))
+            .or_else(|| v.get("message"))?
+            .as_str()?
+            .to_string();
+        let kind = e
+            .and_then(|e| e.get("type").or_else(|| e.get("status")))
+            .or_else(|| v.get("code"))
+            .and_then(Value::as_str);
+        Some(match kind {
+            Some(k) => format!("{k}: {m}"),
+            None => m,
+        })
+    };
+    pick(&v).unwrap_or_else(|| text.trim().chars().take(300).collect())
 }
 
 #[cfg(test)]

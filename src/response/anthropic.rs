@@ -2,9 +2,10 @@
 //! `_parse_anthropic_stream_completion_response`).
 
 use super::openai::final_tool_response;
+use super::stream::{keep_whole, prefix};
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
-    ParseError, StreamParse, Usage, Warnings,
+    ParseError, StreamParse, Usage, Warnings, Yield,
 };
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -82,8 +83,11 @@ pub struct Stream {
     calls: Vec<ToolCall>,
     last_inputs: super::args::LastInputs,
     metadata: Value,
-    last_content: Option<Vec<Value>>,
-    last: Option<(ChatResponse, u32)>,
+    /// The last yield, and the `usage_gen` of its usage.
+    last: Option<(Yield, u32)>,
+    /// Its usage as `message_delta` updated it since (the agent's final
+    /// response holds that object).
+    last_usage: Option<Usage>,
 }
 
 impl Stream {
@@ -100,9 +104,24 @@ impl Stream {
             calls: Vec::new(),
             last_inputs: Default::default(),
             metadata: Value::Null,
-            last_content: None,
             last: None,
+            last_usage: None,
         }
+    }
+
+    /// The blocks a yield holds.
+    fn content(&self, y: &Yield) -> Vec<Value> {
+        let mut contents = Vec::new();
+        if y.thinking > 0 {
+            let mut b = thinking_block(prefix(&self.thinking, y.thinking));
+            b["signature"] = Value::String(y.signature.clone().unwrap_or_default());
+            contents.push(b);
+        }
+        if y.text > 0 {
+            contents.push(text_block(prefix(&self.text, y.text)));
+        }
+        contents.extend(y.tools.iter().cloned());
+        contents
     }
 }
 
@@ -111,18 +130,14 @@ fn num(v: &Value) -> f64 {
 }
 
 impl StreamParse for Stream {
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+    fn push(&mut self, event: &Event, warnings: &mut Warnings) -> Result<Option<bool>, ParseError> {
         let Event::Json(ev) = event else {
             return Err(ParseError::new("JSONDecodeError", "not a JSON payload"));
         };
         let mut changed = false;
         match str_of(ev, "type") {
             // The SDK skips pings and raises on error events.
-            Some("ping") => return Ok(Some(Vec::new())),
+            Some("ping") => return Ok(Some(false)),
             Some("error") => {
                 return Err(ParseError::new("APIStatusError", crate::py::py_repr(ev)));
             }
@@ -195,26 +210,19 @@ impl StreamParse for Stream {
                     }
                     usage.output_tokens = u.get("output_tokens").cloned().unwrap_or(Value::Null);
                     // The same object the last response holds.
-                    if let Some((last, gen)) = self.last.as_mut() {
+                    if let Some((_, gen)) = self.last.as_ref() {
                         if *gen == self.usage_gen {
-                            last.usage = Some(usage.clone());
+                            self.last_usage = Some(usage.clone());
                         }
                     }
                 }
             }
             _ => {}
         }
-        let mut out = Vec::new();
+        let mut yields = false;
         if changed && self.usage.is_some() {
-            let mut contents = Vec::new();
-            if !self.thinking.is_empty() {
-                let mut b = thinking_block(&self.thinking);
-                b["signature"] = Value::String(self.signature.clone());
-                contents.push(b);
-            }
-            if !self.text.is_empty() {
-                contents.push(text_block(&self.text));
-            }
+            // Marks into the text (see `stream`); tool blocks built now.
+            let mut tools = Vec::new();
             for call in &self.calls {
                 let input = if self.opts.stream_tool_parsing {
                     self.last_inputs
@@ -225,45 +233,70 @@ impl StreamParse for Stream {
                 if self.opts.structured {
                     self.metadata = input.clone();
                 }
-                contents.push(tool_use_block(
+                tools.push(tool_use_block(
                     call.id.clone(),
                     call.name.clone(),
                     input,
                     Some(Value::String(call.args.clone())),
                 ));
             }
-            if !contents.is_empty() {
-                let r = ChatResponse::new(
-                    &self.id,
-                    contents.clone(),
-                    self.usage.clone(),
-                    self.metadata.clone(),
-                );
-                self.last = Some((r.clone(), self.usage_gen));
-                self.last_content = Some(contents);
-                out.push(r);
+            let y = Yield {
+                id: self.id.clone(),
+                usage: self.usage.clone(),
+                metadata: self.metadata.clone(),
+                thinking: self.thinking.len(),
+                text: self.text.len(),
+                signature: (!self.thinking.is_empty()).then(|| self.signature.clone()),
+                tools,
+                ..Yield::default()
+            };
+            yields = y.has_content();
+            if yields {
+                self.last = Some((y, self.usage_gen));
+                self.last_usage = None;
             }
         }
-        Ok(Some(out))
+        Ok(Some(yields))
     }
 
-    fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
+    fn finish(&mut self, warnings: &mut Warnings) -> Result<bool, ParseError> {
+        let last_content = self.last.as_ref().map(|(y, _)| self.content(y));
         let extra = final_tool_response(
             &self.opts,
             !self.calls.is_empty(),
-            self.last_content.take(),
+            last_content,
             &self.id,
             &self.usage,
             None,
             warnings,
         );
-        if let Some(r) = &extra {
-            self.last = Some((r.clone(), self.usage_gen));
+        let mut last = None;
+        if !keep_whole(&mut last, extra) {
+            return Ok(false);
         }
-        Ok(extra.into_iter().collect())
+        self.last = last.map(|y| (y, self.usage_gen));
+        self.last_usage = None;
+        Ok(true)
+    }
+
+    fn latest(&self) -> Option<ChatResponse> {
+        let (y, _) = self.last.as_ref()?;
+        Some(y.build(|y| self.content(y)))
+    }
+
+    fn last_yield(&self) -> Option<&Yield> {
+        self.last.as_ref().map(|(y, _)| y)
+    }
+
+    fn texts(&self) -> (&str, &str) {
+        (&self.thinking, &self.text)
     }
 
     fn final_response(&self) -> Option<ChatResponse> {
-        self.last.as_ref().map(|(r, _)| r.clone())
+        let mut r = self.latest()?;
+        if let Some(u) = &self.last_usage {
+            r.usage = Some(u.clone());
+        }
+        Some(r)
     }
 }

@@ -4,9 +4,10 @@
 
 use super::args::repair_load;
 use super::openai::final_tool_response;
+use super::stream::{keep_whole, prefix};
 use super::{
     str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options, ParseError,
-    StreamParse, Usage, Warnings,
+    StreamParse, Usage, Warnings, Yield,
 };
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -223,8 +224,7 @@ pub struct Stream {
     last_inputs: super::args::LastInputs,
     usage: Option<Usage>,
     metadata: Value,
-    last_content: Option<Vec<Value>>,
-    last: Option<ChatResponse>,
+    last: Option<Yield>,
 }
 
 impl Stream {
@@ -241,18 +241,26 @@ impl Stream {
             last_inputs: Default::default(),
             usage: None,
             metadata: Value::Null,
-            last_content: None,
             last: None,
         }
+    }
+
+    /// The blocks a yield holds.
+    fn content(&self, y: &Yield) -> Vec<Value> {
+        let mut contents = Vec::new();
+        if y.thinking > 0 {
+            contents.push(thinking_block(prefix(&self.thinking, y.thinking)));
+        }
+        if y.text > 0 {
+            contents.push(text_block(prefix(&self.text, y.text)));
+        }
+        contents.extend(y.tools.iter().cloned());
+        contents
     }
 }
 
 impl StreamParse for Stream {
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+    fn push(&mut self, event: &Event, warnings: &mut Warnings) -> Result<Option<bool>, ParseError> {
         let Event::Json(ev) = event else {
             return Err(ParseError::new("JSONDecodeError", "not a JSON payload"));
         };
@@ -327,13 +335,8 @@ impl StreamParse for Stream {
                 }
             }
         }
-        let mut contents = Vec::new();
-        if !self.thinking.is_empty() {
-            contents.push(thinking_block(&self.thinking));
-        }
-        if !self.text.is_empty() {
-            contents.push(text_block(&self.text));
-        }
+        // Marks into the text (see `stream`); tool blocks built now.
+        let mut tools = Vec::new();
         for call in &self.calls {
             let id = call.id.clone().unwrap_or_default();
             let raw = call.args.clone();
@@ -346,7 +349,7 @@ impl StreamParse for Stream {
             if self.opts.structured {
                 self.metadata = input.clone();
             }
-            contents.push(tool_use_block(
+            tools.push(tool_use_block(
                 Value::String(id),
                 Value::String(call.name.clone().unwrap_or_default()),
                 input,
@@ -355,38 +358,45 @@ impl StreamParse for Stream {
         }
         let sdk = sdk_usage(ev.get("usage"), self.multimodal);
         self.usage = Some(usage_of(sdk, self.start));
-        let mut out = Vec::new();
-        if !contents.is_empty() {
-            let r = ChatResponse::new(
-                &self.id,
-                contents.clone(),
-                self.usage.clone(),
-                self.metadata.clone(),
-            );
-            self.last = Some(r.clone());
-            self.last_content = Some(contents);
-            out.push(r);
+        let y = Yield {
+            id: self.id.clone(),
+            usage: self.usage.clone(),
+            metadata: self.metadata.clone(),
+            thinking: self.thinking.len(),
+            text: self.text.len(),
+            tools,
+            ..Yield::default()
+        };
+        let yields = y.has_content();
+        if yields {
+            self.last = Some(y);
         }
-        Ok(Some(out))
+        Ok(Some(yields))
     }
 
-    fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
+    fn finish(&mut self, warnings: &mut Warnings) -> Result<bool, ParseError> {
         let extra = final_tool_response(
             &self.opts,
             !self.calls.is_empty(),
-            self.last_content.take(),
+            self.last.as_ref().map(|y| self.content(y)),
             &self.id,
             &self.usage,
             None,
             warnings,
         );
-        if let Some(r) = &extra {
-            self.last = Some(r.clone());
-        }
-        Ok(extra.into_iter().collect())
+        Ok(keep_whole(&mut self.last, extra))
     }
 
-    fn final_response(&self) -> Option<ChatResponse> {
-        self.last.clone()
+    fn latest(&self) -> Option<ChatResponse> {
+        let y = self.last.as_ref()?;
+        Some(y.build(|y| self.content(y)))
+    }
+
+    fn last_yield(&self) -> Option<&Yield> {
+        self.last.as_ref()
+    }
+
+    fn texts(&self) -> (&str, &str) {
+        (&self.thinking, &self.text)
     }
 }

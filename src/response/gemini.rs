@@ -4,9 +4,10 @@
 //! re-encodes them with standard, padded base64.
 
 use super::args::repair_load;
+use super::stream::prefix;
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
-    ParseError, StreamParse, Usage, Warnings,
+    ParseError, StreamParse, Usage, Warnings, Yield,
 };
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -168,7 +169,7 @@ pub struct Stream {
     text_signature: Option<String>,
     id: Option<String>,
     metadata: Value,
-    last: Option<ChatResponse>,
+    last: Option<Yield>,
 }
 
 impl Stream {
@@ -185,14 +186,27 @@ impl Stream {
             last: None,
         }
     }
+
+    /// The blocks a yield holds.
+    fn content(&self, y: &Yield) -> Vec<Value> {
+        let mut content = Vec::new();
+        if y.thinking > 0 {
+            content.push(thinking_block(prefix(&self.thinking, y.thinking)));
+        }
+        if y.text > 0 {
+            let mut b = text_block(prefix(&self.text, y.text));
+            if let Some(sig) = &y.signature {
+                b["thought_signature"] = Value::String(sig.clone());
+            }
+            content.push(b);
+        }
+        content.extend(y.tools.iter().cloned());
+        content
+    }
 }
 
 impl StreamParse for Stream {
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+    fn push(&mut self, event: &Event, warnings: &mut Warnings) -> Result<Option<bool>, ParseError> {
         let Event::Json(chunk) = event else {
             return Err(ParseError::new("JSONDecodeError", "not a JSON payload"));
         };
@@ -216,32 +230,41 @@ impl StreamParse for Stream {
             self.metadata = repair_load(&self.text, warnings);
         }
         let usage = usage_of(chunk, self.start);
-        let mut content = Vec::new();
-        if !self.thinking.is_empty() {
-            content.push(thinking_block(&self.thinking));
-        }
-        if !self.text.is_empty() {
-            let mut b = text_block(&self.text);
-            if let Some(sig) = &self.text_signature {
-                b["thought_signature"] = Value::String(sig.clone());
-            }
-            content.push(b);
-        }
         if self.id.is_none() {
             self.id = str_of(chunk, "responseId").map(str::to_string);
         }
-        content.extend(self.calls.iter().cloned());
-        // Every chunk yields, even one that changed nothing.
-        let r = ChatResponse::new(&self.id, content, usage, self.metadata.clone());
-        self.last = Some(r.clone());
-        Ok(Some(vec![r]))
+        // Every chunk yields, even one that changed nothing: marks into the
+        // text (see `stream`) and the calls.
+        self.last = Some(Yield {
+            id: self.id.clone(),
+            usage,
+            metadata: self.metadata.clone(),
+            thinking: self.thinking.len(),
+            text: self.text.len(),
+            signature: self
+                .text_signature
+                .clone()
+                .filter(|_| !self.text.is_empty()),
+            tools: self.calls.clone(),
+            ..Yield::default()
+        });
+        Ok(Some(true))
     }
 
-    fn finish(&mut self, _: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
-        Ok(Vec::new())
+    fn finish(&mut self, _: &mut Warnings) -> Result<bool, ParseError> {
+        Ok(false)
     }
 
-    fn final_response(&self) -> Option<ChatResponse> {
-        self.last.clone()
+    fn latest(&self) -> Option<ChatResponse> {
+        let y = self.last.as_ref()?;
+        Some(y.build(|y| self.content(y)))
+    }
+
+    fn last_yield(&self) -> Option<&Yield> {
+        self.last.as_ref()
+    }
+
+    fn texts(&self) -> (&str, &str) {
+        (&self.thinking, &self.text)
     }
 }

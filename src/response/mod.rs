@@ -4,8 +4,9 @@
 //! the HTTP client that reads the events lives in the CLI.
 //!
 //! A stream parser takes one event at a time (an SSE `data:` payload or an
-//! NDJSON line, parsed) and returns the responses AgentScope yields for it:
-//! cumulative snapshots, not deltas.
+//! NDJSON line, parsed) and says whether AgentScope yields a response for
+//! it: a cumulative snapshot, not a delta, built only when asked (see
+//! `stream`: building every one would be quadratic).
 
 pub mod anthropic;
 pub mod args;
@@ -16,8 +17,11 @@ pub mod json_repair;
 pub mod ollama;
 pub mod openai;
 pub mod openai_responses;
+pub mod stream;
 pub mod structured;
 pub mod think;
+
+pub use stream::{StreamParse, StreamParser, Yield, Yielded};
 
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -413,94 +417,16 @@ impl From<Value> for Event {
     }
 }
 
-/// A provider's stream parser: one event in, the responses AgentScope
-/// yields for it out.
-pub trait StreamParse {
-    /// Returns the responses yielded for this event. `Ok(None)` means the
-    /// SDK stops reading here (`[DONE]`).
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError>;
-
-    /// After the last event: what AgentScope yields once the stream is
-    /// exhausted (the extra response of `stream_tool_parsing=False`).
-    fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError>;
-
-    /// The last yielded response as the agent holds it once the stream is
-    /// exhausted (Anthropic mutates its usage after yielding).
-    fn final_response(&self) -> Option<ChatResponse>;
-}
-
-/// A stream parser with the model class's options.
-pub struct StreamParser {
-    inner: Box<dyn StreamParse + Send>,
-    split_think_tags: bool,
-    stopped: bool,
-    pub warnings: Warnings,
-    last: Option<ChatResponse>,
-}
-
-impl StreamParser {
-    pub fn new(api: Api, opts: &Options, start: Instant) -> StreamParser {
-        let inner: Box<dyn StreamParse + Send> = match api {
-            Api::OpenAI | Api::DeepSeek => Box::new(openai::Stream::new(opts, start)),
-            Api::Anthropic => Box::new(anthropic::Stream::new(opts, start)),
-            Api::DashScope => Box::new(dashscope::Stream::new(opts, start)),
-            Api::Gemini => Box::new(gemini::Stream::new(opts, start)),
-            Api::Ollama => Box::new(ollama::Stream::new(opts, start)),
-            Api::OpenAIResponses => Box::new(openai_responses::Stream::new(opts, start)),
-        };
-        StreamParser {
-            inner,
-            split_think_tags: opts.split_think_tags && matches!(api, Api::DashScope | Api::Ollama),
-            stopped: false,
-            warnings: Vec::new(),
-            last: None,
-        }
-    }
-
-    /// Whether the SDK has stopped reading (`[DONE]`).
-    pub fn stopped(&self) -> bool {
-        self.stopped
-    }
-
-    pub fn push(&mut self, event: &Event) -> Result<Vec<ChatResponse>, ParseError> {
-        if self.stopped {
-            return Ok(Vec::new());
-        }
-        match self.inner.push(event, &mut self.warnings)? {
-            None => {
-                self.stopped = true;
-                Ok(Vec::new())
-            }
-            Some(out) => Ok(self.post(out)),
-        }
-    }
-
-    pub fn finish(&mut self) -> Result<Vec<ChatResponse>, ParseError> {
-        let out = self.inner.finish(&mut self.warnings)?;
-        Ok(self.post(out))
-    }
-
-    fn post(&mut self, mut out: Vec<ChatResponse>) -> Vec<ChatResponse> {
-        if self.split_think_tags {
-            out.iter_mut().for_each(think::split);
-        }
-        if let Some(last) = out.last() {
-            self.last = Some(last.clone());
-        }
-        out
-    }
-
-    /// The response an agent keeps once the stream is over.
-    pub fn final_response(&self) -> Option<ChatResponse> {
-        let mut f = self.inner.final_response()?;
-        if self.split_think_tags {
-            think::split(&mut f);
-        }
-        Some(f)
+/// The model class's stream parser (the hub picks it, as for
+/// [`parse_whole`]; `stream` wraps it).
+fn stream_parser(api: Api, opts: &Options, start: Instant) -> Box<dyn StreamParse + Send> {
+    match api {
+        Api::OpenAI | Api::DeepSeek => Box::new(openai::Stream::new(opts, start)),
+        Api::Anthropic => Box::new(anthropic::Stream::new(opts, start)),
+        Api::DashScope => Box::new(dashscope::Stream::new(opts, start)),
+        Api::Gemini => Box::new(gemini::Stream::new(opts, start)),
+        Api::Ollama => Box::new(ollama::Stream::new(opts, start)),
+        Api::OpenAIResponses => Box::new(openai_responses::Stream::new(opts, start)),
     }
 }
 
@@ -577,18 +503,16 @@ pub fn parse_recorded_each(
     };
     check_events(api, events)?;
     let mut parser = StreamParser::new(api, opts, start);
-    // Only the last chunk is kept: the agent's response when parsing fails.
-    let mut last = None;
-    let mut emit = |out: Vec<ChatResponse>, last: &mut Option<ChatResponse>| {
-        for c in out {
+    // Every yield is built: the output holds them all.
+    let mut emit = |yielded: bool, parser: &StreamParser| {
+        if let Some(c) = parser.latest().filter(|_| yielded) {
             on_chunk(&c);
-            *last = Some(c);
         }
     };
     let mut error = None;
     for ev in events {
         match parser.push(&Event::from(ev.clone())) {
-            Ok(out) => emit(out, &mut last),
+            Ok(y) => emit(y, &parser),
             Err(e) => {
                 error = Some(e);
                 break;
@@ -600,12 +524,13 @@ pub fn parse_recorded_each(
     }
     if error.is_none() {
         match parser.finish() {
-            Ok(out) => emit(out, &mut last),
+            Ok(y) => emit(y, &parser),
             Err(e) => error = Some(e),
         }
     }
+    // When parsing failed, the agent's response is the last one yielded.
     let final_response = if error.is_some() {
-        last
+        parser.latest()
     } else {
         parser.final_response()
     };

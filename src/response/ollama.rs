@@ -3,9 +3,10 @@
 //! id: every response gets a generated one.
 
 use super::args::{ascii_dumps, repair_load};
+use super::stream::prefix;
 use super::{
     get, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
-    ParseError, StreamParse, Usage, Warnings,
+    ParseError, StreamParse, Usage, Warnings, Yield,
 };
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -84,7 +85,7 @@ pub struct Stream {
     /// same key replaces the earlier one.
     calls: Vec<(String, Value, Value)>,
     metadata: Value,
-    last: Option<ChatResponse>,
+    last: Option<Yield>,
 }
 
 impl Stream {
@@ -99,6 +100,19 @@ impl Stream {
             last: None,
         }
     }
+
+    /// The blocks a yield holds.
+    fn content(&self, y: &Yield) -> Vec<Value> {
+        let mut content = Vec::new();
+        if y.thinking > 0 {
+            content.push(thinking_block(prefix(&self.thinking, y.thinking)));
+        }
+        if y.text > 0 {
+            content.push(text_block(prefix(&self.text, y.text)));
+        }
+        content.extend(y.tools.iter().cloned());
+        content
+    }
 }
 
 fn count(v: &Value, key: &str) -> Value {
@@ -109,11 +123,7 @@ fn count(v: &Value, key: &str) -> Value {
 }
 
 impl StreamParse for Stream {
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+    fn push(&mut self, event: &Event, warnings: &mut Warnings) -> Result<Option<bool>, ParseError> {
         let Event::Json(chunk) = event else {
             return Err(ParseError::new("JSONDecodeError", "not a JSON payload"));
         };
@@ -146,42 +156,53 @@ impl StreamParse for Stream {
             self.start,
             Value::Null,
         );
-        let mut content = Vec::new();
-        if !self.thinking.is_empty() {
-            content.push(thinking_block(&self.thinking));
+        if !self.text.is_empty() && self.opts.structured {
+            self.metadata = repair_load(&self.text, warnings);
         }
-        if !self.text.is_empty() {
-            content.push(text_block(&self.text));
-            if self.opts.structured {
-                self.metadata = repair_load(&self.text, warnings);
-            }
-        }
+        // Marks into the text (see `stream`); tool blocks built now.
+        let mut tools = Vec::new();
         for (key, name, args) in &self.calls {
             let input = match args {
                 Value::String(s) => repair_load(s, warnings),
                 other => other.clone(),
             };
-            content.push(tool_use_block(
+            tools.push(tool_use_block(
                 Value::String(key.clone()),
                 name.clone(),
                 input,
                 None,
             ));
         }
-        let mut out = Vec::new();
-        if truthy(chunk.get("done")) || !content.is_empty() {
-            let r = ChatResponse::new(&None, content, Some(usage), self.metadata.clone());
-            self.last = Some(r.clone());
-            out.push(r);
+        let y = Yield {
+            id: None,
+            usage: Some(usage),
+            metadata: self.metadata.clone(),
+            thinking: self.thinking.len(),
+            text: self.text.len(),
+            tools,
+            ..Yield::default()
+        };
+        let yields = truthy(chunk.get("done")) || y.has_content();
+        if yields {
+            self.last = Some(y);
         }
-        Ok(Some(out))
+        Ok(Some(yields))
     }
 
-    fn finish(&mut self, _: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
-        Ok(Vec::new())
+    fn finish(&mut self, _: &mut Warnings) -> Result<bool, ParseError> {
+        Ok(false)
     }
 
-    fn final_response(&self) -> Option<ChatResponse> {
-        self.last.clone()
+    fn latest(&self) -> Option<ChatResponse> {
+        let y = self.last.as_ref()?;
+        Some(y.build(|y| self.content(y)))
+    }
+
+    fn last_yield(&self) -> Option<&Yield> {
+        self.last.as_ref()
+    }
+
+    fn texts(&self) -> (&str, &str) {
+        (&self.thinking, &self.text)
     }
 }

@@ -3,10 +3,11 @@
 //! `_parse_openai_stream_response`).
 
 use super::args::repair_load;
+use super::stream::{keep_whole, prefix};
 use super::structured;
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
-    ParseError, StreamParse, Usage, Warnings,
+    ParseError, StreamParse, Usage, Warnings, Yield,
 };
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -150,9 +151,9 @@ pub struct Stream {
     calls: Vec<(String, ToolCall)>,
     last_inputs: super::args::LastInputs,
     metadata: Value,
-    contents: Vec<Value>,
-    last_contents: Option<Vec<Value>>,
-    last: Option<ChatResponse>,
+    /// The content as the last choice built it (its marks).
+    contents: Yield,
+    last: Option<Yield>,
     structured: structured::OpenAIStreamCheck,
 }
 
@@ -169,31 +170,44 @@ impl Stream {
             calls: Vec::new(),
             last_inputs: Default::default(),
             metadata: Value::Null,
-            contents: Vec::new(),
-            last_contents: None,
+            contents: Yield::default(),
             last: None,
             structured: structured::OpenAIStreamCheck::default(),
         }
     }
 
-    fn respond(&mut self) -> ChatResponse {
-        let r = ChatResponse::new(
-            &self.id,
-            self.contents.clone(),
-            self.usage.clone(),
-            self.metadata.clone(),
-        );
-        self.last = Some(r.clone());
-        r
+    /// Yields the content the last choice built.
+    fn respond(&mut self) {
+        self.last = Some(Yield {
+            id: self.id.clone(),
+            usage: self.usage.clone(),
+            metadata: self.metadata.clone(),
+            ..self.contents.clone()
+        });
+    }
+
+    /// The blocks a yield holds, in `_parse_openai_stream_response`'s order.
+    fn content(&self, y: &Yield) -> Vec<Value> {
+        let mut contents = Vec::new();
+        if y.thinking > 0 {
+            contents.push(thinking_block(prefix(&self.thinking, y.thinking)));
+        }
+        if y.audio > 0 {
+            contents.push(audio_block(
+                Value::String(prefix(&self.audio, y.audio).to_string()),
+                audio_media_type(&self.opts, "wav"),
+            ));
+        }
+        if y.text > 0 {
+            contents.push(text_block(prefix(&self.text, y.text)));
+        }
+        contents.extend(y.tools.iter().cloned());
+        contents
     }
 }
 
 impl StreamParse for Stream {
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+    fn push(&mut self, event: &Event, warnings: &mut Warnings) -> Result<Option<bool>, ParseError> {
         let chunk = match event {
             // openai's AsyncStream stops at `[DONE]`.
             Event::Text(s) if s.starts_with("[DONE]") => return Ok(None),
@@ -224,15 +238,15 @@ impl StreamParse for Stream {
         if let Some(u) = get(chunk, "usage") {
             self.usage = Some(usage_of(u, self.start));
         }
-        let mut out = Vec::new();
         let choice = get(chunk, "choices")
             .and_then(Value::as_array)
             .and_then(|c| c.first());
         let Some(choice) = choice else {
-            if self.usage.is_some() && !self.contents.is_empty() {
-                out.push(self.respond());
+            let yields = self.usage.is_some() && self.contents.has_content();
+            if yields {
+                self.respond();
             }
-            return Ok(Some(out));
+            return Ok(Some(yields));
         };
         let delta = choice
             .get("delta")
@@ -297,21 +311,11 @@ impl StreamParse for Stream {
             }
         }
 
-        let mut contents = Vec::new();
-        if !self.thinking.is_empty() {
-            contents.push(thinking_block(&self.thinking));
-        }
-        if !self.audio.is_empty() {
-            contents.push(audio_block(
-                Value::String(self.audio.clone()),
-                audio_media_type(&self.opts, "wav"),
-            ));
-        }
-        if !self.text.is_empty() {
-            contents.push(text_block(&self.text));
-            if self.opts.structured {
-                self.metadata = repair_load(&self.text, warnings);
-            }
+        // The blocks are marks into the text (see `stream`); the tool blocks
+        // are built now, their arguments repaired as every chunk repairs them.
+        let mut tools = Vec::new();
+        if !self.text.is_empty() && self.opts.structured {
+            self.metadata = repair_load(&self.text, warnings);
         }
         for (_, tc) in &self.calls {
             let input = if self.opts.stream_tool_parsing {
@@ -320,42 +324,54 @@ impl StreamParse for Stream {
             } else {
                 Value::Object(Map::new())
             };
-            contents.push(tool_use_block(
+            tools.push(tool_use_block(
                 tc.id.clone(),
                 tc.name.clone(),
                 input,
                 Some(Value::String(tc.args.clone())),
             ));
         }
-        self.contents = contents;
-        if !self.contents.is_empty() {
-            out.push(self.respond());
-            self.last_contents = Some(self.contents.clone());
+        self.contents = Yield {
+            thinking: self.thinking.len(),
+            text: self.text.len(),
+            audio: self.audio.len(),
+            tools,
+            ..Yield::default()
+        };
+        let yields = self.contents.has_content();
+        if yields {
+            self.respond();
         }
-        Ok(Some(out))
+        Ok(Some(yields))
     }
 
-    fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
+    fn finish(&mut self, warnings: &mut Warnings) -> Result<bool, ParseError> {
         if self.opts.structured {
             self.structured.finish()?;
         }
         let extra = final_tool_response(
             &self.opts,
             !self.calls.is_empty(),
-            self.last_contents.take(),
+            self.last.as_ref().map(|y| self.content(y)),
             &self.id,
             &self.usage,
             None,
             warnings,
         );
-        if let Some(r) = &extra {
-            self.last = Some(r.clone());
-        }
-        Ok(extra.into_iter().collect())
+        Ok(keep_whole(&mut self.last, extra))
     }
 
-    fn final_response(&self) -> Option<ChatResponse> {
-        self.last.clone()
+    fn latest(&self) -> Option<ChatResponse> {
+        let y = self.last.as_ref()?;
+        Some(y.build(|y| self.content(y)))
+    }
+
+    fn last_yield(&self) -> Option<&Yield> {
+        self.last.as_ref()
+    }
+
+    fn texts(&self) -> (&str, &str) {
+        (&self.thinking, &self.text)
     }
 }
 

@@ -4,9 +4,10 @@
 
 use super::args::repair_load;
 use super::openai::{final_tool_response, sdk_order};
+use super::stream::{keep_whole, prefix};
 use super::{
     get, str_of, text_block, thinking_block, tool_use_block, ChatResponse, Event, Options,
-    ParseError, StreamParse, Usage, Warnings,
+    ParseError, StreamParse, Usage, Warnings, Yield,
 };
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -114,8 +115,7 @@ pub struct Stream {
     calls: Vec<ToolCall>,
     last_inputs: super::args::LastInputs,
     metadata: Value,
-    last_contents: Option<Vec<Value>>,
-    last: Option<ChatResponse>,
+    last: Option<Yield>,
 }
 
 impl Stream {
@@ -130,18 +130,26 @@ impl Stream {
             calls: Vec::new(),
             last_inputs: Default::default(),
             metadata: Value::Null,
-            last_contents: None,
             last: None,
         }
+    }
+
+    /// The blocks a yield holds.
+    fn content(&self, y: &Yield) -> Vec<Value> {
+        let mut contents = Vec::new();
+        if y.thinking > 0 {
+            contents.push(thinking_block(prefix(&self.thinking, y.thinking)));
+        }
+        if y.text > 0 {
+            contents.push(text_block(prefix(&self.text, y.text)));
+        }
+        contents.extend(y.tools.iter().cloned());
+        contents
     }
 }
 
 impl StreamParse for Stream {
-    fn push(
-        &mut self,
-        event: &Event,
-        warnings: &mut Warnings,
-    ) -> Result<Option<Vec<ChatResponse>>, ParseError> {
+    fn push(&mut self, event: &Event, warnings: &mut Warnings) -> Result<Option<bool>, ParseError> {
         let ev = match event {
             Event::Text(s) if s.starts_with("[DONE]") => return Ok(None),
             Event::Text(s) => {
@@ -197,13 +205,8 @@ impl StreamParse for Stream {
             }
             _ => {}
         }
-        let mut contents = Vec::new();
-        if !self.thinking.is_empty() {
-            contents.push(thinking_block(&self.thinking));
-        }
-        if !self.text.is_empty() {
-            contents.push(text_block(&self.text));
-        }
+        // Marks into the text (see `stream`); tool blocks built now.
+        let mut tools = Vec::new();
         for call in &self.calls {
             let input = if self.opts.stream_tool_parsing {
                 self.last_inputs
@@ -211,7 +214,7 @@ impl StreamParse for Stream {
             } else {
                 Value::Object(Map::new())
             };
-            contents.push(tool_use_block(
+            tools.push(tool_use_block(
                 call.id.clone(),
                 call.name.clone(),
                 input,
@@ -221,39 +224,46 @@ impl StreamParse for Stream {
         if self.opts.structured && !self.text.is_empty() {
             self.metadata = repair_load(&self.text, warnings);
         }
-        let mut out = Vec::new();
-        if !contents.is_empty() {
-            let r = ChatResponse::new(
-                &self.id,
-                contents.clone(),
-                self.usage.clone(),
-                self.metadata.clone(),
-            );
-            self.last = Some(r.clone());
-            self.last_contents = Some(contents);
-            out.push(r);
+        let y = Yield {
+            id: self.id.clone(),
+            usage: self.usage.clone(),
+            metadata: self.metadata.clone(),
+            thinking: self.thinking.len(),
+            text: self.text.len(),
+            tools,
+            ..Yield::default()
+        };
+        let yields = y.has_content();
+        if yields {
+            self.last = Some(y);
         }
-        Ok(Some(out))
+        Ok(Some(yields))
     }
 
-    fn finish(&mut self, warnings: &mut Warnings) -> Result<Vec<ChatResponse>, ParseError> {
+    fn finish(&mut self, warnings: &mut Warnings) -> Result<bool, ParseError> {
         // The metadata stays what the stream left (no structured reset here).
         let extra = final_tool_response(
             &self.opts,
             !self.calls.is_empty(),
-            self.last_contents.take(),
+            self.last.as_ref().map(|y| self.content(y)),
             &self.id,
             &self.usage,
             Some(self.metadata.clone()),
             warnings,
         );
-        if let Some(r) = &extra {
-            self.last = Some(r.clone());
-        }
-        Ok(extra.into_iter().collect())
+        Ok(keep_whole(&mut self.last, extra))
     }
 
-    fn final_response(&self) -> Option<ChatResponse> {
-        self.last.clone()
+    fn latest(&self) -> Option<ChatResponse> {
+        let y = self.last.as_ref()?;
+        Some(y.build(|y| self.content(y)))
+    }
+
+    fn last_yield(&self) -> Option<&Yield> {
+        self.last.as_ref()
+    }
+
+    fn texts(&self) -> (&str, &str) {
+        (&self.thinking, &self.text)
     }
 }

@@ -2,12 +2,49 @@
 //! runtime that the UI can cancel (the connection closes); progress comes
 //! back to the loop as `Msg::Reply`. Keys come from the environment, as for
 //! `formatscope send`, and never reach the screen or the log.
+//!
+//! The pane shows only the latest response, and each one holds the whole
+//! reply so far: building and sending every one of a long stream would be
+//! quadratic. The [`Relay`] sends at most one per [`PACE`], always the
+//! latest (the stream reports it again when quiet), then `Done` with the
+//! final one.
 
 use super::msg::{Msg, Outbox, SendJob};
 use super::panes::reply::ReplyUpdate;
 use crate::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use crate::net::{self, Prepared, Timeouts};
 use crate::pipeline::build_request_local;
+use crate::response::Yielded;
+use std::time::{Duration, Instant};
+
+/// The reply pane's pace: at most one response built and sent per this.
+pub const PACE: Duration = Duration::from_millis(50);
+
+/// Which of a stream's responses reach the reply pane.
+#[derive(Debug, Default)]
+pub struct Relay {
+    sent: Option<Instant>,
+    /// A response was skipped since the last one sent.
+    pending: bool,
+}
+
+impl Relay {
+    /// The update for this response, if one goes now: the first, then one
+    /// per [`PACE`], and a skipped one when it is reported again.
+    pub fn update(&mut self, r: &Yielded<'_>) -> Option<ReplyUpdate> {
+        if r.is_again() {
+            if !self.pending {
+                return None;
+            }
+        } else if self.sent.is_some_and(|t| t.elapsed() < PACE) {
+            self.pending = true;
+            return None;
+        }
+        self.pending = false;
+        self.sent = Some(Instant::now());
+        Some(ReplyUpdate::Chunk(Box::new(r.response().into_owned())))
+    }
+}
 
 /// Why a job is not sent.
 enum NotSent {
@@ -50,7 +87,7 @@ fn prepare(job: &SendJob) -> Result<Ready, NotSent> {
 }
 
 /// One send, as a task on the loop's runtime: builds the request (the
-/// wire view's), sends it, and reports every parsed response.
+/// wire view's), sends it, and reports the parsed responses (paced).
 pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
     let id = job.id;
     let say = |update: ReplyUpdate| {
@@ -66,13 +103,18 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         host: host.to_string(),
         stream: prepared.stream,
     });
+    let mut relay = Relay::default();
     let result = net::send(
         &client,
         &prepared,
         key.as_ref(),
         &opts,
         Timeouts::default(),
-        |r| say(ReplyUpdate::Chunk(Box::new(r.clone()))),
+        |r| {
+            if let Some(update) = relay.update(r) {
+                say(update);
+            }
+        },
     )
     .await;
     match result {

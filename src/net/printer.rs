@@ -1,0 +1,123 @@
+//! `formatscope send`'s text output: a growing reply printed as it comes,
+//! each response's new thinking and text only, its tool calls at the end.
+//! A stream of n chunks prints in time linear in n: the new text is the
+//! suffix past what was shown (the parser's text only grows), found without
+//! building the response or comparing what was shown before; only a
+//! response that may not extend the last one (think tags split, the extra
+//! one at the end) is compared whole.
+
+use crate::response::Yielded;
+use crate::text::escape_control;
+use serde_json::Value;
+use std::io::Write;
+
+/// A reply's text for the terminal: its lines and tabs kept, any other
+/// control character shown as an escape (a reply cannot drive the
+/// terminal).
+pub fn printable(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(|part| escape_control(part).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Prints a growing reply to `out`: each snapshot's new text only.
+pub struct Printer<W: Write> {
+    out: W,
+    thinking: String,
+    text: String,
+    in_thinking: bool,
+    last_tools: Vec<Value>,
+}
+
+impl<W: Write> Printer<W> {
+    pub fn new(out: W) -> Self {
+        Printer {
+            out,
+            thinking: String::new(),
+            text: String::new(),
+            in_thinking: false,
+            last_tools: Vec::new(),
+        }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    pub fn show(&mut self, r: &Yielded<'_>) {
+        if r.is_again() {
+            return;
+        }
+        let (thinking, text) = r.texts();
+        let appends = r.appends();
+        if let Some(new) = new_part(&self.thinking, &thinking, appends) {
+            if !new.is_empty() {
+                if !self.in_thinking {
+                    let _ = write!(self.out, "[thinking] ");
+                    self.in_thinking = true;
+                }
+                let _ = write!(self.out, "{}", printable(new));
+            }
+            self.thinking.push_str(new);
+        } else {
+            self.thinking = thinking.into_owned();
+        }
+        match new_part(&self.text, &text, appends) {
+            Some(new) => {
+                if !new.is_empty() {
+                    if self.in_thinking {
+                        let _ = writeln!(self.out, "\n[/thinking]");
+                        self.in_thinking = false;
+                    }
+                    let _ = write!(self.out, "{}", printable(new));
+                }
+                self.text.push_str(new);
+            }
+            None => {
+                let _ = write!(self.out, "\n{}", printable(&text));
+                self.text = text.into_owned();
+            }
+        }
+        let _ = self.out.flush();
+        self.last_tools = r.tool_calls();
+    }
+
+    pub fn end(&mut self) {
+        if self.in_thinking {
+            let _ = writeln!(self.out, "\n[/thinking]");
+        }
+        if !self.text.is_empty() {
+            let _ = writeln!(self.out);
+        }
+        for call in &self.last_tools {
+            let _ = writeln!(
+                self.out,
+                "[tool_use {} id={}] {}",
+                escape_control(call.get("name").and_then(Value::as_str).unwrap_or("?")),
+                escape_control(call.get("id").and_then(Value::as_str).unwrap_or("")),
+                escape_control(
+                    &serde_json::to_string(call.get("input").unwrap_or(&Value::Null))
+                        .unwrap_or_default()
+                )
+            );
+        }
+    }
+}
+
+/// What `now` adds to `shown`, or `None` if it does not extend it. When the
+/// stream only appends, `shown` is a prefix of `now` by construction: no
+/// comparison (it would cost the reply so far, per chunk).
+fn new_part<'a>(shown: &str, now: &'a str, appends: bool) -> Option<&'a str> {
+    if appends {
+        if let Some(new) = now.get(shown.len()..) {
+            return Some(new);
+        }
+    }
+    now.strip_prefix(shown)
+}
