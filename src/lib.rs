@@ -18,6 +18,7 @@ pub mod net;
 pub mod pipeline;
 pub mod provider;
 pub mod py;
+pub mod reference;
 pub mod response;
 pub mod session;
 pub mod text;

@@ -29,6 +29,7 @@ mod count;
 mod diff;
 mod explain;
 mod format;
+mod format_v2;
 mod handout;
 mod legacy;
 mod lint;
