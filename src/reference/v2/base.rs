@@ -238,3 +238,55 @@ pub fn group_messages(msgs: &[Msg]) -> Vec<(bool, &[Msg])> {
 
 /// The default `conversation_history_prompt`.
 pub const HISTORY_PROMPT: &str = "# Conversation History\nThe content between <history></history> tags contains your conversation history\n";
+
+fn py_type_class(v: &Value) -> String {
+    format!("<class '{}'>", crate::py::type_name(v))
+}
+
+/// `_json_loads_with_repair(input or "{}")`: an object, through json_repair
+/// when `json.loads` fails; anything else is a `ToolJSONDecodeError`.
+pub fn parse_tool_input(input: &str) -> Result<Value, PyErr> {
+    let input = if input.is_empty() { "{}" } else { input };
+    if input.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    let error_message = match serde_json::from_str::<Value>(input) {
+        Ok(mut v @ Value::Object(_)) => {
+            crate::py::normalize_numbers(&mut v);
+            return Ok(v);
+        }
+        Ok(v) => format!(
+            "Error: Your argument string is decoded into a {} object, but a dict object is expected!",
+            py_type_class(&v)
+        ),
+        Err(e) => format!(
+            "Error: When decoding your tool arguments from JSON format to a Python dictionary, a JSONDecodeError was raised with message: {e}."
+        ),
+    };
+    if let Ok(repaired @ crate::response::json_repair::Value::Dict(_)) =
+        crate::response::json_repair::repair_value(input)
+    {
+        if let Ok(mut v) = serde_json::from_str::<Value>(&repaired.dumps()) {
+            crate::py::normalize_numbers(&mut v);
+            return Ok(v);
+        }
+    }
+    let chars: Vec<char> = input.chars().collect();
+    let (shown, hint) = if chars.len() > 200 {
+        let head: String = chars[..100].iter().collect();
+        let tail: String = chars[chars.len() - 100..].iter().collect();
+        (
+            format!("{head}[TRUNCATE]{tail}"),
+            "(Because the JSON string is too long, a truncated label \"[TRUNCATE]\" is used here to indicate the truncation)",
+        )
+    } else {
+        (input.to_string(), "")
+    };
+    Err(PyErr::new(
+        "ToolJSONDecodeError",
+        format!(
+            "ToolJSONDecodeError: <system-reminder>{error_message}\nYour argument string is decoded by the following code snippet{hint}:\n```python\nimport json\nyour_tool_arguments = {}\njson.loads(your_tool_arguments)\n```\n**You should recorrect the arguments in JSON format.**</system-reminder>",
+            crate::py::py_repr(&Value::String(shown))
+        ),
+    ))
+}

@@ -5,8 +5,10 @@
 //! come through a [`MediaEnv`] (local files and a web fetcher), nothing else
 //! is touched.
 
+pub mod anthropic;
 pub mod base;
 pub mod count;
+pub mod deepseek;
 pub mod msgs;
 pub mod multi_agent;
 pub mod openai;

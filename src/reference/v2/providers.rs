@@ -3,6 +3,7 @@
 //! (DashScope, Moonshot, Volcengine).
 
 use super::base::Ctx;
+use super::{anthropic, deepseek};
 use super::msgs::{Data, Msg, Source};
 use super::multi_agent::skeleton;
 use super::openai::{self, Reasoning, Style};
@@ -32,6 +33,20 @@ pub const VOLCENGINE: Style = Style {
 };
 
 pub fn format(ctx: &Ctx, class: Class, msgs: &[Msg], prompt: &str) -> Result<Vec<Value>, PyErr> {
+    let (multi, prompt) = (class.multi_agent, prompt);
+    match class.family {
+        Family::DeepSeek if multi => return deepseek::format_multi(ctx, msgs, prompt),
+        Family::DeepSeek => return deepseek::format_chat(ctx, msgs),
+        Family::Anthropic | Family::MiniMax => {
+            let video = class.family == Family::MiniMax;
+            return if multi {
+                anthropic::format_multi(ctx, msgs, prompt, video)
+            } else {
+                anthropic::format_chat(ctx, msgs, video)
+            };
+        }
+        _ => {}
+    }
     let style = match class.family {
         Family::OpenAI => openai::OPENAI,
         Family::DashScope => DASHSCOPE,
