@@ -3,7 +3,7 @@
 //! (DashScope, Moonshot, Volcengine).
 
 use super::base::Ctx;
-use super::{anthropic, deepseek};
+use super::{anthropic, deepseek, gemini, ollama};
 use super::msgs::{Data, Msg, Source};
 use super::multi_agent::skeleton;
 use super::openai::{self, Reasoning, Style};
@@ -45,6 +45,10 @@ pub fn format(ctx: &Ctx, class: Class, msgs: &[Msg], prompt: &str) -> Result<Vec
                 anthropic::format_chat(ctx, msgs, video)
             };
         }
+        Family::Gemini if multi => return gemini::format_multi(ctx, msgs, prompt),
+        Family::Gemini => return gemini::format_chat(ctx, msgs),
+        Family::Ollama if multi => return ollama::format_multi(ctx, msgs, prompt),
+        Family::Ollama => return ollama::format_chat(ctx, msgs),
         _ => {}
     }
     let style = match class.family {
