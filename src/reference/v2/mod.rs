@@ -15,7 +15,9 @@ pub mod multi_agent;
 pub mod ollama;
 pub mod openai;
 pub mod providers;
+pub mod responses;
 pub mod tools;
+pub mod xai;
 
 use crate::media::{MediaEnv, WebRoot};
 use crate::py::PyErr;

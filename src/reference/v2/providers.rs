@@ -3,7 +3,7 @@
 //! (DashScope, Moonshot, Volcengine).
 
 use super::base::Ctx;
-use super::{anthropic, deepseek, gemini, ollama};
+use super::{anthropic, deepseek, gemini, ollama, responses, xai};
 use super::msgs::{Data, Msg, Source};
 use super::multi_agent::skeleton;
 use super::openai::{self, Reasoning, Style};
@@ -49,6 +49,10 @@ pub fn format(ctx: &Ctx, class: Class, msgs: &[Msg], prompt: &str) -> Result<Vec
         Family::Gemini => return gemini::format_chat(ctx, msgs),
         Family::Ollama if multi => return ollama::format_multi(ctx, msgs, prompt),
         Family::Ollama => return ollama::format_chat(ctx, msgs),
+        Family::Responses if multi => return responses::format_multi(ctx, msgs, prompt),
+        Family::Responses => return responses::format_chat(ctx, msgs),
+        Family::XAI if multi => return xai::format_multi(ctx, msgs, prompt),
+        Family::XAI => return xai::format_chat(ctx, msgs),
         _ => {}
     }
     let style = match class.family {
@@ -56,7 +60,7 @@ pub fn format(ctx: &Ctx, class: Class, msgs: &[Msg], prompt: &str) -> Result<Vec
         Family::DashScope => DASHSCOPE,
         Family::Moonshot => MOONSHOT,
         Family::Volcengine => VOLCENGINE,
-        _ => return Err(PyErr::new("NotImplementedError", "not yet")),
+        _ => openai::OPENAI,
     };
     if !class.multi_agent {
         return openai::format_chat(ctx, &style, msgs);
