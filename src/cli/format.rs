@@ -163,15 +163,6 @@ pub(crate) fn choose_formatter(
 }
 
 pub(crate) fn run(args: FormatArgs) -> i32 {
-    match args.agentscope.as_str() {
-        "2.0.11" | "2" | "2.x" => return super::format_v2::run(args),
-        "1.0.21" | "1" | "1.x" => {}
-        other => {
-            return usage_error(format!(
-                "unknown AgentScope version {other:?}; 1.0.21 or 2.0.11"
-            ))
-        }
-    }
     let v2_only = [
         ("--tool-choice", args.tool_choice.is_some()),
         ("--tool-choice-tools", args.tool_choice_tools.is_some()),

@@ -25,9 +25,18 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
         ("--max-tokens", args.max_tokens.is_some()),
         ("--token-counter", args.token_counter.is_some()),
         ("--session-budget", args.session_budget),
-        ("--promote-tool-result-images", args.promote_tool_result_images),
-        ("--promote-tool-result-audios", args.promote_tool_result_audios),
-        ("--promote-tool-result-videos", args.promote_tool_result_videos),
+        (
+            "--promote-tool-result-images",
+            args.promote_tool_result_images,
+        ),
+        (
+            "--promote-tool-result-audios",
+            args.promote_tool_result_audios,
+        ),
+        (
+            "--promote-tool-result-videos",
+            args.promote_tool_result_videos,
+        ),
     ];
     if let Some((flag, _)) = unsupported.iter().find(|(_, on)| *on) {
         return usage_error(format!(
@@ -70,8 +79,14 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     let _ = stdout.flush();
     match out.get("error").and_then(Value::as_str) {
         Some(e) => {
-            let kind = out.get("error_type").and_then(Value::as_str).unwrap_or("Error");
-            say(format!("error: {kind}: {}", e.lines().next().unwrap_or_default()));
+            let kind = out
+                .get("error_type")
+                .and_then(Value::as_str)
+                .unwrap_or("Error");
+            say(format!(
+                "error: {kind}: {}",
+                e.lines().next().unwrap_or_default()
+            ));
             1
         }
         None => 0,

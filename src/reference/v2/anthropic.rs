@@ -60,7 +60,9 @@ fn tool_result(ctx: &Ctx, output: &Items, video: bool) -> Result<Vec<Value>, PyE
                         None => {
                             let main = d.source.main_type();
                             let text = match &d.source {
-                                Source::Url { url, .. } => format!("[{main} file returned, URL: {url}]"),
+                                Source::Url { url, .. } => {
+                                    format!("[{main} file returned, URL: {url}]")
+                                }
                                 Source::Base64 { media_type, .. } => {
                                     format!("[{main} file returned, type: {media_type}]")
                                 }
@@ -85,7 +87,8 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg], video: bool) -> Result<Vec<Value>, P
         let mut content: Vec<Value> = Vec::new();
         let mut has_tool_result = false;
         for block in &msg.content {
-            if has_tool_result && !content.is_empty() && !matches!(block, Block::ToolResult { .. }) {
+            if has_tool_result && !content.is_empty() && !matches!(block, Block::ToolResult { .. })
+            {
                 out.push(json!({"role": "user", "content": std::mem::take(&mut content)}));
                 has_tool_result = false;
             }
@@ -134,8 +137,14 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg], video: bool) -> Result<Vec<Value>, P
                     }
                     if !parts.is_empty() {
                         if !content.is_empty() {
-                            let role = if has_tool_result { "user" } else { msg.role.as_str() };
-                            out.push(json!({"role": role, "content": std::mem::take(&mut content)}));
+                            let role = if has_tool_result {
+                                "user"
+                            } else {
+                                msg.role.as_str()
+                            };
+                            out.push(
+                                json!({"role": role, "content": std::mem::take(&mut content)}),
+                            );
                             has_tool_result = false;
                         }
                         out.push(json!({"role": "user", "content": parts}));
@@ -151,7 +160,9 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg], video: bool) -> Result<Vec<Value>, P
                 }
                 Block::ToolResult { id, output, .. } => {
                     if !content.is_empty() && !has_tool_result {
-                        out.push(json!({"role": msg.role, "content": std::mem::take(&mut content)}));
+                        out.push(
+                            json!({"role": msg.role, "content": std::mem::take(&mut content)}),
+                        );
                     }
                     let c = tool_result(ctx, output, video)?;
                     content.push(json!({"type": "tool_result", "tool_use_id": id, "content": c}));
@@ -160,18 +171,32 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg], video: bool) -> Result<Vec<Value>, P
             }
         }
         if !content.is_empty() {
-            let role = if has_tool_result { "user" } else { msg.role.as_str() };
+            let role = if has_tool_result {
+                "user"
+            } else {
+                msg.role.as_str()
+            };
             out.push(json!({"role": role, "content": content}));
         }
     }
     Ok(out)
 }
 
-fn agent_group(ctx: &Ctx, msgs: &[Msg], first: bool, prompt: &str, video: bool) -> Result<Vec<Value>, PyErr> {
+fn agent_group(
+    ctx: &Ctx,
+    msgs: &[Msg],
+    first: bool,
+    prompt: &str,
+    video: bool,
+) -> Result<Vec<Value>, PyErr> {
     let mut blocks: Vec<Value> = Vec::new();
     let mut lines: Vec<String> = Vec::new();
     for msg in msgs {
-        let name = if msg.name.is_empty() { "Agent" } else { msg.name.as_str() };
+        let name = if msg.name.is_empty() {
+            "Agent"
+        } else {
+            msg.name.as_str()
+        };
         let mut texts: Vec<&str> = Vec::new();
         for block in &msg.content {
             match block {
@@ -196,7 +221,12 @@ fn agent_group(ctx: &Ctx, msgs: &[Msg], first: bool, prompt: &str, video: bool) 
         blocks.push(json!({"type": "text", "text": lines.join("\n")}));
     }
     if !blocks.is_empty() && first {
-        wrap_history(&mut blocks, prompt, |t| json!({"type": "text", "text": t}), "text");
+        wrap_history(
+            &mut blocks,
+            prompt,
+            |t| json!({"type": "text", "text": t}),
+            "text",
+        );
     }
     if blocks.is_empty() {
         return Ok(Vec::new());
@@ -206,9 +236,19 @@ fn agent_group(ctx: &Ctx, msgs: &[Msg], first: bool, prompt: &str, video: bool) 
 
 /// Puts `prompt + "<history>\n"` before the first text part (or as a new
 /// first part) and `"\n</history>"` after the last (or a new last part).
-pub fn wrap_history(parts: &mut Vec<Value>, prompt: &str, make: impl Fn(String) -> Value, key: &str) {
+pub fn wrap_history(
+    parts: &mut Vec<Value>,
+    prompt: &str,
+    make: impl Fn(String) -> Value,
+    key: &str,
+) {
     let open = format!("{prompt}<history>\n");
-    let text_of = |p: &Value| p.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let text_of = |p: &Value| {
+        p.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
     match parts.first().and_then(text_of) {
         Some(t) => parts[0][key] = Value::String(format!("{open}{t}")),
         None => parts.insert(0, make(open)),
@@ -220,7 +260,12 @@ pub fn wrap_history(parts: &mut Vec<Value>, prompt: &str, make: impl Fn(String) 
     }
 }
 
-pub fn format_multi(ctx: &Ctx, msgs: &[Msg], prompt: &str, video: bool) -> Result<Vec<Value>, PyErr> {
+pub fn format_multi(
+    ctx: &Ctx,
+    msgs: &[Msg],
+    prompt: &str,
+    video: bool,
+) -> Result<Vec<Value>, PyErr> {
     skeleton(
         msgs,
         |m| {

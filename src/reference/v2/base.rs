@@ -153,12 +153,13 @@ impl Ctx<'_> {
 /// `urllib.request.url2pathname` on POSIX: percent-decoding.
 pub fn unquote(s: &str) -> String {
     let bytes = s.as_bytes();
+    let hex = |b: u8| (b as char).to_digit(16);
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() + 0 && i + 2 <= bytes.len() - 1 {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
             }
@@ -285,7 +286,7 @@ pub fn parse_tool_input(input: &str) -> Result<Value, PyErr> {
     Err(PyErr::new(
         "ToolJSONDecodeError",
         format!(
-            "ToolJSONDecodeError: <system-reminder>{error_message}\nYour argument string is decoded by the following code snippet{hint}:\n```python\nimport json\nyour_tool_arguments = {}\njson.loads(your_tool_arguments)\n```\n**You should recorrect the arguments in JSON format.**</system-reminder>",
+            "ToolJSONDecodeError: <system-reminder>{error_message}\n\nYour argument string is decoded by the following code snippet{hint}:\n```python\nimport json\n\nyour_tool_arguments = {}\njson.loads(your_tool_arguments)\n```\n\n**You should recorrect the arguments in JSON format.**</system-reminder>",
             crate::py::py_repr(&Value::String(shown))
         ),
     ))

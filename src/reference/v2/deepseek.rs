@@ -27,7 +27,12 @@ fn truthy(v: &Value) -> bool {
     crate::py::truthy(v)
 }
 
-fn message(msg: &Msg, parts: &mut Vec<Value>, calls: &mut Vec<Value>, thinking: &mut Vec<String>) -> Value {
+fn message(
+    msg: &Msg,
+    parts: &mut Vec<Value>,
+    calls: &mut Vec<Value>,
+    thinking: &mut Vec<String>,
+) -> Value {
     let content = content_from(parts);
     let mut m = Map::new();
     m.insert("role".into(), msg.role.clone().into());
@@ -104,7 +109,9 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                         out.push(message(msg, &mut parts, &mut calls, &mut thinking));
                     }
                     let (text, promoted) = ctx.tool_result_to_string(output)?;
-                    out.push(json!({"role": "tool", "tool_call_id": id, "content": text, "name": name}));
+                    out.push(
+                        json!({"role": "tool", "tool_call_id": id, "content": text, "name": name}),
+                    );
                     if !promoted.is_empty() {
                         let mut p = Vec::new();
                         for item in &promoted {
@@ -136,7 +143,8 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
 }
 
 fn agent_group(ctx: &Ctx, msgs: &[Msg], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts: Vec<Value> = vec![json!({"type": "text", "text": format!("{prompt}<history>\n")})];
+    let mut parts: Vec<Value> =
+        vec![json!({"type": "text", "text": format!("{prompt}<history>\n")})];
     let mut has_history = false;
     let mut has_image = false;
     let append = |parts: &mut Vec<Value>, s: &str| {

@@ -22,7 +22,9 @@ pub fn data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, PyErr> {
         Source::Base64 { data, .. } => data.clone(),
         Source::Url { url, .. } => ctx.url_b64(url)?,
     };
-    Ok(Some(json!({"inline_data": {"data": data, "mime_type": mt}})))
+    Ok(Some(
+        json!({"inline_data": {"data": data, "mime_type": mt}}),
+    ))
 }
 
 fn role(msg: &Msg) -> &'static str {
@@ -92,7 +94,9 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                     }
                     if !hp.is_empty() {
                         if !parts.is_empty() {
-                            out.push(json!({"role": role(msg), "parts": std::mem::take(&mut parts)}));
+                            out.push(
+                                json!({"role": role(msg), "parts": std::mem::take(&mut parts)}),
+                            );
                         }
                         out.push(json!({"role": "user", "parts": hp}));
                     }

@@ -17,6 +17,7 @@ pub mod openai;
 pub mod providers;
 pub mod responses;
 pub mod tools;
+pub mod validate;
 pub mod xai;
 
 use crate::media::{MediaEnv, WebRoot};
@@ -91,8 +92,16 @@ impl Family {
             Family::OpenAI => &["text/plain", "image/*", "audio/*", "application/pdf"],
             Family::Anthropic => &["text/plain", "image/*", "application/pdf"],
             Family::MiniMax => &["text/plain", "image/*", "video/*"],
-            Family::DashScope | Family::Moonshot => &["text/plain", "image/*", "audio/*", "video/*"],
-            Family::Gemini => &["text/plain", "image/*", "audio/*", "video/*", "application/pdf"],
+            Family::DashScope | Family::Moonshot => {
+                &["text/plain", "image/*", "audio/*", "video/*"]
+            }
+            Family::Gemini => &[
+                "text/plain",
+                "image/*",
+                "audio/*",
+                "video/*",
+                "application/pdf",
+            ],
             Family::Ollama => &["text/plain", "image/*"],
             Family::DeepSeek => &["text/plain"],
             Family::Responses => &["text/plain", "image/*", "application/pdf"],
@@ -254,13 +263,18 @@ pub fn run_with(session: &Value, env: &MediaEnv, opts: &Options) -> Result<Value
     };
     let class = match &name {
         Some(n) => Some(Class::from_name(n).ok_or_else(|| {
-            Error(format!("unknown formatter {n}; one of {}", FORMATTERS.join(", ")))
+            Error(format!(
+                "unknown formatter {n}; one of {}",
+                FORMATTERS.join(", ")
+            ))
         })?),
         None => None,
     };
     if opts.conversation_history_prompt.is_some() && !class.is_some_and(|c| c.multi_agent) {
         if let Some(n) = &name {
-            return Err(Error(format!("{n} has no option conversation_history_prompt")));
+            return Err(Error(format!(
+                "{n} has no option conversation_history_prompt"
+            )));
         }
     }
     let choice = match (&opts.tool_choice, &opts.tool_choice_tools) {
@@ -290,77 +304,16 @@ pub fn run_with(session: &Value, env: &MediaEnv, opts: &Options) -> Result<Value
     }
     let base_dir = env.base_dir().to_path_buf();
     let mut warnings: Vec<String> = Vec::new();
-    let result = (|| {
-        let (msgs, dumps) = match msgs::build(&messages, &base_dir) {
-            Ok(x) => x,
-            Err(e) => {
-                out.extend(err_obj("msg", &e));
-                return;
-            }
-        };
-        if opts.dump_msgs || opts.msgs_only {
-            out.insert("msgs".into(), Value::Array(dumps));
-        }
-        let Some(class) = class else { return };
-        let input_types: Vec<String> = match &opts.input_types {
-            Some(t) => t.clone(),
-            None => class.family.default_input_types().iter().map(|s| s.to_string()).collect(),
-        };
-        let ctx = Ctx { env, input_types };
-        let prompt = opts
-            .conversation_history_prompt
-            .clone()
-            .unwrap_or_else(|| base::HISTORY_PROMPT.to_string());
-        match format(&ctx, class, &msgs, &prompt) {
-            Ok(list) => {
-                out.insert("messages".into(), Value::Array(list));
-            }
-            Err(e) => {
-                out.extend(err_obj("format", &e));
-                return;
-            }
-        }
-        warnings.extend(env.take_warnings());
-        let tools_list: Vec<Value> = match &tools {
-            Some(Value::Array(t)) => t.clone(),
-            _ => Vec::new(),
-        };
-        if opts.count {
-            out.insert("tokens".into(), json!(count::count_tokens(&msgs, None)));
-            if tools.as_ref().is_some_and(crate::py::truthy) {
-                out.insert(
-                    "tokens_with_tools".into(),
-                    json!(count::count_tokens(&msgs, tools.as_ref())),
-                );
-            }
-        }
-        if opts.tools {
-            if let Some(c) = &choice {
-                let mut input = Map::new();
-                input.insert("mode".into(), c.mode.clone().into());
-                if let Some(t) = &c.tools {
-                    input.insert("tools".into(), json!(t.iter().filter(|s| !s.is_empty()).collect::<Vec<_>>()));
-                }
-                out.insert("tool_choice_input".into(), Value::Object(input));
-            }
-            match tools::format_tools(class.family, &tools_list, choice.as_ref()) {
-                Ok(f) => {
-                    out.insert("tools".into(), f.tools);
-                    if choice.is_some() {
-                        out.insert("tool_choice".into(), f.choice);
-                    }
-                    warnings.extend(f.warnings);
-                    if !f.python_warnings.is_empty() {
-                        out.insert("python_warnings".into(), json!(f.python_warnings));
-                    }
-                }
-                Err(e) => {
-                    out.insert("tools_error".into(), Value::Object(err_obj("tools", &e)));
-                }
-            }
-        }
-    })();
-    let _: () = result;
+    let job = Job {
+        env,
+        opts,
+        messages: &messages,
+        tools: &tools,
+        class,
+        choice: choice.as_ref(),
+        base_dir: &base_dir,
+    };
+    stages(&job, &mut out, &mut warnings);
     warnings.extend(env.take_warnings());
     if !warnings.is_empty() {
         out.insert("warnings".into(), json!(warnings));
@@ -381,6 +334,102 @@ pub fn run_with(session: &Value, env: &MediaEnv, opts: &Options) -> Result<Value
         });
     }
     Ok(out)
+}
+
+/// What one run works on.
+struct Job<'a> {
+    env: &'a MediaEnv,
+    opts: &'a Options,
+    messages: &'a [Value],
+    tools: &'a Option<Value>,
+    class: Option<Class>,
+    choice: Option<&'a tools::ToolChoice>,
+    base_dir: &'a Path,
+}
+
+/// The oracle's stages in order (msg, format, count, tools); a failing
+/// msg or format stage ends the run with its error in `out`.
+fn stages(job: &Job, out: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let (msgs, dumps) = match validate::build(job.messages, job.base_dir) {
+        Ok(x) => x,
+        Err(e) => {
+            out.extend(err_obj("msg", &e));
+            return;
+        }
+    };
+    if job.opts.dump_msgs || job.opts.msgs_only {
+        out.insert("msgs".into(), Value::Array(dumps));
+    }
+    let Some(class) = job.class else { return };
+    let input_types: Vec<String> = match &job.opts.input_types {
+        Some(t) => t.clone(),
+        None => class
+            .family
+            .default_input_types()
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
+    let ctx = Ctx {
+        env: job.env,
+        input_types,
+    };
+    let prompt = job
+        .opts
+        .conversation_history_prompt
+        .clone()
+        .unwrap_or_else(|| base::HISTORY_PROMPT.to_string());
+    match format(&ctx, class, &msgs, &prompt) {
+        Ok(list) => {
+            out.insert("messages".into(), Value::Array(list));
+        }
+        Err(e) => {
+            out.extend(err_obj("format", &e));
+            return;
+        }
+    }
+    warnings.extend(job.env.take_warnings());
+    let tools_list: Vec<Value> = match job.tools {
+        Some(Value::Array(t)) => t.clone(),
+        _ => Vec::new(),
+    };
+    if job.opts.count {
+        out.insert("tokens".into(), json!(count::count_tokens(&msgs, None)));
+        if job.tools.as_ref().is_some_and(crate::py::truthy) {
+            out.insert(
+                "tokens_with_tools".into(),
+                json!(count::count_tokens(&msgs, job.tools.as_ref())),
+            );
+        }
+    }
+    if job.opts.tools {
+        if let Some(c) = job.choice {
+            let mut input = Map::new();
+            input.insert("mode".into(), c.mode.clone().into());
+            if let Some(t) = &c.tools {
+                input.insert(
+                    "tools".into(),
+                    json!(t.iter().filter(|s| !s.is_empty()).collect::<Vec<_>>()),
+                );
+            }
+            out.insert("tool_choice_input".into(), Value::Object(input));
+        }
+        match tools::format_tools(class.family, &tools_list, job.choice) {
+            Ok(f) => {
+                out.insert("tools".into(), f.tools);
+                if job.choice.is_some() {
+                    out.insert("tool_choice".into(), f.choice);
+                }
+                warnings.extend(f.warnings);
+                if !f.python_warnings.is_empty() {
+                    out.insert("python_warnings".into(), json!(f.python_warnings));
+                }
+            }
+            Err(e) => {
+                out.insert("tools_error".into(), Value::Object(err_obj("tools", &e)));
+            }
+        }
+    }
 }
 
 /// One formatter class on validated Msgs.

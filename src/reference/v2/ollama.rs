@@ -18,7 +18,9 @@ pub fn data_block(ctx: &Ctx, block: &Data) -> Result<Option<String>, PyErr> {
         return Ok(None);
     }
     if !mt.starts_with("image/") {
-        ctx.warn(format!("Ollama only supports image data, got {mt}, skipped."));
+        ctx.warn(format!(
+            "Ollama only supports image data, got {mt}, skipped."
+        ));
         return Ok(None);
     }
     let data = ctx.source_b64(&block.source)?;
@@ -49,7 +51,11 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                 Block::Text(t) => texts.push(t.clone()),
                 Block::Hint(hint) => {
                     if !texts.is_empty() || !images.is_empty() {
-                        out.push(message(&msg.role, texts.join("\n"), std::mem::take(&mut images)));
+                        out.push(message(
+                            &msg.role,
+                            texts.join("\n"),
+                            std::mem::take(&mut images),
+                        ));
                         texts.clear();
                     }
                     match hint {
@@ -87,7 +93,11 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                 }
                 Block::ToolResult { name, output, .. } => {
                     if !texts.is_empty() || !images.is_empty() {
-                        out.push(message(&msg.role, texts.join("\n"), std::mem::take(&mut images)));
+                        out.push(message(
+                            &msg.role,
+                            texts.join("\n"),
+                            std::mem::take(&mut images),
+                        ));
                         texts.clear();
                     }
                     let (text, promoted) = ctx.tool_result_to_string(output)?;

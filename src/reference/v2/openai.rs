@@ -182,7 +182,10 @@ impl Turn {
             _ => {}
         }
         if !self.calls.is_empty() {
-            m.insert("tool_calls".into(), Value::Array(std::mem::take(&mut self.calls)));
+            m.insert(
+                "tool_calls".into(),
+                Value::Array(std::mem::take(&mut self.calls)),
+            );
         }
         if style.reasoning == Reasoning::DashScope && !self.thinking.is_empty() {
             m.insert("reasoning_content".into(), joined.into());
@@ -194,7 +197,10 @@ impl Turn {
 
 /// The chat formatter of the OpenAI-shaped providers.
 pub fn format_chat(ctx: &Ctx, style: &Style, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
-    let with_thinking = ctx.input_types.iter().any(|t| t == "application/x-thinking");
+    let with_thinking = ctx
+        .input_types
+        .iter()
+        .any(|t| t == "application/x-thinking");
     let mut out = Vec::new();
     for msg in msgs {
         let mut turn = Turn::new();
@@ -221,7 +227,9 @@ pub fn format_chat(ctx: &Ctx, style: &Style, msgs: &[Msg]) -> Result<Vec<Value>,
                         out.push(turn.message(style, msg));
                     }
                     match hint {
-                        Items::Str(h) => out.push(json!({"role": "user", "content": [{"type": "text", "text": h}]})),
+                        Items::Str(h) => out.push(
+                            json!({"role": "user", "content": [{"type": "text", "text": h}]}),
+                        ),
                         Items::List(items) => {
                             let p = parts(ctx, style, items)?;
                             if !p.is_empty() {
@@ -238,7 +246,9 @@ pub fn format_chat(ctx: &Ctx, style: &Style, msgs: &[Msg]) -> Result<Vec<Value>,
                         out.push(turn.message(style, msg));
                     }
                     let (text, promoted) = ctx.tool_result_to_string(output)?;
-                    out.push(json!({"role": "tool", "tool_call_id": id, "content": text, "name": name}));
+                    out.push(
+                        json!({"role": "tool", "tool_call_id": id, "content": text, "name": name}),
+                    );
                     if !promoted.is_empty() {
                         let p = parts(ctx, style, &promoted)?;
                         if !p.is_empty() {

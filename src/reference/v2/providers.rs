@@ -3,10 +3,10 @@
 //! (DashScope, Moonshot, Volcengine).
 
 use super::base::Ctx;
-use super::{anthropic, deepseek, gemini, ollama, responses, xai};
 use super::msgs::{Data, Msg, Source};
 use super::multi_agent::skeleton;
 use super::openai::{self, Reasoning, Style};
+use super::{anthropic, deepseek, gemini, ollama, responses, xai};
 use super::{Class, Family};
 use crate::py::{b64encode, PyErr};
 use serde_json::{json, Value};
@@ -86,7 +86,9 @@ pub fn dashscope_data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, Py
     let main = block.source.main_type();
     match main {
         "image" => Ok(Some(openai::openai_image(ctx, &block.source)?)),
-        "video" => Ok(Some(json!({"type": "video_url", "video_url": {"url": ctx.data_uri_or_url(&block.source)?}}))),
+        "video" => Ok(Some(
+            json!({"type": "video_url", "video_url": {"url": ctx.data_uri_or_url(&block.source)?}}),
+        )),
         "audio" => {
             let mut fmt = mt.rsplit('/').next().unwrap_or("").to_string();
             if fmt == "mpeg" {
@@ -99,7 +101,9 @@ pub fn dashscope_data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, Py
                 }
                 Source::Url { url, .. } => url.clone(),
             };
-            Ok(Some(json!({"type": "input_audio", "input_audio": {"data": data, "format": fmt}})))
+            Ok(Some(
+                json!({"type": "input_audio", "input_audio": {"data": data, "format": fmt}}),
+            ))
         }
         _ => {
             ctx.warn(format!(
@@ -123,7 +127,9 @@ pub fn volcengine_data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, P
     let main = block.source.main_type();
     match main {
         "image" => Ok(Some(openai::openai_image(ctx, &block.source)?)),
-        "video" => Ok(Some(json!({"type": "video_url", "video_url": {"url": ctx.data_uri_or_url(&block.source)?}}))),
+        "video" => Ok(Some(
+            json!({"type": "video_url", "video_url": {"url": ctx.data_uri_or_url(&block.source)?}}),
+        )),
         _ => {
             ctx.warn(format!(
                 "Unsupported main media type {main} for Volcengine Ark API. This block will be skipped."

@@ -20,7 +20,9 @@ pub fn data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, PyErr> {
         return Ok(None);
     };
     match base.get("type").and_then(Value::as_str) {
-        Some("image_url") => Ok(Some(json!({"type": "input_image", "image_url": base["image_url"]["url"]}))),
+        Some("image_url") => Ok(Some(
+            json!({"type": "input_image", "image_url": base["image_url"]["url"]}),
+        )),
         Some("file") => {
             let mut m = Map::new();
             m.insert("type".into(), "input_file".into());
@@ -45,7 +47,8 @@ fn tool_output(ctx: &Ctx, output: &Items) -> Result<Value, PyErr> {
             Item::Text(t) => parts.push(json!({"type": "input_text", "text": t})),
             Item::Data(d) => {
                 let mt = d.source.media_type();
-                let supported = (d.source.main_type() == "image" || mt == "application/pdf") && ctx.matches(mt);
+                let supported =
+                    (d.source.main_type() == "image" || mt == "application/pdf") && ctx.matches(mt);
                 if supported {
                     let formatted = data_block(ctx, d)?.ok_or_else(|| {
                         PyErr::new(
@@ -64,7 +67,10 @@ fn tool_output(ctx: &Ctx, output: &Items) -> Result<Value, PyErr> {
     if native {
         return Ok(Value::Array(parts));
     }
-    let texts: Vec<&str> = parts.iter().map(|p| p["text"].as_str().unwrap_or("")).collect();
+    let texts: Vec<&str> = parts
+        .iter()
+        .map(|p| p["text"].as_str().unwrap_or(""))
+        .collect();
     Ok(Value::String(texts.join("\n")))
 }
 
@@ -101,12 +107,16 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                 Block::Hint(hint) => {
                     flush(&mut items, &msg.role, &mut parts, &mut calls);
                     match hint {
-                        Items::Str(h) => items.push(json!({"role": "user", "content": [{"type": "input_text", "text": h}]})),
+                        Items::Str(h) => items.push(
+                            json!({"role": "user", "content": [{"type": "input_text", "text": h}]}),
+                        ),
                         Items::List(list) => {
                             let mut hp = Vec::new();
                             for item in list {
                                 match item {
-                                    Item::Text(t) => hp.push(json!({"type": "input_text", "text": t})),
+                                    Item::Text(t) => {
+                                        hp.push(json!({"type": "input_text", "text": t}))
+                                    }
                                     Item::Data(d) => {
                                         if let Some(v) = data_block(ctx, d)? {
                                             hp.push(v);
@@ -121,7 +131,10 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                     }
                 }
                 Block::Thinking { thinking, extra } => {
-                    let Some(rid) = extra.get("reasoning_item_id").filter(|v| crate::py::truthy(v)) else {
+                    let Some(rid) = extra
+                        .get("reasoning_item_id")
+                        .filter(|v| crate::py::truthy(v))
+                    else {
                         continue;
                     };
                     let key = crate::py::py_repr(rid);
@@ -130,11 +143,13 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                     }
                     seen.push(key);
                     if !parts.is_empty() && !thinking.is_empty() {
-                        items.push(json!({"role": msg.role, "content": std::mem::take(&mut parts)}));
+                        items
+                            .push(json!({"role": msg.role, "content": std::mem::take(&mut parts)}));
                     }
                     match extra.get("reasoning_item_raw") {
                         Some(raw @ Value::Object(r))
-                            if r.get("type") == Some(&json!("reasoning")) && r.get("id") == Some(rid) =>
+                            if r.get("type") == Some(&json!("reasoning"))
+                                && r.get("id") == Some(rid) =>
                         {
                             items.push(raw.clone());
                         }
@@ -181,7 +196,9 @@ fn agent_group(ctx: &Ctx, msgs: &[Msg], prompt: &str) -> Result<Vec<Value>, PyEr
     if lines.is_empty() && media.is_empty() {
         return Ok(Vec::new());
     }
-    let mut content = vec![json!({"type": "input_text", "text": format!("{prompt}<history>\n{}\n</history>", lines.join("\n"))})];
+    let mut content = vec![
+        json!({"type": "input_text", "text": format!("{prompt}<history>\n{}\n</history>", lines.join("\n"))}),
+    ];
     content.extend(media);
     Ok(vec![json!({"role": "user", "content": content})])
 }

@@ -70,7 +70,11 @@ fn validate(choice: &ToolChoice, tools: &[Value]) -> Result<(), PyErr> {
 }
 
 /// Validation and the `tools` filter every model but Responses applies.
-fn filtered(tools: &[Value], choice: Option<&ToolChoice>, filter: bool) -> Result<Vec<Value>, PyErr> {
+fn filtered(
+    tools: &[Value],
+    choice: Option<&ToolChoice>,
+    filter: bool,
+) -> Result<Vec<Value>, PyErr> {
     let mut tools = tools.to_vec();
     if let Some(choice) = choice {
         if !tools.is_empty() {
@@ -99,24 +103,40 @@ fn openai_choice(mode: &str) -> Value {
     }
 }
 
-pub fn format_tools(family: Family, tools: &[Value], choice: Option<&ToolChoice>) -> Result<Formatted, PyErr> {
+pub fn format_tools(
+    family: Family,
+    tools: &[Value],
+    choice: Option<&ToolChoice>,
+) -> Result<Formatted, PyErr> {
     let mut python_warnings = Vec::new();
     let mut warnings = Vec::new();
     let tools_v = filtered(tools, choice, family != Family::Responses)?;
-    let none_if_empty = |v: Vec<Value>| if v.is_empty() { Value::Null } else { Value::Array(v) };
+    let none_if_empty = |v: Vec<Value>| {
+        if v.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(v)
+        }
+    };
     let mode = choice.map(|c| c.mode.as_str());
     let (out_tools, out_choice) = match family {
         Family::OpenAI => {
             let t = if tools_v.is_empty() {
                 Value::Array(tools_v)
             } else {
-                Value::Array(tools_v.iter().map(flatten_tool).collect::<Result<_, _>>()?)
+                Value::Array(
+                    tools_v
+                        .iter()
+                        .map(|t| flatten_tool(t, &mut warnings))
+                        .collect(),
+                )
             };
             (t, mode.map(openai_choice).unwrap_or(Value::Null))
         }
-        Family::DeepSeek | Family::Moonshot | Family::Volcengine => {
-            (Value::Array(tools_v), mode.map(openai_choice).unwrap_or(Value::Null))
-        }
+        Family::DeepSeek | Family::Moonshot | Family::Volcengine => (
+            Value::Array(tools_v),
+            mode.map(openai_choice).unwrap_or(Value::Null),
+        ),
         Family::DashScope => {
             for t in &tools_v {
                 let ok = t.get("type") == Some(&json!("function")) && t.get("function").is_some();
@@ -147,10 +167,16 @@ pub fn format_tools(family: Family, tools: &[Value], choice: Option<&ToolChoice>
             let mut out = Vec::new();
             for s in &tools_v {
                 let f = s.get("function").ok_or_else(|| {
-                    PyErr::assertion(format!("Invalid schema: {}, expect key 'function'.", py_repr(s)))
+                    PyErr::assertion(format!(
+                        "Invalid schema: {}, expect key 'function'.",
+                        py_repr(s)
+                    ))
                 })?;
                 let name = f.get("name").ok_or_else(|| {
-                    PyErr::assertion(format!("Invalid schema: {}, expect key 'name' in 'function' field.", py_repr(s)))
+                    PyErr::assertion(format!(
+                        "Invalid schema: {}, expect key 'name' in 'function' field.",
+                        py_repr(s)
+                    ))
                 })?;
                 out.push(json!({
                     "name": name,
@@ -173,7 +199,9 @@ pub fn format_tools(family: Family, tools: &[Value], choice: Option<&ToolChoice>
             } else {
                 let mut decls = Vec::new();
                 for s in &tools_v {
-                    let Some(Value::Object(f)) = s.get("function") else { continue };
+                    let Some(Value::Object(f)) = s.get("function") else {
+                        continue;
+                    };
                     let mut f = f.clone();
                     if let Some(p) = f.get("parameters") {
                         let p = sanitize_gemini(&flatten(p, &mut warnings))?;
@@ -188,7 +216,9 @@ pub fn format_tools(family: Family, tools: &[Value], choice: Option<&ToolChoice>
                 Some("auto") => json!({"function_calling_config": {"mode": "AUTO"}}),
                 Some("none") => json!({"function_calling_config": {"mode": "NONE"}}),
                 Some("required") => json!({"function_calling_config": {"mode": "ANY"}}),
-                Some(m) => json!({"function_calling_config": {"mode": "ANY", "allowed_function_names": [m]}}),
+                Some(m) => {
+                    json!({"function_calling_config": {"mode": "ANY", "allowed_function_names": [m]}})
+                }
             };
             (t, c)
         }
@@ -206,7 +236,9 @@ pub fn format_tools(family: Family, tools: &[Value], choice: Option<&ToolChoice>
             }
             let c = match (mode, choice.and_then(|c| c.tools.as_ref())) {
                 (None, _) => Value::Null,
-                (Some(m), _) if !LITERAL_MODES.contains(&m) => json!({"type": "function", "name": m}),
+                (Some(m), _) if !LITERAL_MODES.contains(&m) => {
+                    json!({"type": "function", "name": m})
+                }
                 (Some(m), Some(names)) if !names.is_empty() => json!({
                     "type": "allowed_tools", "mode": m,
                     "tools": names.iter().map(|n| json!({"type": "function", "name": n})).collect::<Vec<_>>(),
@@ -269,23 +301,27 @@ pub fn ascii_dumps(v: &Value) -> String {
     out
 }
 
-fn flatten_tool(tool: &Value) -> Result<Value, PyErr> {
+fn flatten_tool(tool: &Value, warnings: &mut Vec<String>) -> Value {
     let Some(Value::Object(func)) = tool.get("function") else {
-        return Ok(tool.clone());
+        return tool.clone();
     };
     let Some(params @ Value::Object(_)) = func.get("parameters") else {
-        return Ok(tool.clone());
+        return tool.clone();
     };
-    let mut sink = Vec::new();
-    let flat = flatten(params, &mut sink);
+    let flat = flatten(params, warnings);
     let mut t = tool.clone();
     if let Some(Value::Object(f)) = t.get_mut("function") {
         f.insert("parameters".into(), flat);
     }
-    Ok(t)
+    t
 }
 
-const MAP_KEYWORDS: [&str; 4] = ["properties", "patternProperties", "dependentSchemas", "dependencies"];
+const MAP_KEYWORDS: [&str; 4] = [
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+];
 const INSTANCE_KEYWORDS: [&str; 4] = ["default", "const", "enum", "examples"];
 
 /// `_flatten_json_schema`: local `$ref`s inlined, definitions removed.
@@ -311,19 +347,34 @@ pub fn flatten(schema: &Value, warnings: &mut Vec<String>) -> Value {
     resolve(&Value::Object(obj), &defs, &[], warnings)
 }
 
-fn resolve(v: &Value, defs: &Map<String, Value>, visited: &[String], warnings: &mut Vec<String>) -> Value {
+fn resolve(
+    v: &Value,
+    defs: &Map<String, Value>,
+    visited: &[String],
+    warnings: &mut Vec<String>,
+) -> Value {
     match v {
-        Value::Array(items) => Value::Array(items.iter().map(|i| resolve(i, defs, visited, warnings)).collect()),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| resolve(i, defs, visited, warnings))
+                .collect(),
+        ),
         Value::Object(obj) => {
             let mut resolved = Map::new();
             let mut visited = visited.to_vec();
             if let Some(r) = obj.get("$ref") {
-                let Some(path) = r.as_str().filter(|p| p.starts_with("#/$defs/") || p.starts_with("#/definitions/")) else {
+                let Some(path) = r
+                    .as_str()
+                    .filter(|p| p.starts_with("#/$defs/") || p.starts_with("#/definitions/"))
+                else {
                     return v.clone();
                 };
                 let name = path.rsplit('/').next().unwrap_or("").to_string();
                 if visited.contains(&name) {
-                    warnings.push(format!("Circular reference detected for '{name}' in tool schema"));
+                    warnings.push(format!(
+                        "Circular reference detected for '{name}' in tool schema"
+                    ));
                     return json!({"type": "object", "description": format!("(circular: {name})")});
                 }
                 let Some(def) = defs.get(&name) else {
@@ -365,7 +416,14 @@ fn is_null_schema(v: &Value) -> bool {
 /// `_sanitize_schema_for_gemini`.
 pub fn sanitize_gemini(schema: &Value) -> Result<Value, PyErr> {
     let obj = match schema {
-        Value::Array(items) => return Ok(Value::Array(items.iter().map(sanitize_gemini).collect::<Result<_, _>>()?)),
+        Value::Array(items) => {
+            return Ok(Value::Array(
+                items
+                    .iter()
+                    .map(sanitize_gemini)
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
         Value::Object(o) => o,
         _ => return Ok(schema.clone()),
     };
@@ -382,7 +440,10 @@ pub fn sanitize_gemini(schema: &Value) -> Result<Value, PyErr> {
                 return Err(PyErr::value("Cannot safely sanitize Gemini schema with both a multi-type nullable type array and anyOf."));
             }
             s.shift_remove("type");
-            s.insert("anyOf".into(), Value::Array(non_null.into_iter().map(|t| json!({"type": t})).collect()));
+            s.insert(
+                "anyOf".into(),
+                Value::Array(non_null.into_iter().map(|t| json!({"type": t})).collect()),
+            );
         } else {
             s.insert("type".into(), "object".into());
         }
@@ -392,7 +453,11 @@ pub fn sanitize_gemini(schema: &Value) -> Result<Value, PyErr> {
         s.entry("enum").or_insert(json!([c]));
     }
     if let Some(Value::Array(any_of)) = s.get("anyOf").cloned() {
-        let non_null: Vec<Value> = any_of.iter().filter(|v| !is_null_schema(v)).cloned().collect();
+        let non_null: Vec<Value> = any_of
+            .iter()
+            .filter(|v| !is_null_schema(v))
+            .cloned()
+            .collect();
         if non_null.len() < any_of.len() {
             if non_null.len() == 1 {
                 let mut merged = match sanitize_gemini(&non_null[0])? {
@@ -406,7 +471,15 @@ pub fn sanitize_gemini(schema: &Value) -> Result<Value, PyErr> {
                 }
                 return Ok(Value::Object(merged));
             } else if !non_null.is_empty() {
-                s.insert("anyOf".into(), Value::Array(non_null.iter().map(sanitize_gemini).collect::<Result<_, _>>()?));
+                s.insert(
+                    "anyOf".into(),
+                    Value::Array(
+                        non_null
+                            .iter()
+                            .map(sanitize_gemini)
+                            .collect::<Result<_, _>>()?,
+                    ),
+                );
             } else {
                 s.shift_remove("anyOf");
             }
@@ -428,7 +501,15 @@ pub fn sanitize_gemini(schema: &Value) -> Result<Value, PyErr> {
     }
     for key in ["allOf", "oneOf", "anyOf"] {
         if let Some(Value::Array(items)) = s.get(key).cloned() {
-            s.insert(key.into(), Value::Array(items.iter().map(sanitize_gemini).collect::<Result<_, _>>()?));
+            s.insert(
+                key.into(),
+                Value::Array(
+                    items
+                        .iter()
+                        .map(sanitize_gemini)
+                        .collect::<Result<_, _>>()?,
+                ),
+            );
         }
     }
     Ok(Value::Object(s))

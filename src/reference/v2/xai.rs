@@ -175,7 +175,9 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                                 }
                             }
                         }
-                        Block::ToolCall { id, name, input } => calls.push((id.clone(), name.clone(), input.clone())),
+                        Block::ToolCall { id, name, input } => {
+                            calls.push((id.clone(), name.clone(), input.clone()))
+                        }
                         Block::Text(t) => texts.push(t.clone()),
                         Block::Hint(h) => {
                             flush(&mut out, &mut texts, &mut calls);
@@ -218,7 +220,10 @@ pub fn format_multi(ctx: &Ctx, msgs: &[Msg], prompt: &str) -> Result<Vec<Value>,
     let mut out = Vec::new();
     let mut rest = msgs;
     if let Some(first) = msgs.first().filter(|m| m.role == "system") {
-        out.push(with_role(&[Arg::Text(first.text_content().unwrap_or_default())], "ROLE_SYSTEM"));
+        out.push(with_role(
+            &[Arg::Text(first.text_content().unwrap_or_default())],
+            "ROLE_SYSTEM",
+        ));
         rest = &msgs[1..];
     }
     let mut is_first = true;
