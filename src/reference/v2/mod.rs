@@ -16,6 +16,7 @@ pub mod ollama;
 pub mod openai;
 pub mod providers;
 pub mod responses;
+pub mod schema;
 pub mod tools;
 pub mod validate;
 pub mod xai;

@@ -4,6 +4,7 @@
 //! the `model_dump(mode="json")` 2.x would store.
 
 use super::msgs::{self, Block, Data, Item, Items, Msg, Source, FIXED_TIMESTAMP};
+use super::schema;
 use crate::py::{py_repr, PyErr};
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -445,6 +446,10 @@ fn report(errs: &Errors) -> PyErr {
 
 /// `Msg.model_validate(dict)` and its `model_dump(mode="json")`.
 pub fn validate_msg(v: &Value, ids: &mut Ids) -> Result<(Msg, Value), PyErr> {
+    let field_errors = schema::msg_errors(v);
+    if !field_errors.is_empty() {
+        return Err(schema::report(&field_errors));
+    }
     let mut errs = Errors(Vec::new());
     let Some(obj) = v.as_object() else {
         errs.add("", format!("Input should be a valid dictionary or instance of Msg [type=model_type, input_value={}, input_type={}]", py_repr(v), type_name(v)));
@@ -554,14 +559,12 @@ pub fn validate_msg(v: &Value, ids: &mut Ids) -> Result<(Msg, Value), PyErr> {
             } else {
                 "System message can only contain text blocks."
             };
-            errs.add(
-                "",
-                format!(
-                    "Value error, {text} [type=value_error, input_value={}, input_type=dict]",
-                    py_repr(v)
-                ),
-            );
-            return Err(report(&errs));
+            return Err(schema::report(&[schema::LineError {
+                loc: Vec::new(),
+                kind: "value_error",
+                msg: format!("Value error, {text}"),
+                input: v.clone(),
+            }]));
         }
     }
     Ok((
