@@ -4,7 +4,8 @@
 # from the case's folder, web media from media/web) and judges the outputs
 # with the reference comparator (compare.py).
 #   bash scripts/golden-v2-cli.sh [OUT_DIR] [compare.py options...]
-# PROFILE=release builds and runs the release binary (default: debug).
+# PROFILE=release builds and runs the release binary (default: debug);
+# GOLDEN=DIR runs another vector set of the same layout (tests/golden_v2_extra).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:-target/golden-v2-cli}"
@@ -12,10 +13,11 @@ shift || true
 PROFILE="${PROFILE:-debug}"
 if [ "$PROFILE" = release ]; then cargo build --release --quiet; else cargo build --quiet; fi
 BIN="$PWD/target/$PROFILE/formatscope"
-python3 - "$BIN" "$OUT" <<'PY'
+GOLDEN="${GOLDEN:-tests/golden_v2}"
+python3 - "$BIN" "$OUT" "$GOLDEN" <<'PY'
 import json, os, subprocess, sys
 binary, out = sys.argv[1], sys.argv[2]
-root = "tests/golden_v2"
+root = sys.argv[3]
 manifest = json.load(open(f"{root}/manifest.json"))
 web = os.path.abspath(f"{root}/media/web")
 for entry in manifest["files"]:
@@ -30,4 +32,4 @@ for entry in manifest["files"]:
     with open(dest, "w", encoding="utf-8") as f:
         f.write(res.stdout)
 PY
-python3 tests/golden_v2/tools/compare.py tests/golden_v2/expected "$OUT" "$@"
+python3 tests/golden_v2/tools/compare.py "$GOLDEN/expected" "$OUT" "$@"

@@ -20,6 +20,31 @@ impl Ids {
     }
 }
 
+/// A smart-mode union validates a block against every member, and each
+/// member with an `id` default draws one when the dict has none: how many
+/// members before and after the one that wins draw an id.
+fn union_draws(b: &Value, members: &[(&str, bool)]) -> (usize, usize) {
+    let Some(obj) = b.as_object().filter(|o| !o.contains_key("id")) else {
+        return (0, 0);
+    };
+    let typ = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    let Some(win) = members.iter().position(|(t, _)| *t == typ) else {
+        return (0, 0);
+    };
+    let draws = |range: &[(&str, bool)]| range.iter().filter(|(_, id)| *id).count();
+    (draws(&members[..win]), draws(&members[win + 1..]))
+}
+
+const BLOCK_MEMBERS: [(&str, bool); 6] = [
+    ("text", true),
+    ("thinking", true),
+    ("hint", true),
+    ("tool_call", false),
+    ("tool_result", false),
+    ("data", true),
+];
+const ITEM_MEMBERS: [(&str, bool); 2] = [("text", true), ("data", true)];
+
 /// Builds every Msg; the first invalid one fails the whole list.
 pub fn build(messages: &[Value], session_dir: &Path) -> Result<(Vec<Msg>, Vec<Value>), PyErr> {
     let mut ids = Ids::default();
@@ -286,6 +311,8 @@ fn items(
                         continue;
                     }
                 };
+                let (before, after) = union_draws(b, &ITEM_MEMBERS);
+                ids.0 += before;
                 match obj.get("type").and_then(Value::as_str) {
                     Some("text") => {
                         let (t, d) = text_block(obj, &l, ids, errs);
@@ -304,6 +331,7 @@ fn items(
                         format!("Input should be 'text' [type=literal_error, input_value={}, input_type={}]", py_repr(obj.get("type").unwrap_or(&Value::Null)), type_name(obj.get("type").unwrap_or(&Value::Null))),
                     ),
                 }
+                ids.0 += after;
             }
             (Items::List(out), Value::Array(dump))
         }
@@ -319,6 +347,14 @@ fn items(
 }
 
 fn block(b: &Value, loc: &str, ids: &mut Ids, errs: &mut Errors) -> Option<(Block, Value)> {
+    let (before, after) = union_draws(b, &BLOCK_MEMBERS);
+    ids.0 += before;
+    let out = block_inner(b, loc, ids, errs);
+    ids.0 += after;
+    out
+}
+
+fn block_inner(b: &Value, loc: &str, ids: &mut Ids, errs: &mut Errors) -> Option<(Block, Value)> {
     let Some(obj) = b.as_object() else {
         errs.add(loc, format!("Input should be a valid dictionary or instance of TextBlock [type=model_type, input_value={}, input_type={}]", py_repr(b), type_name(b)));
         return None;
