@@ -303,7 +303,13 @@ pub fn run_with(session: &Value, env: &MediaEnv, opts: &Options) -> Result<Value
     if !options.is_empty() {
         out.insert("options".into(), Value::Object(options));
     }
-    let base_dir = env.base_dir().to_path_buf();
+    // `os.path.abspath` of the session's folder, as the oracle takes it.
+    let base_dir = PathBuf::from(msgs::normpath(
+        &std::path::absolute(env.base_dir())
+            .unwrap_or_else(|_| env.base_dir().to_path_buf())
+            .display()
+            .to_string(),
+    ));
     let mut warnings: Vec<String> = Vec::new();
     let job = Job {
         env,
