@@ -265,7 +265,7 @@ pub fn parse_tool_input(input: &str) -> Result<Value, PyErr> {
         ),
     };
     if let Ok(repaired @ crate::response::json_repair::Value::Dict(_)) =
-        crate::response::json_repair::repair_value(input)
+        crate::response::json_repair::repair_value_v0_64(input)
     {
         if let Ok(mut v) = serde_json::from_str::<Value>(&repaired.dumps()) {
             crate::py::normalize_numbers(&mut v);

@@ -39,6 +39,10 @@ pub struct JsonParser {
     pub context: JsonContext,
     pub deferred_contexts: Vec<ContextValue>,
     pub stream_stable: bool,
+    /// json_repair 0.64.2's rules where they differ from 0.59.10's (what
+    /// AgentScope 2.0.11 pins): a `+` after an exponent's `e`, and the
+    /// literals `none` and a delimiter after a literal.
+    pub v0_64: bool,
     /// Python frames on the recursive chain (see [`MAX_FRAMES`]).
     frames: usize,
 }
@@ -51,6 +55,7 @@ impl JsonParser {
             context: JsonContext::new(),
             deferred_contexts: Vec::new(),
             stream_stable,
+            v0_64: false,
             frames: 0,
         }
     }
