@@ -1,7 +1,10 @@
 //! `Msg.model_validate` as AgentScope 2.0.11's pydantic models run it:
-//! what 2.x rejects fails with a `ValidationError` (its first line is what
-//! callers compare), what it accepts comes back as typed [`Msg`]s and as
-//! the `model_dump(mode="json")` 2.x would store.
+//! what 2.x rejects fails with a `ValidationError` (the field errors are
+//! `schema`'s exact report; the role rule, which pydantic runs after the
+//! fields, is here), what it accepts comes back as typed [`Msg`]s and as
+//! the `model_dump(mode="json")` 2.x would store, with the ids its
+//! factories would have drawn. The checks made while building are a
+//! fallback for anything `schema` let through.
 
 use super::msgs::{self, Block, Data, Item, Items, Msg, Source, FIXED_TIMESTAMP};
 use super::schema;
