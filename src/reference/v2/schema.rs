@@ -18,6 +18,8 @@ pub struct LineError {
 enum T {
     Any,
     Str,
+    /// `int` in lax mode.
+    Int,
     Dict,
     List(&'static T),
     Lit(&'static [&'static str]),
@@ -165,6 +167,35 @@ static TOOL_RESULT: M = M {
         FINISHED,
     ],
 };
+static USAGE: M = M {
+    name: "Usage",
+    fields: &[
+        req("input_tokens", T::Int),
+        req("output_tokens", T::Int),
+        opt("cache_input_tokens", T::Int),
+        opt("cache_creation_input_tokens", T::Int),
+    ],
+};
+static ERROR_INFO: M = M {
+    name: "ErrorInfo",
+    fields: &[
+        opt(
+            "type",
+            T::Enum(&[
+                "authentication",
+                "permission",
+                "rate_limit",
+                "invalid_request",
+                "upstream",
+                "connection",
+                "internal",
+                "setup",
+                "unknown",
+            ]),
+        ),
+        req("message", T::Str),
+    ],
+};
 static MSG: M = M {
     name: "Msg",
     fields: &[
@@ -184,11 +215,19 @@ static MSG: M = M {
         opt("id", T::Str),
         opt("metadata", T::Dict),
         opt("created_at", T::Str),
-        opt("usage", T::Opt(&T::Any)),
+        opt("usage", T::Opt(&T::Model(&USAGE))),
         opt("finished_at", T::Opt(&T::Str)),
-        opt("finished_reason", T::Opt(&T::Any)),
+        opt(
+            "finished_reason",
+            T::Opt(&T::Enum(&[
+                "completed",
+                "interrupted",
+                "exceed_max_iters",
+                "error",
+            ])),
+        ),
         opt("structured_output", T::Opt(&T::Dict)),
-        opt("error", T::Opt(&T::Any)),
+        opt("error", T::Opt(&T::Model(&ERROR_INFO))),
     ],
 };
 
@@ -243,6 +282,11 @@ fn check(ty: &T, v: &Value, loc: &mut Vec<String>, out: &mut Vec<LineError>) {
         T::Str => {
             if !v.is_string() {
                 fail("string_type", "Input should be a valid string".into());
+            }
+        }
+        T::Int => {
+            if let Some((kind, msg)) = int_error(v) {
+                fail(kind, msg.into());
             }
         }
         T::Dict => {
@@ -330,6 +374,64 @@ fn check(ty: &T, v: &Value, loc: &mut Vec<String>, out: &mut Vec<LineError>) {
                 check(inner, v, loc, out);
             }
         }
+    }
+}
+
+/// pydantic's lax `int`: the error for `v`, if any.
+fn int_error(v: &Value) -> Option<(&'static str, &'static str)> {
+    match v {
+        Value::Bool(_) => None,
+        Value::Number(_) if type_name(v) == "int" => None,
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if !f.is_finite() => Some(("finite_number", "Input should be a finite number")),
+            Some(f) if f.fract() == 0.0 => None,
+            _ => Some((
+                "int_from_float",
+                "Input should be a valid integer, got a number with a fractional part",
+            )),
+        },
+        Value::String(s) if lax_int(s).is_some() => None,
+        Value::String(_) => Some((
+            "int_parsing",
+            "Input should be a valid integer, unable to parse string as an integer",
+        )),
+        _ => Some(("int_type", "Input should be a valid integer")),
+    }
+}
+
+/// An integer's text as pydantic reads it (spaces, a sign, digits with
+/// single underscores, a fraction of zeros).
+pub fn lax_int(s: &str) -> Option<i128> {
+    let t = s.trim();
+    let (whole, fraction) = t.split_once('.').unwrap_or((t, ""));
+    if !fraction.chars().all(|c| c == '0') {
+        return None;
+    }
+    let digits = whole.strip_prefix(['+', '-']).unwrap_or(whole);
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return None;
+    }
+    whole.replace('_', "").parse().ok()
+}
+
+/// The `int` pydantic makes of a value [`int_error`] accepts.
+pub fn as_int(v: &Value) -> Value {
+    match v {
+        Value::Bool(b) => Value::from(i64::from(*b)),
+        Value::Number(_) if type_name(v) == "int" => v.clone(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => v.clone(),
+        },
+        Value::String(s) => match lax_int(s) {
+            Some(i) => serde_json::Number::from_string_unchecked(i.to_string()).into(),
+            None => v.clone(),
+        },
+        _ => v.clone(),
     }
 }
 

@@ -558,22 +558,28 @@ pub fn validate_msg(v: &Value, ids: &mut Ids) -> Result<(Msg, Value), PyErr> {
     );
     let usage = match obj.get("usage") {
         Some(Value::Object(u)) => {
-            let mut u = u.clone();
-            u.entry("cache_input_tokens").or_insert(json!(0));
-            u.entry("cache_creation_input_tokens").or_insert(json!(0));
-            Value::Object(u)
+            let int = |k: &str| u.get(k).map(schema::as_int).unwrap_or_else(|| json!(0));
+            json!({
+                "input_tokens": int("input_tokens"),
+                "output_tokens": int("output_tokens"),
+                "cache_input_tokens": int("cache_input_tokens"),
+                "cache_creation_input_tokens": int("cache_creation_input_tokens"),
+            })
         }
         other => other.cloned().unwrap_or(Value::Null),
     };
     dump.insert("usage".into(), usage);
-    for key in [
-        "finished_at",
-        "finished_reason",
-        "structured_output",
-        "error",
-    ] {
+    for key in ["finished_at", "finished_reason", "structured_output"] {
         dump.insert(key.into(), obj.get(key).cloned().unwrap_or(Value::Null));
     }
+    let error = match obj.get("error") {
+        Some(Value::Object(e)) => json!({
+            "type": e.get("type").cloned().unwrap_or_else(|| json!("unknown")),
+            "message": e.get("message").cloned().unwrap_or(Value::Null),
+        }),
+        other => other.cloned().unwrap_or(Value::Null),
+    };
+    dump.insert("error".into(), error);
     name_loc_fix(&mut errs);
     if !errs.0.is_empty() {
         return Err(report(&errs));
