@@ -16,7 +16,6 @@ pub struct LineError {
 }
 
 enum T {
-    Any,
     Str,
     /// `int` in lax mode.
     Int,
@@ -135,6 +134,18 @@ static HINT: M = M {
         FINISHED,
     ],
 };
+static PERMISSION_RULE: M = M {
+    name: "PermissionRule",
+    fields: &[
+        req("tool_name", T::Str),
+        req("rule_content", T::Opt(&T::Str)),
+        req(
+            "behavior",
+            T::Enum(&["allow", "deny", "ask", "passthrough"]),
+        ),
+        req("source", T::Str),
+    ],
+};
 static TOOL_CALL: M = M {
     name: "ToolCallBlock",
     fields: &[
@@ -146,7 +157,7 @@ static TOOL_CALL: M = M {
             "state",
             T::Enum(&["pending", "asking", "allowed", "submitted", "finished"]),
         ),
-        opt("suggested_rules", T::List(&T::Any)),
+        opt("suggested_rules", T::List(&T::Model(&PERMISSION_RULE))),
         CREATED,
         FINISHED,
     ],
@@ -278,7 +289,6 @@ fn check(ty: &T, v: &Value, loc: &mut Vec<String>, out: &mut Vec<LineError>) {
         })
     };
     match ty {
-        T::Any => {}
         T::Str => {
             if !v.is_string() {
                 fail("string_type", "Input should be a valid string".into());

@@ -422,9 +422,23 @@ fn block_inner(b: &Value, loc: &str, ids: &mut Ids, errs: &mut Errors) -> Option
             );
             out.insert(
                 "suggested_rules".into(),
-                obj.get("suggested_rules")
-                    .cloned()
-                    .unwrap_or_else(|| json!([])),
+                match obj.get("suggested_rules") {
+                    Some(Value::Array(rules)) => Value::Array(
+                        rules
+                            .iter()
+                            .map(|r| {
+                                let get = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
+                                json!({
+                                    "tool_name": get("tool_name"),
+                                    "rule_content": get("rule_content"),
+                                    "behavior": get("behavior"),
+                                    "source": get("source"),
+                                })
+                            })
+                            .collect(),
+                    ),
+                    _ => json!([]),
+                },
             );
             stamps(obj, &l, &mut out, false, errs);
             Block::ToolCall { id, name, input }
