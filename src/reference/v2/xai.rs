@@ -85,9 +85,8 @@ fn calls_message(texts: &mut Vec<String>, calls: &mut Vec<(String, String, Strin
         if !input.is_empty() {
             f.insert("arguments".into(), input.into());
         }
-        if !f.is_empty() {
-            tc.insert("function".into(), Value::Object(f));
-        }
+        // Assigning its fields makes the submessage present, even empty.
+        tc.insert("function".into(), Value::Object(f));
         list.push(Value::Object(tc));
     }
     m.insert("tool_calls".into(), Value::Array(list));
@@ -220,10 +219,13 @@ pub fn format_multi(ctx: &Ctx, msgs: &[Msg], prompt: &str) -> Result<Vec<Value>,
     let mut out = Vec::new();
     let mut rest = msgs;
     if let Some(first) = msgs.first().filter(|m| m.role == "system") {
-        out.push(with_role(
-            &[Arg::Text(first.text_content().unwrap_or_default())],
-            "ROLE_SYSTEM",
-        ));
+        // `system(None)` when it has no text: protobuf refuses the None.
+        let Some(text) = first.text_content() else {
+            return Err(PyErr::type_error(
+                "Parameter to initialize message field must be dict or instance of same class: expected <class 'xai.api.v1.chat_pb2.Content'> got <class 'NoneType'>.",
+            ));
+        };
+        out.push(with_role(&[Arg::Text(text)], "ROLE_SYSTEM"));
         rest = &msgs[1..];
     }
     let mut is_first = true;
