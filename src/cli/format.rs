@@ -94,6 +94,32 @@ pub(crate) struct FormatArgs {
     /// Print only the messages list (or the error object).
     #[arg(long)]
     pub(crate) raw: bool,
+
+    /// The AgentScope version to reproduce: 1.0.21 (default) or 2.0.11.
+    #[arg(long, value_name = "VERSION", default_value = "1.0.21")]
+    pub(crate) agentscope: String,
+
+    /// 2.0.11: with --tools, format with ToolChoice(mode=MODE): auto, none,
+    /// required or a tool name.
+    #[arg(long, value_name = "MODE")]
+    pub(crate) tool_choice: Option<String>,
+
+    /// 2.0.11: with --tool-choice, ToolChoice.tools (comma-separated names).
+    #[arg(long, value_name = "A,B")]
+    pub(crate) tool_choice_tools: Option<String>,
+
+    /// 2.0.11: the formatter's input_types (comma-separated; replaces its
+    /// default).
+    #[arg(long, value_name = "T,T")]
+    pub(crate) input_types: Option<String>,
+
+    /// 2.0.11: no formatter; print the 2.x Msgs the session becomes.
+    #[arg(long)]
+    pub(crate) msgs_only: bool,
+
+    /// 2.0.11: add the 2.x Msgs ("msgs") to a formatter run.
+    #[arg(long)]
+    pub(crate) dump_msgs: bool,
 }
 
 fn pick_formatter(
@@ -137,6 +163,16 @@ pub(crate) fn choose_formatter(
 }
 
 pub(crate) fn run(args: FormatArgs) -> i32 {
+    let v2_only = [
+        ("--tool-choice", args.tool_choice.is_some()),
+        ("--tool-choice-tools", args.tool_choice_tools.is_some()),
+        ("--input-types", args.input_types.is_some()),
+        ("--msgs-only", args.msgs_only),
+        ("--dump-msgs", args.dump_msgs),
+    ];
+    if let Some((flag, _)) = v2_only.iter().find(|(_, on)| *on) {
+        return usage_error(format!("{flag} needs --agentscope 2.0.11"));
+    }
     let session = match read_session(&args.session) {
         Ok(s) => s,
         Err(e) => return usage_error(e),

@@ -29,6 +29,7 @@ mod count;
 mod diff;
 mod explain;
 mod format;
+mod format_v2;
 mod handout;
 mod legacy;
 mod lint;
@@ -144,7 +145,13 @@ pub fn run() -> i32 {
         }
     };
     match cli.command {
-        Some(Command::Format(args)) => format::run(args),
+        Some(Command::Format(args)) => match args.agentscope.as_str() {
+            "2.0.11" => format_v2::run(args),
+            "1.0.21" => format::run(args),
+            other => usage_error(format!(
+                "unknown AgentScope version {other:?}; 1.0.21 or 2.0.11"
+            )),
+        },
         Some(Command::Count(args)) => count::count(args),
         Some(Command::Tokenize(args)) => tokenize::tokenize(args),
         Some(Command::Request(args)) => request::run(args),

@@ -15,6 +15,7 @@
 
 mod v0;
 mod v1;
+pub mod v2;
 
 use crate::formatter::Span;
 use crate::media::MediaEnv;

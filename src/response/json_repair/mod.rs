@@ -114,6 +114,25 @@ pub fn try_repair_json(s: &str) -> Result<String, RepairError> {
 
 /// `json_repair.loads(s, stream_stable=True)`: the repaired value itself.
 pub fn repair_value(s: &str) -> Result<Value, RepairError> {
+    repair_value_as(s, false)
+}
+
+/// [`repair_value`] with json_repair 0.64.2's rules where the port knows
+/// them to differ from 0.59.10 (see `JsonParser::v0_64`).
+pub fn repair_value_v0_64(s: &str) -> Result<Value, RepairError> {
+    repair_value_as(s, true)
+}
+
+/// [`try_repair_json`] with json_repair 0.64.2's known differences.
+pub fn try_repair_json_v0_64(s: &str) -> Result<String, RepairError> {
+    let value = repair_value_v0_64(s)?;
+    if value.is_empty_str() {
+        return Ok(String::new());
+    }
+    Ok(value.dumps())
+}
+
+fn repair_value_as(s: &str, v0_64: bool) -> Result<Value, RepairError> {
     let chars: Vec<char> = s.chars().collect();
     // Fast path for valid JSON: `json.loads(json_str)`.
     match loads::loads(&chars) {
@@ -122,5 +141,6 @@ pub fn repair_value(s: &str) -> Result<Value, RepairError> {
         Err(loads::LoadError::Invalid) => {}
     }
     let mut p = parser::JsonParser::new(chars, true);
+    p.v0_64 = v0_64;
     p.parse()
 }

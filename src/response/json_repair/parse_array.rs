@@ -18,7 +18,11 @@ impl JsonParser {
     }
 
     fn parse_array_inner(&mut self, closing_delimiter: char) -> R<Vec<Value>> {
-        let mut arr = Vec::new();
+        let mut arr: Vec<Value> = Vec::new();
+        // 0.64.2: an array that is an object's value and holds only
+        // scalars closes before a `"key":` (a member of the parent object).
+        let array_is_object_value = self.context.current == Some(ContextValue::ObjectValue);
+        let mut closed_before_parent_member = false;
         self.context.set(ContextValue::Array);
         self.skip_whitespaces();
         let mut char = self.get_char_at(0);
@@ -29,6 +33,16 @@ impl JsonParser {
                 let i = self.skip_to_character(&[ch], 1);
                 let i = self.scroll_whitespaces(i + 1);
                 if self.get_char_at(i) == Some(':') {
+                    if self.v0_64
+                        && array_is_object_value
+                        && !arr.is_empty()
+                        && arr
+                            .iter()
+                            .all(|v| !matches!(v, Value::Dict(_) | Value::List(_)))
+                    {
+                        closed_before_parent_member = true;
+                        break;
+                    }
                     self.parse_object()?
                 } else {
                     self.parse_string()?
@@ -56,7 +70,9 @@ impl JsonParser {
             }
         }
         // (A missing closing delimiter is only logged.)
-        self.index += 1;
+        if !closed_before_parent_member {
+            self.index += 1;
+        }
         self.context.reset();
         Ok(arr)
     }

@@ -86,7 +86,8 @@ impl JsonParser {
         let mut ch = self.get_char_at(0);
         let is_array = self.context.current == Some(ContextValue::Array);
         while let Some(c) = ch {
-            if !is_number_char(c) || (is_array && c == ',') {
+            let plus = self.v0_64 && c == '+' && number_str.ends_with(['e', 'E']);
+            if !(is_number_char(c) || plus) || (is_array && c == ',') {
                 break;
             }
             if c != '_' {
@@ -100,7 +101,9 @@ impl JsonParser {
             self.index -= number_str.len() as isize;
             return self.parse_string();
         }
-        if number_str.ends_with(['-', 'e', 'E', '/', ',']) {
+        if number_str.ends_with(['-', 'e', 'E', '/', ','])
+            || (self.v0_64 && number_str.ends_with('+'))
+        {
             // Ends with a character not valid for a number: roll back one.
             number_str.pop();
             self.index -= 1;

@@ -39,6 +39,10 @@ pub struct JsonParser {
     pub context: JsonContext,
     pub deferred_contexts: Vec<ContextValue>,
     pub stream_stable: bool,
+    /// json_repair 0.64.2's rules where they differ from 0.59.10's (what
+    /// AgentScope 2.0.11 pins): a `+` after an exponent's `e`, and the
+    /// literals `none` and a delimiter after a literal.
+    pub v0_64: bool,
     /// Python frames on the recursive chain (see [`MAX_FRAMES`]).
     frames: usize,
 }
@@ -51,6 +55,7 @@ impl JsonParser {
             context: JsonContext::new(),
             deferred_contexts: Vec::new(),
             stream_stable,
+            v0_64: false,
             frames: 0,
         }
     }
@@ -206,6 +211,8 @@ impl JsonParser {
             }
             return Ok(r);
         }
+        // 0.64.2: only the first quote may start a missing-brace object.
+        let mut check_initial_quote = self.v0_64 && self.index == 0 && self.context.empty;
         loop {
             let Some(ch) = self.get_char_at(0) else {
                 // None means that we are at the end of the string provided
@@ -239,9 +246,39 @@ impl JsonParser {
             if ch == '#' || ch == '/' {
                 return self.parse_comment();
             }
+            if check_initial_quote && STRING_DELIMITERS.contains(&ch) {
+                check_initial_quote = false;
+                if let Some(value) = self.missing_opening_object(ch) {
+                    return Ok(value);
+                }
+            }
             // If everything else fails, we just ignore and move on
             self.index += 1;
         }
+    }
+
+    /// 0.64.2's `_try_parse_missing_opening_object`: `"key": ...}` that
+    /// one `{` in front makes valid JSON (only whitespace before the quote).
+    fn missing_opening_object(&mut self, delimiter: char) -> Option<Value> {
+        if self.scroll_whitespaces(-self.index) != 0 {
+            return None;
+        }
+        let offset = self.skip_to_character(&[delimiter], 1);
+        self.get_char_at(offset)?;
+        let offset = self.scroll_whitespaces(offset + 1);
+        if self.get_char_at(offset) != Some(':') {
+            return None;
+        }
+        let last = self.json_str.iter().rev().find(|c| !isspace(**c));
+        if last != Some(&'}') {
+            return None;
+        }
+        let mut candidate = Vec::with_capacity(self.json_str.len() + 1);
+        candidate.push('{');
+        candidate.extend_from_slice(&self.json_str);
+        let value = super::loads::loads(&candidate).ok()?;
+        self.index = self.len();
+        Some(value)
     }
 
     /// `JSONParser.parse_parenthesized`: a tuple is a list; `(x)` is `x`.

@@ -11,6 +11,9 @@ impl JsonParser {
     /// `parse_boolean_or_null`: `true`, `false` or `null` (any case) at
     /// the cursor, else None (Python's `""`) with the cursor unmoved.
     pub fn parse_boolean_or_null(&mut self) -> Option<Value> {
+        if self.v0_64 {
+            return self.parse_literal_v0_64();
+        }
         // `(get_char_at() or "").lower()`: only ASCII letters lower to the
         // letters compared below.
         let lower = |c: Option<char>| c.map(|c| c.to_ascii_lowercase());
@@ -37,6 +40,43 @@ impl JsonParser {
         }
         // If nothing works reset the index before returning
         self.index = starting_index;
+        None
+    }
+
+    /// 0.64.2's `parse_boolean_or_null`: `true`, `false`, `null` or
+    /// `none` (any case), and only when a delimiter, a space or the end
+    /// follows.
+    fn parse_literal_v0_64(&mut self) -> Option<Value> {
+        let lower = |c: Option<char>| c.map(|c| c.to_ascii_lowercase());
+        let first = lower(self.get_char_at(0));
+        let start = self.index;
+        let literals = [
+            ("true", Value::Bool(true)),
+            ("false", Value::Bool(false)),
+            ("null", Value::Null),
+            ("none", Value::Null),
+        ];
+        for (word, value) in literals {
+            if first != word.chars().next() {
+                continue;
+            }
+            self.index = start;
+            let mut whole = true;
+            for expected in word.chars() {
+                if lower(self.get_char_at(0)) != Some(expected) {
+                    whole = false;
+                    break;
+                }
+                self.index += 1;
+            }
+            if whole {
+                let next = self.get_char_at(0);
+                if next.is_none_or(|c| c.is_whitespace() || [',', ')', ']', '}'].contains(&c)) {
+                    return Some(value);
+                }
+            }
+        }
+        self.index = start;
         None
     }
 
