@@ -36,7 +36,7 @@ fn sse_one_event(c: &mut Criterion) {
         event.extend_from_slice(b"\"}\n\n");
         g.bench_with_input(BenchmarkId::from_parameter(bytes), &event, |b, event| {
             b.iter(|| {
-                let mut r = EventReader::new(Api::OpenAI);
+                let mut r = EventReader::new(Api::OpenAi);
                 let mut n = 0;
                 for chunk in event.chunks(16 * 1024) {
                     n += r.push(chunk).map(|e| e.len()).unwrap_or(0);

@@ -11,7 +11,7 @@
 mod sessions;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::io::Log;
 use formatscope::tui::runtime::Runtime;
 use formatscope::tui::theme::Theme;
@@ -22,8 +22,8 @@ use std::time::Duration;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
 fn bench(c: &mut Criterion) {

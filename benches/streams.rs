@@ -139,7 +139,7 @@ fn benches(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let client = net::client(Timeouts::default()).expect("a client");
-    for api in [Api::OpenAI, Api::Anthropic] {
+    for api in [Api::OpenAi, Api::Anthropic] {
         let opts = Options::new(api);
         for n in sizes() {
             let port = serve(sse_body(api, n));

@@ -15,7 +15,7 @@ mod workbench;
 mod sessions;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::theme::Theme;
 use formatscope::tui::worker::Computer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -25,8 +25,8 @@ use std::time::Duration;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
 fn benches(c: &mut Criterion) {
@@ -78,10 +78,10 @@ fn benches(c: &mut Criterion) {
     // valid JSON): the message changes, the budget recounts one unit.
     app.update(key('j'));
     app.update(key('e'));
-    app.update(Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
-    app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE)));
+    app.update(Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+    app.update(Event::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE)));
     for _ in 0..2 {
-        app.update(Msg::Key(KeyEvent::new(KeyCode::Left, KeyModifiers::NONE)));
+        app.update(Event::Key(KeyEvent::new(KeyCode::Left, KeyModifiers::NONE)));
     }
     let mut typed = 0u32;
     group.bench_function("edit_key_with_reformat", |b| {

@@ -9,7 +9,7 @@ use crate::formatter::{
 use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
-use crate::session::{live_items, msgs_of, Message, Msg, MsgItem, Names};
+use crate::session::{live_items, msgs_of, Msg, MsgItem, Names, PackedMessage};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
 use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
@@ -122,7 +122,7 @@ pub struct BudgetModel {
 pub enum BudgetError {
     /// Message `index` is not a valid AgentScope `Msg`: AgentScope's error,
     /// and why in plain words.
-    Message {
+    PackedMessage {
         index: usize,
         error: PyErr,
         why: Option<String>,
@@ -134,7 +134,7 @@ pub enum BudgetError {
 impl std::fmt::Display for BudgetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BudgetError::Message { index, error, .. } => {
+            BudgetError::PackedMessage { index, error, .. } => {
                 write!(f, "message {index}: {}: {}", error.kind, error.message)
             }
             BudgetError::Format(e) => write!(f, "{}: {}", e.kind, e.message),
@@ -147,25 +147,23 @@ impl BudgetModel {
         formatter: FormatterId,
         options: FormatOptions,
         model: ModelInfo,
-        messages: impl IntoIterator<Item = impl Into<Message>>,
+        messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
-        let messages: Vec<Message> = messages.into_iter().map(Into::into).collect();
+        let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(&messages);
         let mut names = Names::default();
-        let msgs = messages
-            .into_iter()
-            .enumerate()
-            .map(|(index, m)| {
-                MsgItem::packed(m, &mut names).map_err(|(error, why)| BudgetError::Message {
-                    index,
-                    error,
-                    why,
+        let msgs =
+            messages
+                .into_iter()
+                .enumerate()
+                .map(|(index, m)| {
+                    MsgItem::packed(m, &mut names)
+                        .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })
                 })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()?;
         // Promotion allowed: right for counting; plans then run the reference loop.
         let seg = Segmented::build_with(formatter, &options, &msgs, &keys, &env, None, true)
             .map_err(segment_error)?;
@@ -211,9 +209,9 @@ impl BudgetModel {
     pub fn set_message(
         &mut self,
         index: usize,
-        value: impl Into<Message>,
+        value: impl Into<PackedMessage>,
     ) -> Result<(), BudgetError> {
-        let value: Message = value.into();
+        let value: PackedMessage = value.into();
         if index >= self.msgs.len() {
             return Err(BudgetError::Format(PyErr::new(
                 "IndexError",
@@ -222,7 +220,7 @@ impl BudgetModel {
         }
         self.keys[index] = value.key();
         let msg = MsgItem::packed(value, &mut self.names)
-            .map_err(|(error, why)| BudgetError::Message { index, error, why })?;
+            .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?;
         self.msgs[index] = msg.clone();
         let replaced = self
             .request
@@ -257,9 +255,9 @@ impl BudgetModel {
     /// units, with every unchanged unit's output and count reused.
     pub fn set_messages(
         &mut self,
-        messages: impl IntoIterator<Item = impl Into<Message>>,
+        messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
     ) -> Result<(), BudgetError> {
-        let messages: Vec<Message> = messages.into_iter().map(Into::into).collect();
+        let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
         let mut by_key: HashMap<u64, MsgItem> = self
             .keys
             .iter()
@@ -273,7 +271,7 @@ impl BudgetModel {
             let msg = match by_key.remove(&key) {
                 Some(msg) => msg,
                 None => MsgItem::packed(m, &mut self.names)
-                    .map_err(|(error, why)| BudgetError::Message { index, error, why })?,
+                    .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?,
             };
             msgs.push(msg);
             keys.push(key);

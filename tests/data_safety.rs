@@ -11,7 +11,7 @@ mod run;
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::document::Disk;
 use formatscope::tui::msg::FileResult;
 use formatscope::tui::panes::popup::{Pending, Popup};
@@ -24,18 +24,18 @@ use std::process::Command as Process;
 use std::time::Duration;
 use workbench::*;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
-fn code(c: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+fn code(c: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
 }
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
 fn changed(app: &mut App, computer: &mut Computer, path: &Path) -> Vec<PathBuf> {
-    send(app, computer, Msg::FilesChanged(vec![path.to_path_buf()]))
+    send(app, computer, Event::FilesChanged(vec![path.to_path_buf()]))
 }
 
 fn two_sessions() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -769,11 +769,11 @@ fn item6_unsaved_edits_are_copied_to_the_recovery_file_every_few_seconds() {
     let (_dir, path) = temp_copy("chat_plain.json");
     let (mut app, mut computer) = loaded_app(&path, (120, 40));
     send(&mut app, &mut computer, key('d'));
-    send(&mut app, &mut computer, Msg::Tick);
+    send(&mut app, &mut computer, Event::Tick);
     let recovery = formatscope::tui::recovery::path_for(&path);
     assert!(recovery.exists());
     send(&mut app, &mut computer, key('u'));
-    send(&mut app, &mut computer, Msg::Tick);
+    send(&mut app, &mut computer, Event::Tick);
     assert!(!recovery.exists(), "nothing unsaved, nothing kept");
 }
 
@@ -787,7 +787,7 @@ fn a_file_event_for_the_file_as_it_was_changes_nothing() {
     send(
         &mut app,
         &mut computer,
-        Msg::FileRead {
+        Event::FileRead {
             path: path.clone(),
             result,
         },

@@ -13,7 +13,7 @@
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::io::Log;
 use formatscope::tui::panes::popup::Popup;
 use formatscope::tui::runtime::Runtime;
@@ -69,13 +69,13 @@ fn setup() -> impl Strategy<Value = Setup> {
     )
 }
 
-fn key(code: KeyCode, ctrl: bool) -> Msg {
+fn key(code: KeyCode, ctrl: bool) -> Event {
     let mods = if ctrl {
         KeyModifiers::CONTROL
     } else {
         KeyModifiers::NONE
     };
-    Msg::Key(KeyEvent::new(code, mods))
+    Event::Key(KeyEvent::new(code, mods))
 }
 
 /// The session text with version `n` in its title (outside changes keep

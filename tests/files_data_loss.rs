@@ -8,24 +8,24 @@
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::panes::popup::Popup;
 use formatscope::tui::worker::Computer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use workbench::*;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
-fn code(c: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+fn code(c: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
 }
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 fn changed(app: &mut App, computer: &mut Computer, path: &Path) -> Vec<PathBuf> {
-    send(app, computer, Msg::FilesChanged(vec![path.to_path_buf()]))
+    send(app, computer, Event::FilesChanged(vec![path.to_path_buf()]))
 }
 
 // ---- 10. Undo in the editor back to the file's text is no edit ----------
@@ -314,7 +314,7 @@ fn item9_the_recovery_file_is_written_only_when_the_edits_changed() {
     let (_dir, path) = temp_copy("chat_plain.json");
     let (mut app, mut computer) = loaded_app(&path, (120, 40));
     send(&mut app, &mut computer, key('d'));
-    send(&mut app, &mut computer, Msg::Tick);
+    send(&mut app, &mut computer, Event::Tick);
     let recovery = formatscope::tui::recovery::path_for(&path);
     assert!(recovery.exists());
     std::fs::write(&recovery, "the copy already made").expect("mark it");
@@ -322,8 +322,8 @@ fn item9_the_recovery_file_is_written_only_when_the_edits_changed() {
     send(&mut app, &mut computer, key('e'));
     send(&mut app, &mut computer, code(KeyCode::End));
     send(&mut app, &mut computer, key(' '));
-    send(&mut app, &mut computer, Msg::Tick);
-    send(&mut app, &mut computer, Msg::Tick);
+    send(&mut app, &mut computer, Event::Tick);
+    send(&mut app, &mut computer, Event::Tick);
     assert_eq!(
         std::fs::read_to_string(&recovery).expect("read"),
         "the copy already made",
@@ -334,7 +334,7 @@ fn item9_the_recovery_file_is_written_only_when_the_edits_changed() {
     send(&mut app, &mut computer, code(KeyCode::Backspace));
     send(&mut app, &mut computer, code(KeyCode::Backspace));
     send(&mut app, &mut computer, key('x'));
-    send(&mut app, &mut computer, Msg::Tick);
+    send(&mut app, &mut computer, Event::Tick);
     assert_ne!(
         std::fs::read_to_string(&recovery).expect("read"),
         "the copy already made"

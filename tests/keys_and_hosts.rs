@@ -11,7 +11,7 @@ mod run;
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::panes::popup::Popup;
 use formatscope::tui::worker::Computer;
 use http::{Reply, Server};
@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use workbench::*;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
 #[test]
@@ -309,8 +309,8 @@ fn replies_the_workbench_says_what_came_back_when_it_is_not_a_reply() {
 
 // ---- Sends: a large request shows where it goes and asks first ----------
 
-fn code(c: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+fn code(c: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
 }
 
 #[test]
@@ -365,7 +365,7 @@ fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {
         Command::Send(job) => Some(job.id),
         _ => None,
     }) {
-        app.update(Msg::Reply {
+        app.update(Event::Reply {
             id,
             update: formatscope::tui::panes::reply::ReplyUpdate::Cancelled,
         });

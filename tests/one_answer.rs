@@ -13,7 +13,7 @@ mod workbench;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use formatscope::provider::Provider;
-use formatscope::tui::app::Msg;
+use formatscope::tui::app::Event;
 use provider::{FakeProvider, Plan};
 use run::formatscope;
 use serde_json::{json, Value};
@@ -105,7 +105,7 @@ fn every_command_and_the_workbench_name_the_same_model() {
                 named.is_none(),
                 "{label}: header {header}"
             );
-            let cmds = app.update(Msg::Key(KeyEvent::new(
+            let cmds = app.update(Event::Key(KeyEvent::new(
                 KeyCode::Char('E'),
                 KeyModifiers::NONE,
             )));

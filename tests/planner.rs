@@ -8,7 +8,7 @@ use formatscope::formatter::{
 };
 use formatscope::media::{MediaEnv, NoNetwork};
 use formatscope::pipeline::build_msgs;
-use formatscope::session::{parse_session, Message, Msg, MsgItem};
+use formatscope::session::{parse_session, Msg, MsgItem, PackedMessage};
 use formatscope::tokens::{
     models, AgentScopeCounter, MessageCounter, OpenAiTokenCounter, ProviderCounter,
 };
@@ -122,7 +122,7 @@ struct Case {
 }
 
 /// The messages as the workbench's budget model holds them.
-fn packed_items(messages: &[Message]) -> Vec<MsgItem> {
+fn packed_items(messages: &[PackedMessage]) -> Vec<MsgItem> {
     let mut names = formatscope::session::Names::default();
     messages
         .iter()

@@ -177,7 +177,7 @@ fn openai_events(n: usize) -> Vec<Value> {
 fn the_workbench_relay_builds_a_few_responses_of_a_long_stream() {
     let n = 20_000;
     let events = openai_events(n);
-    let mut parser = StreamParser::new(Api::OpenAI, &Options::new(Api::OpenAI), Instant::now());
+    let mut parser = StreamParser::new(Api::OpenAi, &Options::new(Api::OpenAi), Instant::now());
     let mut relay = Relay::default();
     let mut updates = Vec::new();
     let started = Instant::now();

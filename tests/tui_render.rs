@@ -5,12 +5,12 @@
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::Msg;
+use formatscope::tui::app::Event;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
 #[test]
@@ -37,7 +37,7 @@ fn a_session_that_stops_parsing_keeps_the_last_output_marked_stale() {
     let path = dir.path().join("chat.json");
     std::fs::copy(session_path("chat_plain.json"), &path).expect("copy");
     let (mut app, mut computer) = loaded_app(&path, (120, 40));
-    let cmds = app.update(Msg::FileRead {
+    let cmds = app.update(Event::FileRead {
         path: path.clone(),
         result: formatscope::tui::msg::FileResult::Text {
             text: "{\"messages\": [\n  {\"role\": \"user\",,}\n]}".into(),
@@ -107,7 +107,7 @@ fn help_is_generated_from_the_keymap() {
     assert!(screen.contains("Keys 1–"), "{screen}");
     let mut seen = screen.clone();
     for _ in 0..5 {
-        app.update(Msg::Key(KeyEvent::new(
+        app.update(Event::Key(KeyEvent::new(
             KeyCode::PageDown,
             KeyModifiers::NONE,
         )));
@@ -247,12 +247,12 @@ fn a_streamed_reply_is_shown_with_billed_usage_beside_our_count() {
         }),
         metadata: serde_json::Value::Null,
     };
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id,
         update: ReplyUpdate::Chunk(Box::new(response.clone())),
     });
     insta::assert_snapshot!("reply_streaming", screen_text(&app, 120, 40));
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id,
         update: ReplyUpdate::Done(Box::new(Outcome {
             final_response: Some(response),
@@ -275,7 +275,10 @@ fn replies_of_several_providers_stand_side_by_side() {
     let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
     app.update(key('P'));
     app.update(key('1'));
-    let cmds = app.update(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let cmds = app.update(Event::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
     let ids: Vec<u64> = cmds
         .iter()
         .filter_map(|c| match c {
@@ -288,7 +291,7 @@ fn replies_of_several_providers_stand_side_by_side() {
         .iter()
         .zip(["OpenAI says hello.", "DashScope says 你好."])
     {
-        app.update(Msg::Reply {
+        app.update(Event::Reply {
             id: *id,
             update: ReplyUpdate::Chunk(Box::new(ChatResponse {
                 id: None,
@@ -320,7 +323,7 @@ fn r_shows_the_providers_exact_count_until_the_request_changes() {
             _ => None,
         })
         .expect("a remote count");
-    app.update(Msg::RemoteCounted {
+    app.update(Event::RemoteCounted {
         generation,
         provider: Provider::Anthropic,
         result: Ok(212),
@@ -547,7 +550,7 @@ fn a_model_change_breaks_the_cache_line_at_the_model() {
     use formatscope::diff::cache::Break;
     let (_dir, path) = temp_copy("chat_plain.json");
     let (mut app, mut computer) = loaded_app(&path, (160, 48));
-    let enter = Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let enter = Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     let keys = std::iter::once(key('s')).chain("gpt-4o-mini".chars().map(key));
     for k in keys.chain([enter]) {
         let cmds = app.update(k);

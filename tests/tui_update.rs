@@ -5,25 +5,25 @@
 mod workbench;
 
 use formatscope::formatter::{Mode, Provider};
-use formatscope::tui::app::{Focus, Msg};
+use formatscope::tui::app::{Event, Focus};
 use formatscope::tui::msg::{Command, FileResult};
 use formatscope::tui::panes::popup::{Pending, Popup};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
-fn code(c: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+fn code(c: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
 }
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
 /// The file at `path` read with `text`.
-fn read(path: &std::path::Path, text: &str) -> Msg {
-    Msg::FileRead {
+fn read(path: &std::path::Path, text: &str) -> Event {
+    Event::FileRead {
         path: path.to_path_buf(),
         result: FileResult::Text {
             text: text.into(),
@@ -73,9 +73,9 @@ fn a_stale_preview_is_dropped() {
         panic!("reformat")
     };
     let newer = computer.compute(&new);
-    app.update(Msg::PreviewReady(Box::new(newer)));
+    app.update(Event::PreviewReady(Box::new(newer)));
     let older = computer.compute(&old);
-    app.update(Msg::PreviewReady(Box::new(older)));
+    app.update(Event::PreviewReady(Box::new(older)));
     assert_eq!(
         app.preview.as_ref().map(|p| p.formatter.provider),
         Some(Provider::DashScope)
@@ -281,7 +281,7 @@ fn folder_mode_lists_sessions_and_follows_files_that_come_and_go() {
     send(
         &mut app,
         &mut computer,
-        Msg::FilesChanged(vec![new.clone()]),
+        Event::FilesChanged(vec![new.clone()]),
     );
     assert_eq!(
         app.files.len(),
@@ -289,7 +289,7 @@ fn folder_mode_lists_sessions_and_follows_files_that_come_and_go() {
         "upper-case .JSON files are sessions too"
     );
     std::fs::remove_file(&new).expect("remove");
-    send(&mut app, &mut computer, Msg::FilesChanged(vec![new]));
+    send(&mut app, &mut computer, Event::FilesChanged(vec![new]));
     assert_eq!(app.files.len(), 2);
     send(&mut app, &mut computer, key(']'));
     assert_eq!(app.position(), Some(1));
@@ -301,7 +301,7 @@ fn the_mouse_focuses_panes_selects_messages_and_scrolls() {
     use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
     let (mut app, _) = loaded_app(&session_path("library_trip.json"), (120, 40));
     let mouse = |kind, column, row| {
-        Msg::Mouse(MouseEvent {
+        Event::Mouse(MouseEvent {
             kind,
             column,
             row,
@@ -387,7 +387,7 @@ mod random_use {
     use super::*;
     use proptest::prelude::*;
 
-    fn any_key() -> impl Strategy<Value = Msg> {
+    fn any_key() -> impl Strategy<Value = Event> {
         let plain = prop::sample::select(vec![
             'j', 'k', 'g', 'G', 'e', 'T', 'a', 'd', 'x', 'K', 'J', 'u', '/', 'n', 'N', 't', 'b',
             'm', '1', '2', '3', '4', '5', '6', 'p', '?', 'q', ']', '[', '{', '"', 'z', ' ', 's',
@@ -473,7 +473,7 @@ fn counts_are_published_before_the_plan() {
     assert!(early[0].plan.is_none(), "then the plan");
     assert!(early[1].plan.is_some() && early[1].lint.is_none());
     assert!(done.plan.is_some() && done.lint.is_some());
-    app.update(Msg::PreviewReady(Box::new(early.remove(0))));
+    app.update(Event::PreviewReady(Box::new(early.remove(0))));
     assert!(screen_text(&app, 120, 40).contains("planning the truncation"));
 }
 
@@ -711,7 +711,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
     // Esc cancels it.
     let cmds = app.update(code(KeyCode::Esc));
     assert!(matches!(cmds.as_slice(), [Command::CancelSend(id)] if *id == first));
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id: first,
         update: ReplyUpdate::Cancelled,
     });
@@ -724,7 +724,7 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
         panic!("a send");
     };
     let id = job.id;
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id: first,
         update: ReplyUpdate::Chunk(Box::new(reply("stale", false))),
     });
@@ -732,13 +732,13 @@ fn s_sends_esc_cancels_and_a_appends_the_finished_reply() {
         app.replies[0].latest.is_none(),
         "updates of an older send are dropped"
     );
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id,
         update: ReplyUpdate::Chunk(Box::new(reply("It is", false))),
     });
     assert_eq!(app.replies[0].phase, Phase::Streaming);
     let done = reply("It is 12 °C in Paris.", true);
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id,
         update: ReplyUpdate::Done(Box::new(Outcome {
             final_response: Some(done.clone()),
@@ -793,7 +793,7 @@ fn p_sends_to_several_providers_at_once() {
     );
     assert_eq!(app.replies.len(), 2);
     // Each reply goes to its own pane; only the one on screen has our count.
-    app.update(Msg::Reply {
+    app.update(Event::Reply {
         id: sent[0].0,
         update: ReplyUpdate::Failed("HTTP 401".into()),
     });

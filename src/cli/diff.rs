@@ -219,7 +219,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
                         .map(|b| match b {
                             Break::Model { .. } => "model",
                             Break::Tools => "tools",
-                            Break::Message { .. } => "message",
+                            Break::PackedMessage { .. } => "message",
                         })
                         .into();
                     c["message"] = p.breaks.as_ref().and_then(Break::message).into();
@@ -274,7 +274,7 @@ fn cache_summary(bytes: &CachePrefix, prompt: &Result<PromptPrefix, String>) -> 
         Some(Break::Tools) => {
             ": the tool schemas changed, and they come before every message".into()
         }
-        Some(Break::Message {
+        Some(Break::PackedMessage {
             message, pointer, ..
         }) => format!(" (up to message {message}; it breaks at {pointer})"),
     };

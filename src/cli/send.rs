@@ -9,7 +9,7 @@ use formatscope::net::printer::Printer;
 use formatscope::net::{self, Prepared, SendError, Timeouts};
 use formatscope::provider::Provider;
 use formatscope::response::ChatResponse;
-use formatscope::session::Message;
+use formatscope::session::PackedMessage;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Duration;
@@ -297,11 +297,11 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
             Err(e) => return usage_error(e),
         };
     let name = args.name.clone().unwrap_or_else(|| {
-        formatscope::response::reply_speaker(session.messages.iter().map(Message::value))
+        formatscope::response::reply_speaker(session.messages.iter().map(PackedMessage::value))
     });
     session
         .messages
-        .push(Message::new(&reply.to_message(&name)));
+        .push(PackedMessage::new(&reply.to_message(&name)));
     let text = match formatscope::session::render_saved(original, &session) {
         Ok(t) => t,
         Err(e) => return usage_error(format!("{}: {e}", path.display())),

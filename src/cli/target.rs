@@ -83,7 +83,7 @@ pub(crate) fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result
         env,
     )
     .map_err(|e| match e {
-        BudgetError::Message { index, error, .. } => {
+        BudgetError::PackedMessage { index, error, .. } => {
             say(rejected_message_line(
                 &target.session,
                 &session,

@@ -33,7 +33,7 @@ pub enum Break {
     Tools,
     /// Formatted message `output` differs first (at `pointer`, into
     /// `{"messages": [...]}`), from input message `message`.
-    Message {
+    PackedMessage {
         output: usize,
         message: usize,
         pointer: String,
@@ -46,13 +46,13 @@ impl Break {
         match self {
             Break::Model { .. } => "/model".into(),
             Break::Tools => "/tools".into(),
-            Break::Message { pointer, .. } => pointer.clone(),
+            Break::PackedMessage { pointer, .. } => pointer.clone(),
         }
     }
 
     pub fn message(&self) -> Option<usize> {
         match self {
-            Break::Message { message, .. } => Some(*message),
+            Break::PackedMessage { message, .. } => Some(*message),
             _ => None,
         }
     }
@@ -133,7 +133,7 @@ pub fn prompt_prefix(before: &Version, now: &Version, report: &TokenReport) -> P
             .sum::<i64>();
     out(
         tokens,
-        Some(Break::Message {
+        Some(Break::PackedMessage {
             output: k,
             message,
             pointer,

@@ -16,7 +16,7 @@ use super::{
 use crate::json::Packed;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{msgs_of, Message, Msg, MsgItem, Role};
+use crate::session::{msgs_of, Msg, MsgItem, PackedMessage, Role};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -94,7 +94,7 @@ pub struct Segmented {
 
 impl Segmented {
     /// Cuts `msgs` into units. `keys` are content hashes of the messages (see
-    /// [`Message::key`]); units whose key is in `previous` are reused, not
+    /// [`PackedMessage::key`]); units whose key is in `previous` are reused, not
     /// formatted again.
     pub fn build(
         id: FormatterId,
@@ -445,9 +445,9 @@ pub struct FormattedRequest {
     pub spans: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
 }
 
-/// [`Message::key`] of each of a session's messages, in order.
-pub fn message_keys(messages: &[Message]) -> Vec<u64> {
-    messages.iter().map(Message::key).collect()
+/// [`PackedMessage::key`] of each of a session's messages, in order.
+pub fn message_keys(messages: &[PackedMessage]) -> Vec<u64> {
+    messages.iter().map(PackedMessage::key).collect()
 }
 
 fn unit_key(kind: UnitKind, keys: &[u64]) -> u64 {

@@ -184,7 +184,7 @@ impl<'a> Input<'a> {
             self.session
                 .messages
                 .iter()
-                .map(crate::session::Message::value)
+                .map(crate::session::PackedMessage::value)
                 .collect()
         })
     }

@@ -75,13 +75,13 @@ impl Seen {
 /// The provider's name as people write it.
 pub fn api_name(api: Api) -> &'static str {
     match api {
-        Api::OpenAI => "OpenAI",
+        Api::OpenAi => "OpenAI",
         Api::DeepSeek => "DeepSeek",
         Api::Anthropic => "Anthropic",
         Api::DashScope => "DashScope",
         Api::Gemini => "Gemini",
         Api::Ollama => "Ollama",
-        Api::OpenAIResponses => "OpenAI Responses",
+        Api::OpenAiResponses => "OpenAI Responses",
     }
 }
 
@@ -165,12 +165,12 @@ mod tests {
     #[test]
     fn content_types_the_sdks_read() {
         assert!(content_type_fits(
-            Api::OpenAI,
+            Api::OpenAi,
             true,
             Some("text/event-stream; charset=utf-8")
         ));
         assert!(content_type_fits(
-            Api::OpenAI,
+            Api::OpenAi,
             false,
             Some("application/json")
         ));
@@ -185,7 +185,7 @@ mod tests {
             Some("text/event-stream")
         ));
         assert!(!content_type_fits(
-            Api::OpenAI,
+            Api::OpenAi,
             false,
             Some("text/event-stream")
         ));

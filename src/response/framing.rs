@@ -256,7 +256,7 @@ impl EventReader {
             return Ok(None);
         }
         match self.api {
-            Api::OpenAI | Api::DeepSeek | Api::OpenAIResponses => {
+            Api::OpenAi | Api::DeepSeek | Api::OpenAiResponses => {
                 if f.data.starts_with("[DONE]") {
                     return Ok(Some(Event::Text(f.data)));
                 }

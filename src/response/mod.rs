@@ -30,36 +30,36 @@ use std::time::Instant;
 /// (`OpenAIResponseModel`), which no formatter targets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Api {
-    OpenAI,
+    OpenAi,
     DeepSeek,
     Anthropic,
     DashScope,
     Gemini,
     Ollama,
-    OpenAIResponses,
+    OpenAiResponses,
 }
 
 impl Api {
     pub const ALL: [Api; 7] = [
-        Api::OpenAI,
+        Api::OpenAi,
         Api::DeepSeek,
         Api::Anthropic,
         Api::DashScope,
         Api::Gemini,
         Api::Ollama,
-        Api::OpenAIResponses,
+        Api::OpenAiResponses,
     ];
 
     /// The oracle's `--provider` name.
     pub fn id(self) -> &'static str {
         match self {
-            Api::OpenAI => "openai",
+            Api::OpenAi => "openai",
             Api::DeepSeek => "deepseek",
             Api::Anthropic => "anthropic",
             Api::DashScope => "dashscope",
             Api::Gemini => "gemini",
             Api::Ollama => "ollama",
-            Api::OpenAIResponses => "openai-responses",
+            Api::OpenAiResponses => "openai-responses",
         }
     }
 
@@ -70,7 +70,7 @@ impl Api {
     pub fn from_provider(p: crate::provider::Provider) -> Api {
         use crate::provider::Provider as P;
         match p {
-            P::OpenAi => Api::OpenAI,
+            P::OpenAi => Api::OpenAi,
             P::DeepSeek => Api::DeepSeek,
             P::Anthropic => Api::Anthropic,
             P::DashScope => Api::DashScope,
@@ -81,25 +81,25 @@ impl Api {
 
     pub fn model_class(self) -> &'static str {
         match self {
-            Api::OpenAI | Api::DeepSeek => "OpenAIChatModel",
+            Api::OpenAi | Api::DeepSeek => "OpenAIChatModel",
             Api::Anthropic => "AnthropicChatModel",
             Api::DashScope => "DashScopeChatModel",
             Api::Gemini => "GeminiChatModel",
             Api::Ollama => "OllamaChatModel",
-            Api::OpenAIResponses => "OpenAIResponseModel",
+            Api::OpenAiResponses => "OpenAIResponseModel",
         }
     }
 
     /// The response oracle's default model name.
     pub fn default_model(self) -> &'static str {
         match self {
-            Api::OpenAI => "gpt-4o",
+            Api::OpenAi => "gpt-4o",
             Api::DeepSeek => "deepseek-chat",
             Api::Anthropic => "claude-sonnet-4-5",
             Api::DashScope => "qwen-plus",
             Api::Gemini => "gemini-2.5-flash",
             Api::Ollama => "qwen3:8b",
-            Api::OpenAIResponses => "o4-mini",
+            Api::OpenAiResponses => "o4-mini",
         }
     }
 
@@ -386,12 +386,12 @@ pub fn parse_whole(
     warnings: &mut Warnings,
 ) -> Result<ChatResponse, ParseError> {
     let mut resp = match api {
-        Api::OpenAI | Api::DeepSeek => openai::parse_whole(body, opts, start, warnings)?,
+        Api::OpenAi | Api::DeepSeek => openai::parse_whole(body, opts, start, warnings)?,
         Api::Anthropic => anthropic::parse_whole(body, opts, start)?,
         Api::DashScope => dashscope::parse_whole(body, opts, start, warnings)?,
         Api::Gemini => gemini::parse_whole(body, opts, start, warnings)?,
         Api::Ollama => ollama::parse_whole(body, opts, start, warnings)?,
-        Api::OpenAIResponses => openai_responses::parse_whole(body, opts, start, warnings)?,
+        Api::OpenAiResponses => openai_responses::parse_whole(body, opts, start, warnings)?,
     };
     if opts.split_think_tags && matches!(api, Api::DashScope | Api::Ollama) {
         think::split(&mut resp);
@@ -421,12 +421,12 @@ impl From<Value> for Event {
 /// [`parse_whole`]; `stream` wraps it).
 fn stream_parser(api: Api, opts: &Options, start: Instant) -> Box<dyn StreamParse + Send> {
     match api {
-        Api::OpenAI | Api::DeepSeek => Box::new(openai::Stream::new(opts, start)),
+        Api::OpenAi | Api::DeepSeek => Box::new(openai::Stream::new(opts, start)),
         Api::Anthropic => Box::new(anthropic::Stream::new(opts, start)),
         Api::DashScope => Box::new(dashscope::Stream::new(opts, start)),
         Api::Gemini => Box::new(gemini::Stream::new(opts, start)),
         Api::Ollama => Box::new(ollama::Stream::new(opts, start)),
-        Api::OpenAIResponses => Box::new(openai_responses::Stream::new(opts, start)),
+        Api::OpenAiResponses => Box::new(openai_responses::Stream::new(opts, start)),
     }
 }
 
@@ -546,7 +546,7 @@ pub fn parse_recorded_each(
 fn check_events(api: Api, events: &[Value]) -> Result<(), InputError> {
     for ev in events {
         match (api, ev) {
-            (Api::OpenAI | Api::DeepSeek | Api::OpenAIResponses, Value::String(s)) => {
+            (Api::OpenAi | Api::DeepSeek | Api::OpenAiResponses, Value::String(s)) => {
                 if s.starts_with("[DONE]") {
                     return Ok(());
                 }
@@ -555,7 +555,7 @@ fn check_events(api: Api, events: &[Value]) -> Result<(), InputError> {
                     crate::py::py_repr(ev)
                 )));
             }
-            (Api::OpenAI | Api::DeepSeek | Api::OpenAIResponses, _) => {}
+            (Api::OpenAi | Api::DeepSeek | Api::OpenAiResponses, _) => {}
             (_, Value::Object(_)) => {}
             (api, other) => {
                 let what = match api {

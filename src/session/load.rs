@@ -1,6 +1,6 @@
 //! Reading a session file in any of the accepted shapes.
 
-use super::{locate_pointer, Message};
+use super::{locate_pointer, PackedMessage};
 use crate::files::{self, ReadError};
 use crate::json;
 use crate::py::normalize_numbers;
@@ -31,7 +31,7 @@ pub struct Session {
     /// Packed, and shared with the worker's jobs and the budget model, so
     /// a session is held once however many views read it, at about its
     /// text's size.
-    pub messages: Vec<Message>,
+    pub messages: Vec<PackedMessage>,
     pub tools: Option<Value>,
     /// The session's own settings: every top-level key but `messages`
     /// (absent in the other shapes).
@@ -163,11 +163,11 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         }))
         .collect();
     let doc = parsed.value;
-    let packed: Vec<Message> = parsed
+    let packed: Vec<PackedMessage> = parsed
         .packed
         .unwrap_or_default()
         .into_iter()
-        .map(Message::from_packed)
+        .map(PackedMessage::from_packed)
         .collect();
     let mut session = match doc {
         Value::Array(_) => Session {
@@ -192,11 +192,11 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
             };
             if super::openai_body::looks_like_openai_request(
                 &map,
-                messages.iter().map(Message::value),
+                messages.iter().map(PackedMessage::value),
             ) {
                 map.insert(
                     "messages".into(),
-                    Value::Array(messages.iter().map(Message::value).collect()),
+                    Value::Array(messages.iter().map(PackedMessage::value).collect()),
                 );
                 let body = super::openai_body::convert(&Value::Object(map))
                     .map_err(|(pointer, msg)| invalid(&pointer, msg))?;
@@ -266,12 +266,12 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
 
 /// Messages as the session holds them: numbers normalised as Python reads
 /// them, packed (each tree is freed as soon as it is packed).
-pub(crate) fn pack_messages(items: Vec<Value>) -> Vec<Message> {
+pub(crate) fn pack_messages(items: Vec<Value>) -> Vec<PackedMessage> {
     items
         .into_iter()
         .map(|mut m| {
             normalize_numbers(&mut m);
-            Message::new(&m)
+            PackedMessage::new(&m)
         })
         .collect()
 }

@@ -15,20 +15,20 @@ use std::sync::Arc;
 /// One message dict of a session (any JSON value: it is checked when it is
 /// formatted, as AgentScope checks it), packed. Cloning shares the bytes.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Message {
+pub struct PackedMessage {
     packed: Packed,
 }
 
-impl Message {
-    pub fn new(value: &Value) -> Message {
-        Message {
+impl PackedMessage {
+    pub fn new(value: &Value) -> PackedMessage {
+        PackedMessage {
             packed: Packed::pack_one(value),
         }
     }
 
     /// A message the parser packed.
-    pub(crate) fn from_packed(packed: Packed) -> Message {
-        Message { packed }
+    pub(crate) fn from_packed(packed: Packed) -> PackedMessage {
+        PackedMessage { packed }
     }
 
     /// The dict, equal to the one packed (key order and number text kept).
@@ -45,7 +45,7 @@ impl Message {
 
     /// This very message (a clone of it), not only an equal one: what a
     /// cache of something read from it can check cheaply.
-    pub fn same(&self, other: &Message) -> bool {
+    pub fn same(&self, other: &PackedMessage) -> bool {
         self.packed.same(&other.packed)
     }
 
@@ -55,37 +55,37 @@ impl Message {
     }
 }
 
-impl From<Value> for Message {
-    fn from(value: Value) -> Message {
-        Message::new(&value)
+impl From<Value> for PackedMessage {
+    fn from(value: Value) -> PackedMessage {
+        PackedMessage::new(&value)
     }
 }
 
-impl From<&Value> for Message {
-    fn from(value: &Value) -> Message {
-        Message::new(value)
+impl From<&Value> for PackedMessage {
+    fn from(value: &Value) -> PackedMessage {
+        PackedMessage::new(value)
     }
 }
 
-impl From<Arc<Value>> for Message {
-    fn from(value: Arc<Value>) -> Message {
-        Message::new(&value)
+impl From<Arc<Value>> for PackedMessage {
+    fn from(value: Arc<Value>) -> PackedMessage {
+        PackedMessage::new(&value)
     }
 }
 
-impl From<&Message> for Message {
-    fn from(message: &Message) -> Message {
+impl From<&PackedMessage> for PackedMessage {
+    fn from(message: &PackedMessage) -> PackedMessage {
         message.clone()
     }
 }
 
-impl std::fmt::Debug for Message {
+impl std::fmt::Debug for PackedMessage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.value().fmt(f)
     }
 }
 
-impl serde::Serialize for Message {
+impl serde::Serialize for PackedMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.value().serialize(serializer)
     }
@@ -102,7 +102,7 @@ pub enum MsgItem {
 
 #[derive(Debug, Clone)]
 pub struct PackedMsg {
-    message: Message,
+    message: PackedMessage,
     role: Role,
     /// `has_tool_blocks()`; `None` when it raises (a block without a type).
     tools: Option<bool>,
@@ -129,7 +129,10 @@ impl Names {
 impl MsgItem {
     /// A session message, checked as `Msg.from_dict` checks it; its name
     /// shared through `names`.
-    pub fn packed(message: Message, names: &mut Names) -> Result<MsgItem, (PyErr, Option<String>)> {
+    pub fn packed(
+        message: PackedMessage,
+        names: &mut Names,
+    ) -> Result<MsgItem, (PyErr, Option<String>)> {
         let msg = message.msg()?;
         Ok(MsgItem::Packed(PackedMsg {
             role: msg.role,
@@ -195,7 +198,7 @@ mod tests {
     fn a_packed_item_answers_like_its_msg() {
         let dict = json!({"name": "Bob", "role": "assistant", "content": [
             {"type": "tool_use", "id": "1", "name": "f", "input": {"b": 1.50, "a": 2}}]});
-        let message = Message::new(&dict);
+        let message = PackedMessage::new(&dict);
         assert_eq!(message.value(), dict);
         let item =
             MsgItem::packed(message.clone(), &mut Names::default()).expect("a valid message");
@@ -204,26 +207,26 @@ mod tests {
         assert_eq!(&*item.name(), "Bob");
         assert!(item.has_tool_blocks().expect("typed blocks"));
         assert_eq!(*item.msg().expect("unpacks"), msg);
-        assert_eq!(Message::new(&message.value()).key(), message.key());
+        assert_eq!(PackedMessage::new(&message.value()).key(), message.key());
         let reordered = json!({"role": "assistant", "name": "Bob", "content": dict["content"]});
-        assert_ne!(Message::new(&reordered).key(), message.key());
+        assert_ne!(PackedMessage::new(&reordered).key(), message.key());
     }
 
     #[test]
     fn messages_of_one_speaker_share_their_name() {
         let mut names = Names::default();
         let a = MsgItem::packed(
-            Message::new(&json!({"name": "Bob", "role": "user", "content": "1"})),
+            PackedMessage::new(&json!({"name": "Bob", "role": "user", "content": "1"})),
             &mut names,
         )
         .expect("valid");
         let b = MsgItem::packed(
-            Message::new(&json!({"name": "Bob", "role": "assistant", "content": "2"})),
+            PackedMessage::new(&json!({"name": "Bob", "role": "assistant", "content": "2"})),
             &mut names,
         )
         .expect("valid");
         let c = MsgItem::packed(
-            Message::new(&json!({"name": "Ann", "role": "user", "content": "3"})),
+            PackedMessage::new(&json!({"name": "Ann", "role": "user", "content": "3"})),
             &mut names,
         )
         .expect("valid");
@@ -234,14 +237,14 @@ mod tests {
     #[test]
     fn a_block_without_a_type_raises_when_asked_as_it_did() {
         let dict = json!({"name": "a", "role": "user", "content": [{"text": "x"}]});
-        let item = MsgItem::packed(Message::new(&dict), &mut Names::default())
+        let item = MsgItem::packed(PackedMessage::new(&dict), &mut Names::default())
             .expect("from_dict accepts it");
         let err = item
             .has_tool_blocks()
             .expect_err("blocks_of reads block[\"type\"]");
         assert_eq!(err.kind, "KeyError");
         let err = MsgItem::packed(
-            Message::new(&json!({"name": "a", "role": "tool", "content": ""})),
+            PackedMessage::new(&json!({"name": "a", "role": "tool", "content": ""})),
             &mut Names::default(),
         )
         .expect_err("role tool");

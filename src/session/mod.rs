@@ -14,7 +14,7 @@ pub use load::{
     SessionError,
 };
 pub use locate::{locate_pointer, Locator};
-pub use message::{live_items, msgs_of, Message, MsgItem, Names, PackedMsg};
+pub use message::{live_items, msgs_of, MsgItem, Names, PackedMessage, PackedMsg};
 pub use msg::{Msg, Role};
 pub use save::{
     read_only, render_saved, resolved, write_atomic, write_beside, write_session_file, SaveError,

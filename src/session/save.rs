@@ -22,7 +22,7 @@ pub enum SaveError {
 
 impl Session {
     /// Replaces the messages.
-    pub fn set_messages(&mut self, messages: Vec<super::Message>) {
+    pub fn set_messages(&mut self, messages: Vec<super::PackedMessage>) {
         self.messages = messages;
     }
 
@@ -114,7 +114,12 @@ impl Session {
 
     /// The messages as one JSON list (a copy: saves are rare, edits many).
     pub fn messages_value(&self) -> Value {
-        Value::Array(self.messages.iter().map(super::Message::value).collect())
+        Value::Array(
+            self.messages
+                .iter()
+                .map(super::PackedMessage::value)
+                .collect(),
+        )
     }
 
     /// The messages as a new session file of our own format (for a file

@@ -3,7 +3,7 @@
 //! edit history. Its path never changes: edits belong to the file they
 //! were made in, and a save goes only there.
 
-use crate::session::{Message, Session};
+use crate::session::{PackedMessage, Session};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,8 +26,8 @@ pub enum Disk {
 #[derive(Debug, Clone)]
 struct Change {
     at: usize,
-    before: Vec<Message>,
-    after: Vec<Message>,
+    before: Vec<PackedMessage>,
+    after: Vec<PackedMessage>,
     settings: Option<(Map<String, Value>, Map<String, Value>)>,
     /// The edit state before and after (see `Document::state`).
     state_before: u64,
@@ -165,7 +165,7 @@ impl Document {
         self.next_state
     }
 
-    pub fn messages(&self) -> &[Message] {
+    pub fn messages(&self) -> &[PackedMessage] {
         &self.session.messages
     }
 
@@ -173,10 +173,10 @@ impl Document {
     /// `group`: typing in message `group` joins the previous step when that
     /// step was typing in the same message.
     pub fn splice(&mut self, at: usize, remove: usize, insert: Vec<Value>, group: Option<usize>) {
-        let insert: Vec<Message> = insert.iter().map(Message::new).collect();
+        let insert: Vec<PackedMessage> = insert.iter().map(PackedMessage::new).collect();
         let at = at.min(self.session.messages.len());
         let end = (at + remove).min(self.session.messages.len());
-        let before: Vec<Message> = self
+        let before: Vec<PackedMessage> = self
             .session
             .messages
             .splice(at..end, insert.iter().cloned())

@@ -2,10 +2,10 @@
 //! interface never waits on a disk: reads (only regular files, within the
 //! session limit), listings, saves that look at the file before writing,
 //! recovery files and the trusted-folder list. Each result comes back as a
-//! `Msg`.
+//! `Event`.
 
 use super::consent;
-use super::msg::{Allow, Command, Expect, FileResult, Msg, SaveOutcome, SaveQuestion};
+use super::msg::{Allow, Command, Event, Expect, FileResult, SaveOutcome, SaveQuestion};
 use super::recovery::Recovery;
 use super::watch;
 use crate::files::{self, ReadError};
@@ -135,7 +135,7 @@ fn file_mode(_: &Path) -> Option<u32> {
 }
 
 /// Runs one command; the message to send back, if any.
-pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
+pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
     match cmd {
         Command::Read(path) => {
             let result = read_file(&path);
@@ -143,9 +143,9 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             if let FileResult::Text { text, .. } = &result {
                 parse_ahead(text, &path.display().to_string());
             }
-            Some(Msg::FileRead { path, result })
+            Some(Event::FileRead { path, result })
         }
-        Command::ListFolder(dir) => Some(Msg::FolderListed(watch::list_sessions(&dir))),
+        Command::ListFolder(dir) => Some(Event::FolderListed(watch::list_sessions(&dir))),
         Command::Save {
             path,
             base,
@@ -173,7 +173,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
                     .take(300)
                     .collect::<String>(),
             );
-            Some(Msg::Saved {
+            Some(Event::Saved {
                 path,
                 state,
                 outcome,
@@ -183,12 +183,12 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         Command::SaveBeside { path, text } => {
             let result = write_beside(&path, "mine", &text).map_err(|e| e.to_string());
             log.line(format!("save beside {}: {result:?}", path.display()));
-            Some(Msg::SavedBeside(result))
+            Some(Event::SavedBeside(result))
         }
         Command::SaveAsSession { path, text, then } => {
             let result = write_beside(&path, "session", &text).map_err(|e| e.to_string());
             log.line(format!("save as session {}: {result:?}", path.display()));
-            Some(Msg::SavedAsSession { path, result, then })
+            Some(Event::SavedAsSession { path, result, then })
         }
         Command::Export {
             path,
@@ -198,7 +198,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
         } => {
             let result = export_curl(&path, &session, formatter, &settings);
             log.line(format!("export beside {}: {result:?}", path.display()));
-            Some(Msg::Exported(result))
+            Some(Event::Exported(result))
         }
         Command::WriteRecovery(pending) => {
             let recovery = pending.render();
@@ -212,7 +212,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Msg> {
             None
         }
         Command::FindRecovery(path) => {
-            Recovery::find(&path).map(|found| Msg::RecoveryFound(path, found))
+            Recovery::find(&path).map(|found| Event::RecoveryFound(path, found))
         }
         Command::TrustFolder(dir) => {
             if let Err(e) = consent::save_trusted(&dir) {
@@ -380,7 +380,7 @@ mod tests {
             "{{\"messages\": [{{\"name\": \"a\", \"role\": \"user\", \"content\": \"hi\", \"x\": {{{keys}}}}}]}}"
         );
         std::fs::write(&path, &text).expect("write");
-        let Some(Msg::FileRead { result, .. }) =
+        let Some(Event::FileRead { result, .. }) =
             execute(Command::Read(path.clone()), &Log::default())
         else {
             panic!("a read answers FileRead");

@@ -1,4 +1,4 @@
-//! What flows through the workbench: `Msg`s (events, past tense) into
+//! What flows through the workbench: `Event`s (what happened, past tense) into
 //! `App::update`, `Command`s (imperatives) out of it for the runtime.
 
 use super::recovery::Recovery;
@@ -24,10 +24,10 @@ pub struct SendJob {
 
 /// Where messages for the loop go: from any thread (the worker, the I/O
 /// thread, the watcher, signals) or task (sends).
-pub type Outbox = tokio::sync::mpsc::UnboundedSender<Msg>;
+pub type Outbox = tokio::sync::mpsc::UnboundedSender<Event>;
 
 #[derive(Debug)]
-pub enum Msg {
+pub enum Event {
     Key(KeyEvent),
     Mouse(MouseEvent),
     Paste(String),

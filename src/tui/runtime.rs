@@ -8,7 +8,7 @@
 //! waits for the worker or a download. On a signal or a panic, unsaved
 //! edits go to a recovery file and the terminal is restored.
 
-use super::app::{App, Msg};
+use super::app::{App, Event};
 use super::consent::{load_trusted, Consent};
 use super::io::{self, Log};
 use super::msg::Command;
@@ -18,7 +18,8 @@ use super::watch::{self, Watcher};
 use super::{view, worker, Options};
 use crate::media::WebFetcher;
 use ratatui::crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event as TermEvent,
 };
 use ratatui::crossterm::execute;
 use std::collections::HashMap;
@@ -40,7 +41,7 @@ pub enum Flow {
 /// The app and the threads that serve it.
 pub struct Runtime {
     pub app: App,
-    rx: UnboundedReceiver<Msg>,
+    rx: UnboundedReceiver<Event>,
     tx: Outbox,
     /// The loop's async runtime: the select loop and the send tasks.
     tokio: Arc<tokio::runtime::Runtime>,
@@ -56,7 +57,7 @@ impl Runtime {
     /// Starts the worker, the I/O thread, the watcher and the tick for
     /// `app`, and runs its first commands.
     pub fn start(app: App, web: Option<Arc<dyn WebFetcher>>, log: Log) -> Runtime {
-        let (tx, rx) = unbounded_channel::<Msg>();
+        let (tx, rx) = unbounded_channel::<Event>();
         // Two workers: sends parse their streams there; 8 MiB stacks for the
         // deepest tool arguments json_repair takes.
         let tokio = tokio::runtime::Builder::new_multi_thread()
@@ -74,12 +75,12 @@ impl Runtime {
         };
         // The worker is never joined: quitting must not wait for it.
         let _ = worker::spawn(slot.clone(), computer, move |p| {
-            let _ = worker_tx.send(Msg::PreviewReady(Box::new(p)));
+            let _ = worker_tx.send(Event::PreviewReady(Box::new(p)));
         });
         let io = io::spawn(tx.clone(), log.clone());
         let watch_tx = tx.clone();
         let watcher = match Watcher::new(move |paths| {
-            let _ = watch_tx.send(Msg::FilesChanged(paths));
+            let _ = watch_tx.send(Event::FilesChanged(paths));
         }) {
             Ok(w) => Some(w),
             Err(e) => {
@@ -92,7 +93,7 @@ impl Runtime {
             .name("formatscope-tick".into())
             .spawn(move || loop {
                 std::thread::sleep(Duration::from_secs(1));
-                if tick_tx.send(Msg::Tick).is_err() {
+                if tick_tx.send(Event::Tick).is_err() {
                     break;
                 }
             });
@@ -122,10 +123,10 @@ impl Runtime {
     }
 
     /// Handles `first` and everything queued behind it.
-    pub fn handle(&mut self, first: Msg) -> Flow {
+    pub fn handle(&mut self, first: Event) -> Flow {
         let mut next = Some(first);
         while let Some(msg) = next.take() {
-            if let Msg::Signal(sig) = msg {
+            if let Event::Signal(sig) = msg {
                 return Flow::Signal(sig);
             }
             let cmds = self.app.update(msg);
@@ -166,8 +167,8 @@ impl Runtime {
                 tokio::time::timeout(Duration::from_millis(20), rx.recv()).await
             });
             match next.map_err(|_| ()).and_then(|m| m.ok_or(())) {
-                Ok(Msg::Tick) => {
-                    let flow = self.handle(Msg::Tick);
+                Ok(Event::Tick) => {
+                    let flow = self.handle(Event::Tick);
                     if flow != Flow::Continue {
                         return flow;
                     }
@@ -215,7 +216,7 @@ impl Runtime {
                             self.sends.insert(id, task.abort_handle());
                         }
                         None => {
-                            let _ = self.tx.send(Msg::Reply {
+                            let _ = self.tx.send(Event::Reply {
                                 id,
                                 update: super::panes::reply::ReplyUpdate::Failed(
                                     "no HTTP client could be made".into(),
@@ -237,7 +238,7 @@ impl Runtime {
                     // Dropping the task closes its connection.
                     if let Some(h) = self.sends.remove(&id) {
                         h.abort();
-                        let _ = self.tx.send(Msg::Reply {
+                        let _ = self.tx.send(Event::Reply {
                             id,
                             update: super::panes::reply::ReplyUpdate::Cancelled,
                         });
@@ -310,7 +311,7 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// SIGTERM, SIGHUP, SIGINT and SIGQUIT become `Msg::Signal`. Should the
+/// SIGTERM, SIGHUP, SIGINT and SIGQUIT become `Event::Signal`. Should the
 /// loop not act on one within three seconds, this thread restores the
 /// terminal and exits itself.
 fn spawn_signals(tx: Outbox) -> Result<(), String> {
@@ -321,7 +322,7 @@ fn spawn_signals(tx: Outbox) -> Result<(), String> {
         .name("formatscope-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                let _ = tx.send(Msg::Signal(sig));
+                let _ = tx.send(Event::Signal(sig));
                 std::thread::sleep(Duration::from_secs(3));
                 restore_terminal();
                 std::process::exit(128 + sig);
@@ -421,10 +422,10 @@ pub fn run(options: Options) -> i32 {
             // Keys, and everything the threads and the send tasks report.
             let msg = tokio::select! {
                 event = events.next(), if terminal_open => match event {
-                    Some(Ok(Event::Key(k))) => Msg::Key(k),
-                    Some(Ok(Event::Mouse(m))) => Msg::Mouse(m),
-                    Some(Ok(Event::Resize(w, h))) => Msg::Resized(w, h),
-                    Some(Ok(Event::Paste(s))) => Msg::Paste(s),
+                    Some(Ok(TermEvent::Key(k))) => Event::Key(k),
+                    Some(Ok(TermEvent::Mouse(m))) => Event::Mouse(m),
+                    Some(Ok(TermEvent::Resize(w, h))) => Event::Resized(w, h),
+                    Some(Ok(TermEvent::Paste(s))) => Event::Paste(s),
                     Some(Ok(_)) => continue,
                     // The terminal is gone: signals and files still count.
                     Some(Err(_)) | None => {

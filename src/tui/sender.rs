@@ -1,6 +1,6 @@
 //! Live sends from the workbench: each send is a task on the loop's tokio
 //! runtime that the UI can cancel (the connection closes); progress comes
-//! back to the loop as `Msg::Reply`. Keys come from the environment, as for
+//! back to the loop as `Event::Reply`. Keys come from the environment, as for
 //! `formatscope send`, and never reach the screen or the log.
 //!
 //! The pane shows only the latest response, and each one holds the whole
@@ -9,7 +9,7 @@
 //! latest (the stream reports it again when quiet), then `Done` with the
 //! final one.
 
-use super::msg::{Msg, Outbox, SendJob};
+use super::msg::{Event, Outbox, SendJob};
 use super::panes::reply::ReplyUpdate;
 use crate::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use crate::net::{self, Prepared, Timeouts};
@@ -91,7 +91,7 @@ fn prepare(job: &SendJob) -> Result<Ready, NotSent> {
 pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
     let id = job.id;
     let say = |update: ReplyUpdate| {
-        let _ = msgs.send(Msg::Reply { id, update });
+        let _ = msgs.send(Event::Reply { id, update });
     };
     let (prepared, opts, key, host) = match prepare(&job) {
         Ok(p) => p,
@@ -143,7 +143,7 @@ pub async fn count(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         .await
         .map_err(|e| e.to_string()),
     };
-    let _ = msgs.send(Msg::RemoteCounted {
+    let _ = msgs.send(Event::RemoteCounted {
         generation: job.id,
         provider,
         result,

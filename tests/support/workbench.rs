@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test file uses part of these helpers
 
-use formatscope::tui::app::{App, Msg};
+use formatscope::tui::app::{App, Event};
 use formatscope::tui::io::{self, Log};
 use formatscope::tui::msg::Command;
 use formatscope::tui::theme::Theme;
@@ -33,7 +33,7 @@ pub fn run_commands(app: &mut App, computer: &mut Computer, cmds: Vec<Command>) 
             match cmd {
                 Command::Reformat(job) => {
                     let preview = computer.compute(&job);
-                    next.extend(app.update(Msg::PreviewReady(Box::new(preview))));
+                    next.extend(app.update(Event::PreviewReady(Box::new(preview))));
                 }
                 Command::Watch(_) | Command::Quit => {}
                 other => {
@@ -55,7 +55,7 @@ pub fn run_commands(app: &mut App, computer: &mut Computer, cmds: Vec<Command>) 
 }
 
 /// Sends `msg` and runs what it asks for.
-pub fn send(app: &mut App, computer: &mut Computer, msg: Msg) -> Vec<PathBuf> {
+pub fn send(app: &mut App, computer: &mut Computer, msg: Event) -> Vec<PathBuf> {
     let cmds = app.update(msg);
     run_commands(app, computer, cmds)
 }

@@ -58,7 +58,7 @@ pub const FORMATTERS: [&str; 22] = [
 /// A provider family: one chat and one multi-agent class, one model class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
-    OpenAI,
+    OpenAi,
     Anthropic,
     DashScope,
     Gemini,
@@ -67,7 +67,7 @@ pub enum Family {
     Responses,
     MiniMax,
     Moonshot,
-    XAI,
+    Xai,
     Volcengine,
 }
 
@@ -75,7 +75,7 @@ impl Family {
     /// The class-name prefix (longest first: `OpenAIResponse` before `OpenAI`).
     const PREFIXES: [(&'static str, Family); 11] = [
         ("OpenAIResponse", Family::Responses),
-        ("OpenAI", Family::OpenAI),
+        ("OpenAI", Family::OpenAi),
         ("Anthropic", Family::Anthropic),
         ("DashScope", Family::DashScope),
         ("Gemini", Family::Gemini),
@@ -83,14 +83,14 @@ impl Family {
         ("DeepSeek", Family::DeepSeek),
         ("MiniMax", Family::MiniMax),
         ("Moonshot", Family::Moonshot),
-        ("XAI", Family::XAI),
+        ("XAI", Family::Xai),
         ("Volcengine", Family::Volcengine),
     ];
 
     /// The default `input_types` of its formatters.
     pub fn default_input_types(self) -> &'static [&'static str] {
         match self {
-            Family::OpenAI => &["text/plain", "image/*", "audio/*", "application/pdf"],
+            Family::OpenAi => &["text/plain", "image/*", "audio/*", "application/pdf"],
             Family::Anthropic => &["text/plain", "image/*", "application/pdf"],
             Family::MiniMax => &["text/plain", "image/*", "video/*"],
             Family::DashScope | Family::Moonshot => {
@@ -106,7 +106,7 @@ impl Family {
             Family::Ollama => &["text/plain", "image/*"],
             Family::DeepSeek => &["text/plain"],
             Family::Responses => &["text/plain", "image/*", "application/pdf"],
-            Family::XAI => &["text/plain", "image/jpeg", "image/png"],
+            Family::Xai => &["text/plain", "image/jpeg", "image/png"],
             Family::Volcengine => &["text/plain", "image/*", "video/*"],
         }
     }

@@ -51,12 +51,12 @@ pub fn format(ctx: &Ctx, class: Class, msgs: &[Msg], prompt: &str) -> Result<Vec
         Family::Ollama => return ollama::format_chat(ctx, msgs),
         Family::Responses if multi => return responses::format_multi(ctx, msgs, prompt),
         Family::Responses => return responses::format_chat(ctx, msgs),
-        Family::XAI if multi => return xai::format_multi(ctx, msgs, prompt),
-        Family::XAI => return xai::format_chat(ctx, msgs),
+        Family::Xai if multi => return xai::format_multi(ctx, msgs, prompt),
+        Family::Xai => return xai::format_chat(ctx, msgs),
         _ => {}
     }
     let style = match class.family {
-        Family::OpenAI => openai::OPENAI,
+        Family::OpenAi => openai::OPENAI,
         Family::DashScope => DASHSCOPE,
         Family::Moonshot => MOONSHOT,
         Family::Volcengine => VOLCENGINE,

@@ -120,7 +120,7 @@ pub fn format_tools(
     };
     let mode = choice.map(|c| c.mode.as_str());
     let (out_tools, out_choice) = match family {
-        Family::OpenAI => {
+        Family::OpenAi => {
             let t = if tools_v.is_empty() {
                 Value::Array(tools_v)
             } else {
@@ -247,7 +247,7 @@ pub fn format_tools(
             };
             (none_if_empty(out), c)
         }
-        Family::XAI => {
+        Family::Xai => {
             let mut out = Vec::new();
             for t in &tools_v {
                 if t.get("type") != Some(&json!("function")) {

@@ -67,7 +67,7 @@ impl App {
     /// Loads the selected message into the editor.
     pub fn load_editor(&mut self) {
         let i = self.list.selected;
-        let message = self.messages().get(i).map(Message::value);
+        let message = self.messages().get(i).map(PackedMessage::value);
         if let Some(note) = self.editor.load(message.as_ref(), i) {
             self.status = note;
         }
@@ -79,7 +79,7 @@ impl App {
         let Some(i) = self.editor.for_index else {
             return Vec::new();
         };
-        let Some(current) = self.messages().get(i).map(Message::value) else {
+        let Some(current) = self.messages().get(i).map(PackedMessage::value) else {
             return Vec::new();
         };
         self.recovery_due = true;
@@ -162,7 +162,7 @@ impl App {
     /// A copy of the selected message after it.
     pub(super) fn duplicate(&mut self) -> Vec<Command> {
         let i = self.list.selected;
-        let Some(m) = self.messages().get(i).map(Message::value) else {
+        let Some(m) = self.messages().get(i).map(PackedMessage::value) else {
             return Vec::new();
         };
         self.edit(i + 1, 0, vec![m], i + 1, None)
@@ -171,7 +171,7 @@ impl App {
     /// Deletes the selected message (undo brings it back).
     pub(super) fn delete_selected(&mut self) -> Vec<Command> {
         let i = self.list.selected;
-        let Some(m) = self.messages().get(i).map(Message::value) else {
+        let Some(m) = self.messages().get(i).map(PackedMessage::value) else {
             return Vec::new();
         };
         let who = describe(&m);

@@ -463,7 +463,11 @@ impl App {
             Some((i, text)) => {
                 self.list.selected = (*i).min(self.messages().len().saturating_sub(1));
                 self.editor.restore_draft(self.list.selected, text, true);
-                if let Some(m) = self.messages().get(self.list.selected).map(Message::value) {
+                if let Some(m) = self
+                    .messages()
+                    .get(self.list.selected)
+                    .map(PackedMessage::value)
+                {
                     let _ = self.editor.parse(&m);
                 }
                 self.focus = Focus::Editor;

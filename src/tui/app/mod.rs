@@ -22,7 +22,7 @@ use super::recovery::{self, Recovery};
 use super::theme::Theme;
 use super::worker::{Job, Preview, ReleaseJob};
 use crate::formatter::{FormatterId, Mode, Provider};
-use crate::session::{locate_pointer, parse_session, InputShape, Message, Session};
+use crate::session::{locate_pointer, parse_session, InputShape, PackedMessage, Session};
 use crate::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -30,7 +30,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use super::msg::Msg;
+pub use super::msg::Event;
 
 mod ask;
 mod edits;
@@ -181,7 +181,7 @@ impl App {
         self.doc.as_ref().map(|d| &d.path).or(self.opening.as_ref())
     }
 
-    pub fn messages(&self) -> &[Message] {
+    pub fn messages(&self) -> &[PackedMessage] {
         self.doc.as_ref().map_or(&[], |d| d.messages())
     }
 
@@ -308,7 +308,7 @@ impl App {
         cmds
     }
 
-    pub fn update(&mut self, msg: Msg) -> Vec<Command> {
+    pub fn update(&mut self, msg: Event) -> Vec<Command> {
         self.dirty = true;
         let mut cmds = self.handle(msg);
         let focused = self.focus == Focus::Editor;
@@ -319,39 +319,39 @@ impl App {
         cmds
     }
 
-    fn handle(&mut self, msg: Msg) -> Vec<Command> {
+    fn handle(&mut self, msg: Event) -> Vec<Command> {
         match msg {
-            Msg::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
-            Msg::Key(_) => {
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+            Event::Key(_) => {
                 self.dirty = false;
                 Vec::new()
             }
-            Msg::Mouse(mouse) => self.on_mouse(mouse),
-            Msg::Paste(text) => {
+            Event::Mouse(mouse) => self.on_mouse(mouse),
+            Event::Paste(text) => {
                 if self.focus == Focus::Editor {
                     self.editor.paste(&text);
                     return self.editor_changed();
                 }
                 Vec::new()
             }
-            Msg::Resized(w, h) => {
+            Event::Resized(w, h) => {
                 self.size = (w, h);
                 Vec::new()
             }
-            Msg::FilesChanged(paths) => self.on_files_changed(paths),
-            Msg::FolderListed(files) => self.on_folder_listed(files),
-            Msg::FileRead { path, result } => self.on_file_read(path, result),
-            Msg::Saved {
+            Event::FilesChanged(paths) => self.on_files_changed(paths),
+            Event::FolderListed(files) => self.on_folder_listed(files),
+            Event::FileRead { path, result } => self.on_file_read(path, result),
+            Event::Saved {
                 path,
                 state,
                 outcome,
                 then,
             } => self.on_saved(path, state, outcome, then),
-            Msg::SavedBeside(result) => self.on_saved_beside(result),
-            Msg::SavedAsSession { path, result, then } => {
+            Event::SavedBeside(result) => self.on_saved_beside(result),
+            Event::SavedAsSession { path, result, then } => {
                 self.on_saved_as_session(path, result, then)
             }
-            Msg::RemoteCounted {
+            Event::RemoteCounted {
                 generation,
                 provider,
                 result,
@@ -363,11 +363,11 @@ impl App {
                 self.remote_count = Some((generation, provider, result));
                 Vec::new()
             }
-            Msg::Reply {
+            Event::Reply {
                 id,
                 update: ReplyUpdate::HostNotChosen(host),
             } => self.on_host_not_chosen(id, host),
-            Msg::Reply { id, update } => {
+            Event::Reply { id, update } => {
                 let line = self
                     .replies
                     .iter_mut()
@@ -378,7 +378,7 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::Exported(result) => {
+            Event::Exported(result) => {
                 self.status = match result {
                     Ok(path) => format!(
                         "wrote {} (the key is read from the environment)",
@@ -390,8 +390,8 @@ impl App {
                 };
                 Vec::new()
             }
-            Msg::RecoveryFound(path, found) => self.on_recovery_found(path, found),
-            Msg::PreviewReady(preview) => {
+            Event::RecoveryFound(path, found) => self.on_recovery_found(path, found),
+            Event::PreviewReady(preview) => {
                 if preview.generation < self.generation {
                     self.dirty = false;
                     return Vec::new(); // a newer request is on its way
@@ -403,9 +403,9 @@ impl App {
                 self.reveal_selection();
                 Vec::new()
             }
-            Msg::Tick => self.on_tick(),
+            Event::Tick => self.on_tick(),
             // The runtime acts on signals before they reach the app.
-            Msg::Signal(_) => Vec::new(),
+            Event::Signal(_) => Vec::new(),
         }
     }
 

@@ -56,7 +56,7 @@ impl App {
         let built = self
             .wire_settings_for(provider)
             .and_then(|(mut session, mut settings)| {
-                session.messages = vec![crate::session::Message::new(
+                session.messages = vec![crate::session::PackedMessage::new(
                     &serde_json::json!({"name": "user", "role": "user", "content": "."}),
                 )];
                 crate::net::apply_base_url_from_env(provider, &mut settings.model_kwargs);

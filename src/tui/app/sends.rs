@@ -102,7 +102,7 @@ impl App {
             self.status = "no finished reply to append (S sends)".into();
             return Vec::new();
         };
-        let name = crate::response::reply_speaker(self.messages().iter().map(Message::value));
+        let name = crate::response::reply_speaker(self.messages().iter().map(PackedMessage::value));
         let message = reply.to_message(&name);
         let at = self.messages().len();
         let cmds = self.edit(at, 0, vec![message], at, None);

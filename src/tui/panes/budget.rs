@@ -197,7 +197,7 @@ fn cache_line<'a>(ui: &Palette, cache: &Result<CacheLine, String>, width: usize)
             ),
             "cache: 0 tok · tools changed".to_string(),
         ),
-        Some(Break::Message {
+        Some(Break::PackedMessage {
             message, pointer, ..
         }) => (
             format!(

@@ -3,7 +3,7 @@
 //! crossed out.
 
 use super::pane_block;
-use crate::session::Message;
+use crate::session::PackedMessage;
 use crate::tui::keymap::Action;
 use crate::tui::theme::Palette;
 use crate::tui::worker::Preview;
@@ -23,7 +23,7 @@ pub struct ListPane {
     /// What the rows on screen show, by message index, with the message it
     /// was read from: a frame unpacks only a row whose message changed (a
     /// message may hold megabytes of inline media).
-    rows: RefCell<HashMap<usize, (Message, Row)>>,
+    rows: RefCell<HashMap<usize, (PackedMessage, Row)>>,
 }
 
 /// One message as its row shows it.
@@ -37,7 +37,7 @@ struct Row {
 }
 
 impl Row {
-    fn of(message: &Message) -> Row {
+    fn of(message: &PackedMessage) -> Row {
         let m = message.value();
         let (summary, call, result) = summary(&m);
         Row {
@@ -89,13 +89,13 @@ impl ListPane {
     }
 
     /// Message `i`'s name and role, as its row shows them.
-    pub fn speaker(&self, i: usize, message: &Message) -> (String, String) {
+    pub fn speaker(&self, i: usize, message: &PackedMessage) -> (String, String) {
         let row = self.row(i, message);
         (row.name, row.role)
     }
 
     /// Message `i`'s row, read again only when the message changed.
-    fn row(&self, i: usize, message: &Message) -> Row {
+    fn row(&self, i: usize, message: &PackedMessage) -> Row {
         let mut rows = self.rows.borrow_mut();
         match rows.get(&i) {
             Some((m, row)) if m.same(message) => row.clone(),
@@ -119,7 +119,7 @@ impl ListPane {
         frame: &mut Frame,
         area: Rect,
         ui: &Palette,
-        messages: &[Message],
+        messages: &[PackedMessage],
         preview: Option<&Preview>,
         focused: bool,
     ) {

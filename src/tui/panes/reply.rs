@@ -1,7 +1,7 @@
 //! The reply pane: a live send's reply as AgentScope parses it (thinking,
 //! text, tool calls as their arguments grow), then the provider's billed
 //! usage beside our own count of the same request, time to first token and
-//! total. Its state changes only through `Msg::Reply`.
+//! total. Its state changes only through `Event::Reply`.
 
 use super::pane_block;
 use crate::formatter::Provider;

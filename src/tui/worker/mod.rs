@@ -20,7 +20,7 @@ use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
 use crate::provider::Provider;
 use crate::reference::Reference;
-use crate::session::Message;
+use crate::session::PackedMessage;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;
 use crate::truncate::TruncationPlan;
@@ -54,7 +54,7 @@ pub struct Job {
     pub formatter: FormatterId,
     pub model: ModelInfo,
     /// Shared with the document: a job copies no message.
-    pub messages: Vec<Message>,
+    pub messages: Vec<PackedMessage>,
     pub tools: Option<Value>,
     pub base_dir: PathBuf,
     /// The truncation budget (the session's `max_tokens`).
@@ -233,7 +233,7 @@ impl Computer {
         let identities = job
             .compare
             .filter(|(l, r)| l.view == SideView::Saved || r.view == SideView::Saved)
-            .map(|_| identities(job.messages.iter().map(Message::value)));
+            .map(|_| identities(job.messages.iter().map(PackedMessage::value)));
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
             _ => Arc::new(Gate::new(
@@ -247,7 +247,7 @@ impl Computer {
         // list it; then the messages (shared with the document) go to the
         // budget model.
         let asks = if job.access.mode == AccessMode::Ask {
-            gate.wanted_by(job.messages.iter().map(Message::value))
+            gate.wanted_by(job.messages.iter().map(PackedMessage::value))
         } else {
             Vec::new()
         };
@@ -274,7 +274,7 @@ impl Computer {
             Ok(m) => m,
             Err(e) => {
                 preview.error = Some(e.to_string());
-                if let BudgetError::Message { index, why, .. } = &e {
+                if let BudgetError::PackedMessage { index, why, .. } = &e {
                     preview.rejected = why.clone().map(|why| (*index, why));
                 }
                 preview.wanted = wanted(&gate, job, &asks);
@@ -384,7 +384,7 @@ impl Computer {
             // Two versions of the session: messages face their counterparts
             // by identity (id, else content), not by index.
             if let (Some(now), Some(Ok(e))) = (&identities, earlier) {
-                let before = self::identities(e.session.messages.iter().map(Message::value));
+                let before = self::identities(e.session.messages.iter().map(PackedMessage::value));
                 for (spec, s) in [(l, &mut ls), (r, &mut rs)] {
                     s.identities = if spec.view == SideView::Saved {
                         before.clone()

@@ -37,7 +37,7 @@ pub struct ReleaseInfo {
 /// access and no network.
 pub(super) fn release_format(
     job: &Job,
-    messages: &[Message],
+    messages: &[PackedMessage],
     release: &dyn Reference,
     provider: Provider,
     mode: crate::reference::Mode,
@@ -106,7 +106,7 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
 /// says which.
 pub(super) fn release_side(
     job: &Job,
-    messages: &[Message],
+    messages: &[PackedMessage],
     spec: SideSpec,
     index: usize,
 ) -> crate::compare::Side {
