@@ -34,16 +34,26 @@ impl App {
         self.reformat()
     }
 
-    /// The compare view's releases pair (`V` while it is open).
+    /// The compare view's releases pair (`V` while it is open): the default
+    /// release against the one on screen, or the next; `V` again moves the
+    /// right-hand side on to the next release.
     pub(super) fn compare_releases(&mut self) -> Vec<Command> {
+        let n = crate::reference::ALL.len();
+        let other = if self.compare.pair == Pair::Versions {
+            // Past the default release (0), wrapping round.
+            self.compare.release.max(1) % (n - 1) + 1
+        } else if self.release != 0 {
+            self.release
+        } else {
+            1
+        };
         self.compare.pair = Pair::Versions;
-        self.compare.release = self.release;
+        self.compare.release = other;
         self.compare.scroll = 0;
-        let other = crate::reference::ALL[self.release.max(1) % crate::reference::ALL.len()];
         self.status = format!(
-            "compare: {} / {}",
+            "compare: {} / {} (V: another release)",
             crate::reference::default().title(),
-            other.version()
+            crate::reference::ALL[other % n].version()
         );
         self.reformat()
     }
