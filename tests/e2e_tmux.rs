@@ -460,6 +460,10 @@ fn the_teaching_view_compares_explains_lints_and_switches_to_0_1_6() {
     tmux.keys(&["L"]);
     tmux.wait_for("the lint panel", |s| s.contains("Lint: 0 errors"));
     tmux.keys(&["V"]);
+    tmux.wait_for("AgentScope 2.0.11", |s| {
+        s.contains("AgentScope 2.0.11 AnthropicMultiAgentFormatter.format")
+    });
+    tmux.keys(&["V"]);
     tmux.wait_for("AgentScope 0.1.6", |s| {
         s.contains("AgentScope 0.1.6 AnthropicFormatter.format_multi_agent")
             && s.contains("has no truncation")

@@ -691,8 +691,11 @@ fn w_shows_the_rule_behind_each_line_and_the_rules_that_fired() {
 #[test]
 fn the_library_trip_under_agentscope_0_1_6() {
     let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (140, 44));
-    let cmds = app.update(key('V'));
-    run_commands(&mut app, &mut computer, cmds);
+    // V: 1.0.21 → 2.0.11 → 0.1.6.
+    for _ in 0..2 {
+        let cmds = app.update(key('V'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
     for (k, name, class) in [
         ('1', "openai", "OpenAIFormatter"),
         ('2', "anthropic", "AnthropicFormatter"),
@@ -730,7 +733,7 @@ fn the_library_trip_under_agentscope_0_1_6() {
 #[test]
 fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     let (mut app, mut computer) = loaded_app(&session_path("reasoning.json"), (140, 44));
-    for k in ['1', 'V'] {
+    for k in ['1', 'V', 'V'] {
         let cmds = app.update(key(k));
         run_commands(&mut app, &mut computer, cmds);
     }
@@ -741,8 +744,9 @@ fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     );
     let lost = &app.preview.as_ref().unwrap().release.as_ref().unwrap().lost;
     assert!(!lost.is_empty());
-    // Back to 1.0.21, open the compare view, V: 1.0.21 against 0.1.6.
-    for k in ['V', 'c', 'V'] {
+    // Back to 1.0.21, open the compare view, V: 1.0.21 against 2.0.11,
+    // V again: against 0.1.6.
+    for k in ['V', 'c', 'V', 'V'] {
         let cmds = app.update(key(k));
         run_commands(&mut app, &mut computer, cmds);
     }
@@ -758,10 +762,61 @@ fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     );
     let screen = screen_text(&app, 140, 44);
     assert!(
-        screen.contains("compare: AgentScope 1.0.21 / 0.1.6"),
+        screen.contains("compare: AgentScope 1.0.21 / 0.1.6 (V: another release)"),
         "{screen}"
     );
     insta::assert_snapshot!("compare_1_0_21_vs_0_1_6", screen);
+}
+
+/// Under AgentScope 2.0.11 (`V` once) the library trip is formatted by the
+/// 2.x class of each provider; 2.x neither truncates in the formatter nor
+/// counts with a tokenizer, and the panes say so. The compare view puts
+/// 1.0.21 beside it: the upgrade view.
+#[test]
+fn the_library_trip_under_agentscope_2_0_11() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (140, 44));
+    let cmds = app.update(key('V'));
+    run_commands(&mut app, &mut computer, cmds);
+    for (k, name, class) in [
+        ('1', "openai", "OpenAIMultiAgentFormatter"),
+        ('2', "anthropic", "AnthropicMultiAgentFormatter"),
+        ('3', "dashscope", "DashScopeMultiAgentFormatter"),
+        ('4', "gemini", "GeminiMultiAgentFormatter"),
+    ] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+        let screen = screen_text(&app, 140, 44);
+        assert!(
+            screen.contains(&format!("AgentScope 2.0.11 {class}.format")),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("does not truncate in the formatter"),
+            "{screen}"
+        );
+        let preview = app.preview.as_ref().expect("a preview");
+        assert!(preview.error.is_none(), "{:?}", preview.error);
+        insta::assert_snapshot!(format!("v2_library_trip_{name}"), screen);
+    }
+    // m: chat; then the upgrade view: 1.0.21 against 2.0.11.
+    for k in ['1', 'm', 'V', 'V', 'c', 'V'] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let compared = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.compare.clone())
+        .expect("compared");
+    assert!(
+        compared
+            .right
+            .starts_with("2.0.11 OpenAIChatFormatter.format"),
+        "{}",
+        compared.right
+    );
+    let screen = screen_text(&app, 140, 44);
+    insta::assert_snapshot!("compare_1_0_21_vs_2_0_11", screen);
 }
 
 /// Findings and compare headings quote the session (speaker names, tool

@@ -16,19 +16,20 @@
 mod v0;
 mod v1;
 pub mod v2;
+mod v2_reference;
 
 use crate::formatter::Span;
 use crate::media::MediaEnv;
 use crate::provider::Provider;
-use crate::py::PyErr;
 use crate::session::Session;
 use serde_json::Value;
 
 pub use v0::V0_1_6;
 pub use v1::V1_0_21;
+pub use v2_reference::V2_0_11;
 
 /// Every release, in the order `V` cycles them; the first is the default.
-pub static ALL: [&dyn Reference; 2] = [&V1_0_21, &V0_1_6];
+pub static ALL: [&dyn Reference; 3] = [&V1_0_21, &V2_0_11, &V0_1_6];
 
 /// The default release (`--agentscope` when not given).
 pub fn default() -> &'static dyn Reference {
@@ -106,9 +107,25 @@ pub struct Formatted {
     /// left out of the request.
     pub lost: Vec<String>,
     /// The formatted messages, or the error the release raises.
-    pub messages: Result<Vec<Value>, PyErr>,
+    pub messages: Result<Vec<Value>, Raised>,
     /// Input message range -> output message range, when known.
     pub spans: Vec<Span>,
+}
+
+/// An exception a release raises: its class name and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raised {
+    pub kind: String,
+    pub message: String,
+}
+
+impl From<crate::py::PyErr> for Raised {
+    fn from(e: crate::py::PyErr) -> Raised {
+        Raised {
+            kind: e.kind.to_string(),
+            message: e.message,
+        }
+    }
 }
 
 /// One AgentScope release.

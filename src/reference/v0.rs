@@ -86,7 +86,7 @@ impl Reference for V0 {
         let (branch, messages) = match result {
             Ok((branch, Value::Array(m))) => (branch, Ok(m)),
             Ok((branch, other)) => (branch, Ok(vec![other])),
-            Err((_, e)) => (None, Err(e)),
+            Err((_, e)) => (None, Err(e.into())),
         };
         let spans = match &messages {
             Ok(m) => one_to_one(values.len(), m.len()),

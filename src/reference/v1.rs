@@ -52,7 +52,7 @@ impl Reference for V1 {
         });
         let (messages, spans) = match request {
             Ok(r) => (Ok(r.messages), r.spans),
-            Err(e) => (Err(e), Vec::new()),
+            Err(e) => (Err(e.into()), Vec::new()),
         };
         Formatted {
             call: self.call(provider, mode),
