@@ -4,7 +4,7 @@
 //!
 //!     cargo bench --bench budget
 //!
-//! Targets (issue 3, this 2-core machine): 10,000 messages format < 10 ms,
+//! Targets (this 2-core machine): 10,000 messages format < 10 ms,
 //! count warm < 20 ms, recount after a one-message edit < 1 ms, plan
 //! truncation at any budget < 20 ms. `scripts/bench-vs-agentscope.py`
 //! measures AgentScope on the same sessions for the ratios.

@@ -1,4 +1,4 @@
-//! Key to frame through the workbench's real loop (issue 11, the move to
+//! Key to frame through the workbench's real loop (since the move to
 //! tokio): a key goes into the loop's channel, the loop wakes and runs
 //! `App::update`, and the frame is drawn into ratatui's TestBackend at
 //! 120×40, on the standard 1,000-message session. Unlike

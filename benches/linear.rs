@@ -1,4 +1,4 @@
-//! Linear at any size (issue 9): each operation at a size and at four times
+//! Linear at any size: each operation at a size and at four times
 //! it, in the same run. `scripts/bench-done-when.py` reads the estimates and
 //! prints time(4n) / time(n), which must stay under 5.
 //!

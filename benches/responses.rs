@@ -1,4 +1,4 @@
-//! The streaming parse's cost per chunk (issue 11): every recorded golden
+//! The streaming parse's cost per chunk: every recorded golden
 //! stream (tests/golden/responses) parsed as AgentScope parses it, events
 //! already framed; and the same events read from their wire bytes (SSE or
 //! NDJSON framing included). Divide by the case's event count for the cost

@@ -1,4 +1,4 @@
-//! Stream replies are linear in their chunk count (issue 25 item 17): a
+//! Stream replies are linear in their chunk count: a
 //! reply of N text deltas and of 4N, in the same run, through
 //!
 //! - `send`: `net::send` against a server on 127.0.0.1 (started here) that

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs `formatscope legacy` over every AgentScope 0.1.6 vector and judges
-# the outputs with the reference comparator (compare.py), as issue 13's
+# the outputs with the reference comparator (compare.py), as the legacy API's
 # done-when asks: the shared set (tests/legacy/, a copy of
 # shared/golden-v0: 524 files) and our own (tests/legacy/own/, made by
 # scripts/legacy-regen.py with the real 0.1.6 oracle).

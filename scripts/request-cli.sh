@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs `formatscope request` over every shared request vector
 # (tests/golden/requests/manifest.json) and judges the outputs with the
-# reference comparator (compare.py), as issue 10's done-when asks.
+# reference comparator (compare.py), as the wire's done-when asked.
 #   bash scripts/request-cli.sh [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,4 @@
-//! Data safety (issue 8): an edit is never lost and a save never writes the
+//! Data safety: an edit is never lost and a save never writes the
 //! wrong file; a session from someone else cannot make formatscope read or
 //! fetch without bounds or without asking. One test (or more) per item.
 //! Workbench items drive `App::update` with the real I/O executor (files

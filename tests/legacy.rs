@@ -1,4 +1,4 @@
-//! AgentScope 0.1.6's formatter API (issue 13): every vector of the shared
+//! AgentScope 0.1.6's formatter API: every vector of the shared
 //! set (tests/legacy/, a copy of shared/golden-v0: 524 files over 32 cases)
 //! and of ours (tests/legacy/own/, made by scripts/legacy-regen.py with the
 //! real 0.1.6 oracle) run in-process and compared as

@@ -1,4 +1,4 @@
-//! Stream progress without building every response (issue 25 item 17): the
+//! Stream progress without building every response: the
 //! text printer of `formatscope send` prints, byte for byte, what it printed
 //! when every cumulative response was built, for every recorded stream; the
 //! workbench's relay builds a few responses of a long stream, not one per
