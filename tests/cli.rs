@@ -364,3 +364,47 @@ fn a_bare_file_name_is_in_the_current_folder() {
         assert!(!stderr.contains("outside"), "{name}: {stderr}");
     }
 }
+
+/// `--agentscope` takes every registered release: 0.1.6 through the same
+/// interface the workbench's `V` uses, its messages those of the workbench's
+/// 0.1.6 view; an unknown version names the known ones.
+#[test]
+fn agentscope_takes_every_registered_release() {
+    let out = formatscope(&[
+        "format",
+        "sessions/reasoning.json",
+        "--agentscope",
+        "0.1.6",
+        "--provider",
+        "openai",
+        "--mode",
+        "chat",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = stdout_json(&out);
+    assert_eq!(json["agentscope"], "0.1.6");
+    assert_eq!(json["formatter"], "OpenAIFormatter.format_chat");
+    // What 0.1.6's Msg cannot hold of a 1.0 session is listed.
+    assert!(
+        json["lost"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("thinking"),
+        "{json}"
+    );
+    assert!(json["messages"].as_array().is_some_and(|m| !m.is_empty()));
+
+    let out = formatscope(&["format", "sessions/reasoning.json", "--agentscope", "9.9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let known = format!("one of {}", formatscope::reference::versions());
+    assert!(
+        err.contains(&known) && known.contains("1.0.21, 2.0.11, 0.1.6"),
+        "{err}"
+    );
+}

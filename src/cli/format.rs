@@ -95,7 +95,8 @@ pub(crate) struct FormatArgs {
     #[arg(long)]
     pub(crate) raw: bool,
 
-    /// The AgentScope version to reproduce: 1.0.21 (default) or 2.0.11.
+    /// The AgentScope release to reproduce: 1.0.21 (default), 2.0.11 or
+    /// 0.1.6 (`formatscope legacy` has 0.1.6's whole API).
     #[arg(long, value_name = "VERSION", default_value = "1.0.21")]
     pub(crate) agentscope: String,
 

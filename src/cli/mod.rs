@@ -29,6 +29,7 @@ mod count;
 mod diff;
 mod explain;
 mod format;
+mod format_release;
 mod format_v2;
 mod handout;
 mod legacy;
@@ -148,9 +149,13 @@ pub fn run() -> i32 {
         Some(Command::Format(args)) => match args.agentscope.as_str() {
             "2.0.11" => format_v2::run(args),
             "1.0.21" => format::run(args),
-            other => usage_error(format!(
-                "unknown AgentScope version {other:?}; 1.0.21 or 2.0.11"
-            )),
+            other => match formatscope::reference::by_version(other) {
+                Some(release) => format_release::run(args, release),
+                None => usage_error(format!(
+                    "unknown AgentScope version {other:?}; one of {}",
+                    formatscope::reference::versions()
+                )),
+            },
         },
         Some(Command::Count(args)) => count::count(args),
         Some(Command::Tokenize(args)) => tokenize::tokenize(args),
