@@ -3,6 +3,7 @@
 //! conflict with a changed file's, ...).
 
 use super::*;
+use crate::tui::panes::popup::{self, Picked};
 
 impl App {
     pub(super) fn on_popup_key(&mut self, popup: Popup, key: KeyEvent) -> Vec<Command> {
@@ -20,88 +21,33 @@ impl App {
                 FormOutcome::Apply(settings) => self.apply_settings_form(&form, settings),
             },
             Popup::Help(scroll) => {
-                let n = keymap::help().len();
-                match code {
-                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Enter => {}
-                    KeyCode::Down | KeyCode::Char('j') => {
-                        self.popup = Some(Popup::Help((scroll + 1).min(n)))
-                    }
-                    KeyCode::Up | KeyCode::Char('k') => {
-                        self.popup = Some(Popup::Help(scroll.saturating_sub(1)))
-                    }
-                    KeyCode::PageDown | KeyCode::Char(' ') => {
-                        self.popup = Some(Popup::Help((scroll + 10).min(n)))
-                    }
-                    KeyCode::PageUp => self.popup = Some(Popup::Help(scroll.saturating_sub(10))),
-                    KeyCode::Home | KeyCode::Char('g') => self.popup = Some(Popup::Help(0)),
-                    // The drawing stops at the last screenful.
-                    KeyCode::End | KeyCode::Char('G') => self.popup = Some(Popup::Help(n)),
-                    _ => self.popup = Some(Popup::Help(scroll)),
+                if let Picked::Open(p) = popup::help_key(scroll, code) {
+                    self.popup = Some(p);
                 }
                 Vec::new()
             }
-            Popup::Formatter(i) => {
-                let n = FormatterId::all().count();
-                match code {
-                    KeyCode::Up | KeyCode::Char('k') => {
-                        self.popup = Some(Popup::Formatter((i + n - 1) % n))
-                    }
-                    KeyCode::Down | KeyCode::Char('j') => {
-                        self.popup = Some(Popup::Formatter((i + 1) % n))
-                    }
-                    KeyCode::Enter => {
-                        if let Some(id) = FormatterId::all().nth(i) {
-                            return self.set_formatter(id);
-                        }
-                    }
-                    KeyCode::Esc | KeyCode::Char('q') => {}
-                    _ => self.popup = Some(Popup::Formatter(i)),
+            Popup::Formatter(i) => match popup::formatter_key(i, code) {
+                Picked::Open(p) => {
+                    self.popup = Some(p);
+                    Vec::new()
                 }
-                Vec::new()
-            }
-            Popup::SendTo { cursor, mut chosen } => {
-                let n = chosen.len();
-                match code {
-                    KeyCode::Up | KeyCode::Char('k') => {
-                        self.popup = Some(Popup::SendTo {
-                            cursor: (cursor + n - 1) % n,
-                            chosen,
-                        })
+                Picked::Chosen(id) => self.set_formatter(id),
+                Picked::Closed => Vec::new(),
+            },
+            Popup::SendTo { cursor, chosen } => match popup::send_to_key(cursor, chosen, code) {
+                Picked::Open(p) => {
+                    if code == KeyCode::Enter {
+                        self.status = "no provider picked: Space picks one".into();
                     }
-                    KeyCode::Down | KeyCode::Char('j') => {
-                        self.popup = Some(Popup::SendTo {
-                            cursor: (cursor + 1) % n,
-                            chosen,
-                        })
-                    }
-                    KeyCode::Char(' ') | KeyCode::Char('x') => {
-                        chosen[cursor] = !chosen[cursor];
-                        self.popup = Some(Popup::SendTo { cursor, chosen });
-                    }
-                    KeyCode::Char(c @ '1'..='6') => {
-                        let i = c as usize - '1' as usize;
-                        chosen[i] = !chosen[i];
-                        self.popup = Some(Popup::SendTo { cursor: i, chosen });
-                    }
-                    KeyCode::Enter => {
-                        let providers: Vec<Provider> = Provider::ALL
-                            .iter()
-                            .zip(chosen)
-                            .filter(|(_, on)| *on)
-                            .map(|(p, _)| *p)
-                            .collect();
-                        if providers.is_empty() {
-                            self.status = "no provider picked: Space picks one".into();
-                            self.popup = Some(Popup::SendTo { cursor, chosen });
-                            return Vec::new();
-                        }
-                        return self.send_or_ask(providers);
-                    }
-                    KeyCode::Esc | KeyCode::Char('q') => self.status = "nothing sent".into(),
-                    _ => self.popup = Some(Popup::SendTo { cursor, chosen }),
+                    self.popup = Some(p);
+                    Vec::new()
                 }
-                Vec::new()
-            }
+                Picked::Chosen(providers) => self.send_or_ask(providers),
+                Picked::Closed => {
+                    self.status = "nothing sent".into();
+                    Vec::new()
+                }
+            },
             Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
             Popup::SaveAsk {
                 question,

@@ -3,12 +3,13 @@
 
 use super::settings::SettingsForm;
 use super::{centered, pane_block};
-use crate::formatter::FormatterId;
+use crate::formatter::{FormatterId, Provider};
 use crate::media::Access;
 use crate::tui::keymap;
 use crate::tui::msg::{AfterSave, Allow, FileResult, SaveQuestion};
 use crate::tui::recovery::Recovery;
 use crate::tui::theme::Palette;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -85,6 +86,82 @@ pub struct ConfirmSend {
     pub exact: bool,
     /// The threshold it reached.
     pub at: u64,
+}
+
+/// What a key did to one of the popups that only move and pick (help,
+/// the formatter picker, the providers to send to).
+#[derive(Debug)]
+pub enum Picked<T> {
+    /// Still open, as it now stands.
+    Open(Popup),
+    Closed,
+    Chosen(T),
+}
+
+/// A key in the help (`?`): scrolls, or closes it.
+pub fn help_key(scroll: usize, code: KeyCode) -> Picked<()> {
+    let n = keymap::help().len();
+    Picked::Open(Popup::Help(match code {
+        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Enter => {
+            return Picked::Closed
+        }
+        KeyCode::Down | KeyCode::Char('j') => (scroll + 1).min(n),
+        KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+        KeyCode::PageDown | KeyCode::Char(' ') => (scroll + 10).min(n),
+        KeyCode::PageUp => scroll.saturating_sub(10),
+        KeyCode::Home | KeyCode::Char('g') => 0,
+        // The drawing stops at the last screenful.
+        KeyCode::End | KeyCode::Char('G') => n,
+        _ => scroll,
+    }))
+}
+
+/// A key in the formatter picker (`f`).
+pub fn formatter_key(i: usize, code: KeyCode) -> Picked<FormatterId> {
+    let n = FormatterId::all().count();
+    match code {
+        KeyCode::Up | KeyCode::Char('k') => Picked::Open(Popup::Formatter((i + n - 1) % n)),
+        KeyCode::Down | KeyCode::Char('j') => Picked::Open(Popup::Formatter((i + 1) % n)),
+        KeyCode::Enter => FormatterId::all()
+            .nth(i)
+            .map_or(Picked::Closed, Picked::Chosen),
+        KeyCode::Esc | KeyCode::Char('q') => Picked::Closed,
+        _ => Picked::Open(Popup::Formatter(i)),
+    }
+}
+
+/// A key in the providers popup (`P`): Space or a digit picks, Enter
+/// sends to those picked (none picked: it stays open).
+pub fn send_to_key(cursor: usize, mut chosen: [bool; 6], code: KeyCode) -> Picked<Vec<Provider>> {
+    let n = chosen.len();
+    let open = |cursor, chosen| Picked::Open(Popup::SendTo { cursor, chosen });
+    match code {
+        KeyCode::Up | KeyCode::Char('k') => open((cursor + n - 1) % n, chosen),
+        KeyCode::Down | KeyCode::Char('j') => open((cursor + 1) % n, chosen),
+        KeyCode::Char(' ') | KeyCode::Char('x') => {
+            chosen[cursor] = !chosen[cursor];
+            open(cursor, chosen)
+        }
+        KeyCode::Char(c @ '1'..='6') => {
+            let i = c as usize - '1' as usize;
+            chosen[i] = !chosen[i];
+            open(i, chosen)
+        }
+        KeyCode::Enter => {
+            let providers: Vec<Provider> = Provider::ALL
+                .iter()
+                .zip(chosen)
+                .filter(|(_, on)| *on)
+                .map(|(p, _)| *p)
+                .collect();
+            if providers.is_empty() {
+                return open(cursor, chosen);
+            }
+            Picked::Chosen(providers)
+        }
+        KeyCode::Esc | KeyCode::Char('q') => Picked::Closed,
+        _ => open(cursor, chosen),
+    }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
@@ -419,4 +496,39 @@ fn draw_dialog(frame: &mut Frame, area: Rect, ui: &Palette, title: &str, lines: 
         Paragraph::new(text).block(block).wrap(Wrap { trim: false }),
         rect,
     );
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    /// The pickers own their keys: a digit toggles a provider, Enter with
+    /// none picked stays open, Enter with some sends to them in order.
+    #[test]
+    fn the_providers_popup_picks_and_sends_only_what_was_picked() {
+        let none = [false; 6];
+        let Picked::Open(Popup::SendTo { cursor, chosen }) =
+            send_to_key(0, none, KeyCode::Char('3'))
+        else {
+            panic!("stays open")
+        };
+        assert_eq!(
+            (cursor, chosen),
+            (2, [false, false, true, false, false, false])
+        );
+        assert!(matches!(
+            send_to_key(0, none, KeyCode::Enter),
+            Picked::Open(_)
+        ));
+        let Picked::Chosen(p) = send_to_key(2, chosen, KeyCode::Enter) else {
+            panic!("sends")
+        };
+        assert_eq!(p, vec![Provider::DashScope]);
+        assert!(matches!(send_to_key(0, none, KeyCode::Esc), Picked::Closed));
+        let n = FormatterId::all().count();
+        assert!(
+            matches!(formatter_key(0, KeyCode::Up), Picked::Open(Popup::Formatter(i)) if i == n - 1)
+        );
+        assert!(matches!(help_key(3, KeyCode::Char('?')), Picked::Closed));
+    }
 }
