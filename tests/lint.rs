@@ -70,9 +70,11 @@ const CASES: &[(&str, &[Expected])] = &[
 ];
 
 /// Upgrade findings: the same sessions under `--agentscope 2.0.11` (each
-/// formats under 1.0.21; what 2.0.11 makes of it is formatters-v2.md §15:
-/// `name: null` fails Msg validation, a .wav is guessed as audio/x-wav, a
-/// file without extension is application/octet-stream).
+/// formats under 1.0.21). What 2.0.11 makes of each was checked with the
+/// 2.x oracle, oracle_v2.py: `name: null` fails Msg validation, a .wav is
+/// guessed as audio/x-wav, a file without extension is
+/// application/octet-stream and skipped, Anthropic drops thinking without
+/// a signature, a user message's tool result moves to an assistant one.
 #[rustfmt::skip]
 const V2_CASES: &[(&str, &[Expected])] = &[
     ("v2_raises_name_null", &[("v2.raises", "error", Some(1), None, Some(9), Some(5))]),
