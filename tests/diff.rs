@@ -496,6 +496,25 @@ fn a_release_prefix_diffs_what_an_upgrade_changes() {
         gemini.contains("~ /messages/2/parts/0/function_call/id: \"1\""),
         "{gemini}"
     );
+    // The handout puts the releases side by side (the 2.x side without
+    // rule notes: explain attributes 1.0.21 requests).
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("upgrade.html");
+    run_diff(&[
+        trip,
+        "--left",
+        "1.0.21:anthropic",
+        "--right",
+        "2.0.11:anthropic",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("2.0.11 AnthropicMultiAgentFormatter.format"),
+        "{}",
+        &html[..html.len().min(2000)]
+    );
     // The default release with a prefix is the path without one.
     let same = run_diff(&[
         trip,
