@@ -588,6 +588,9 @@ fn an_unknown_release_is_bad_usage_naming_the_known_ones() {
             formatscope::reference::versions()
         )
     );
+    let (code, err) = run("java-9.9:openai");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown AgentScope release java-9.9"), "{err}");
     let (code, err) = run("2.0.11:openai:wire");
     assert_eq!(code, Some(2));
     assert!(

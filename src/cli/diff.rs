@@ -108,7 +108,9 @@ impl Side {
 fn parse_side(spec: &str, session: &Session) -> Result<Side, String> {
     let mut parts = spec.split(':');
     let first = parts.next().unwrap_or_default();
-    if Provider::from_id(first).is_none() && first.starts_with(|c: char| c.is_ascii_digit()) {
+    // A release's version has a digit ("2.0.11", "java-2.0.2"); no
+    // provider id has one.
+    if Provider::from_id(first).is_none() && first.chars().any(|c| c.is_ascii_digit()) {
         let release = reference::by_version(first).ok_or_else(|| {
             format!(
                 "{spec}: unknown AgentScope release {first} (known: {})",
