@@ -48,14 +48,18 @@ pub(super) fn checks(
             if let Some(Value::Array(list)) = without.get_mut("content") {
                 list.remove(j);
             }
+            // Some(true): formats the same without the block; None: raises.
             let dropped = |r: &dyn Reference| {
                 let (with, without) = (
                     run(r, &alone(input.session, m)),
                     run(r, &alone(input.session, &without)),
                 );
-                matches!((with.messages, without.messages), (Ok(a), Ok(b)) if a == b)
+                match (with.messages, without.messages) {
+                    (Ok(a), Ok(b)) => Some(a == b),
+                    _ => None,
+                }
             };
-            if dropped(release) && !dropped(from) {
+            if dropped(release) == Some(true) && dropped(from) == Some(false) {
                 let media = matches!(kind, "image" | "audio" | "video");
                 let (rule, why) = if media {
                     ("v2.media-dropped", "outside the formatter's input_types")
