@@ -43,7 +43,9 @@ pub(crate) struct DiffArgs {
     /// JSON-pointer paths into the left request: the body for wire, else
     /// {"messages": [...]}; `moved_from`/`moved_to` pair a value that
     /// moved), which applied to the left request give the right one;
-    /// "cache_prefix" for two wire bodies of one provider}.
+    /// "cache_prefix" for two wire bodies of one provider; "lost"
+    /// {"left", "right"} when a side's release cannot hold all of the
+    /// session}.
     #[arg(long)]
     json: bool,
 
