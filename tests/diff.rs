@@ -463,3 +463,144 @@ fn before_and_after_truncation_pair_messages_by_identity() {
     assert_eq!(marked[0].0, "message 5", "{groups:?}");
     assert_eq!((c.counts.added, c.counts.changed), (0, 0), "{:?}", c.counts);
 }
+
+/// `--left 1.0.21:P --right 2.0.11:P`: what upgrading AgentScope changes
+/// in the request for one bundled session, the 2.0.11 side coming from
+/// `reference::Reference::format` (so any release in `reference::ALL`
+/// diffs the same way), and the operations a real patch between them.
+#[test]
+fn a_release_prefix_diffs_what_an_upgrade_changes() {
+    let trip = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let trip = trip.to_str().unwrap();
+    let openai = run_diff(&[trip, "--left", "1.0.21:openai", "--right", "2.0.11:openai"]);
+    assert_eq!(
+        openai,
+        "1.0.21 OpenAIMultiAgentFormatter.format → 2.0.11 OpenAIMultiAgentFormatter.format: 1 change\n\
+         ~ /messages/0/content: \"You're a helpful assistant named Friday.\"\n"
+    );
+    // Anthropic 2.x wraps only the first history group in <history> tags;
+    // Gemini's function calls now carry their id.
+    let anthropic = run_diff(&[
+        trip,
+        "--left",
+        "1.0.21:anthropic",
+        "--right",
+        "2.0.11:anthropic",
+    ]);
+    assert!(
+        anthropic.contains("~ /messages/6/content/0/text: \"Friday: The nearest library is"),
+        "{anthropic}"
+    );
+    let gemini = run_diff(&[trip, "--left", "1.0.21:gemini", "--right", "2.0.11:gemini"]);
+    assert!(
+        gemini.contains("~ /messages/2/parts/0/function_call/id: \"1\""),
+        "{gemini}"
+    );
+    // The handout puts the releases side by side (the 2.x side without
+    // rule notes: explain attributes 1.0.21 requests).
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("upgrade.html");
+    run_diff(&[
+        trip,
+        "--left",
+        "1.0.21:anthropic",
+        "--right",
+        "2.0.11:anthropic",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("2.0.11 AnthropicMultiAgentFormatter.format"),
+        "{}",
+        &html[..html.len().min(2000)]
+    );
+    // The default release with a prefix is the path without one.
+    let same = run_diff(&[
+        trip,
+        "--left",
+        "1.0.21:ollama:wire",
+        "--right",
+        "ollama:wire",
+    ]);
+    assert!(same.contains(": 0 changes"), "{same}");
+    // The JSON operations turn 1.0.21's request into 2.0.11's, as the
+    // release formats it through the trait.
+    let ops: Value = serde_json::from_str(&run_diff(&[
+        trip,
+        "--left",
+        "1.0.21:ollama",
+        "--right",
+        "2.0.11:ollama",
+        "--json",
+    ]))
+    .unwrap();
+    assert!(
+        ops["operations"].as_array().is_some_and(|o| o.len() > 5),
+        "{ops}"
+    );
+    let session = read_session(Path::new(trip)).unwrap();
+    let env = MediaEnv::new(session.base_dir(), Arc::new(WebRoot::new(Vec::new())));
+    let formatter = FormatterId::new(Provider::Ollama, Mode::MultiAgent);
+    let left = request(&session, formatter, false, &env).unwrap();
+    let release = formatscope::reference::by_version("2.0.11").unwrap();
+    let right = release
+        .format(
+            &session,
+            Provider::Ollama,
+            formatscope::reference::Mode::MultiAgent,
+            &env,
+        )
+        .messages
+        .unwrap();
+    let ops = diff(
+        &serde_json::json!({ "messages": left }),
+        &serde_json::json!({ "messages": right }),
+    );
+    let mut doc = serde_json::json!({ "messages": left });
+    apply(&mut doc, &ops).unwrap();
+    assert_eq!(doc["messages"], Value::Array(right));
+}
+
+/// A release the workbench does not have is bad usage (exit 2), naming
+/// the ones it has; so is a wire body for a release other than 1.0.21.
+#[test]
+fn an_unknown_release_is_bad_usage_naming_the_known_ones() {
+    let trip = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let run = |left: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_formatscope"))
+            .arg("diff")
+            .arg(&trip)
+            .args(["--left", left, "--right", "openai"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run("3.0.0:openai");
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err.trim(),
+        format!(
+            "error: 3.0.0:openai: unknown AgentScope release 3.0.0 (known: {})",
+            formatscope::reference::versions()
+        )
+    );
+    let (code, err) = run("java-9.9:openai");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown AgentScope release java-9.9"), "{err}");
+    let (code, err) = run("2.0.11:openai:wire");
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("wire bodies are built for AgentScope 1.0.21 only"),
+        "{err}"
+    );
+    let (code, err) = run("2.0.11:openai:sideways");
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("AgentScope 2.0.11 has no mode sideways (chat, multi-agent)"),
+        "{err}"
+    );
+}

@@ -271,3 +271,34 @@ fn the_rules_a_teacher_points_at_fire_where_expected() {
         "{fired:?}"
     );
 }
+
+/// AgentScope 2.0.11's rules are named in the catalogue beside 1.0.21's,
+/// each with its place in the 2.0.11 package, found by `rule`, and the
+/// upgrade lint's rules that name a formatting rule point at one of them.
+#[test]
+fn the_2_x_rules_are_in_the_catalogue_with_their_place_in_2_0_11() {
+    use formatscope::explain::RULES_V2;
+    let mut ids = std::collections::BTreeSet::new();
+    for r in RULES.iter().chain(RULES_V2) {
+        assert!(ids.insert(r.id), "{} twice", r.id);
+    }
+    for r in RULES_V2 {
+        assert!(r.id.starts_with("v2."), "{}", r.id);
+        assert!(r.agentscope.starts_with("agentscope/"), "{}", r.id);
+        assert!(
+            !r.text.is_empty() && r.api.starts_with("https://"),
+            "{}",
+            r.id
+        );
+        assert_eq!(rule(r.id).map(|x| x.id), Some(r.id));
+    }
+    for id in [
+        "v2.hint.user-message",
+        "v2.tool-result-media.system-reminder",
+    ] {
+        assert!(rule(id).is_some(), "{id}");
+    }
+    // The lint finding and the formatting rule it reports share the id.
+    let reminder = "v2.tool-result-media.system-reminder";
+    assert!(formatscope::lint::rule(reminder).is_some());
+}

@@ -69,6 +69,25 @@ const CASES: &[(&str, &[Expected])] = &[
     ("clean", &[]),
 ];
 
+/// Upgrade findings: the same sessions under `--agentscope 2.0.11` (each
+/// formats under 1.0.21). What 2.0.11 makes of each was checked with the
+/// 2.x oracle, oracle_v2.py: `name: null` fails Msg validation, a .wav is
+/// guessed as audio/x-wav, a file without extension is
+/// application/octet-stream and skipped, Anthropic drops thinking without
+/// a signature, a user message's tool result moves to an assistant one.
+#[rustfmt::skip]
+const V2_CASES: &[(&str, &[Expected])] = &[
+    ("v2_raises_name_null", &[("v2.raises", "error", Some(1), None, Some(9), Some(5))]),
+    ("v2_audio_wav", &[("v2.audio-x-wav", "error", Some(1), Some(1), Some(17), Some(9))]),
+    ("v2_media_dropped", &[("v2.media-dropped", "warning", Some(1), Some(1), Some(17), Some(9))]),
+    ("v2_block_dropped", &[("v2.block-dropped", "warning", Some(2), Some(0), Some(23), Some(9))]),
+    ("v2_tool_result_role", &[("v2.tool-result-role", "warning", Some(3), None, Some(33), Some(5))]),
+    ("v2_tool_result_media", &[
+        ("agentscope.tool-result-media-as-path", "warning", Some(3), Some(0), Some(37), Some(9)),
+        ("v2.tool-result-media.system-reminder", "info", Some(3), Some(0), Some(37), Some(9)),
+    ]),
+];
+
 fn brief(f: &Value) -> Expected {
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
     (
@@ -86,6 +105,17 @@ fn each_case_gives_exactly_its_findings_and_errors_exit_1() {
     let mut fired = BTreeSet::new();
     for (name, expected) in CASES {
         let (code, findings) = lint(&case(name), &[]);
+        let got: Vec<Expected> = findings.iter().map(brief).collect();
+        assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
+        let errors = expected.iter().any(|e| e.1 == "error");
+        assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
+        for f in &findings {
+            assert!(!f["fix"].as_str().unwrap_or("").is_empty());
+            fired.insert(f["rule"].as_str().unwrap_or("").to_string());
+        }
+    }
+    for (name, expected) in V2_CASES {
+        let (code, findings) = lint(&case(name), &["--agentscope", "2.0.11"]);
         let got: Vec<Expected> = findings.iter().map(brief).collect();
         assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
         let errors = expected.iter().any(|e| e.1 == "error");
@@ -242,4 +272,38 @@ fn a_finding_about_many_messages_names_a_few_and_counts_the_rest() {
             Some(json!([f["line"], f["column"]]))
         );
     }
+}
+
+/// `--agentscope 1.0.21` (the default) is today's lint exactly: no
+/// upgrade finding; a release formatscope does not have is bad usage.
+#[test]
+fn the_default_release_has_no_upgrade_findings_and_an_unknown_one_is_usage() {
+    let run = |path: &Path, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_formatscope"))
+            .arg("lint")
+            .arg(path)
+            .args(extra)
+            .output()
+            .expect("the binary runs")
+    };
+    for (name, _) in V2_CASES {
+        let today = run(&case(name), &[]);
+        let named = run(&case(name), &["--agentscope", "1.0.21"]);
+        assert_eq!(today.stdout, named.stdout, "{name}");
+        assert_eq!(today.status.code(), named.status.code(), "{name}");
+        assert!(
+            !String::from_utf8_lossy(&today.stdout).contains("[v2."),
+            "{name}"
+        );
+    }
+    let out = run(&case("clean"), &["--agentscope", "9.9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!(
+            "unknown AgentScope release 9.9 (known: {})",
+            formatscope::reference::versions()
+        )),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

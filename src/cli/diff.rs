@@ -1,6 +1,14 @@
 //! `formatscope diff SESSION --left SPEC --right SPEC`: the structural
 //! difference between two requests for the same session (two providers,
-//! two modes, the formatter's output or the wire body).
+//! two modes, the formatter's output or the wire body, two AgentScope
+//! releases).
+//!
+//! A side may name its release (`2.0.11:openai`): it is then that
+//! release's formatter output through `reference::Reference::format`, so
+//! any release in `reference::ALL` diffs without code here, and
+//! `--left 1.0.21:openai --right 2.0.11:openai` shows what an upgrade
+//! changes. The default release (1.0.21) keeps the path a side without a
+//! prefix takes, wire bodies included.
 
 use super::{media_env, print_json, report_access, say, usage_error, web_fetcher};
 use clap::Args;
@@ -9,6 +17,7 @@ use formatscope::diff::cache::Break;
 use formatscope::diff::{CachePrefix, PromptPrefix, Version};
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::pipeline::{self, ReferenceRequest};
+use formatscope::reference::{self, Reference};
 use formatscope::session::{read_session, Session};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -18,9 +27,11 @@ pub(crate) struct DiffArgs {
     /// Session file.
     session: PathBuf,
 
-    /// The left request: PROVIDER[:MODE][:wire], e.g. openai, anthropic:multi-agent,
-    /// gemini:chat:wire (wire: the HTTP body the SDK sends, else the
-    /// formatter's messages). The mode defaults to the session's.
+    /// The left request: [VERSION:]PROVIDER[:MODE][:wire], e.g. openai,
+    /// anthropic:multi-agent, gemini:chat:wire (wire: the HTTP body the
+    /// SDK sends, else the formatter's messages), 2.0.11:openai (that
+    /// AgentScope release's formatter; wire bodies are 1.0.21's only).
+    /// The mode defaults to the session's.
     #[arg(long, value_name = "SPEC")]
     left: String,
 
@@ -32,7 +43,9 @@ pub(crate) struct DiffArgs {
     /// JSON-pointer paths into the left request: the body for wire, else
     /// {"messages": [...]}; `moved_from`/`moved_to` pair a value that
     /// moved), which applied to the left request give the right one;
-    /// "cache_prefix" for two wire bodies of one provider}.
+    /// "cache_prefix" for two wire bodies of one provider; "lost"
+    /// {"left", "right"} when a side's release cannot hold all of the
+    /// session}.
     #[arg(long)]
     json: bool,
 
@@ -57,17 +70,58 @@ pub(crate) struct DiffArgs {
     offline: bool,
 }
 
-/// A side: which formatter, and whether the wire body.
+/// A side: which formatter, whether the wire body, and the release a
+/// `VERSION:` prefix named.
 struct Side {
     formatter: FormatterId,
     wire: bool,
+    release: Option<Released>,
+}
+
+/// A side's release and its mode, as the release names its modes.
+struct Released {
+    reference: &'static dyn Reference,
+    mode: reference::Mode,
+}
+
+impl Side {
+    /// The release formatting this side when it is not the default one
+    /// (the default takes the path of a side without a prefix).
+    fn other_release(&self) -> Option<&Released> {
+        self.release
+            .as_ref()
+            .filter(|r| r.reference.version() != reference::default().version())
+    }
+
+    /// "OpenAIChatFormatter", or with a release "2.0.11 OpenAIChatFormatter.format".
+    fn name(&self) -> String {
+        let wire = if self.wire { " (wire body)" } else { "" };
+        match &self.release {
+            None => format!("{}{wire}", self.formatter.class_name()),
+            Some(r) => format!(
+                "{} {}{wire}",
+                r.reference.version(),
+                r.reference.call(self.formatter.provider, r.mode)
+            ),
+        }
+    }
 }
 
 fn parse_side(spec: &str, session: &Session) -> Result<Side, String> {
     let mut parts = spec.split(':');
-    let provider = parts
-        .next()
-        .and_then(Provider::from_id)
+    let first = parts.next().unwrap_or_default();
+    // A release's version has a digit ("2.0.11", "java-2.0.2"); no
+    // provider id has one.
+    if Provider::from_id(first).is_none() && first.chars().any(|c| c.is_ascii_digit()) {
+        let release = reference::by_version(first).ok_or_else(|| {
+            format!(
+                "{spec}: unknown AgentScope release {first} (known: {})",
+                reference::versions()
+            )
+        })?;
+        return parse_release_side(spec, release, parts, session);
+    }
+    let provider = Provider::from_id(first)
         .ok_or_else(|| format!("{spec}: expected PROVIDER[:MODE][:wire]"))?;
     let mut mode = session.formatter().map(|f| f.mode).unwrap_or(Mode::Chat);
     let mut wire = false;
@@ -80,7 +134,104 @@ fn parse_side(spec: &str, session: &Session) -> Result<Side, String> {
     Ok(Side {
         formatter: FormatterId::new(provider, mode),
         wire,
+        release: None,
     })
+}
+
+/// The rest of a `VERSION:PROVIDER[:MODE][:wire]` spec, checked against
+/// what the release has: its providers and its modes.
+fn parse_release_side<'a>(
+    spec: &str,
+    release: &'static dyn Reference,
+    mut parts: impl Iterator<Item = &'a str>,
+    session: &Session,
+) -> Result<Side, String> {
+    let version = release.version();
+    let provider = parts
+        .next()
+        .and_then(Provider::from_id)
+        .ok_or_else(|| format!("{spec}: expected VERSION:PROVIDER[:MODE][:wire]"))?;
+    if !release.providers().contains(&provider) {
+        return Err(format!(
+            "{spec}: AgentScope {version} has no formatter for {provider}"
+        ));
+    }
+    let modes = release.modes();
+    let own = session
+        .formatter()
+        .map(|f| reference::Mode::from(f.mode))
+        .unwrap_or(reference::Mode::Chat);
+    let mut mode = if modes.contains(&own) {
+        own
+    } else {
+        modes.first().copied().unwrap_or(own)
+    };
+    let mut wire = false;
+    for p in parts {
+        if p == "wire" {
+            wire = true;
+            continue;
+        }
+        let wanted = p.to_ascii_lowercase().replace('_', "-");
+        mode = modes
+            .iter()
+            .copied()
+            .find(|m| {
+                m.name() == wanted || (wanted == "multiagent" && *m == reference::Mode::MultiAgent)
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
+                format!(
+                    "{spec}: AgentScope {version} has no mode {p} ({})",
+                    names.join(", ")
+                )
+            })?;
+    }
+    let side = Side {
+        formatter: FormatterId::new(
+            provider,
+            mode.formatter_mode()
+                .unwrap_or_else(|| session.formatter().map(|f| f.mode).unwrap_or(Mode::Chat)),
+        ),
+        wire,
+        release: Some(Released {
+            reference: release,
+            mode,
+        }),
+    };
+    if wire && side.other_release().is_some() {
+        return Err(format!(
+            "{spec}: wire bodies are built for AgentScope {} only; drop :wire to diff AgentScope {version}'s formatter output",
+            reference::default().version()
+        ));
+    }
+    Ok(side)
+}
+
+/// The request a side describes: today's path, or the side's release's
+/// formatter output (with what its message model leaves out).
+fn side_request(
+    session: &Session,
+    side: &Side,
+    env: &formatscope::media::MediaEnv,
+) -> Result<(Value, Vec<String>, Vec<formatscope::formatter::Span>), String> {
+    let Some(r) = side.other_release() else {
+        return request_of(session, side.formatter, side.wire, env)
+            .map(|v| (v, Vec::new(), Vec::new()));
+    };
+    let out = r
+        .reference
+        .format(session, side.formatter.provider, r.mode, env);
+    match out.messages {
+        Ok(m) => Ok((serde_json::json!({ "messages": m }), out.lost, out.spans)),
+        Err(e) => Err(format!(
+            "AgentScope {} {}: {}: {}",
+            r.reference.version(),
+            out.call,
+            e.kind,
+            e.message
+        )),
+    }
 }
 
 /// The request a side describes: the formatter's messages, or the body.
@@ -137,9 +288,9 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
     };
     let env = media_env(&session, web_fetcher(&[], args.offline));
     let right_env = media_env(&right_session, web_fetcher(&[], args.offline));
-    let (l, r) = match (
-        request_of(&session, left.formatter, left.wire, &env),
-        request_of(&right_session, right.formatter, right.wire, &right_env),
+    let ((l, l_lost, l_spans), (r, r_lost, r_spans)) = match (
+        side_request(&session, &left, &env),
+        side_request(&right_session, &right, &right_env),
     ) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => {
@@ -154,30 +305,29 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         report_access(right_env.gate());
     }
     if let Some(path) = &args.html {
+        let annotated = |s: &Side, session: &Session, v: &Value, spans, env| match s.other_release()
+        {
+            Some(_) => super::handout::release_side(s.name(), v, spans, args.raw_media),
+            None => {
+                super::handout::annotated_side(session, s.formatter, s.wire, v, env, args.raw_media)
+            }
+        };
         let sides = (
-            super::handout::annotated_side(
-                &session,
-                left.formatter,
-                left.wire,
-                &l,
-                &env,
-                args.raw_media,
-            ),
-            super::handout::annotated_side(
-                &right_session,
-                right.formatter,
-                right.wire,
-                &r,
-                &right_env,
-                args.raw_media,
-            ),
+            annotated(&left, &session, &l, &l_spans, &env),
+            annotated(&right, &right_session, &r, &r_spans, &right_env),
         );
         let title = format!("{} ↔ {}", sides.0.side.label, sides.1.side.label);
         let subtitle = match &args.right_session {
             Some(p) => format!("{} → {}", args.session.display(), p.display()),
             None => args.session.display().to_string(),
         };
-        let findings = super::handout::findings(&session, &[left.formatter, right.formatter], &env);
+        // Lint speaks for 1.0.21: its findings for the sides it formats.
+        let linted: Vec<FormatterId> = [&left, &right]
+            .iter()
+            .filter(|s| s.other_release().is_none())
+            .map(|s| s.formatter)
+            .collect();
+        let findings = super::handout::findings(&session, &linted, &env);
         if let Err(e) = super::handout::write(path, &title, &subtitle, &sides.0, &sides.1, findings)
         {
             say(format!("error: cannot write {}: {e}", path.display()));
@@ -203,6 +353,9 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         });
     if args.json {
         let mut out = serde_json::json!({"operations": formatscope::diff::to_json(&ops)});
+        if !l_lost.is_empty() || !r_lost.is_empty() {
+            out["lost"] = serde_json::json!({"left": l_lost, "right": r_lost});
+        }
         if let Some((bytes, prompt)) = &prefix {
             let mut c = serde_json::json!({
                 "bytes": bytes.bytes, "of_bytes": bytes.of, "body_breaks_at": bytes.breaks_at,
@@ -231,23 +384,21 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         print_json(&out);
         return 0;
     }
-    let name = |s: &Side| {
-        format!(
-            "{}{}",
-            s.formatter.class_name(),
-            if s.wire { " (wire body)" } else { "" }
-        )
-    };
     let lines: Vec<String> = ops.iter().filter_map(|o| o.summary()).collect();
     outln!(
         "{} → {}: {} change{}",
-        name(&left),
-        name(&right),
+        left.name(),
+        right.name(),
         lines.len(),
         if lines.len() == 1 { "" } else { "s" }
     );
     for line in &lines {
         outln!("{}", super::safe(line));
+    }
+    for (side, lost) in [(&left, &l_lost), (&right, &r_lost)] {
+        for what in lost {
+            outln!("{} leaves out: {}", side.name(), super::safe(what));
+        }
     }
     if let Some((bytes, prompt)) = prefix {
         outln!("{}", super::safe(&cache_summary(&bytes, &prompt)));

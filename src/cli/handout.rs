@@ -298,6 +298,31 @@ pub(crate) fn annotated_side(
     }
 }
 
+/// A side another AgentScope release formatted: its messages aligned by
+/// the spans the release reports, with no rule attribution (the rules
+/// catalogue attributes 1.0.21's nodes only).
+pub(crate) fn release_side(
+    label: String,
+    value: &Value,
+    spans: &[formatscope::formatter::Span],
+    raw: bool,
+) -> Annotated {
+    use formatscope::compare::shorten_media;
+    let messages = value
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|m| {
+            m.iter()
+                .map(|v| if raw { v.clone() } else { shorten_media(v) })
+                .collect()
+        })
+        .unwrap_or_default();
+    Annotated {
+        side: Side::formatted(label, messages, spans),
+        explained: Explained::default(),
+    }
+}
+
 /// The lint findings for these formatters (each once).
 pub(crate) fn findings(
     session: &Session,

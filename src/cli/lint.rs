@@ -32,6 +32,12 @@ pub(crate) struct LintArgs {
     #[arg(long)]
     rules: bool,
 
+    /// Also check the upgrade to this AgentScope release (2.0.11): what it
+    /// rejects or drops that 1.0.21 accepted, found by formatting with
+    /// both (rules v2.*). Default 1.0.21: no upgrade findings.
+    #[arg(long, value_name = "VERSION")]
+    agentscope: Option<String>,
+
     /// Never use the network (remote media then fail as AgentScope fails offline).
     #[arg(long)]
     offline: bool,
@@ -46,6 +52,25 @@ pub(crate) fn run(args: LintArgs) -> i32 {
     }
     let Some(path) = &args.session else {
         return usage_error("a session file is required");
+    };
+    let upgrade = match args.agentscope.as_deref() {
+        None => None,
+        Some(v) => match formatscope::reference::by_version(v) {
+            None => {
+                return usage_error(format!(
+                    "unknown AgentScope release {v} (known: {})",
+                    formatscope::reference::versions()
+                ))
+            }
+            Some(r) if r.version() == formatscope::reference::default().version() => None,
+            Some(r) if lint::upgrades_to(r) => Some(r),
+            Some(r) => {
+                return usage_error(format!(
+                    "--agentscope {}: lint has upgrade findings for AgentScope 2.x only",
+                    r.version()
+                ))
+            }
+        },
     };
     let bytes = match read_session_bytes(path) {
         Ok(b) => b,
@@ -78,7 +103,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
         },
     };
     let env = media_env(&session, web_fetcher(&[], args.offline));
-    let input = lint::Input::new(
+    let mut input = lint::Input::new(
         &session,
         Some(&text),
         providers
@@ -87,6 +112,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
             .collect(),
         &env,
     );
+    input.upgrade = upgrade;
     let findings = lint::lint(&input);
     report_access(env.gate());
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();

@@ -13,6 +13,7 @@
 //! on it.
 
 pub mod rules;
+pub mod rules_v2;
 
 use crate::formatter::FormattedRequest;
 use crate::formatter::{FormatterId, Mode, Provider};
@@ -21,7 +22,14 @@ use serde_json::Value;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use rules::{rule, Rule, RULES};
+pub use rules::{Rule, RULES};
+pub use rules_v2::RULES_V2;
+
+/// A rule of either catalogue: 1.0.21's ([`RULES`]) or 2.0.11's
+/// ([`RULES_V2`]).
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().chain(RULES_V2).find(|r| r.id == id)
+}
 
 /// One attributed node.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,20 +8,20 @@ pub struct Rule {
     /// "OpenAI", "Anthropic", ... or "all" (multi-agent rules, the wire).
     pub provider: &'static str,
     pub text: &'static str,
-    /// File and class/method in AgentScope 1.0.21.
+    /// File and class/method in AgentScope 1.0.21 (2.0.11 for `RULES_V2`).
     pub agentscope: &'static str,
     /// The provider's API reference for the field.
     pub api: &'static str,
 }
 
-const OPENAI_API: &str = "https://platform.openai.com/docs/api-reference/chat/create";
-const ANTHROPIC_API: &str = "https://docs.anthropic.com/en/api/messages";
-const DASHSCOPE_API: &str =
+pub(super) const OPENAI_API: &str = "https://platform.openai.com/docs/api-reference/chat/create";
+pub(super) const ANTHROPIC_API: &str = "https://docs.anthropic.com/en/api/messages";
+pub(super) const DASHSCOPE_API: &str =
     "https://www.alibabacloud.com/help/en/model-studio/use-qwen-by-calling-api";
-const GEMINI_API: &str = "https://ai.google.dev/api/generate-content#v1beta.Content";
-const OLLAMA_API: &str =
+pub(super) const GEMINI_API: &str = "https://ai.google.dev/api/generate-content#v1beta.Content";
+pub(super) const OLLAMA_API: &str =
     "https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion";
-const DEEPSEEK_API: &str = "https://api-docs.deepseek.com/api/create-chat-completion";
+pub(super) const DEEPSEEK_API: &str = "https://api-docs.deepseek.com/api/create-chat-completion";
 
 macro_rules! r {
     ($id:expr, $p:expr, $text:expr, $as:expr, $api:expr) => {
@@ -104,7 +104,7 @@ pub const RULES: &[Rule] = &[
     r!("wire.generate-kwargs", "all", "a generation option from the session's request object (generate_kwargs), passed through", "agentscope/model/_*_model.py: __call__(**generate_kwargs)", AGENTSCOPE_DOC),
 ];
 
-const AGENTSCOPE_DOC: &str = "https://doc.agentscope.io/";
+pub(super) const AGENTSCOPE_DOC: &str = "https://doc.agentscope.io/";
 
 impl Rule {
     /// The API reference for this rule in `provider`'s request: a shared
@@ -123,8 +123,4 @@ impl Rule {
             Provider::DeepSeek => DEEPSEEK_API,
         }
     }
-}
-
-pub fn rule(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id == id)
 }

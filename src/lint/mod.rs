@@ -12,6 +12,9 @@
 mod agentscope;
 mod budget;
 mod provider;
+mod upgrade;
+
+pub use upgrade::upgrades_to;
 
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::MediaEnv;
@@ -68,6 +71,24 @@ pub const RULES: &[Rule] = &[
     Rule { id: "agentscope.system-not-first", severity: Severity::Warning,
         summary: "a system message after the first is not the system prompt: AgentScope formats it in place",
         fix: "move the instructions into the first message, or make this one a user message" },
+    Rule { id: "v2.raises", severity: Severity::Error,
+        summary: "AgentScope 2.0.11 raises on the session where 1.0.21 formats it (lint --agentscope 2.0.11)",
+        fix: "fix the message the error names; `formatscope format --agentscope 2.0.11` shows the same error" },
+    Rule { id: "v2.audio-x-wav", severity: Severity::Error,
+        summary: "a .wav is guessed as audio/x-wav, which 2.0.11's OpenAI-style formatters reject (1.0.21 sent it)",
+        fix: "give the source \"media_type\": \"audio/wav\" (or send MP3)" },
+    Rule { id: "v2.media-dropped", severity: Severity::Warning,
+        summary: "a media block 1.0.21 sends is outside the 2.0.11 formatter's input_types: 2.x skips it",
+        fix: "give the source its media type (a known file extension, or \"media_type\"), or pass input_types that hold it (format --input-types)" },
+    Rule { id: "v2.block-dropped", severity: Severity::Warning,
+        summary: "a block 1.0.21 sends is left out by the 2.0.11 formatter (thinking without a signature in Anthropic)",
+        fix: "keep what the block says elsewhere (text), or give thinking its signature" },
+    Rule { id: "v2.tool-result-role", severity: Severity::Warning,
+        summary: "tool results (or calls) kept in a user or system message: 2.x holds them only in assistant messages",
+        fix: "store it as an assistant message (formatscope converts it so, as a migration would)" },
+    Rule { id: "v2.tool-result-media.system-reminder", severity: Severity::Info,
+        summary: "tool-result media go to the model in a <system-reminder> user message in 2.0.11 (1.0.21 wrote their paths)",
+        fix: "nothing to fix: expect one more user message after the tool result" },
     Rule { id: "provider.tool-result-without-call", severity: Severity::Error,
         summary: "a tool result answers no earlier tool call with its id",
         fix: "give it the id of the tool_use block it answers, or delete it" },
@@ -158,6 +179,9 @@ pub struct Input<'a> {
     pub text: Option<&'a str>,
     pub formatters: Vec<FormatterId>,
     pub env: &'a MediaEnv,
+    /// The release the session is upgraded to (`lint --agentscope 2.0.11`):
+    /// what it rejects or drops that 1.0.21 accepted is found too.
+    pub upgrade: Option<&'static dyn crate::reference::Reference>,
     /// The session's messages unpacked, once for every check and formatter.
     messages: std::sync::OnceLock<Vec<Value>>,
 }
@@ -174,6 +198,7 @@ impl<'a> Input<'a> {
             text,
             formatters,
             env,
+            upgrade: None,
             messages: std::sync::OnceLock::new(),
         }
     }
@@ -342,6 +367,9 @@ pub fn lint(input: &Input<'_>) -> Vec<Finding> {
         agentscope::checks(id, msgs, &formatted, input, &mut sink);
         provider::request_checks(id, &formatted, input, &mut sink);
         budget::checks(id, input, &mut sink);
+        if let Some(release) = input.upgrade {
+            upgrade::checks(id, release, input, &mut sink);
+        }
     }
     let mut findings = sink.findings;
     findings.sort_by_key(|f| (f.severity, f.message.unwrap_or(usize::MAX), f.block));

@@ -1,0 +1,242 @@
+//! Upgrade findings (`lint --agentscope 2.0.11`): what AgentScope 2.0.11
+//! rejects or drops of a session that 1.0.21 formats, each with its fix.
+//!
+//! Nothing here is guessed from the session's shape: the session (or one
+//! message of it) is formatted by both releases through
+//! `crate::reference::Reference`, and a finding says what the outputs
+//! differ by. 2.0.11 raises where 1.0.21 formats: the first message whose
+//! prefix raises is named. A block is dropped when its message formats the
+//! same without it. A message changes role when 2.x's conversion of the
+//! session (its `--msgs-only`) gives it another one.
+
+use super::{Input, Sink};
+use crate::formatter::FormatterId;
+use crate::reference::{self, Raised, Reference};
+use crate::session::{PackedMessage, Session};
+use serde_json::Value;
+
+/// The upgrade checks for one formatter, `release` being the release the
+/// session is upgraded to.
+pub(super) fn checks(
+    id: FormatterId,
+    release: &dyn Reference,
+    input: &Input<'_>,
+    sink: &mut Sink<'_>,
+) {
+    let from = reference::default();
+    let run = |r: &dyn Reference, s: &Session| r.format(s, id.provider, id.mode.into(), input.env);
+    let (before, after) = (run(from, input.session), run(release, input.session));
+    if let (Ok(_), Err(e)) = (&before.messages, &after.messages) {
+        raises(id, release, e, input, sink);
+    }
+    if let (Ok(b), Ok(a)) = (&before.messages, &after.messages) {
+        reminder(id, release, (b, a), input, sink);
+    }
+    roles(release, input, sink);
+    for (i, m) in input.messages().iter().enumerate() {
+        let Some(blocks) = m.get("content").and_then(Value::as_array) else {
+            continue;
+        };
+        for (j, b) in blocks.iter().enumerate() {
+            let kind = b.get("type").and_then(Value::as_str).unwrap_or("?");
+            // Text always goes; tool calls and results pair across
+            // messages, and their media are the reminder's.
+            if matches!(kind, "text" | "tool_use" | "tool_result") {
+                continue;
+            }
+            let mut without = m.clone();
+            if let Some(Value::Array(list)) = without.get_mut("content") {
+                list.remove(j);
+            }
+            // Some(true): formats the same without the block; None: raises.
+            let dropped = |r: &dyn Reference| {
+                let (with, without) = (
+                    run(r, &alone(input.session, m)),
+                    run(r, &alone(input.session, &without)),
+                );
+                match (with.messages, without.messages) {
+                    (Ok(a), Ok(b)) => Some(a == b),
+                    _ => None,
+                }
+            };
+            if dropped(release) == Some(true) && dropped(from) == Some(false) {
+                let media = matches!(kind, "image" | "audio" | "video");
+                let (rule, why) = if media {
+                    ("v2.media-dropped", "outside the formatter's input_types")
+                } else {
+                    ("v2.block-dropped", "its formatter skips it")
+                };
+                sink.add(
+                    rule,
+                    (Some(i), Some(j)),
+                    Some(id),
+                    format!(
+                        "AgentScope {} leaves this {kind} block out of the request ({why}); {} sends it",
+                        release.version(),
+                        from.version()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The session with only message `m`.
+fn alone(session: &Session, m: &Value) -> Session {
+    Session {
+        path: session.path.clone(),
+        shape: session.shape,
+        messages: vec![PackedMessage::new(m)],
+        tools: None,
+        settings: session.settings.clone(),
+        warnings: Vec::new(),
+    }
+}
+
+/// 2.x raises where 1.0.21 formats: the error, on the first message whose
+/// prefix of the session raises (a binary search over prefixes).
+fn raises(
+    id: FormatterId,
+    release: &dyn Reference,
+    error: &Raised,
+    input: &Input<'_>,
+    sink: &mut Sink<'_>,
+) {
+    let session = input.session;
+    let fails = |n: usize| {
+        let prefix = Session {
+            messages: session.messages[..n].to_vec(),
+            ..alone(session, &Value::Null)
+        };
+        release
+            .format(&prefix, id.provider, id.mode.into(), input.env)
+            .messages
+            .is_err()
+    };
+    // The smallest n whose first n messages raise (the whole session does).
+    let (mut lo, mut hi) = (0, session.messages.len());
+    while lo + 1 < hi {
+        let mid = (lo + hi) / 2;
+        if fails(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let at = (hi > 0 && fails(hi)).then(|| hi - 1);
+    let message: String = error.message.lines().take(3).collect::<Vec<_>>().join("; ");
+    let (rule, block) = if error.message.contains("audio/x-wav") {
+        ("v2.audio-x-wav", at.and_then(|i| wav_block(input, i)))
+    } else {
+        ("v2.raises", None)
+    };
+    sink.add(
+        rule,
+        (at, block),
+        Some(id),
+        format!(
+            "AgentScope {} raises {}: {message}",
+            release.version(),
+            error.kind
+        ),
+    );
+}
+
+/// The first audio block of message `i` whose `.wav` URL 2.x guesses as
+/// `audio/x-wav` (no media type of its own).
+fn wav_block(input: &Input<'_>, i: usize) -> Option<usize> {
+    let blocks = input.messages().get(i)?.get("content")?.as_array()?;
+    blocks.iter().position(|b| {
+        let source = b.get("source");
+        b.get("type").and_then(Value::as_str) == Some("audio")
+            && source.and_then(|s| s.get("media_type")).is_none()
+            && source
+                .and_then(|s| s.get("url"))
+                .and_then(Value::as_str)
+                .is_some_and(|u| u.to_ascii_lowercase().ends_with(".wav"))
+    })
+}
+
+/// Tool-result media: 1.0.21 writes a path in the tool result, 2.x
+/// always sends them in a `<system-reminder>` user message.
+fn reminder(
+    id: FormatterId,
+    release: &dyn Reference,
+    outputs: (&[Value], &[Value]),
+    input: &Input<'_>,
+    sink: &mut Sink<'_>,
+) {
+    const TAG: &str = "<system-reminder>";
+    let has = |m: &[Value]| m.iter().any(|v| v.to_string().contains(TAG));
+    if has(outputs.0) || !has(outputs.1) {
+        return;
+    }
+    for (i, m) in input.messages().iter().enumerate() {
+        let blocks = m.get("content").and_then(Value::as_array);
+        for (j, b) in blocks.into_iter().flatten().enumerate() {
+            let media = b.get("type").and_then(Value::as_str) == Some("tool_result")
+                && b.get("output").and_then(Value::as_array).is_some_and(|o| {
+                    o.iter().any(|x| {
+                        matches!(
+                            x.get("type").and_then(Value::as_str),
+                            Some("image" | "audio" | "video")
+                        )
+                    })
+                });
+            if media {
+                sink.add(
+                    "v2.tool-result-media.system-reminder",
+                    (Some(i), Some(j)),
+                    Some(id),
+                    format!(
+                        "AgentScope {} sends this tool result's media in a {TAG} user message after it (1.0.21 wrote their paths in the result)",
+                        release.version()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Messages 2.x's message model holds under another role: v1 kept tool
+/// results in user and system messages, 2.x only in assistant ones.
+fn roles(release: &dyn Reference, input: &Input<'_>, sink: &mut Sink<'_>) {
+    let Some(converted) = converted_roles(input) else {
+        return;
+    };
+    for (i, (m, now)) in input.messages().iter().zip(converted).enumerate() {
+        let was = m.get("role").and_then(Value::as_str).unwrap_or("?");
+        if let Some(now) = now.filter(|now| now != was) {
+            sink.add(
+                "v2.tool-result-role",
+                (Some(i), None),
+                None,
+                format!(
+                    "AgentScope {}'s Msg rejects this {was} message's tool blocks: it holds them only in an {now} message",
+                    release.version()
+                ),
+            );
+        }
+    }
+}
+
+/// The role each message has in 2.x's conversion of the session.
+fn converted_roles(input: &Input<'_>) -> Option<Vec<Option<String>>> {
+    let session = serde_json::json!({ "messages": input.messages() });
+    let opts = reference::v2::Options {
+        msgs_only: true,
+        ..Default::default()
+    };
+    let out = reference::v2::run_with(&session, input.env, &opts).ok()?;
+    let msgs = out.get("msgs")?.as_array()?;
+    (msgs.len() == input.messages().len()).then(|| {
+        msgs.iter()
+            .map(|m| m.get("role").and_then(Value::as_str).map(str::to_string))
+            .collect()
+    })
+}
+
+/// Whether `release` has upgrade findings: the 2.x releases.
+pub fn upgrades_to(release: &dyn Reference) -> bool {
+    release.version().starts_with("2.")
+}
