@@ -110,6 +110,9 @@ pub struct Formatted {
     pub messages: Result<Vec<Value>, Raised>,
     /// Input message range -> output message range, when known.
     pub spans: Vec<Span>,
+    /// The release's own token count of the request, when it has one that
+    /// is not a tokenizer's (2.x's bytes/4 `count_tokens`).
+    pub estimate: Option<u64>,
 }
 
 /// An exception a release raises: its class name and message.

@@ -98,6 +98,7 @@ impl Reference for V0 {
             lost,
             messages,
             spans,
+            estimate: None,
         }
     }
 

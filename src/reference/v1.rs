@@ -60,6 +60,7 @@ impl Reference for V1 {
             lost: Vec::new(),
             messages,
             spans,
+            estimate: None,
         }
     }
 

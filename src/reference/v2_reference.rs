@@ -64,9 +64,16 @@ impl Reference for V2 {
         }
         let opts = v2::Options {
             formatter: Some(class_name(provider, mode)),
+            count: true,
             ..v2::Options::default()
         };
-        let messages = match v2::run_with(&Value::Object(object), env, &opts) {
+        let out = v2::run_with(&Value::Object(object), env, &opts);
+        let estimate = out.as_ref().ok().and_then(|o| {
+            o.get("tokens_with_tools")
+                .or_else(|| o.get("tokens"))
+                .and_then(Value::as_u64)
+        });
+        let messages = match out {
             Err(e) => Err(Raised {
                 kind: "UsageError".into(),
                 message: e.0,
@@ -89,6 +96,7 @@ impl Reference for V2 {
             lost: Vec::new(),
             messages,
             spans,
+            estimate,
         }
     }
 

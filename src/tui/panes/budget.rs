@@ -24,12 +24,23 @@ pub fn draw(
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if let Some(r) = preview.and_then(|p| p.release.as_ref()) {
-        let mut text = format!(
-            "{} ({}) counts no tokens and has no budget: {}. V goes on to the next release.",
+        let mut text = String::new();
+        match &r.counted {
+            Some((Ok(n), model)) => text.push_str(&format!(
+                "{n} tokens by the provider's tokenizer ({model}). "
+            )),
+            Some((Err(e), _)) => text.push_str(&format!("not counted: {e}. ")),
+            None => {}
+        }
+        if let Some(e) = r.estimate {
+            text.push_str(&format!("{}'s own estimate: {e}. ", r.title));
+        }
+        text.push_str(&format!(
+            "{} ({}) has no budget: {}. V goes on to the next release.",
             r.title,
             r.call,
             r.no_budget.unwrap_or("it does not count here")
-        );
+        ));
         if !r.lost.is_empty() {
             text.push_str(&format!(
                 " {} block(s) it cannot hold are left out (listed in the request).",

@@ -31,6 +31,12 @@ pub struct ReleaseInfo {
     pub lost: Vec<String>,
     /// Why it has no count or truncation.
     pub no_budget: Option<&'static str>,
+    /// The release's own estimate of the request's tokens (2.x: bytes/4).
+    pub estimate: Option<u64>,
+    /// The request it formatted, counted with the provider's tokenizer
+    /// (`ProviderCounter`, as the default release's meter counts), and
+    /// what counted it.
+    pub counted: Option<(Result<i64, String>, String)>,
 }
 
 /// The session as another release formats it, with the job's media
@@ -56,6 +62,23 @@ pub(super) fn release_format(
     ));
     let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
     release.format(&session, provider, mode, &env)
+}
+
+/// The release's request counted with the provider's tokenizer, as the
+/// default release's budget pane counts its own.
+fn provider_count(job: &Job, messages: &[Value]) -> (Result<i64, String>, String) {
+    use crate::tokens::MessageCounter;
+    let gate = Arc::new(Gate::new(
+        job.base_dir.clone(),
+        Arc::new(job.access.clone()),
+    ));
+    let counter = crate::tokens::ProviderCounter::new(job.model.clone(), Some(gate));
+    (
+        counter
+            .count(messages)
+            .map_err(|e| format!("{}: {}", e.kind, e.message)),
+        job.model.label(),
+    )
 }
 
 /// The session formatted by another release (`V`): what its message model
@@ -97,6 +120,8 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
         branch: out.branch,
         lost: out.lost,
         no_budget: r.release.no_budget(),
+        estimate: out.estimate,
+        counted: out.messages.as_ref().ok().map(|m| provider_count(job, m)),
     });
     preview
 }
