@@ -794,6 +794,15 @@ fn the_library_trip_under_agentscope_2_0_11() {
             screen.contains("does not truncate in the formatter"),
             "{screen}"
         );
+        // The provider's tokenizer beside 2.x's own bytes/4 estimate.
+        let release = app.preview.as_ref().and_then(|p| p.release.clone());
+        let release = release.expect("a release preview");
+        assert!(
+            matches!(release.counted, Some((Ok(n), _)) if n > 0),
+            "{release:?}"
+        );
+        assert!(release.estimate.is_some_and(|e| e > 0), "{release:?}");
+        assert!(screen.contains("own estimate"), "{screen}");
         let preview = app.preview.as_ref().expect("a preview");
         assert!(preview.error.is_none(), "{:?}", preview.error);
         insta::assert_snapshot!(format!("v2_library_trip_{name}"), screen);
