@@ -802,7 +802,10 @@ fn the_library_trip_under_agentscope_2_0_11() {
             "{release:?}"
         );
         assert!(release.estimate.is_some_and(|e| e > 0), "{release:?}");
-        assert!(screen.contains("tokens by the provider's tokenizer"), "{screen}");
+        assert!(
+            screen.contains("tokens by the provider's tokenizer"),
+            "{screen}"
+        );
         let preview = app.preview.as_ref().expect("a preview");
         assert!(preview.error.is_none(), "{:?}", preview.error);
         insta::assert_snapshot!(format!("v2_library_trip_{name}"), screen);

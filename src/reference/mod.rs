@@ -175,12 +175,15 @@ pub trait Reference: Send + Sync {
     }
 }
 
-/// A session setting only one release reads: a switch in the form.
+/// A session setting only one release reads: a field of the form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Setting {
     /// The session object and key: ("legacy", "require_alternative").
     pub object: &'static str,
     pub key: &'static str,
+    /// A list of names (typed comma-separated, saved as a JSON array of
+    /// strings) instead of an on/off switch.
+    pub list: bool,
     /// The form's label.
     pub label: &'static str,
     /// The form's help line.

@@ -115,12 +115,14 @@ impl Reference for V0 {
             Setting {
                 object: "legacy",
                 key: "require_alternative",
+                list: false,
                 label: "0.1.6 alternate",
                 help: "CommonFormatter.format_chat(require_alternative=...): same roles side by side fall back to multi-agent",
             },
             Setting {
                 object: "legacy",
                 key: "require_user_last",
+                list: false,
                 label: "0.1.6 user last",
                 help: "CommonFormatter.format_chat(require_user_last=...): a last message not from the user falls back to multi-agent",
             },

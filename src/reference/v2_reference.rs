@@ -3,7 +3,7 @@
 //! (`v2`'s other five families, MiniMax to Volcengine, are the CLI's). 2.x
 //! does not truncate in the formatter and has no tokenizers.
 
-use super::{v2, Formatted, Mode, Raised, Reference};
+use super::{v2, Formatted, Mode, Raised, Reference, Setting};
 use crate::media::MediaEnv;
 use crate::provider::Provider;
 use crate::session::Session;
@@ -62,9 +62,22 @@ impl Reference for V2 {
         if let Some(t) = &session.tools {
             object.insert("tools".into(), t.clone());
         }
+        // The session's "v2" object: the formatter's input_types.
+        let input_types = session
+            .settings
+            .get("v2")
+            .and_then(|o| o.get("input_types"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            });
         let opts = v2::Options {
             formatter: Some(class_name(provider, mode)),
             count: true,
+            input_types,
             ..v2::Options::default()
         };
         let out = v2::run_with(&Value::Object(object), env, &opts);
@@ -104,6 +117,16 @@ impl Reference for V2 {
         false
     }
 
+    fn settings(&self) -> &'static [Setting] {
+        &[Setting {
+            object: "v2",
+            key: "input_types",
+            list: true,
+            label: "2.x input types",
+            help: "the formatter's input_types (e.g. text/plain, image/*): media of other types are not sent; empty: the class's default",
+        }]
+    }
+
     fn no_budget(&self) -> Option<&'static str> {
         Some("AgentScope 2.x does not truncate in the formatter (compression lives in the agent) and counts with a bytes/4 estimate, not a tokenizer")
     }
@@ -111,4 +134,52 @@ impl Reference for V2 {
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::NoNetwork;
+    use std::sync::Arc;
+
+    fn session(extra: Value) -> Session {
+        let mut v = serde_json::json!({"messages": [
+            {"name": "user", "role": "user", "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+            ]}
+        ]});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        crate::session::parse_session(&v.to_string(), "t.json").expect("a session")
+    }
+
+    /// The session's `"v2": {"input_types": [...]}` reaches the formatter:
+    /// an image outside them is not sent.
+    #[test]
+    fn the_sessions_input_types_decide_which_media_are_sent() {
+        let env = MediaEnv::new(std::env::temp_dir(), Arc::new(NoNetwork));
+        let with_image = V2_0_11.format(&session(Value::Null), Provider::OpenAi, Mode::Chat, &env);
+        let text_only = V2_0_11.format(
+            &session(serde_json::json!({"v2": {"input_types": ["text/plain"]}})),
+            Provider::OpenAi,
+            Mode::Chat,
+            &env,
+        );
+        let shown = |f: &Formatted| {
+            serde_json::to_string(&f.messages.clone().expect("formats")).unwrap_or_default()
+        };
+        assert!(
+            shown(&with_image).contains("example.com/a.png"),
+            "{}",
+            shown(&with_image)
+        );
+        assert!(
+            !shown(&text_only).contains("example.com/a.png"),
+            "{}",
+            shown(&text_only)
+        );
+        assert!(with_image.estimate.is_some());
+    }
 }

@@ -30,7 +30,7 @@ const FIELDS: [(&str, &str); 6] = [
 
 /// The switches the releases read from the session, in `reference::ALL`'s
 /// order, with the release each belongs to.
-fn release_switches() -> Vec<(&'static dyn Reference, &'static Setting)> {
+fn release_settings() -> Vec<(&'static dyn Reference, &'static Setting)> {
     crate::reference::ALL
         .iter()
         .flat_map(|r| r.settings().iter().map(move |s| (*r, s)))
@@ -124,13 +124,17 @@ impl SettingsForm {
             tool_choice.to_string(),
             thinking.to_string(),
         ];
-        values.extend(release_switches().into_iter().map(|(_, s)| {
+        values.extend(release_settings().into_iter().map(|(_, s)| {
             match session.get(s.object).and_then(|o| o.get(s.key)) {
-                Some(Value::Bool(true)) => "on",
-                Some(Value::Bool(false)) => "off",
-                _ => "",
+                Some(Value::Bool(true)) => "on".to_string(),
+                Some(Value::Bool(false)) => "off".to_string(),
+                Some(Value::Array(names)) if s.list => names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                _ => String::new(),
             }
-            .to_string()
         }));
         values.push(CONFIRM_SEND_AT.to_string());
         SettingsForm {
@@ -256,7 +260,7 @@ impl SettingsForm {
         ));
         // Each release's switches, one session object per release.
         let mut objects: Vec<(&str, Map<String, Value>)> = Vec::new();
-        for (i, (_, setting)) in release_switches().into_iter().enumerate() {
+        for (i, (_, setting)) in release_settings().into_iter().enumerate() {
             let v = self.values.get(FIELDS.len() + i).map(String::as_str);
             let at = match objects.iter().position(|(o, _)| *o == setting.object) {
                 Some(at) => at,
@@ -265,7 +269,20 @@ impl SettingsForm {
                     objects.len() - 1
                 }
             };
-            if let Some(b) = switch(v.unwrap_or_default(), setting.label)? {
+            let text = v.unwrap_or_default();
+            if setting.list {
+                let names: Vec<Value> = text
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(|n| Value::String(n.to_string()))
+                    .collect();
+                if !names.is_empty() {
+                    objects[at]
+                        .1
+                        .insert(setting.key.into(), Value::Array(names));
+                }
+            } else if let Some(b) = switch(text, setting.label)? {
                 objects[at].1.insert(setting.key.into(), Value::Bool(b));
             }
         }
@@ -276,6 +293,16 @@ impl SettingsForm {
             ));
         }
         Ok(out)
+    }
+
+    /// The fields' labels, in order.
+    pub fn labels() -> Vec<&'static str> {
+        FIELDS
+            .iter()
+            .map(|(_, label)| *label)
+            .chain(release_settings().into_iter().map(|(_, s)| s.label))
+            .chain(["ask to send at"])
+            .collect()
     }
 
     /// The workbench's threshold for asking before a send (not a session
@@ -299,12 +326,7 @@ impl SettingsForm {
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
         let rect = centered(area, 78, 20);
         let mut lines = Vec::new();
-        let labels = FIELDS
-            .iter()
-            .map(|(_, label)| *label)
-            .chain(release_switches().into_iter().map(|(_, s)| s.label))
-            .chain(["ask to send at"]);
-        for (i, label) in labels.enumerate() {
+        for (i, label) in Self::labels().into_iter().enumerate() {
             let focused = i == self.focus;
             let style = if focused {
                 Style::default()
@@ -371,7 +393,7 @@ impl SettingsForm {
             }
         }
         let value = self.values[self.focus].trim();
-        let switches = release_switches();
+        let switches = release_settings();
         if self.focus == self.values.len() - 1 {
             return " Tokens from which S and P show the host, model and count and ask first (0: always; empty: 20000). The workbench's, for every file, until you quit.".into();
         }
@@ -460,6 +482,7 @@ mod tests {
                 ("max_tokens".to_string(), Some(Value::from(1000))),
                 ("token_counter".to_string(), Some(Value::from("char"))),
                 ("request".to_string(), None),
+                ("v2".to_string(), None),
                 ("legacy".to_string(), None),
             ]
         );
@@ -581,9 +604,19 @@ mod legacy_tests {
         let existing = json!({"legacy": {"require_user_last": true}});
         let session = existing.as_object().cloned().unwrap_or_default();
         let mut form = SettingsForm::new(Provider::Ollama, None, None, None, None, &session);
-        assert_eq!(&form.values[6..8], ["", "on"]);
-        form.values[6] = "on".into();
-        form.values[7] = "off".into();
+        let at = |label: &str| {
+            SettingsForm::labels()
+                .iter()
+                .position(|l| *l == label)
+                .expect("a field")
+        };
+        let (alternate, user_last) = (at("0.1.6 alternate"), at("0.1.6 user last"));
+        assert_eq!(
+            [&form.values[alternate], &form.values[user_last]],
+            ["", "on"]
+        );
+        form.values[alternate] = "on".into();
+        form.values[user_last] = "off".into();
         let settings = form.settings().unwrap();
         assert_eq!(
             settings.last(),
@@ -592,7 +625,27 @@ mod legacy_tests {
                 Some(json!({"require_alternative": true, "require_user_last": false}))
             ))
         );
-        form.values[6] = "perhaps".into();
+        form.values[alternate] = "perhaps".into();
         assert!(form.settings().unwrap_err().starts_with("0.1.6 alternate"));
+    }
+
+    /// A release's list setting (2.0.11's input_types) is typed
+    /// comma-separated and saved as an array in the release's object.
+    #[test]
+    fn a_list_setting_is_saved_as_an_array() {
+        let existing = json!({"v2": {"input_types": ["text/plain", "image/*"]}});
+        let session = existing.as_object().cloned().unwrap_or_default();
+        let mut form = SettingsForm::new(Provider::OpenAi, None, None, None, None, &session);
+        let at = SettingsForm::labels()
+            .iter()
+            .position(|l| *l == "2.x input types")
+            .expect("the field");
+        assert_eq!(form.values[at], "text/plain, image/*");
+        form.values[at] = " text/plain ,audio/*,".into();
+        let settings = form.settings().unwrap();
+        assert!(settings.contains(&(
+            "v2".to_string(),
+            Some(json!({"input_types": ["text/plain", "audio/*"]}))
+        )));
     }
 }
