@@ -129,7 +129,13 @@ fn media_part(ctx: &Ctx, block: &Block) -> Result<Value, String> {
             protocol_url(ctx, u)
         }
     };
-    Ok(json!({ key: url }))
+    // `DashScopeContentPart` has a `getVideoAsString()` getter, which
+    // Jackson writes as a property of its own, before the field.
+    Ok(if key == "video" {
+        json!({ "videoAsString": url, "video": url })
+    } else {
+        json!({ key: url })
+    })
 }
 
 fn label(block: &Block) -> &'static str {

@@ -220,7 +220,8 @@ pub fn load(messages: &[Value]) -> Result<Vec<Msg>, PyErr> {
 }
 
 /// The session's tools as `ToolSchema`s, in the OpenAI function shape every
-/// Java model class sends (`strict` kept when given).
+/// Java model class sends (`strict` kept when given). `ToolSchema` holds its
+/// parameters in a `HashMap`: their top-level keys go out in its order.
 pub fn tool_schemas(tools: &[Value]) -> Result<Vec<ToolSchema>, PyErr> {
     tools
         .iter()
@@ -233,7 +234,10 @@ pub fn tool_schemas(tools: &[Value]) -> Result<Vec<ToolSchema>, PyErr> {
             Ok(ToolSchema {
                 name,
                 description,
-                parameters: f.get("parameters").cloned(),
+                parameters: match f.get("parameters") {
+                    Some(Value::Object(p)) => Some(Value::Object(hash_map_order(p))),
+                    other => other.cloned(),
+                },
                 strict: f.get("strict").and_then(Value::as_bool),
             })
         })

@@ -250,9 +250,10 @@ fn chat_message(ctx: &Ctx, msg: &Msg, promote: bool, out: &mut Vec<Value>) {
         }
     }
     let has_main = !texts.is_empty() || !images.is_empty() || !calls.is_empty();
-    let content = (!texts.is_empty()).then(|| texts.join("\n"));
+    // An empty joined text is no content (`null`), and a message with
+    // nothing else is dropped.
+    let content = Some(texts.join("\n")).filter(|c| !c.is_empty());
     if has_main && (content.is_some() || !images.is_empty() || !calls.is_empty()) {
-        let content = content.filter(|c| !c.is_empty());
         out.push(
             OlMsg {
                 role: role_name(msg.role).into(),
