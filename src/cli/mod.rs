@@ -29,6 +29,7 @@ mod count;
 mod diff;
 mod explain;
 mod format;
+mod format_java;
 mod format_v2;
 mod handout;
 mod legacy;
@@ -148,8 +149,9 @@ pub fn run() -> i32 {
         Some(Command::Format(args)) => match args.agentscope.as_str() {
             "2.0.11" => format_v2::run(args),
             "1.0.21" => format::run(args),
+            "java-2.0.2" => format_java::run(args),
             other => usage_error(format!(
-                "unknown AgentScope version {other:?}; 1.0.21 or 2.0.11"
+                "unknown AgentScope version {other:?}; 1.0.21, 2.0.11 or java-2.0.2"
             )),
         },
         Some(Command::Count(args)) => count::count(args),
