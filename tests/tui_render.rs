@@ -719,9 +719,11 @@ fn the_library_trip_under_agentscope_0_1_6() {
         screen.contains("CommonFormatter.format_auto → multi_agent"),
         "{screen}"
     );
-    // V again: back to 1.0.21.
-    let cmds = app.update(key('V'));
-    run_commands(&mut app, &mut computer, cmds);
+    // V through the other releases: back to 1.0.21.
+    for _ in 1..formatscope::reference::ALL.len() {
+        let cmds = app.update(key('V'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
     assert!(screen_text(&app, 140, 44).contains("DeepSeek · multi-agent"));
 }
 
@@ -741,9 +743,27 @@ fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     );
     let lost = &app.preview.as_ref().unwrap().release.as_ref().unwrap().lost;
     assert!(!lost.is_empty());
-    // Back to 1.0.21, open the compare view, V: 1.0.21 against 0.1.6.
-    for k in ['V', 'c', 'V'] {
+    // Back to 1.0.21 (V through the other releases), open the compare
+    // view, V until 1.0.21 is against 0.1.6.
+    let releases = formatscope::reference::ALL.len();
+    let mut keys = vec!['V'; releases - 1];
+    keys.push('c');
+    for k in keys {
         let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let right = |app: &formatscope::tui::app::App| {
+        app.preview
+            .as_ref()
+            .and_then(|p| p.compare.clone())
+            .map(|c| c.right.clone())
+            .unwrap_or_default()
+    };
+    for _ in 0..releases {
+        if right(&app).starts_with("0.1.6 ") {
+            break;
+        }
+        let cmds = app.update(key('V'));
         run_commands(&mut app, &mut computer, cmds);
     }
     let compared = app
