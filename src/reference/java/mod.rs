@@ -234,6 +234,9 @@ fn error_fields(out: &mut Map<String, Value>, stage: &str, e: &PyErr) {
     out.insert("error".into(), e.message.clone().into());
     out.insert("error_type".into(), e.kind.into());
     out.insert("stage".into(), stage.into());
+    if let Some(c) = msg::cause(e) {
+        out.insert("cause".into(), c.into());
+    }
 }
 
 /// Runs one formatter on one session as the vectors were made: the JSON

@@ -251,3 +251,17 @@ pub struct ToolSchema {
     pub parameters: Option<Value>,
     pub strict: Option<bool>,
 }
+
+/// The `cause` Java reports under a load error: Jackson's own exception
+/// (its simple class name) and message.
+pub fn cause(e: &PyErr) -> Option<String> {
+    let detail = e.message.strip_prefix(DESER)?;
+    let kind = if detail.starts_with("Could not resolve type id") {
+        "InvalidTypeIdException"
+    } else if detail.contains("MsgRole") {
+        "InvalidFormatException"
+    } else {
+        "MismatchedInputException"
+    };
+    Some(format!("{kind}: {detail}"))
+}
