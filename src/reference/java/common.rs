@@ -98,11 +98,20 @@ pub fn tool_result_string(_ctx: &Ctx, output: &[Block]) -> String {
 
 /// `JsonUtils.resolveToolCallArgsJson`: the raw argument string when it is a
 /// JSON object, else the input map as Jackson writes it.
-pub fn args_json(input: &Map<String, Value>, raw: Option<&str>) -> String {
+pub fn args_json(
+    ctx: &Ctx,
+    name: Option<&str>,
+    input: &Map<String, Value>,
+    raw: Option<&str>,
+) -> String {
     if let Some(raw) = raw.filter(|r| !r.is_empty()) {
         if matches!(serde_json::from_str::<Value>(raw), Ok(Value::Object(_))) {
             return raw.to_string();
         }
+        ctx.warn(format!(
+            "Invalid JSON in tool call content for '{}', falling back to input serialization",
+            name.unwrap_or("null")
+        ));
     }
     jackson::write(&Value::Object(input.clone()))
 }

@@ -176,7 +176,7 @@ fn role_name(role: Role) -> &'static str {
     }
 }
 
-fn tool_calls(msg: &Msg) -> Option<Value> {
+fn tool_calls(ctx: &Ctx, msg: &Msg) -> Option<Value> {
     let calls: Vec<Value> = msg
         .content
         .iter()
@@ -198,7 +198,7 @@ fn tool_calls(msg: &Msg) -> Option<Value> {
                 }
                 f.insert(
                     "arguments".into(),
-                    common::args_json(input, content.as_deref()).into(),
+                    common::args_json(ctx, name.as_deref(), input, content.as_deref()).into(),
                 );
                 c.insert("function".into(), Value::Object(f));
                 Some(Value::Object(c))
@@ -287,7 +287,7 @@ fn multimodal_message(ctx: &Ctx, msg: &Msg) -> Value {
         content.push(text(""));
     }
     let calls = if msg.role == Role::Assistant {
-        tool_calls(msg)
+        tool_calls(ctx, msg)
     } else {
         None
     };
@@ -309,7 +309,7 @@ fn simple_message(ctx: &Ctx, msg: &Msg) -> Value {
         }
     }
     let calls = if msg.role == Role::Assistant {
-        tool_calls(msg)
+        tool_calls(ctx, msg)
     } else {
         None
     };
@@ -391,7 +391,7 @@ fn multi_agent(ctx: &Ctx, endpoint: Endpoint, msgs: &[Msg], prompt: &str) -> Vec
 
 fn tool_seq_message(ctx: &Ctx, m: &Msg) -> Option<Value> {
     if m.role == Role::Assistant {
-        let calls = tool_calls(m);
+        let calls = tool_calls(ctx, m);
         return Some(message(
             "assistant",
             common::extract_text(m).into(),
@@ -529,7 +529,7 @@ pub fn request(model: &str, messages: Vec<Value>, tools: &[ToolSchema]) -> Value
         .iter()
         .map(|t| {
             let params = match &t.parameters {
-                Some(Value::Object(p)) => Value::Object(hash_map_order(p)),
+                Value::Object(p) => Value::Object(hash_map_order(p)),
                 _ => json!({}),
             };
             json!({"type": "function", "function": {

@@ -235,8 +235,8 @@ pub fn tool_schemas(tools: &[Value]) -> Result<Vec<ToolSchema>, PyErr> {
                 name,
                 description,
                 parameters: match f.get("parameters") {
-                    Some(Value::Object(p)) => Some(Value::Object(hash_map_order(p))),
-                    other => other.cloned(),
+                    Some(Value::Object(p)) => Value::Object(hash_map_order(p)),
+                    _ => Value::Object(Map::new()),
                 },
                 strict: f.get("strict").and_then(Value::as_bool),
             })
@@ -248,7 +248,8 @@ pub fn tool_schemas(tools: &[Value]) -> Result<Vec<ToolSchema>, PyErr> {
 pub struct ToolSchema {
     pub name: String,
     pub description: String,
-    pub parameters: Option<Value>,
+    /// `{}` when the session gives none (Java's `emptyMap()`).
+    pub parameters: Value,
     pub strict: Option<bool>,
 }
 

@@ -423,9 +423,7 @@ pub fn request(model: &str, messages: Vec<Value>, tools: &[ToolSchema]) -> Value
                 let mut f = Map::new();
                 f.insert("name".into(), t.name.clone().into());
                 f.insert("description".into(), t.description.clone().into());
-                if let Some(p) = &t.parameters {
-                    f.insert("parameters".into(), p.clone());
-                }
+                f.insert("parameters".into(), t.parameters.clone());
                 json!({"type": "function", "function": Value::Object(f)})
             })
             .collect();

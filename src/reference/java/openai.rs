@@ -202,7 +202,7 @@ fn convert(ctx: &Ctx, msg: &Msg, has_media: bool) -> OaMsg {
                     } => Some(json!({
                         "id": id,
                         "type": "function",
-                        "function": {"name": n, "arguments": common::args_json(input, content.as_deref())}
+                        "function": {"name": n, "arguments": common::args_json(ctx, Some(n.as_str()), input, content.as_deref())}
                     })),
                     _ => None,
                 })
@@ -441,9 +441,7 @@ pub fn request(flavor: Flavor, model: &str, messages: Vec<Value>, tools: &[ToolS
                 let mut f = Map::new();
                 f.insert("name".into(), t.name.clone().into());
                 f.insert("description".into(), t.description.clone().into());
-                if let Some(p) = &t.parameters {
-                    f.insert("parameters".into(), p.clone());
-                }
+                f.insert("parameters".into(), t.parameters.clone());
                 if let (Flavor::OpenAi, Some(s)) = (flavor, t.strict) {
                     f.insert("strict".into(), s.into());
                 }
