@@ -179,3 +179,35 @@ fn invalid_raw_arguments_fall_back_to_the_input() {
         ])
     );
 }
+
+/// The release interface: Java formats the four providers it has classes
+/// for (DashScope on the endpoint the session's model routes to), and says
+/// why Anthropic and Gemini are not reproduced.
+#[test]
+fn the_java_release_behind_reference() {
+    use formatscope::provider::Provider;
+    use formatscope::reference::{by_version, Mode};
+    let java = by_version("java-2.0.2").expect("registered");
+    assert_eq!(java.title(), "AgentScope Java 2.0.2");
+    assert!(!java.counts_and_truncates());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.json");
+    std::fs::write(
+        &path,
+        r#"{"model": "qwen-vl-max", "messages": [{"name": "user", "role": "user", "content": "hi"}]}"#,
+    )
+    .expect("write");
+    let session = formatscope::session::read_session(&path).expect("session");
+    let env = MediaEnv::new(dir.path(), Arc::new(NoNetwork));
+    let f = java.format(&session, Provider::DashScope, Mode::Chat, &env);
+    assert_eq!(f.call, "DashScopeChatFormatter.formatMultiModal");
+    assert_eq!(
+        f.messages.expect("formats"),
+        [json!({"role": "user", "content": [{"text": "hi"}]})]
+    );
+    let f = java.format(&session, Provider::OpenAi, Mode::MultiAgent, &env);
+    assert_eq!(f.call, "OpenAIMultiAgentFormatter.format");
+    let f = java.format(&session, Provider::Anthropic, Mode::Chat, &env);
+    let e = f.messages.expect_err("not reproduced");
+    assert!(e.message.contains("Java SDK"), "{}", e.message);
+}

@@ -162,7 +162,7 @@ fn block(v: &Value) -> Result<Block, PyErr> {
         },
         other => {
             return Err(json_err(format!(
-                "Could not resolve type id '{other}' as a subtype of `io.agentscope.core.message.ContentBlock`"
+                "Could not resolve type id '{other}' as a subtype of `io.agentscope.core.message.ContentBlock`: known type ids = [ContentBlock, audio, data, hint, image, text, thinking, tool_result, tool_use, video] (for POJO property 'content')"
             )))
         }
     })

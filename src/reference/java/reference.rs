@@ -108,7 +108,18 @@ impl Reference for Java {
             family: f,
             multi_agent: mode == Mode::MultiAgent,
         };
-        let endpoint = (f == Family::DashScope).then_some(dashscope::Endpoint::Text);
+        // DashScope: the endpoint the session's model routes to (qwen-max,
+        // the default, is on the text one).
+        let endpoint = (f == Family::DashScope).then(|| {
+            let model = session.settings.get("model").and_then(Value::as_str);
+            dashscope::route(model.unwrap_or(provider.default_model()))
+        });
+        let call = match endpoint {
+            Some(dashscope::Endpoint::Multimodal) => {
+                format!("{}.formatMultiModal", class_name(f, mode))
+            }
+            _ => call,
+        };
         let ctx = Ctx::new(env);
         let messages = msg::load(&values)
             .map(|msgs| super::format(&ctx, class, endpoint, &msgs, super::HISTORY_PROMPT, false));
