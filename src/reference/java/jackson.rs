@@ -79,6 +79,10 @@ fn java_double(f: f64) -> String {
         return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
     }
     let a = f.abs();
+    // `Double.MIN_VALUE`: Java writes two digits where one would do.
+    if a == f64::from_bits(1) {
+        return if f < 0.0 { "-4.9E-324" } else { "4.9E-324" }.into();
+    }
     if (1e-3..1e7).contains(&a) {
         let s = format!("{f}");
         return if s.contains('.') { s } else { format!("{s}.0") };
@@ -136,6 +140,44 @@ mod tests {
         let m = json!({"location": [1], "keyword": "x"});
         let o = hash_map_order(m.as_object().unwrap());
         assert_eq!(o.keys().collect::<Vec<_>>(), ["keyword", "location"]);
+    }
+
+    /// Orders printed by OpenJDK 17's `new HashMap<>(linkedHashMap)`.
+    #[test]
+    fn hash_map_order_matches_openjdk() {
+        for (input, java) in [
+            ("type,properties,required,$defs", "$defs,type,properties,required"),
+            ("a,b,c,d,e,f,g,h,i,j,k,l,m", "a,b,c,d,e,f,g,h,i,j,k,l,m"),
+            (
+                "city,unit,date,days,query,limit,offset,sort,filter,lang,page,size,verbose,format,timezone,country,region",
+                "date,country,offset,city,timezone,query,format,sort,verbose,filter,unit,size,limit,days,page,lang,region",
+            ),
+            ("名前,値,x_y,Zeta,alpha,BETA,gamma2,10,2", "Zeta,2,x_y,値,gamma2,alpha,名前,BETA,10"),
+        ] {
+            let map: Map<String, Value> = input.split(',').map(|k| (k.to_string(), json!(1))).collect();
+            let ordered = hash_map_order(&map);
+            let order: Vec<&str> = ordered.keys().map(String::as_str).collect();
+            assert_eq!(order.join(","), java, "{input}");
+        }
+    }
+
+    /// `Double.toString` as OpenJDK prints it.
+    #[test]
+    fn doubles_as_java_prints_them() {
+        for (f, java) in [
+            (1.0, "1.0"),
+            (36.3, "36.3"),
+            (1e20, "1.0E20"),
+            (1e-4, "1.0E-4"),
+            (0.001, "0.001"),
+            (1234567.0, "1234567.0"),
+            (12345678.0, "1.2345678E7"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (5e-324, "4.9E-324"),
+            (1.7976931348623157e308, "1.7976931348623157E308"),
+        ] {
+            assert_eq!(java_double(f), java, "{f}");
+        }
     }
 
     #[test]
