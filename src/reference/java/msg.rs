@@ -122,14 +122,31 @@ fn source(v: Option<&Value>) -> Result<Source, PyErr> {
     }
 }
 
+/// How Jackson names a JSON value's kind in its messages.
+fn jackson_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "Object",
+        Value::Array(_) => "Array",
+        Value::String(_) => "String",
+        Value::Number(n) if n.is_f64() => "Floating-point",
+        Value::Number(_) => "Integer",
+        Value::Bool(_) => "Boolean",
+        Value::Null => "Null",
+    }
+}
+
 fn blocks(v: &Value) -> Result<Vec<Block>, PyErr> {
     match v {
         Value::Null => Ok(Vec::new()),
         Value::String(s) => Ok(vec![Block::Text(s.clone())]),
         Value::Array(items) => items.iter().map(block).collect(),
-        _ => Err(json_err(
+        Value::Object(_) => Err(json_err(
             "Cannot deserialize value of type `java.util.ArrayList<io.agentscope.core.message.ContentBlock>` from Object value (token `JsonToken.START_OBJECT`)",
         )),
+        other => Err(json_err(format!(
+            "Cannot deserialize value of type `java.util.ArrayList<io.agentscope.core.message.ContentBlock>` from {} value",
+            jackson_kind(other)
+        ))),
     }
 }
 
@@ -151,7 +168,13 @@ fn block(v: &Value) -> Result<Block, PyErr> {
             name: opt_str(b.get("name")),
             input: match b.get("input") {
                 Some(Value::Object(m)) => hash_map_order(m),
-                _ => Map::new(),
+                None | Some(Value::Null) => Map::new(),
+                Some(other) => {
+                    return Err(json_err(format!(
+                        "Cannot deserialize value of type `java.util.LinkedHashMap<java.lang.String,java.lang.Object>` from {} value",
+                        jackson_kind(other)
+                    )))
+                }
             },
             content: opt_str(b.get("raw_input")).or_else(|| opt_str(b.get("content"))),
         },
