@@ -96,12 +96,20 @@ fn json_err(message: impl AsRef<str>) -> PyErr {
     PyErr::new("JsonException", format!("{DESER}{}", message.as_ref()))
 }
 
-fn opt_str(v: Option<&Value>) -> Option<String> {
+/// A `String` property as Jackson reads it: scalars coerced to text, an
+/// object or array refused.
+fn opt_str(v: Option<&Value>) -> Result<Option<String>, PyErr> {
     match v {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        Some(Value::Bool(b)) => Some(b.to_string()),
-        _ => None,
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(_)) => Err(json_err(
+            "Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)",
+        )),
+        Some(Value::Array(_)) => Err(json_err(
+            "Cannot deserialize value of type `java.lang.String` from Array value (token `JsonToken.START_ARRAY`)",
+        )),
     }
 }
 
@@ -110,10 +118,10 @@ fn source(v: Option<&Value>) -> Result<Source, PyErr> {
         return Err(json_err("missing or invalid 'source'"));
     };
     match s.get("type").and_then(Value::as_str) {
-        Some("url") => Ok(Source::Url(opt_str(s.get("url")).unwrap_or_default())),
+        Some("url") => Ok(Source::Url(opt_str(s.get("url"))?.unwrap_or_default())),
         Some("base64") => Ok(Source::Base64 {
-            media_type: opt_str(s.get("media_type")),
-            data: opt_str(s.get("data")).unwrap_or_default(),
+            media_type: opt_str(s.get("media_type"))?,
+            data: opt_str(s.get("data"))?.unwrap_or_default(),
         }),
         other => Err(json_err(format!(
             "Could not resolve type id '{}' as a subtype of `io.agentscope.core.message.Source`: known type ids = [Source, base64, url] (for POJO property 'source')",
@@ -158,14 +166,14 @@ fn block(v: &Value) -> Result<Block, PyErr> {
     };
     let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
     Ok(match kind {
-        "text" => Block::Text(opt_str(b.get("text")).unwrap_or_default()),
-        "thinking" => Block::Thinking(opt_str(b.get("thinking")).unwrap_or_default()),
+        "text" => Block::Text(opt_str(b.get("text"))?.unwrap_or_default()),
+        "thinking" => Block::Thinking(opt_str(b.get("thinking"))?.unwrap_or_default()),
         "image" => Block::Image(source(b.get("source"))?),
         "audio" => Block::Audio(source(b.get("source"))?),
         "video" => Block::Video(source(b.get("source"))?),
         "tool_use" => Block::ToolUse {
-            id: opt_str(b.get("id")),
-            name: opt_str(b.get("name")),
+            id: opt_str(b.get("id"))?,
+            name: opt_str(b.get("name"))?,
             input: match b.get("input") {
                 Some(Value::Object(m)) => hash_map_order(m),
                 None | Some(Value::Null) => Map::new(),
@@ -176,11 +184,14 @@ fn block(v: &Value) -> Result<Block, PyErr> {
                     )))
                 }
             },
-            content: opt_str(b.get("raw_input")).or_else(|| opt_str(b.get("content"))),
+            content: match opt_str(b.get("raw_input"))? {
+                Some(raw) => Some(raw),
+                None => opt_str(b.get("content"))?,
+            },
         },
         "tool_result" => Block::ToolResult {
-            id: opt_str(b.get("id")),
-            name: opt_str(b.get("name")),
+            id: opt_str(b.get("id"))?,
+            name: opt_str(b.get("name"))?,
             output: blocks(b.get("output").unwrap_or(&Value::Null))?,
         },
         other => {
@@ -198,7 +209,7 @@ fn load_one(v: &Value) -> Result<Vec<Msg>, PyErr> {
             "Cannot construct instance of `io.agentscope.core.message.Msg`",
         ));
     };
-    let role_text = opt_str(m.get("role")).unwrap_or_default().to_uppercase();
+    let role_text = opt_str(m.get("role"))?.unwrap_or_default().to_uppercase();
     let role = match role_text.as_str() {
         "SYSTEM" => Role::System,
         "USER" => Role::User,
@@ -210,7 +221,7 @@ fn load_one(v: &Value) -> Result<Vec<Msg>, PyErr> {
             )))
         }
     };
-    let name = opt_str(m.get("name"));
+    let name = opt_str(m.get("name"))?;
     let content = blocks(m.get("content").unwrap_or(&Value::Null))?;
     let only_results = !content.is_empty()
         && content
@@ -250,9 +261,9 @@ pub fn tool_schemas(tools: &[Value]) -> Result<Vec<ToolSchema>, PyErr> {
         .iter()
         .map(|t| {
             let f = t.get("function").unwrap_or(t);
-            let name = opt_str(f.get("name"))
+            let name = opt_str(f.get("name"))?
                 .ok_or_else(|| PyErr::new("NullPointerException", "name is required"))?;
-            let description = opt_str(f.get("description"))
+            let description = opt_str(f.get("description"))?
                 .ok_or_else(|| PyErr::new("NullPointerException", "description is required"))?;
             Ok(ToolSchema {
                 name,
