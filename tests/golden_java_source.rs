@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 fn run(session: Value, formatter: &str, model: Option<&str>) -> Value {
-    let env = MediaEnv::new(std::env::temp_dir(), Arc::new(NoNetwork));
+    let env = MediaEnv::new(env!("CARGO_MANIFEST_DIR"), Arc::new(NoNetwork));
     let opts = Options {
         formatter: Some(formatter.into()),
         model: model.map(String::from),
@@ -210,4 +210,30 @@ fn the_java_release_behind_reference() {
     let f = java.format(&session, Provider::Anthropic, Mode::Chat, &env);
     let e = f.messages.expect_err("not reproduced");
     assert!(e.message.contains("Java SDK"), "{}", e.message);
+}
+
+/// `AbstractBaseFormatter.saveBase64DataToTempFile`: a tool result's
+/// base64 media is decoded by Java's basic decoder (padding optional);
+/// data it refuses throws out of `format`.
+#[test]
+fn tool_result_base64_goes_through_javas_decoder() {
+    let session = |data: &str| {
+        json!({"messages": [
+            {"name": "Friday", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "1", "name": "shot", "input": {}}]},
+            {"name": "user", "role": "user", "content": [
+                {"type": "tool_result", "id": "1", "name": "shot", "output": [
+                    {"type": "text", "text": "done"},
+                    {"type": "audio", "source": {"type": "base64", "media_type": "audio/wav", "data": data}}]}]}
+        ]})
+    };
+    let out = run(session("AAAA-"), "DashScopeChatFormatter", None);
+    assert_eq!(out["stage"], "format");
+    assert_eq!(out["error_type"], "IllegalArgumentException");
+    assert_eq!(out["error"], "Illegal base64 character 2d");
+    let out = run(session("AAE"), "DashScopeChatFormatter", None);
+    assert_eq!(
+        out["messages"][1]["content"],
+        "- done\n- The returned audio can be found at: /tmp/agentscope_b413f47d.wav"
+    );
 }

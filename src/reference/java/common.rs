@@ -5,14 +5,18 @@
 use super::jackson;
 use super::msg::{Block, Msg, Source};
 use crate::media::MediaEnv;
+use crate::py::PyErr;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 
-/// What a formatter works with: the media world and the log lines.
+/// What a formatter works with: the media world, the log lines, and the
+/// first exception a conversion threw (Java's `format` ends there; the
+/// messages built so far are discarded).
 pub struct Ctx<'a> {
     pub env: &'a MediaEnv,
     pub warnings: RefCell<Vec<String>>,
+    pub failure: RefCell<Option<PyErr>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -20,10 +24,15 @@ impl<'a> Ctx<'a> {
         Ctx {
             env,
             warnings: RefCell::new(Vec::new()),
+            failure: RefCell::new(None),
         }
     }
     pub fn warn(&self, line: String) {
         self.warnings.borrow_mut().push(line);
+    }
+    /// Records an exception that escapes the formatter (the first one wins).
+    pub fn fail(&self, e: PyErr) {
+        self.failure.borrow_mut().get_or_insert(e);
     }
 }
 
@@ -54,20 +63,54 @@ pub fn invented_call_id() -> String {
 
 /// `saveBase64DataToTempFile`, made deterministic as the vectors are:
 /// `/tmp/agentscope_<first 8 hex of sha256(bytes)>.<subtype>`.
-pub fn temp_file(media_type: Option<&str>, data: &str) -> String {
-    use base64::Engine;
-    let media_type = media_type.unwrap_or("");
-    let ext = media_type.split('/').nth(1).unwrap_or(media_type);
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(data.as_bytes())
-        .unwrap_or_default();
+/// A missing media type and data Java's basic decoder refuses throw out of
+/// the formatter (`NullPointerException`, `IllegalArgumentException`).
+pub fn temp_file(media_type: Option<&str>, data: &str) -> Result<String, PyErr> {
+    let Some(media_type) = media_type else {
+        return Err(PyErr::new(
+            "NullPointerException",
+            "Cannot invoke \"String.contains(java.lang.CharSequence)\" because \"mediaType\" is null",
+        ));
+    };
+    let ext = if media_type.contains('/') {
+        media_type.split('/').nth(1).unwrap_or("")
+    } else {
+        media_type
+    };
+    let bytes = java_base64(data)?;
     let digest = Sha256::digest(&bytes);
     let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    format!("/tmp/agentscope_{hex}.{ext}")
+    Ok(format!("/tmp/agentscope_{hex}.{ext}"))
+}
+
+/// `Base64.getDecoder().decode`: the basic alphabet, padding optional, any
+/// other character (whitespace too) refused.
+fn java_base64(data: &str) -> Result<Vec<u8>, PyErr> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine;
+    if let Some(c) = data
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')))
+    {
+        return Err(PyErr::new(
+            "IllegalArgumentException",
+            format!("Illegal base64 character {:x}", c as u32 & 0xff),
+        ));
+    }
+    let engine = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    engine.decode(data.as_bytes()).map_err(|_| {
+        PyErr::new(
+            "IllegalArgumentException",
+            "Input byte array has wrong 4-byte ending unit",
+        )
+    })
 }
 
 /// `convertToolResultToString`: one item as it is, several as `- ` lines.
-pub fn tool_result_string(_ctx: &Ctx, output: &[Block]) -> String {
+pub fn tool_result_string(ctx: &Ctx, output: &[Block]) -> String {
     let mut items: Vec<String> = Vec::new();
     for b in output {
         let (kind, source) = match b {
@@ -82,7 +125,13 @@ pub fn tool_result_string(_ctx: &Ctx, output: &[Block]) -> String {
         };
         let at = match source {
             Source::Url(u) => u.clone(),
-            Source::Base64 { media_type, data } => temp_file(media_type.as_deref(), data),
+            Source::Base64 { media_type, data } => match temp_file(media_type.as_deref(), data) {
+                Ok(path) => path,
+                Err(e) => {
+                    ctx.fail(e);
+                    String::new()
+                }
+            },
         };
         items.push(format!("The returned {kind} can be found at: {at}"));
     }

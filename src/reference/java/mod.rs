@@ -331,5 +331,9 @@ fn stages(
         prompt,
         opts.promote_tool_result_images,
     );
+    if let Some(e) = ctx.failure.take() {
+        error_fields(out, "format", &e);
+        return None;
+    }
     Some(request(target, formatted, &schemas))
 }

@@ -122,7 +122,11 @@ impl Reference for Java {
         };
         let ctx = Ctx::new(env);
         let messages = msg::load(&values)
-            .map(|msgs| super::format(&ctx, class, endpoint, &msgs, super::HISTORY_PROMPT, false));
+            .map(|msgs| super::format(&ctx, class, endpoint, &msgs, super::HISTORY_PROMPT, false))
+            .and_then(|out| match ctx.failure.take() {
+                Some(e) => Err(e),
+                None => Ok(out),
+            });
         let spans = match (&messages, mode) {
             (Ok(out), Mode::Chat) if f != Family::Ollama => one_to_one(values.len(), out.len()),
             _ => Vec::new(),
