@@ -691,8 +691,8 @@ fn w_shows_the_rule_behind_each_line_and_the_rules_that_fired() {
 #[test]
 fn the_library_trip_under_agentscope_0_1_6() {
     let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (140, 44));
-    // V: 1.0.21 → 2.0.11 → 0.1.6.
-    for _ in 0..2 {
+    // V until 0.1.6 (1.0.21 → 2.0.11 → 0.1.6).
+    for _ in 0..legacy_at() {
         let cmds = app.update(key('V'));
         run_commands(&mut app, &mut computer, cmds);
     }
@@ -722,10 +722,20 @@ fn the_library_trip_under_agentscope_0_1_6() {
         screen.contains("CommonFormatter.format_auto → multi_agent"),
         "{screen}"
     );
-    // V again: back to 1.0.21.
-    let cmds = app.update(key('V'));
-    run_commands(&mut app, &mut computer, cmds);
+    // V through the releases after it: back to 1.0.21.
+    for _ in legacy_at()..formatscope::reference::ALL.len() {
+        let cmds = app.update(key('V'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
     assert!(screen_text(&app, 140, 44).contains("DeepSeek · multi-agent"));
+}
+
+/// Where 0.1.6 is in the order `V` cycles the releases.
+fn legacy_at() -> usize {
+    formatscope::reference::ALL
+        .iter()
+        .position(|r| r.version() == "0.1.6")
+        .expect("0.1.6 is a release")
 }
 
 /// What 0.1.6 cannot hold of a 1.0 session is listed, not dropped
@@ -733,7 +743,9 @@ fn the_library_trip_under_agentscope_0_1_6() {
 #[test]
 fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     let (mut app, mut computer) = loaded_app(&session_path("reasoning.json"), (140, 44));
-    for k in ['1', 'V', 'V'] {
+    let mut keys = vec!['1'];
+    keys.extend(vec!['V'; legacy_at()]);
+    for k in keys {
         let cmds = app.update(key(k));
         run_commands(&mut app, &mut computer, cmds);
     }
@@ -744,10 +756,27 @@ fn a_1_0_session_under_0_1_6_lists_what_it_cannot_hold_and_compares() {
     );
     let lost = &app.preview.as_ref().unwrap().release.as_ref().unwrap().lost;
     assert!(!lost.is_empty());
-    // Back to 1.0.21, open the compare view, V: 1.0.21 against 2.0.11,
-    // V again: against 0.1.6.
-    for k in ['V', 'c', 'V', 'V'] {
+    // Back to 1.0.21 (V through the releases after 0.1.6), open the
+    // compare view, V until 1.0.21 is against 0.1.6.
+    let releases = formatscope::reference::ALL.len();
+    let mut keys = vec!['V'; releases - legacy_at()];
+    keys.push('c');
+    for k in keys {
         let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let right = |app: &formatscope::tui::app::App| {
+        app.preview
+            .as_ref()
+            .and_then(|p| p.compare.clone())
+            .map(|c| c.right.clone())
+            .unwrap_or_default()
+    };
+    for _ in 0..releases {
+        if right(&app).starts_with("0.1.6 ") {
+            break;
+        }
+        let cmds = app.update(key('V'));
         run_commands(&mut app, &mut computer, cmds);
     }
     let compared = app
@@ -810,8 +839,13 @@ fn the_library_trip_under_agentscope_2_0_11() {
         assert!(preview.error.is_none(), "{:?}", preview.error);
         insta::assert_snapshot!(format!("v2_library_trip_{name}"), screen);
     }
-    // m: chat; then the upgrade view: 1.0.21 against 2.0.11.
-    for k in ['1', 'm', 'V', 'V', 'c', 'V'] {
+    // m: chat; V through the releases after 2.0.11 back to 1.0.21; then
+    // the upgrade view: 1.0.21 against 2.0.11.
+    let releases = formatscope::reference::ALL.len();
+    let mut keys = vec!['1', 'm'];
+    keys.extend(vec!['V'; releases - 1]);
+    keys.extend(['c', 'V']);
+    for k in keys {
         let cmds = app.update(key(k));
         run_commands(&mut app, &mut computer, cmds);
     }

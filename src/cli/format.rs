@@ -95,8 +95,8 @@ pub(crate) struct FormatArgs {
     #[arg(long)]
     pub(crate) raw: bool,
 
-    /// The AgentScope release to reproduce: 1.0.21 (default), 2.0.11 or
-    /// 0.1.6 (`formatscope legacy` has 0.1.6's whole API).
+    /// The AgentScope release to reproduce: 1.0.21 (default), 2.0.11,
+    /// 0.1.6 (`formatscope legacy` has 0.1.6's whole API) or java-2.0.2.
     #[arg(long, value_name = "VERSION", default_value = "1.0.21")]
     pub(crate) agentscope: String,
 
@@ -121,6 +121,17 @@ pub(crate) struct FormatArgs {
     /// 2.0.11: add the 2.x Msgs ("msgs") to a formatter run.
     #[arg(long)]
     pub(crate) dump_msgs: bool,
+
+    /// java-2.0.2, DashScope: force the endpoint (text or multimodal)
+    /// instead of routing by model name.
+    #[arg(long, value_name = "E")]
+    pub(crate) endpoint: Option<String>,
+
+    /// java-2.0.2: the model the request is built for (DashScope routes
+    /// its endpoint by it). Default: the family's (gpt-4o, qwen-max,
+    /// qwen-vl-max, qwen3:8b, deepseek-chat, glm-4.6).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) model: Option<String>,
 }
 
 fn pick_formatter(
@@ -173,6 +184,13 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
     ];
     if let Some((flag, _)) = v2_only.iter().find(|(_, on)| *on) {
         return usage_error(format!("{flag} needs --agentscope 2.0.11"));
+    }
+    let java_only = [
+        ("--endpoint", args.endpoint.is_some()),
+        ("--model", args.model.is_some()),
+    ];
+    if let Some((flag, _)) = java_only.iter().find(|(_, on)| *on) {
+        return usage_error(format!("{flag} needs --agentscope java-2.0.2"));
     }
     let session = match read_session(&args.session) {
         Ok(s) => s,

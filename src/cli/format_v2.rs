@@ -37,10 +37,12 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
             "--promote-tool-result-videos",
             args.promote_tool_result_videos,
         ),
+        ("--endpoint", args.endpoint.is_some()),
+        ("--model", args.model.is_some()),
     ];
     if let Some((flag, _)) = unsupported.iter().find(|(_, on)| *on) {
         return usage_error(format!(
-            "{flag} is not an AgentScope 2.0.11 option (2.x has no truncation, token counters or promote flags)"
+            "{flag} is not an AgentScope 2.0.11 option (2.x has no truncation, token counters, promote flags or request envelope)"
         ));
     }
     let bytes = match std::fs::read(&args.session) {

@@ -29,6 +29,7 @@ mod count;
 mod diff;
 mod explain;
 mod format;
+mod format_java;
 mod format_release;
 mod format_v2;
 mod handout;
@@ -149,6 +150,7 @@ pub fn run() -> i32 {
         Some(Command::Format(args)) => match args.agentscope.as_str() {
             "2.0.11" => format_v2::run(args),
             "1.0.21" => format::run(args),
+            "java-2.0.2" => format_java::run(args),
             other => match formatscope::reference::by_version(other) {
                 Some(release) => format_release::run(args, release),
                 None => usage_error(format!(

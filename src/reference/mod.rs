@@ -13,6 +13,7 @@
 //! `crate::wire`): a release that [`Reference::counts_and_truncates`] runs
 //! through them in the workbench; the others are formatted here alone.
 
+pub mod java;
 mod v0;
 mod v1;
 pub mod v2;
@@ -29,7 +30,7 @@ pub use v1::V1_0_21;
 pub use v2_reference::V2_0_11;
 
 /// Every release, in the order `V` cycles them; the first is the default.
-pub static ALL: [&dyn Reference; 3] = [&V1_0_21, &V2_0_11, &V0_1_6];
+pub static ALL: [&dyn Reference; 4] = [&V1_0_21, &V2_0_11, &V0_1_6, &java::reference::JAVA_2_0_2];
 
 /// The default release (`--agentscope` when not given).
 pub fn default() -> &'static dyn Reference {
