@@ -604,3 +604,25 @@ fn an_unknown_release_is_bad_usage_naming_the_known_ones() {
         "{err}"
     );
 }
+
+/// A Java side goes through the same interface as every release: where the
+/// two ports of one framework differ on DashScope (Java writes an empty
+/// assistant content as "" and a tool call's arguments compact, in its own
+/// key order).
+#[test]
+fn python_and_java_ports_side_by_side() {
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/sessions/library_trip.json");
+    let out = run_diff(&[
+        session,
+        "--left",
+        "1.0.21:dashscope",
+        "--right",
+        "java-2.0.2:dashscope",
+    ]);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("java-2.0.2 DashScopeMultiAgentFormatter"),
+        "{out}"
+    );
+    assert!(out.contains("/tool_calls/0/function/arguments"), "{out}");
+}
