@@ -327,9 +327,8 @@ fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {
     assert!(tokens > 100, "{tokens}");
     // The threshold is a setting (`s`, "ask to send at"), the workbench's.
     app.update(key('s'));
-    for _ in 0..8 {
-        app.update(code(KeyCode::Down));
-    }
+    // Up from the first field: the last, "ask to send at".
+    app.update(code(KeyCode::Up));
     for c in "100".chars() {
         app.update(key(c));
     }
