@@ -902,3 +902,63 @@ fn control_characters_in_findings_and_compare_notes_are_escaped() {
         "{screen:?}"
     );
 }
+
+/// Under AgentScope Java 2.0.2 (`V` until it) the library trip is
+/// formatted by the Java classes; the compare view's releases pair, `V`
+/// until Java, shows a teacher where the Python and Java ports differ.
+#[test]
+fn the_library_trip_under_agentscope_java() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (140, 44));
+    let at = formatscope::reference::ALL
+        .iter()
+        .position(|r| r.version() == "java-2.0.2")
+        .expect("Java is a release");
+    for _ in 0..at {
+        let cmds = app.update(key('V'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    for (k, name, class) in [
+        ('1', "openai", "OpenAIMultiAgentFormatter"),
+        ('3', "dashscope", "DashScopeMultiAgentFormatter"),
+    ] {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+        let screen = screen_text(&app, 140, 44);
+        assert!(
+            screen.contains(&format!("AgentScope Java 2.0.2 {class}")),
+            "{screen}"
+        );
+        let preview = app.preview.as_ref().expect("a preview");
+        assert!(preview.error.is_none(), "{:?}", preview.error);
+        insta::assert_snapshot!(format!("java_library_trip_{name}"), screen);
+    }
+    // Back to 1.0.21, chat (messages face their source one to one), the
+    // compare view, V until its right side is Java's.
+    let releases = formatscope::reference::ALL.len();
+    let mut keys = vec!['V'; releases - at];
+    keys.extend(['m', 'c']);
+    for k in keys {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let right = |app: &formatscope::tui::app::App| {
+        app.preview
+            .as_ref()
+            .and_then(|p| p.compare.clone())
+            .map(|c| c.right.clone())
+            .unwrap_or_default()
+    };
+    for _ in 0..releases {
+        if right(&app).starts_with("java-2.0.2 ") {
+            break;
+        }
+        let cmds = app.update(key('V'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    assert!(
+        right(&app).starts_with("java-2.0.2 DashScope"),
+        "{}",
+        right(&app)
+    );
+    insta::assert_snapshot!("compare_python_vs_java", screen_text(&app, 140, 44));
+}
