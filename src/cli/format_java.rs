@@ -4,11 +4,10 @@
 //! layer over `formatscope::reference::java`.
 
 use super::format::FormatArgs;
-use super::{say, usage_error, web_fetcher};
+use super::{usage_error, web_fetcher};
 use formatscope::media::MediaEnv;
 use formatscope::reference::java;
 use serde_json::Value;
-use std::io::Write;
 
 pub(crate) fn run(args: FormatArgs) -> i32 {
     let unsupported = [
@@ -64,21 +63,5 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return usage_error(e),
     };
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = writeln!(stdout, "{}", formatscope::text::json_text(&out));
-    let _ = stdout.flush();
-    match out.get("error").and_then(Value::as_str) {
-        Some(e) => {
-            let kind = out
-                .get("error_type")
-                .and_then(Value::as_str)
-                .unwrap_or("Error");
-            say(format!(
-                "error: {kind}: {}",
-                e.lines().next().unwrap_or_default()
-            ));
-            1
-        }
-        None => 0,
-    }
+    super::print_oracle_object(&out)
 }

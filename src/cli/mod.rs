@@ -284,6 +284,26 @@ pub(crate) fn rejected_message_line(
     }
 }
 
+/// A release's oracle-shaped object on stdout; the error it records, if
+/// any, in one line on stderr, and the exit code (1 when it failed).
+pub(crate) fn print_oracle_object(out: &Value) -> i32 {
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = writeln!(stdout, "{}", formatscope::text::json_text(out));
+    let _ = stdout.flush();
+    let Some(e) = out.get("error").and_then(Value::as_str) else {
+        return 0;
+    };
+    let kind = out
+        .get("error_type")
+        .and_then(Value::as_str)
+        .unwrap_or("Error");
+    say(format!(
+        "error: {kind}: {}",
+        e.lines().next().unwrap_or_default()
+    ));
+    1
+}
+
 pub(crate) fn print_json(value: &Value) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{}", formatscope::text::json_text(value));
