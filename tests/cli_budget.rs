@@ -264,3 +264,60 @@ fn truncate_counts_with_the_agents_token_counter_and_says_which() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown token counter"));
 }
+
+/// `count` under a config folder of the test's own (no user price file
+/// unless the test writes one).
+fn count_with_config(config: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .arg("count")
+        .args(args)
+        .env("XDG_CONFIG_HOME", config)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn count_prices_the_input_or_says_the_price_is_unknown() {
+    let dir = std::env::temp_dir().join(format!("fs-count-cost-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("formatscope")).expect("temp dir");
+    let json = json_of(&count_with_config(
+        &dir,
+        &["sessions/library_trip.json", "--json"],
+    ));
+    let total = json["total"].as_f64().expect("total");
+    assert_eq!(json["cost"]["per_million"]["input"], 1.6);
+    assert_eq!(json["cost"]["source"]["version"], "1.110.2");
+    assert_eq!(json["cost"]["source"]["date"], "2026-11-25");
+    let usd = json["cost"]["usd"].as_f64().expect("usd");
+    assert!((usd - total * 1.6 / 1e6).abs() < 1e-12, "{usd}");
+    let text = count_with_config(&dir, &["sessions/library_trip.json"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.lines()
+            .nth(2)
+            .unwrap_or_default()
+            .starts_with("cost $0.000"),
+        "{text}"
+    );
+
+    let ollama = json_of(&count_with_config(
+        &dir,
+        &[
+            "sessions/library_trip.json",
+            "--json",
+            "--provider",
+            "ollama",
+        ],
+    ));
+    assert_eq!(ollama["cost"], Value::Null);
+    assert_eq!(ollama["price"], "unknown");
+
+    let file = dir.join("formatscope").join("prices.json");
+    std::fs::write(&file, "{\"prices\": {\n  \"dashscope\": [1, 2}\n}\n").expect("write");
+    let bad = count_with_config(&dir, &["sessions/library_trip.json"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains(&format!("{}:2:", file.display())), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

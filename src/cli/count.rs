@@ -1,9 +1,11 @@
 //! `formatscope count`: the request's tokens with the provider's tokenizer,
-//! by message and by category (and, with `--remote`, the provider's own).
+//! by message and by category (and, with `--remote`, the provider's own),
+//! and what those input tokens cost at the price table's rates.
 
 use super::target::{budget_model, mark, TargetArgs};
 use super::{print_json, report_access, safe};
 use clap::Args;
+use formatscope::tokens::cost::{self, Price};
 
 #[derive(Args)]
 pub(crate) struct CountArgs {
@@ -26,6 +28,12 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     };
     let report = model.report();
     report_access(model.gate());
+    let prices = match cost::load() {
+        Ok(t) => t,
+        Err(e) => return super::usage_error(format!("price file: {e}")),
+    };
+    let price = prices.price_for(report.formatter.provider, &report.model.model);
+    let input_tokens = u64::try_from(report.total).unwrap_or(0);
     #[cfg(feature = "net")]
     let remote = if args.remote {
         match super::send::remote_count(&args.target, report.formatter.provider) {
@@ -39,6 +47,17 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     let remote: Option<u64> = None;
     if args.target.json {
         let mut out = report.to_json();
+        if let Some(obj) = out.as_object_mut() {
+            match &price {
+                Some(p) => {
+                    obj.insert("cost".into(), cost_json(p, input_tokens, &prices.source));
+                }
+                None => {
+                    obj.insert("cost".into(), serde_json::Value::Null);
+                    obj.insert("price".into(), "unknown".into());
+                }
+            }
+        }
         if let (Some(n), Some(obj)) = (remote, out.as_object_mut()) {
             obj.insert(
                 "remote".into(),
@@ -76,6 +95,12 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         report.tool_schemas,
         m.context_window
     ));
+    out.push_str(&cost_line(
+        price.as_ref(),
+        input_tokens,
+        report.exact,
+        &prices.source,
+    ));
     for (cat, exact) in &report.exact_categories {
         out.push_str(&format!(
             "  {:<14} {:>8}{}\n",
@@ -107,4 +132,47 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     }
     out!("{out}");
     0
+}
+
+/// Dollars with enough places for a single request.
+fn usd(x: f64) -> String {
+    format!("${x:.6}")
+}
+
+/// The line under the total: the input cost, or that the price is unknown.
+fn cost_line(price: Option<&Price>, tokens: u64, exact: bool, source: &cost::Source) -> String {
+    let Some(p) = price else {
+        return "cost unknown (no price for this model in the price table)\n".to_string();
+    };
+    let from = if p.date == source.date {
+        format!("{} {} prices of {}", source.name, source.version, p.date)
+    } else {
+        format!("prices of {}", safe(&p.date))
+    };
+    format!(
+        "cost {}{} input ({} tokens x ${}/M; {from})\n",
+        mark(exact),
+        usd(p.cost(tokens, 0, 0).total()),
+        tokens,
+        p.input
+    )
+}
+
+/// The `cost` object of `count --json`.
+fn cost_json(p: &Price, tokens: u64, source: &cost::Source) -> serde_json::Value {
+    let mut src = serde_json::json!({"date": p.date});
+    if p.date == source.date {
+        src["name"] = source.name.clone().into();
+        src["version"] = source.version.clone().into();
+    }
+    serde_json::json!({
+        "usd": p.cost(tokens, 0, 0).total(),
+        "input_tokens": tokens,
+        "per_million": {
+            "input": p.input,
+            "cached_input": p.cached_input,
+            "output": p.output,
+        },
+        "source": src,
+    })
 }

@@ -6,6 +6,7 @@
 mod agentscope;
 pub mod boundary;
 mod bpe;
+pub mod cost;
 mod counter;
 mod counting;
 mod encoding;

@@ -1,7 +1,9 @@
 //! The budget meter: the request's tokens against the session's budget (or
-//! the model's context window), the tokenizer, and the breakdown.
+//! the model's context window), the tokenizer, the input's cost at the
+//! price table's rate (`tokens::cost`), and the breakdown.
 
 use super::pane_block;
+use crate::tokens::cost::{self, PriceTable};
 use crate::tokens::Category;
 use crate::tui::theme::Palette;
 use crate::tui::worker::{CacheLine, Preview};
@@ -108,8 +110,9 @@ pub fn draw(
         .gauge_style(Style::default().fg(colour))
         .ratio(ratio.clamp(0.0, 1.0))
         .label(format!(
-            "{approx}{used} / {limit} {what} ({:.0}%)",
-            ratio * 100.0
+            "{approx}{used} / {limit} {what} ({:.0}%) · {}",
+            ratio * 100.0,
+            cost_text(report)
         ));
     frame.render_widget(gauge, rows[0]);
     let tokenizer = match remote {
@@ -168,6 +171,27 @@ pub fn draw(
         Paragraph::new(Line::from(parts)).wrap(Wrap { trim: true }),
         rows[2],
     );
+}
+
+/// The price table, read once (the user's file over the snapshot).
+fn prices() -> &'static Result<PriceTable, String> {
+    static PRICES: std::sync::OnceLock<Result<PriceTable, String>> = std::sync::OnceLock::new();
+    PRICES.get_or_init(cost::load)
+}
+
+/// The whole request's input cost (`$0.000714`, `≈` when its count is an
+/// estimate; all of it, tool schemas too, even when the gauge shows the
+/// messages against `max_tokens`), or why there is no price: never a guess.
+fn cost_text(report: &crate::budget::TokenReport) -> String {
+    let approx = if report.exact { "" } else { "≈" };
+    let tokens = u64::try_from(report.total).unwrap_or(0);
+    match prices() {
+        Err(_) => "price file error (see `formatscope count`)".to_string(),
+        Ok(table) => match table.price_for(report.formatter.provider, &report.model.model) {
+            Some(p) => format!("{approx}${:.6}", p.cost(tokens, 0, 0).total()),
+            None => "price unknown".to_string(),
+        },
+    }
 }
 
 /// How much of the prompt a provider's prompt cache can reuse since the
