@@ -204,4 +204,15 @@ mod tests {
         assert!(shown.contains('│') && shown.contains("·there") && shown.contains("↵\n"));
         assert!(!shown.contains('\x1b'));
     }
+
+    #[test]
+    fn colour_alternates_shades_and_resets_each_token() {
+        let spec = TokenizerSpec::from_name("qwen").expect("shipped");
+        let text = "a b\n";
+        let spans = encode_with_offsets(spec.vocab, text).expect("ids");
+        let shown = marked(text, &spans, true);
+        assert!(!shown.contains('│'));
+        assert!(shown.contains("\x1b[48;5;236m") && shown.contains("\x1b[48;5;239m"));
+        assert_eq!(shown.matches("\x1b[0m").count(), spans.len());
+    }
 }
