@@ -127,3 +127,34 @@ fn show_labels_an_estimate_and_refuses_a_vocabulary_without_ids() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn provider_picks_its_tokenizer_like_count() {
+    let trip = "sessions/library_trip.json";
+    let qwen = json_of(&formatscope(&[
+        "tokenize",
+        trip,
+        "--provider",
+        "dashscope",
+        "--json",
+    ]));
+    assert_eq!(qwen["tokenizer"], "qwen");
+    // The session's qwen-max is not OpenAI's: OpenAI's default model counts.
+    let openai = json_of(&formatscope(&[
+        "tokenize",
+        trip,
+        "--provider",
+        "openai",
+        "--json",
+    ]));
+    let count = json_of(&formatscope(&[
+        "count",
+        trip,
+        "--provider",
+        "openai",
+        "--json",
+    ]));
+    assert_eq!(openai["tokenizer"], count["tokenizer"]);
+    let out = formatscope(&["tokenize", trip, "--provider", "nope", "--show"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -59,10 +59,11 @@ fn piece(message: &Value) -> Piece {
     Piece { role, text }
 }
 
-/// The session's `model` field, for the default tokenizer.
-pub(crate) fn session_model(text: &str) -> Option<String> {
+/// A session's top-level string field (`model`, `provider`), for the
+/// default tokenizer.
+pub(crate) fn session_field(text: &str, key: &str) -> Option<String> {
     let v: Value = serde_json::from_str(text).ok()?;
-    v.get("model")?.as_str().map(str::to_string)
+    v.get(key)?.as_str().map(str::to_string)
 }
 
 /// Prints the token view (`json` false) or the token ids (`json` true).

@@ -3,6 +3,7 @@
 
 use super::{print_json, token_view, usage_error};
 use clap::Args;
+use formatscope::formatter::Provider;
 use formatscope::tokens::{models, TokenizerSpec};
 use std::path::PathBuf;
 
@@ -19,6 +20,11 @@ pub(crate) struct TokenizeArgs {
     /// Use this model's tokenizer (see assets/models.json).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,
+
+    /// The provider whose tokenizer counts: with --model, else the
+    /// session's model when it is this provider's, else its default.
+    #[arg(long, value_name = "P", conflicts_with = "tokenizer")]
+    pub(crate) provider: Option<String>,
 
     /// Show the text with token boundaries: alternating shades on a
     /// terminal, `│` between tokens elsewhere; `·` a space, `↵` a newline.
@@ -84,9 +90,30 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
     };
     if args.show || args.json {
         // The view defaults to the session's model's tokenizer.
-        let spec = explicit
+        let provider = match args.provider.as_deref().map(|p| (p, Provider::from_id(p))) {
+            Some((_, Some(p))) => Some(p),
+            Some((p, None)) => {
+                return usage_error(format!(
+                    "unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"
+                ))
+            }
+            None => None,
+        };
+        let spec = provider
+            .map(|p| {
+                // As `count`: the session's model only under its own provider.
+                let own = token_view::session_field(&text, "provider")
+                    .and_then(|id| Provider::from_id(&id))
+                    == Some(p);
+                let model = args.model.clone().or_else(|| {
+                    own.then(|| token_view::session_field(&text, "model"))
+                        .flatten()
+                });
+                models::resolve(p, model.as_deref()).tokenizer
+            })
+            .or(explicit)
             .or_else(|| {
-                token_view::session_model(&text)
+                token_view::session_field(&text, "model")
                     .and_then(|m| models::lookup_any(&m))
                     .map(|i| i.tokenizer)
             })
