@@ -41,6 +41,7 @@ mod response;
 mod send;
 mod target;
 mod timing;
+mod token_view;
 mod tokenize;
 mod truncate;
 

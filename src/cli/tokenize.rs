@@ -1,7 +1,9 @@
-//! `formatscope tokenize`: raw text counted with any shipped tokenizer.
+//! `formatscope tokenize`: raw text counted with any shipped tokenizer;
+//! `--show` / `--json` hand over to `token_view` (boundaries and ids).
 
-use super::{print_json, usage_error};
+use super::{print_json, token_view, usage_error};
 use clap::Args;
+use formatscope::formatter::Provider;
 use formatscope::tokens::{models, TokenizerSpec};
 use std::path::PathBuf;
 
@@ -18,12 +20,27 @@ pub(crate) struct TokenizeArgs {
     /// Use this model's tokenizer (see assets/models.json).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,
+
+    /// The provider whose tokenizer counts: with --model, else the
+    /// session's model when it is this provider's, else its default.
+    #[arg(long, value_name = "P", conflicts_with = "tokenizer")]
+    pub(crate) provider: Option<String>,
+
+    /// Show the text with token boundaries: alternating shades on a
+    /// terminal, `│` between tokens elsewhere; `·` a space, `↵` a newline.
+    /// A session file is shown message by message.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) show: bool,
+
+    /// Print each message's token ids with their byte ranges and count.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
-    let spec = match (&args.tokenizer, &args.model) {
+    let explicit = match (&args.tokenizer, &args.model) {
         (Some(name), _) => match TokenizerSpec::from_name(name) {
-            Some(t) => t,
+            Some(t) => Some(t),
             None => {
                 return usage_error(format!(
                     "unknown tokenizer {name:?}; one of {}",
@@ -32,12 +49,12 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
             }
         },
         (None, Some(model)) => match models::lookup_any(model) {
-            Some(info) => info.tokenizer,
+            Some(info) => Some(info.tokenizer),
             None => {
                 return usage_error(format!("unknown model {model:?} (see assets/models.json)"))
             }
         },
-        (None, None) => TokenizerSpec::ALL[0],
+        (None, None) => None,
     };
     let text = match &args.file {
         Some(path) => {
@@ -71,6 +88,39 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return usage_error(e),
     };
+    if args.show || args.json {
+        // The view defaults to the session's model's tokenizer.
+        let provider = match args.provider.as_deref().map(|p| (p, Provider::from_id(p))) {
+            Some((_, Some(p))) => Some(p),
+            Some((p, None)) => {
+                return usage_error(format!(
+                    "unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"
+                ))
+            }
+            None => None,
+        };
+        let spec = provider
+            .map(|p| {
+                // As `count`: the session's model only under its own provider.
+                let own = token_view::session_field(&text, "provider")
+                    .and_then(|id| Provider::from_id(&id))
+                    == Some(p);
+                let model = args.model.clone().or_else(|| {
+                    own.then(|| token_view::session_field(&text, "model"))
+                        .flatten()
+                });
+                models::resolve(p, model.as_deref()).tokenizer
+            })
+            .or(explicit)
+            .or_else(|| {
+                token_view::session_field(&text, "model")
+                    .and_then(|m| models::lookup_any(&m))
+                    .map(|i| i.tokenizer)
+            })
+            .unwrap_or(TokenizerSpec::ALL[0]);
+        return token_view::run(spec, &text, args.json);
+    }
+    let spec = explicit.unwrap_or(TokenizerSpec::ALL[0]);
     print_json(&serde_json::json!({
         "tokenizer": spec.name,
         "exact": spec.exact_count(),

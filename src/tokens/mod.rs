@@ -12,6 +12,7 @@ mod counting;
 mod encoding;
 pub mod media_cost;
 pub mod models;
+pub mod offsets;
 mod provider;
 mod rank_slots;
 mod specials;
