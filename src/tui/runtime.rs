@@ -381,6 +381,8 @@ pub fn run(options: Options) -> i32 {
     };
     let mut app = App::new(files, folder, theme);
     app.consent = Consent::new(load_trusted());
+    // The user's price file over the snapshot, read once at start.
+    app.prices = std::sync::Arc::new(crate::tokens::cost::load());
     let mut rt = Runtime::start(app, web_fetcher(options.offline), log);
     if let Err(e) = spawn_signals(rt.sender()) {
         rt.log.line(&e);

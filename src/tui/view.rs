@@ -212,16 +212,20 @@ pub fn draw(frame: &mut Frame, app: &App) {
         frame,
         budget_area,
         ui,
-        preview,
-        app.budget(),
-        idle.is_some(),
-        // The remote count holds for the request it counted only.
-        app.remote_count
-            .as_ref()
-            .filter(|(g, p, _)| {
-                preview.is_some_and(|pv| pv.generation == *g && pv.formatter.provider == *p)
-            })
-            .map(|(_, _, r)| r),
+        &budget::BudgetView {
+            preview,
+            budget: app.budget(),
+            idle: idle.is_some(),
+            // The remote count holds for the request it counted only.
+            remote: app
+                .remote_count
+                .as_ref()
+                .filter(|(g, p, _)| {
+                    preview.is_some_and(|pv| pv.generation == *g && pv.formatter.provider == *p)
+                })
+                .map(|(_, _, r)| r),
+            prices: &app.prices,
+        },
     );
     truncation::draw(frame, truncation_area, ui, preview, idle.is_some());
     status::draw(

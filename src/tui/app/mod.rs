@@ -95,6 +95,9 @@ pub struct App {
     pub status: String,
     pub last_reload: Option<String>,
     pub consent: Consent,
+    /// The price table the meter reads: the snapshot built in until the
+    /// runtime reads the user's file at start (`tokens::cost::load`).
+    pub prices: Arc<Result<crate::tokens::cost::PriceTable, String>>,
     pub theme: Theme,
     pub(crate) syntax: Arc<syntect::highlighting::Theme>,
     pub size: (u16, u16),
@@ -147,6 +150,7 @@ impl App {
             status: "loading…".into(),
             last_reload: None,
             consent: Consent::default(),
+            prices: Arc::new(Ok(crate::tokens::cost::PriceTable::embedded().clone())),
             theme,
             syntax,
             size: (120, 40),

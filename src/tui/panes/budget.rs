@@ -3,7 +3,7 @@
 //! price table's rate (`tokens::cost`), and the breakdown.
 
 use super::pane_block;
-use crate::tokens::cost::{self, PriceTable};
+use crate::tokens::cost::PriceTable;
 use crate::tokens::Category;
 use crate::tui::theme::Palette;
 use crate::tui::worker::{CacheLine, Preview};
@@ -13,15 +13,26 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 
-pub fn draw(
-    frame: &mut Frame,
-    area: Rect,
-    ui: &Palette,
-    preview: Option<&Preview>,
-    budget: Option<i64>,
-    idle: bool,
-    remote: Option<&Result<u64, String>>,
-) {
+/// What the budget pane draws.
+#[derive(Clone, Copy)]
+pub struct BudgetView<'a> {
+    pub preview: Option<&'a Preview>,
+    pub budget: Option<i64>,
+    pub idle: bool,
+    /// The provider's own count of the request on screen (`R`).
+    pub remote: Option<&'a Result<u64, String>>,
+    /// The price table the cost is read from.
+    pub prices: &'a Result<PriceTable, String>,
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &BudgetView<'_>) {
+    let BudgetView {
+        preview,
+        budget,
+        idle,
+        remote,
+        prices,
+    } = *view;
     let block = pane_block(ui, Line::from(" Budget "), false);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -112,7 +123,7 @@ pub fn draw(
         .label(format!(
             "{approx}{used} / {limit} {what} ({:.0}%) · {}",
             ratio * 100.0,
-            cost_text(report)
+            cost_text(report, prices)
         ));
     frame.render_widget(gauge, rows[0]);
     let tokenizer = match remote {
@@ -173,19 +184,13 @@ pub fn draw(
     );
 }
 
-/// The price table, read once (the user's file over the snapshot).
-fn prices() -> &'static Result<PriceTable, String> {
-    static PRICES: std::sync::OnceLock<Result<PriceTable, String>> = std::sync::OnceLock::new();
-    PRICES.get_or_init(cost::load)
-}
-
 /// The whole request's input cost (`$0.000714`, `≈` when its count is an
 /// estimate; all of it, tool schemas too, even when the gauge shows the
 /// messages against `max_tokens`), or why there is no price: never a guess.
-fn cost_text(report: &crate::budget::TokenReport) -> String {
+fn cost_text(report: &crate::budget::TokenReport, prices: &Result<PriceTable, String>) -> String {
     let approx = if report.exact { "" } else { "≈" };
     let tokens = u64::try_from(report.total).unwrap_or(0);
-    match prices() {
+    match prices {
         Err(_) => "price file error (see `formatscope count`)".to_string(),
         Ok(table) => match table.price_for(report.formatter.provider, &report.model.model) {
             Some(p) => format!("{approx}${:.6}", p.cost(tokens, 0, 0).total()),
