@@ -60,11 +60,8 @@ impl App {
 
     /// The next AgentScope release (`V`).
     pub(super) fn next_release(&mut self) -> Vec<Command> {
-        let next = crate::reference::next(self.reference());
-        self.release = crate::reference::ALL
-            .iter()
-            .position(|r| r.version() == next.version())
-            .unwrap_or(0);
+        self.release = (self.release + 1) % crate::reference::ALL.len();
+        let next = self.reference();
         self.release_mode = self.formatter.mode.into();
         let modes: Vec<&str> = next.modes().iter().map(|m| m.name()).collect();
         self.status = match self.release_call() {

@@ -44,7 +44,6 @@ pub(super) fn cache_line(
         .map_err(|e| format!("{}: {}", e.kind, e.message))?;
     let provider = job.formatter.provider;
     let body = wire_body(
-        job,
         job.formatter,
         now.messages.clone(),
         job.tools.as_ref(),
@@ -53,7 +52,6 @@ pub(super) fn cache_line(
     let before_settings = crate::model_choice::request_settings(&earlier.session, provider, None)
         .unwrap_or_else(|_| settings.clone());
     let before = wire_body(
-        job,
         job.formatter,
         earlier.request.messages.clone(),
         earlier.session.tools.as_ref(),

@@ -120,7 +120,6 @@ pub(super) fn compare_side(
         Err(e) => return Side::failed(label, format!("the session's \"request\" object: {e}")),
     };
     match wire_body(
-        job,
         spec.formatter,
         request.messages.clone(),
         job.tools.as_ref(),

@@ -91,6 +91,14 @@ pub struct Job {
 }
 
 impl Job {
+    /// A fresh media gate for this job's folder and access grant.
+    pub fn gate(&self) -> Arc<Gate> {
+        Arc::new(Gate::new(
+            self.base_dir.clone(),
+            Arc::new(self.access.clone()),
+        ))
+    }
+
     /// The model settings a request to `provider` is built with.
     pub fn settings(&self, provider: Provider) -> Result<&wire::Settings, String> {
         let all = self.request.as_ref().map_err(Clone::clone)?;
@@ -236,10 +244,7 @@ impl Computer {
             .map(|_| identities(job.messages.iter().map(PackedMessage::value)));
         let gate = match &self.model {
             Some((k, m)) if *k == key => Arc::clone(m.gate()),
-            _ => Arc::new(Gate::new(
-                job.base_dir.clone(),
-                Arc::new(job.access.clone()),
-            )),
+            _ => job.gate(),
         };
         // Each job may read and download afresh, within the limits.
         gate.begin_run();

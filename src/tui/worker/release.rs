@@ -56,11 +56,7 @@ pub(super) fn release_format(
         settings: (*job.session_settings).clone(),
         warnings: Vec::new(),
     };
-    let gate = Arc::new(Gate::new(
-        job.base_dir.clone(),
-        Arc::new(job.access.clone()),
-    ));
-    let env = MediaEnv::with_gate(gate, Arc::new(NoNetwork));
+    let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
     release.format(&session, provider, mode, &env)
 }
 
@@ -68,11 +64,7 @@ pub(super) fn release_format(
 /// default release's budget pane counts its own.
 fn provider_count(job: &Job, messages: &[Value]) -> (Result<i64, String>, String) {
     use crate::tokens::MessageCounter;
-    let gate = Arc::new(Gate::new(
-        job.base_dir.clone(),
-        Arc::new(job.access.clone()),
-    ));
-    let counter = crate::tokens::ProviderCounter::new(job.model.clone(), Some(gate));
+    let counter = crate::tokens::ProviderCounter::new(job.model.clone(), Some(job.gate()));
     (
         counter
             .count(messages)

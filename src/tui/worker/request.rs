@@ -259,7 +259,6 @@ impl PrettyRequest {
 /// The wire body a formatted request becomes, with the job's settings
 /// (or the earlier session's own "request" object).
 pub(super) fn wire_body(
-    job: &Job,
     formatter: FormatterId,
     messages: Vec<Value>,
     tools: Option<&Value>,
@@ -274,7 +273,6 @@ pub(super) fn wire_body(
         Err(rejected) => {
             let (_, failure) = *rejected;
             let (wire::Failure::ModelInit(e) | wire::Failure::Model(e)) = failure;
-            let _ = job;
             Err(format!(
                 "AgentScope's model class raises {}: {}",
                 e.kind, e.message
