@@ -25,7 +25,7 @@ impl Provider {
     ];
 
     /// The lower-case name used in session files and on the command line.
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
             Provider::Anthropic => "anthropic",
@@ -37,7 +37,7 @@ impl Provider {
     }
 
     /// The name as AgentScope's class names spell it.
-    pub fn class_prefix(self) -> &'static str {
+    pub const fn class_prefix(self) -> &'static str {
         match self {
             Provider::OpenAi => "OpenAI",
             Provider::Anthropic => "Anthropic",
@@ -90,7 +90,7 @@ impl Mode {
             _ => None,
         }
     }
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             Mode::Chat => "chat",
             Mode::MultiAgent => "multi_agent",

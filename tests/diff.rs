@@ -547,7 +547,7 @@ fn a_release_prefix_diffs_what_an_upgrade_changes() {
     let right = release
         .format(
             &session,
-            Provider::Ollama,
+            &formatscope::reference::Family::of(Provider::Ollama),
             formatscope::reference::Mode::MultiAgent,
             &env,
         )
@@ -602,6 +602,47 @@ fn an_unknown_release_is_bad_usage_naming_the_known_ones() {
     assert!(
         err.contains("AgentScope 2.0.11 has no mode sideways (chat, multi-agent)"),
         "{err}"
+    );
+    // Each release's own providers: 1.0.21 has no MiniMax, and says which
+    // it has.
+    let (code, err) = run("1.0.21:minimax");
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("AgentScope 1.0.21 has no formatter for minimax (it has openai, anthropic"),
+        "{err}"
+    );
+}
+
+/// A provider only a later release has is a side like any other: 2.x's
+/// MiniMax beside its OpenAI, Java's GLM beside 2.x's OpenAI.
+#[test]
+fn providers_only_a_later_release_has_are_sides() {
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/sessions/library_trip.json");
+    let out = run_diff(&[
+        session,
+        "--left",
+        "2.0.11:openai",
+        "--right",
+        "2.0.11:minimax",
+    ]);
+    assert!(
+        out.starts_with(
+            "2.0.11 OpenAIMultiAgentFormatter.format → 2.0.11 MiniMaxMultiAgentFormatter.format"
+        ),
+        "{out}"
+    );
+    let out = run_diff(&[
+        session,
+        "--left",
+        "java-2.0.2:glm",
+        "--right",
+        "2.0.11:volcengine:chat",
+    ]);
+    assert!(
+        out.starts_with(
+            "java-2.0.2 GLMMultiAgentFormatter.format → 2.0.11 VolcengineChatFormatter.format"
+        ),
+        "{out}"
     );
 }
 

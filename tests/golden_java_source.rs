@@ -4,6 +4,7 @@
 
 use formatscope::media::{MediaEnv, NoNetwork};
 use formatscope::reference::java::{self, dashscope, Options};
+use formatscope::reference::Family;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -194,20 +195,25 @@ fn the_java_release_behind_reference() {
     let path = dir.path().join("s.json");
     std::fs::write(
         &path,
-        r#"{"model": "qwen-vl-max", "messages": [{"name": "user", "role": "user", "content": "hi"}]}"#,
+        r#"{"provider": "dashscope", "model": "qwen-vl-max", "messages": [{"name": "user", "role": "user", "content": "hi"}]}"#,
     )
     .expect("write");
     let session = formatscope::session::read_session(&path).expect("session");
     let env = MediaEnv::new(dir.path(), Arc::new(NoNetwork));
-    let f = java.format(&session, Provider::DashScope, Mode::Chat, &env);
+    let f = java.format(&session, &Family::of(Provider::DashScope), Mode::Chat, &env);
     assert_eq!(f.call, "DashScopeChatFormatter.formatMultiModal");
     assert_eq!(
         f.messages.expect("formats"),
         [json!({"role": "user", "content": [{"text": "hi"}]})]
     );
-    let f = java.format(&session, Provider::OpenAi, Mode::MultiAgent, &env);
+    let f = java.format(
+        &session,
+        &Family::of(Provider::OpenAi),
+        Mode::MultiAgent,
+        &env,
+    );
     assert_eq!(f.call, "OpenAIMultiAgentFormatter.format");
-    let f = java.format(&session, Provider::Anthropic, Mode::Chat, &env);
+    let f = java.format(&session, &Family::of(Provider::Anthropic), Mode::Chat, &env);
     let e = f.messages.expect_err("not reproduced");
     assert!(e.message.contains("Java SDK"), "{}", e.message);
 }

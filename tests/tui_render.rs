@@ -114,7 +114,14 @@ fn help_is_generated_from_the_keymap() {
         seen.push_str(&screen_text(&app, 120, 40));
     }
     for b in formatscope::tui::keymap::BINDINGS {
+        // The digits share one line, written from the releases' providers.
+        if matches!(b.action, formatscope::tui::keymap::Action::Provider(_)) {
+            continue;
+        }
         assert!(seen.contains(b.help), "help lacks {:?}", b.help);
+    }
+    for provider in ["8 MiniMax", "Volcengine (p)", "7 GLM"] {
+        assert!(seen.contains(provider), "help lacks {provider}\n{seen}");
     }
     insta::assert_snapshot!("help", screen);
 }
@@ -839,6 +846,42 @@ fn the_library_trip_under_agentscope_2_0_11() {
         assert!(preview.error.is_none(), "{:?}", preview.error);
         insta::assert_snapshot!(format!("v2_library_trip_{name}"), screen);
     }
+    // A provider 1.0.21 does not have: 8 is 2.x's MiniMax, formatted by its
+    // own class; formatscope has no MiniMax tokenizer, so the budget pane
+    // says so and shows 2.x's estimate.
+    let cmds = app.update(key('8'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("AgentScope 2.0.11 MiniMaxMultiAgentFormatter.format"),
+        "{screen}"
+    );
+    let release = app.preview.as_ref().and_then(|p| p.release.clone());
+    let release = release.expect("a release preview");
+    assert!(
+        matches!(&release.counted, Some((Err(e), _)) if e.contains("no MiniMax tokenizer")),
+        "{release:?}"
+    );
+    assert!(release.estimate.is_some_and(|e| e > 0), "the 2.x estimate");
+    insta::assert_snapshot!("v2_library_trip_minimax", screen);
+    // The eleventh provider has no digit: the picker (p) lists every 2.x
+    // class, Volcengine's last.
+    let cmds = app.update(key('p'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(
+        screen_text(&app, 140, 44).contains("VolcengineMultiAgentFormatter"),
+        "the picker lists the 2.x classes"
+    );
+    for code in [KeyCode::End, KeyCode::Enter] {
+        let cmds = app.update(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    assert!(
+        screen_text(&app, 140, 44)
+            .contains("AgentScope 2.0.11 VolcengineMultiAgentFormatter.format"),
+        "{}",
+        screen_text(&app, 140, 44)
+    );
     // m: chat; V through the releases after 2.0.11 back to 1.0.21; then
     // the upgrade view: 1.0.21 against 2.0.11.
     let releases = formatscope::reference::ALL.len();
@@ -932,6 +975,27 @@ fn the_library_trip_under_agentscope_java() {
         assert!(preview.error.is_none(), "{:?}", preview.error);
         insta::assert_snapshot!(format!("java_library_trip_{name}"), screen);
     }
+    // 7: GLM, a provider only Java has here.
+    let cmds = app.update(key('7'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("AgentScope Java 2.0.2 GLMMultiAgentFormatter.format"),
+        "{screen}"
+    );
+    let release = app.preview.as_ref().and_then(|p| p.release.clone());
+    assert!(
+        matches!(release.and_then(|r| r.counted), Some((Err(e), _)) if e.contains("no GLM tokenizer")),
+        "Java's GLM is not counted"
+    );
+    insta::assert_snapshot!("java_library_trip_glm", screen);
+    // 2: Anthropic, which Java writes with the vendor's SDK.
+    let cmds = app.update(key('2'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 140, 44);
+    assert!(screen.contains("vendor's Java SDK"), "{screen}");
+    let cmds = app.update(key('3'));
+    run_commands(&mut app, &mut computer, cmds);
     // Back to 1.0.21, chat (messages face their source one to one), the
     // compare view, V until its right side is Java's.
     let releases = formatscope::reference::ALL.len();
@@ -961,4 +1025,36 @@ fn the_library_trip_under_agentscope_java() {
         right(&app)
     );
     insta::assert_snapshot!("compare_python_vs_java", screen_text(&app, 140, 44));
+}
+
+/// A vision model on DashScope (`qwen-vl-max`) is routed by Java to the
+/// multimodal endpoint, whose content is a list of `{"text": ...}` parts;
+/// the workbench under Java shows that request.
+#[test]
+fn the_library_trip_under_java_on_dashscopes_multimodal_endpoint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("library_trip.json");
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(session_path("library_trip.json")).expect("read"),
+    )
+    .expect("json");
+    doc["model"] = serde_json::json!("qwen-vl-max");
+    std::fs::write(&path, doc.to_string()).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (140, 44));
+    let at = formatscope::reference::ALL
+        .iter()
+        .position(|r| r.version() == "java-2.0.2")
+        .expect("Java is a release");
+    for _ in 0..at {
+        let cmds = app.update(key('V'));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("DashScopeMultiAgentFormatter.formatMultiModal"),
+        "{screen}"
+    );
+    let preview = app.preview.as_ref().expect("a preview");
+    assert!(preview.error.is_none(), "{:?}", preview.error);
+    insta::assert_snapshot!("java_library_trip_dashscope_multimodal", screen);
 }

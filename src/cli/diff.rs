@@ -17,7 +17,7 @@ use formatscope::diff::cache::Break;
 use formatscope::diff::{CachePrefix, PromptPrefix, Version};
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::pipeline::{self, ReferenceRequest};
-use formatscope::reference::{self, Reference};
+use formatscope::reference::{self, Family, Reference};
 use formatscope::session::{read_session, Session};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -78,9 +78,10 @@ struct Side {
     release: Option<Released>,
 }
 
-/// A side's release and its mode, as the release names its modes.
+/// A side's release, its provider and its mode, as the release names them.
 struct Released {
     reference: &'static dyn Reference,
+    family: &'static Family,
     mode: reference::Mode,
 }
 
@@ -101,7 +102,7 @@ impl Side {
             Some(r) => format!(
                 "{} {}{wire}",
                 r.reference.version(),
-                r.reference.call(self.formatter.provider, r.mode)
+                r.reference.call(r.family, r.mode)
             ),
         }
     }
@@ -147,15 +148,17 @@ fn parse_release_side<'a>(
     session: &Session,
 ) -> Result<Side, String> {
     let version = release.version();
-    let provider = parts
+    let id = parts
         .next()
-        .and_then(Provider::from_id)
+        .filter(|p| !p.is_empty())
         .ok_or_else(|| format!("{spec}: expected VERSION:PROVIDER[:MODE][:wire]"))?;
-    if !release.providers().contains(&provider) {
-        return Err(format!(
-            "{spec}: AgentScope {version} has no formatter for {provider}"
-        ));
-    }
+    let family = release.family(&id.to_ascii_lowercase()).ok_or_else(|| {
+        let ids: Vec<&str> = release.families().iter().map(|f| f.id).collect();
+        format!(
+            "{spec}: AgentScope {version} has no formatter for {id} (it has {})",
+            ids.join(", ")
+        )
+    })?;
     let modes = release.modes();
     let own = session
         .formatter()
@@ -188,14 +191,17 @@ fn parse_release_side<'a>(
             })?;
     }
     let side = Side {
+        // A provider 1.0.21 lacks is only ever formatted by its release
+        // (`other_release`), which reads `family`, not this.
         formatter: FormatterId::new(
-            provider,
+            family.provider.unwrap_or(Provider::OpenAi),
             mode.formatter_mode()
                 .unwrap_or_else(|| session.formatter().map(|f| f.mode).unwrap_or(Mode::Chat)),
         ),
         wire,
         release: Some(Released {
             reference: release,
+            family,
             mode,
         }),
     };
@@ -219,9 +225,7 @@ fn side_request(
         return request_of(session, side.formatter, side.wire, env)
             .map(|v| (v, Vec::new(), Vec::new()));
     };
-    let out = r
-        .reference
-        .format(session, side.formatter.provider, r.mode, env);
+    let out = r.reference.format(session, r.family, r.mode, env);
     match out.messages {
         Ok(m) => Ok((serde_json::json!({ "messages": m }), out.lost, out.spans)),
         Err(e) => Err(format!(

@@ -32,7 +32,8 @@ pub(crate) fn run(args: FormatArgs, release: &dyn Reference) -> i32 {
     }
     report_session(&session);
     let env = media_env(&session, web_fetcher(&args.web_root, args.offline));
-    let out = release.format(&session, formatter.provider, formatter.mode.into(), &env);
+    let family = formatscope::reference::Family::of(formatter.provider);
+    let out = release.format(&session, &family, formatter.mode.into(), &env);
     report_access(env.gate());
     let mut object = Map::new();
     object.insert("agentscope".into(), json!(release.version()));

@@ -11,7 +11,7 @@
 
 use super::{Input, Sink};
 use crate::formatter::FormatterId;
-use crate::reference::{self, Raised, Reference};
+use crate::reference::{self, Family, Raised, Reference};
 use crate::session::{PackedMessage, Session};
 use serde_json::Value;
 
@@ -24,7 +24,8 @@ pub(super) fn checks(
     sink: &mut Sink<'_>,
 ) {
     let from = reference::default();
-    let run = |r: &dyn Reference, s: &Session| r.format(s, id.provider, id.mode.into(), input.env);
+    let family = Family::of(id.provider);
+    let run = |r: &dyn Reference, s: &Session| r.format(s, &family, id.mode.into(), input.env);
     let (before, after) = (run(from, input.session), run(release, input.session));
     if let (Ok(_), Err(e)) = (&before.messages, &after.messages) {
         raises(id, release, e, input, sink);
@@ -109,7 +110,7 @@ fn raises(
             ..alone(session, &Value::Null)
         };
         release
-            .format(&prefix, id.provider, id.mode.into(), input.env)
+            .format(&prefix, &Family::of(id.provider), id.mode.into(), input.env)
             .messages
             .is_err()
     };

@@ -145,20 +145,28 @@ pub trait Reference: Send + Sync {
     /// The modes it formats in, in the order `m` cycles them.
     fn modes(&self) -> &'static [Mode];
 
-    /// The providers it has a formatter for.
-    fn providers(&self) -> &'static [Provider];
+    /// The providers it has formatter classes for, in the order the
+    /// workbench's digit keys pick them (the 1.0.21 six first, on the same
+    /// keys, in every release that has them).
+    fn families(&self) -> &'static [Family];
 
-    /// What it calls for `provider` in `mode`: `OpenAIChatFormatter.format`.
-    fn call(&self, provider: Provider, mode: Mode) -> String;
+    /// Its family named `id` ("minimax").
+    fn family(&self, id: &str) -> Option<&'static Family> {
+        self.families().iter().find(|f| f.id == id)
+    }
+
+    /// Its family for the 1.0.21 provider `provider`.
+    fn family_of(&self, provider: Provider) -> Option<&'static Family> {
+        self.families()
+            .iter()
+            .find(|f| f.provider == Some(provider))
+    }
+
+    /// What it calls for `family` in `mode`: `OpenAIChatFormatter.format`.
+    fn call(&self, family: &Family, mode: Mode) -> String;
 
     /// Formats the session's messages as the release does.
-    fn format(
-        &self,
-        session: &Session,
-        provider: Provider,
-        mode: Mode,
-        env: &MediaEnv,
-    ) -> Formatted;
+    fn format(&self, session: &Session, family: &Family, mode: Mode, env: &MediaEnv) -> Formatted;
 
     /// Whether it counts tokens and truncates to a budget in the formatter
     /// (the budget model and the planner reproduce it).
@@ -175,6 +183,60 @@ pub trait Reference: Send + Sync {
         &[]
     }
 }
+
+/// A provider as a release knows it: the family of formatter classes its
+/// model class uses (`MiniMaxChatFormatter`, `MiniMaxMultiAgentFormatter`).
+/// Releases after 1.0.21 add providers the budget model, the wire and the
+/// sends do not know; `provider` links a family to the one they know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family {
+    /// "minimax": the diff's sides and the workbench's status say it.
+    pub id: &'static str,
+    /// "MiniMax": the header's and the classes' spelling.
+    pub title: &'static str,
+    /// The 1.0.21 provider of the same API: its tokenizer counts the
+    /// family's requests and its key sends them. None: formatscope has no
+    /// tokenizer for it (the release's own estimate is the count).
+    pub provider: Option<Provider>,
+}
+
+impl Family {
+    /// The family of a 1.0.21 provider.
+    pub const fn of(provider: Provider) -> Family {
+        Family {
+            id: provider.id(),
+            title: provider.class_prefix(),
+            provider: Some(provider),
+        }
+    }
+
+    /// A family 1.0.21 does not have.
+    pub const fn new(id: &'static str, title: &'static str) -> Family {
+        Family {
+            id,
+            title,
+            provider: None,
+        }
+    }
+
+    /// The 1.0.21 provider, or the error a release without one raises.
+    pub fn provider(&self, version: &str) -> Result<Provider, Raised> {
+        self.provider.ok_or_else(|| Raised {
+            kind: "UsageError".into(),
+            message: format!("AgentScope {version} has no {} formatter", self.title),
+        })
+    }
+}
+
+/// The six providers of 1.0.21, in `Provider::ALL`'s order.
+pub const SIX: [Family; 6] = [
+    Family::of(Provider::OpenAi),
+    Family::of(Provider::Anthropic),
+    Family::of(Provider::DashScope),
+    Family::of(Provider::Gemini),
+    Family::of(Provider::Ollama),
+    Family::of(Provider::DeepSeek),
+];
 
 /// A session setting only one release reads: a field of the form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,10 +4,9 @@
 //! less than 1.0's, so a session is converted first and what is lost is
 //! listed; it neither counts tokens nor truncates.
 
-use super::{one_to_one, Formatted, Mode, Reference, Setting};
+use super::{one_to_one, Family, Formatted, Mode, Reference, Setting, SIX};
 use crate::legacy::{self, ChatOptions, Class, Method};
 use crate::media::MediaEnv;
-use crate::provider::Provider;
 use crate::session::Session;
 use serde_json::Value;
 
@@ -53,25 +52,35 @@ impl Reference for V0 {
         &[Mode::Chat, Mode::MultiAgent, Mode::Auto]
     }
 
-    fn providers(&self) -> &'static [Provider] {
-        &Provider::ALL
+    fn families(&self) -> &'static [Family] {
+        &SIX
     }
 
-    fn call(&self, provider: Provider, mode: Mode) -> String {
-        format!(
-            "{}.format_{}",
-            Class::for_provider(provider).name(),
-            method(mode).name()
-        )
+    fn call(&self, family: &Family, mode: Mode) -> String {
+        match family.provider {
+            Some(provider) => format!(
+                "{}.format_{}",
+                Class::for_provider(provider).name(),
+                method(mode).name()
+            ),
+            None => format!("{} (no 0.1.6 formatter)", family.title),
+        }
     }
 
-    fn format(
-        &self,
-        session: &Session,
-        provider: Provider,
-        mode: Mode,
-        env: &MediaEnv,
-    ) -> Formatted {
+    fn format(&self, session: &Session, family: &Family, mode: Mode, env: &MediaEnv) -> Formatted {
+        let provider = match family.provider(self.version()) {
+            Ok(p) => p,
+            Err(e) => {
+                return Formatted {
+                    call: self.call(family, mode),
+                    branch: None,
+                    lost: Vec::new(),
+                    messages: Err(e),
+                    spans: Vec::new(),
+                    estimate: None,
+                }
+            }
+        };
         let class = Class::for_provider(provider);
         let method = method(mode);
         let values: Vec<Value> = session.messages.iter().map(|m| m.value()).collect();
@@ -93,7 +102,7 @@ impl Reference for V0 {
             Err(_) => Vec::new(),
         };
         Formatted {
-            call: self.call(provider, mode),
+            call: self.call(family, mode),
             branch,
             lost,
             messages,

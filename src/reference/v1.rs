@@ -2,10 +2,9 @@
 //! (`crate::formatter`), which count tokens and truncate; the budget model,
 //! the planner and the wire are built on them.
 
-use super::{Formatted, Mode, Reference};
+use super::{Family, Formatted, Mode, Reference, SIX};
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::MediaEnv;
-use crate::provider::Provider;
 use crate::session::Session;
 
 pub struct V1;
@@ -22,40 +21,48 @@ impl Reference for V1 {
         &[Mode::Chat, Mode::MultiAgent]
     }
 
-    fn providers(&self) -> &'static [Provider] {
-        &Provider::ALL
+    fn families(&self) -> &'static [Family] {
+        &SIX
     }
 
-    fn call(&self, provider: Provider, mode: Mode) -> String {
+    fn call(&self, family: &Family, mode: Mode) -> String {
         let mode = mode
             .formatter_mode()
             .unwrap_or(crate::formatter::Mode::Chat);
-        format!("{}.format", FormatterId { provider, mode }.class_name())
+        match family.provider {
+            Some(provider) => format!("{}.format", FormatterId { provider, mode }.class_name()),
+            None => format!("{} (no 1.0.21 formatter)", family.title),
+        }
     }
 
-    fn format(
-        &self,
-        session: &Session,
-        provider: Provider,
-        mode: Mode,
-        env: &MediaEnv,
-    ) -> Formatted {
-        let id = FormatterId {
-            provider,
-            mode: mode
-                .formatter_mode()
-                .unwrap_or(crate::formatter::Mode::Chat),
-        };
-        let keys = crate::formatter::message_keys(&session.messages);
-        let request = crate::pipeline::build_msgs(session).and_then(|msgs| {
-            crate::budget::formatted_with_spans(id, &FormatOptions::default(), &msgs, &keys, env)
-        });
-        let (messages, spans) = match request {
-            Ok(r) => (Ok(r.messages), r.spans),
-            Err(e) => (Err(e.into()), Vec::new()),
+    fn format(&self, session: &Session, family: &Family, mode: Mode, env: &MediaEnv) -> Formatted {
+        let (messages, spans) = match family.provider(self.version()) {
+            Err(e) => (Err(e), Vec::new()),
+            Ok(provider) => {
+                let id = FormatterId {
+                    provider,
+                    mode: mode
+                        .formatter_mode()
+                        .unwrap_or(crate::formatter::Mode::Chat),
+                };
+                let keys = crate::formatter::message_keys(&session.messages);
+                let request = crate::pipeline::build_msgs(session).and_then(|msgs| {
+                    crate::budget::formatted_with_spans(
+                        id,
+                        &FormatOptions::default(),
+                        &msgs,
+                        &keys,
+                        env,
+                    )
+                });
+                match request {
+                    Ok(r) => (Ok(r.messages), r.spans),
+                    Err(e) => (Err(e.into()), Vec::new()),
+                }
+            }
         };
         Formatted {
-            call: self.call(provider, mode),
+            call: self.call(family, mode),
             branch: None,
             lost: Vec::new(),
             messages,

@@ -1,11 +1,9 @@
 //! AgentScope 2.0.11 as a release of the workbench and the compare view:
-//! the provider on screen goes to its 2.x chat or multi-agent class
-//! (`v2`'s other five families, MiniMax to Volcengine, are the CLI's). 2.x
+//! its eleven providers, each to its 2.x chat or multi-agent class. 2.x
 //! does not truncate in the formatter and has no tokenizers.
 
-use super::{v2, Formatted, Mode, Raised, Reference, Setting};
+use super::{v2, Family, Formatted, Mode, Raised, Reference, Setting, SIX};
 use crate::media::MediaEnv;
-use crate::provider::Provider;
 use crate::session::Session;
 use serde_json::{Map, Value};
 
@@ -14,19 +12,33 @@ pub struct V2;
 /// The release.
 pub static V2_0_11: V2 = V2;
 
-/// The 2.x class for `provider` in `mode`.
-fn class_name(provider: Provider, mode: Mode) -> String {
-    let family = match provider {
-        Provider::OpenAi => "OpenAI",
-        Provider::Anthropic => "Anthropic",
-        Provider::DashScope => "DashScope",
-        Provider::Gemini => "Gemini",
-        Provider::Ollama => "Ollama",
-        Provider::DeepSeek => "DeepSeek",
+/// The 1.0.21 six on their keys, then the five 2.x added, with the ids
+/// `oracle_v2.py` reads from a session's `provider`.
+static FAMILIES: [Family; 11] = [
+    SIX[0],
+    SIX[1],
+    SIX[2],
+    SIX[3],
+    SIX[4],
+    SIX[5],
+    Family::new("openai_response", "OpenAI Responses"),
+    Family::new("minimax", "MiniMax"),
+    Family::new("moonshot", "Moonshot"),
+    Family::new("xai", "xAI"),
+    Family::new("volcengine", "Volcengine"),
+];
+
+/// The 2.x class for `family` in `mode`.
+fn class_name(family: &Family, mode: Mode) -> String {
+    let prefix = match family.id {
+        "openai_response" => "OpenAIResponse",
+        "xai" => "XAI",
+        _ => family.title,
     };
-    match mode {
-        Mode::MultiAgent => format!("{family}MultiAgentFormatter"),
-        _ => format!("{family}ChatFormatter"),
+    match (prefix, mode) {
+        (p, Mode::MultiAgent) => format!("{p}MultiAgentFormatter"),
+        ("OpenAIResponse", _) => "OpenAIResponseFormatter".into(),
+        (p, _) => format!("{p}ChatFormatter"),
     }
 }
 
@@ -39,21 +51,15 @@ impl Reference for V2 {
         &[Mode::Chat, Mode::MultiAgent]
     }
 
-    fn providers(&self) -> &'static [Provider] {
-        &Provider::ALL
+    fn families(&self) -> &'static [Family] {
+        &FAMILIES
     }
 
-    fn call(&self, provider: Provider, mode: Mode) -> String {
-        format!("{}.format", class_name(provider, mode))
+    fn call(&self, family: &Family, mode: Mode) -> String {
+        format!("{}.format", class_name(family, mode))
     }
 
-    fn format(
-        &self,
-        session: &Session,
-        provider: Provider,
-        mode: Mode,
-        env: &MediaEnv,
-    ) -> Formatted {
+    fn format(&self, session: &Session, family: &Family, mode: Mode, env: &MediaEnv) -> Formatted {
         let mut object = Map::new();
         object.insert(
             "messages".into(),
@@ -75,7 +81,7 @@ impl Reference for V2 {
                     .collect()
             });
         let opts = v2::Options {
-            formatter: Some(class_name(provider, mode)),
+            formatter: Some(class_name(family, mode)),
             count: true,
             input_types,
             ..v2::Options::default()
@@ -104,7 +110,7 @@ impl Reference for V2 {
             Err(_) => Vec::new(),
         };
         Formatted {
-            call: self.call(provider, mode),
+            call: self.call(family, mode),
             branch: None,
             lost: Vec::new(),
             messages,
@@ -160,10 +166,10 @@ mod tests {
     #[test]
     fn the_sessions_input_types_decide_which_media_are_sent() {
         let env = MediaEnv::new(std::env::temp_dir(), Arc::new(NoNetwork));
-        let with_image = V2_0_11.format(&session(Value::Null), Provider::OpenAi, Mode::Chat, &env);
+        let with_image = V2_0_11.format(&session(Value::Null), &SIX[0], Mode::Chat, &env);
         let text_only = V2_0_11.format(
             &session(serde_json::json!({"v2": {"input_types": ["text/plain"]}})),
-            Provider::OpenAi,
+            &SIX[0],
             Mode::Chat,
             &env,
         );

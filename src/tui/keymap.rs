@@ -106,12 +106,16 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('?'), NONE), (KeyCode::Char('?'), SHIFT), (KeyCode::F(1), NONE)], "?", Action::Help, Scope::Global, "this help", Some("help")),
     b!(&[(KeyCode::Tab, NONE)], "Tab", Action::NextPane, Scope::Global, "next pane (list, editor, request); in the editor Tab indents, Esc leaves", Some("pane")),
     b!(&[(KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)], "S-Tab", Action::PrevPane, Scope::Global, "previous pane", None),
-    b!(&[(KeyCode::Char('1'), NONE)], "1", Action::Provider(0), Scope::Global, "OpenAI", None),
-    b!(&[(KeyCode::Char('2'), NONE)], "2", Action::Provider(1), Scope::Global, "Anthropic", None),
-    b!(&[(KeyCode::Char('3'), NONE)], "3", Action::Provider(2), Scope::Global, "DashScope", None),
-    b!(&[(KeyCode::Char('4'), NONE)], "4", Action::Provider(3), Scope::Global, "Gemini", None),
-    b!(&[(KeyCode::Char('5'), NONE)], "5", Action::Provider(4), Scope::Global, "Ollama", None),
-    b!(&[(KeyCode::Char('6'), NONE)], "6", Action::Provider(5), Scope::Global, "DeepSeek", None),
+    b!(&[(KeyCode::Char('1'), NONE)], "1", Action::Provider(0), Scope::Global, "provider 1", None),
+    b!(&[(KeyCode::Char('2'), NONE)], "2", Action::Provider(1), Scope::Global, "provider 2", None),
+    b!(&[(KeyCode::Char('3'), NONE)], "3", Action::Provider(2), Scope::Global, "provider 3", None),
+    b!(&[(KeyCode::Char('4'), NONE)], "4", Action::Provider(3), Scope::Global, "provider 4", None),
+    b!(&[(KeyCode::Char('5'), NONE)], "5", Action::Provider(4), Scope::Global, "provider 5", None),
+    b!(&[(KeyCode::Char('6'), NONE)], "6", Action::Provider(5), Scope::Global, "provider 6", None),
+    b!(&[(KeyCode::Char('7'), NONE)], "7", Action::Provider(6), Scope::Global, "provider 7", None),
+    b!(&[(KeyCode::Char('8'), NONE)], "8", Action::Provider(7), Scope::Global, "provider 8", None),
+    b!(&[(KeyCode::Char('9'), NONE)], "9", Action::Provider(8), Scope::Global, "provider 9", None),
+    b!(&[(KeyCode::Char('0'), NONE)], "0", Action::Provider(9), Scope::Global, "provider 10", None),
     b!(&[(KeyCode::Char('m'), NONE)], "m", Action::ToggleMode, Scope::Global, "chat / multi-agent", Some("mode")),
     b!(&[(KeyCode::Char('V'), SHIFT), (KeyCode::Char('V'), NONE)], "V", Action::ToggleReference, Scope::Global, "the next AgentScope release (m then cycles that release's modes)", None),
     b!(&[(KeyCode::Char('p'), NONE)], "p", Action::PickFormatter, Scope::Global, "pick a formatter from a list", None),
@@ -187,7 +191,7 @@ pub fn footer(scope: Scope) -> Vec<(&'static str, &'static str)> {
     };
     let mut hints: Vec<(&'static str, &'static str)> = Vec::new();
     if scope != Scope::Editor {
-        hints.push(("1-6", "provider"));
+        hints.push(("1-0", "provider"));
     }
     let own = BINDINGS.iter().filter(|b| b.scope == scope);
     let shared = BINDINGS.iter().filter(|b| b.scope != scope);
@@ -200,17 +204,52 @@ pub fn footer(scope: Scope) -> Vec<(&'static str, &'static str)> {
 }
 
 /// Help lines: key, what it does, where (the six provider keys on one line).
+/// The digit keys' line of the help, from the releases' own provider
+/// lists: "1.0.21: 1 OpenAI … 6 DeepSeek; 2.0.11 adds 7 OpenAI Responses …".
+fn providers() -> String {
+    let key = |i: usize| {
+        if i == 9 {
+            "0".to_string()
+        } else {
+            (i + 1).to_string()
+        }
+    };
+    let first = crate::reference::default();
+    let mut parts = vec![format!(
+        "the providers of the release on screen (V), as the header lists them; {}: {}",
+        first.version(),
+        first
+            .families()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| format!("{} {}", key(i), f.title))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )];
+    for r in crate::reference::ALL.iter().skip(1) {
+        let added: Vec<String> = r
+            .families()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| first.family(f.id).is_none())
+            .map(|(i, f)| match i {
+                0..=9 => format!("{} {}", key(i), f.title),
+                _ => format!("{} (p)", f.title),
+            })
+            .collect();
+        if !added.is_empty() {
+            parts.push(format!("{} adds {}", r.version(), added.join(", ")));
+        }
+    }
+    parts.join("; ")
+}
+
 pub fn help() -> Vec<(String, String, &'static str)> {
     let mut lines = Vec::new();
-    let providers: Vec<&str> = BINDINGS
-        .iter()
-        .filter(|b| matches!(b.action, Action::Provider(_)))
-        .map(|b| b.help)
-        .collect();
     for b in BINDINGS {
         if let Action::Provider(i) = b.action {
             if i == 0 {
-                lines.push(("1–6".to_string(), providers.join(", "), ""));
+                lines.push(("1–0".to_string(), providers(), ""));
             }
             continue;
         }

@@ -84,16 +84,26 @@ pub fn draw(frame: &mut Frame, app: &App) {
             deleted: doc.is_some_and(|d| matches!(d.disk, Disk::Missing { .. })),
             position: app.position().map(|i| (i, app.files.len())),
             formatter: app.formatter,
-            model: preview.map(|p| p.model.label()),
+            // A provider 1.0.21 lacks has no model of ours to count with.
+            model: preview
+                .filter(|_| app.family().provider.is_some())
+                .map(|p| p.model.label()),
             budget: app.budget(),
+            // What the release called, once it has (Java's DashScope call
+            // depends on the model's endpoint); what it will call till then.
             release: app.release_call().map(|call| {
-                let branch = preview
-                    .and_then(|p| p.release.as_ref())
-                    .and_then(|r| r.branch)
-                    .map(|b| format!(" → {b}"))
-                    .unwrap_or_default();
-                format!("{call}{branch}")
+                match preview.and_then(|p| p.release.as_ref()) {
+                    Some(r) => format!(
+                        "{} {}{}",
+                        r.title,
+                        r.call,
+                        r.branch.map(|b| format!(" → {b}")).unwrap_or_default()
+                    ),
+                    None => call,
+                }
             }),
+            providers: app.reference().families(),
+            family: app.family(),
         },
     );
     app.list.draw(

@@ -1,15 +1,15 @@
 //! AgentScope Java 2.0.2 behind the release interface: the chat and
-//! multi-agent classes of OpenAI, DashScope (the endpoint its default model
-//! routes to), Ollama and DeepSeek. Java's formatters neither count tokens
-//! nor truncate; its Anthropic and Gemini requests are written by the
-//! vendors' SDKs, which are not reproduced.
+//! multi-agent classes of OpenAI, DashScope (the endpoint the session's
+//! model routes to), Ollama, DeepSeek and GLM. Java's formatters neither
+//! count tokens nor truncate; its Anthropic and Gemini requests are written
+//! by the vendors' SDKs, which are not reproduced: those two keys say so.
 
 use super::common::Ctx;
-use super::{dashscope, msg, Class, Family};
+use super::{dashscope, msg, Class, Family as JavaFamily};
 use crate::media::MediaEnv;
 use crate::provider::Provider;
 use crate::py::PyErr;
-use crate::reference::{one_to_one, Formatted, Mode, Reference};
+use crate::reference::{one_to_one, Family, Formatted, Mode, Reference, SIX};
 use crate::session::Session;
 use serde_json::Value;
 
@@ -18,38 +18,52 @@ pub struct Java;
 /// The release.
 pub static JAVA_2_0_2: Java = Java;
 
-fn family(provider: Provider) -> Option<Family> {
-    match provider {
-        Provider::OpenAi => Some(Family::OpenAi),
-        Provider::DashScope => Some(Family::DashScope),
-        Provider::Ollama => Some(Family::Ollama),
-        Provider::DeepSeek => Some(Family::DeepSeek),
-        Provider::Anthropic | Provider::Gemini => None,
+/// The 1.0.21 six on their keys (Anthropic and Gemini to say Java's
+/// vendor SDKs write them), then GLM.
+static FAMILIES: [Family; 7] = [
+    SIX[0],
+    SIX[1],
+    SIX[2],
+    SIX[3],
+    SIX[4],
+    SIX[5],
+    Family::new("glm", "GLM"),
+];
+
+/// Java's formatter family for a provider; None: a vendor SDK's.
+fn family(provider: &Family) -> Option<JavaFamily> {
+    match (provider.id, provider.provider) {
+        ("glm", _) => Some(JavaFamily::Glm),
+        (_, Some(Provider::OpenAi)) => Some(JavaFamily::OpenAi),
+        (_, Some(Provider::DashScope)) => Some(JavaFamily::DashScope),
+        (_, Some(Provider::Ollama)) => Some(JavaFamily::Ollama),
+        (_, Some(Provider::DeepSeek)) => Some(JavaFamily::DeepSeek),
+        _ => None,
     }
 }
 
-fn class_name(f: Family, mode: Mode) -> &'static str {
+fn class_name(f: JavaFamily, mode: Mode) -> &'static str {
     let multi = mode == Mode::MultiAgent;
     match (f, multi) {
-        (Family::OpenAi, false) => "OpenAIChatFormatter",
-        (Family::OpenAi, true) => "OpenAIMultiAgentFormatter",
-        (Family::DashScope, false) => "DashScopeChatFormatter",
-        (Family::DashScope, true) => "DashScopeMultiAgentFormatter",
-        (Family::Ollama, false) => "OllamaChatFormatter",
-        (Family::Ollama, true) => "OllamaMultiAgentFormatter",
-        (Family::DeepSeek, false) => "DeepSeekFormatter",
-        (Family::DeepSeek, true) => "DeepSeekMultiAgentFormatter",
-        (Family::Glm, false) => "GLMFormatter",
-        (Family::Glm, true) => "GLMMultiAgentFormatter",
+        (JavaFamily::OpenAi, false) => "OpenAIChatFormatter",
+        (JavaFamily::OpenAi, true) => "OpenAIMultiAgentFormatter",
+        (JavaFamily::DashScope, false) => "DashScopeChatFormatter",
+        (JavaFamily::DashScope, true) => "DashScopeMultiAgentFormatter",
+        (JavaFamily::Ollama, false) => "OllamaChatFormatter",
+        (JavaFamily::Ollama, true) => "OllamaMultiAgentFormatter",
+        (JavaFamily::DeepSeek, false) => "DeepSeekFormatter",
+        (JavaFamily::DeepSeek, true) => "DeepSeekMultiAgentFormatter",
+        (JavaFamily::Glm, false) => "GLMFormatter",
+        (JavaFamily::Glm, true) => "GLMMultiAgentFormatter",
     }
 }
 
-fn sdk_error(provider: Provider) -> PyErr {
+fn sdk_error(provider: &Family) -> PyErr {
     PyErr::new(
         "UnsupportedOperationException",
         format!(
             "AgentScope Java builds {} requests with the vendor's Java SDK, whose serialiser writes the wire JSON; formatscope does not reproduce them",
-            provider.class_prefix()
+            provider.title
         ),
     )
 }
@@ -67,29 +81,24 @@ impl Reference for Java {
         &[Mode::Chat, Mode::MultiAgent]
     }
 
-    fn providers(&self) -> &'static [Provider] {
-        &[
-            Provider::OpenAi,
-            Provider::DashScope,
-            Provider::Ollama,
-            Provider::DeepSeek,
-        ]
+    fn families(&self) -> &'static [Family] {
+        &FAMILIES
     }
 
-    fn call(&self, provider: Provider, mode: Mode) -> String {
+    fn call(&self, provider: &Family, mode: Mode) -> String {
         match family(provider) {
-            Some(Family::DashScope) if mode != Mode::MultiAgent => {
+            Some(JavaFamily::DashScope) if mode != Mode::MultiAgent => {
                 "DashScopeChatFormatter.format".into()
             }
             Some(f) => format!("{}.format", class_name(f, mode)),
-            None => format!("{} (vendor SDK)", provider.class_prefix()),
+            None => format!("{} (vendor SDK)", provider.title),
         }
     }
 
     fn format(
         &self,
         session: &Session,
-        provider: Provider,
+        provider: &Family,
         mode: Mode,
         env: &MediaEnv,
     ) -> Formatted {
@@ -109,11 +118,12 @@ impl Reference for Java {
             family: f,
             multi_agent: mode == Mode::MultiAgent,
         };
-        // DashScope: the endpoint the session's model routes to (qwen-max,
-        // the default, is on the text one).
-        let endpoint = (f == Family::DashScope).then(|| {
-            let model = session.settings.get("model").and_then(Value::as_str);
-            dashscope::route(model.unwrap_or(provider.default_model()))
+        // DashScope: the endpoint the model routes to, the model chosen as
+        // the wire's and the count's (qwen-max, the default, is on the text
+        // one).
+        let endpoint = (f == JavaFamily::DashScope).then(|| {
+            let model = crate::model_choice::choose_model(session, Provider::DashScope, None);
+            dashscope::route(&model.name)
         });
         let call = match endpoint {
             Some(dashscope::Endpoint::Multimodal) => {
@@ -129,7 +139,7 @@ impl Reference for Java {
                 None => Ok(out),
             });
         let spans = match (&messages, mode) {
-            (Ok(out), Mode::Chat) if f != Family::Ollama => one_to_one(values.len(), out.len()),
+            (Ok(out), Mode::Chat) if f != JavaFamily::Ollama => one_to_one(values.len(), out.len()),
             _ => Vec::new(),
         };
         Formatted {

@@ -117,10 +117,7 @@ impl App {
                     self.load_editor();
                 }
             }
-            Action::Provider(i) => {
-                let mode = self.formatter.mode;
-                return self.set_formatter(FormatterId::new(Provider::ALL[i], mode));
-            }
+            Action::Provider(i) => return self.pick_provider(i),
             Action::ToggleMode if self.release != 0 => return self.next_release_mode(),
             // In the compare view, V compares the two versions instead.
             Action::ToggleReference if self.compare.open => return self.compare_releases(),
@@ -133,10 +130,20 @@ impl App {
                 return self.set_formatter(FormatterId::new(self.formatter.provider, mode));
             }
             Action::PickFormatter => {
-                let i = FormatterId::all()
-                    .position(|f| f == self.formatter)
+                let (family, mode) = (self.family(), self.release_mode);
+                let mode = if self.release == 0 {
+                    self.formatter.mode.into()
+                } else {
+                    mode
+                };
+                let row = super::super::panes::popup::classes(self.release)
+                    .iter()
+                    .position(|(f, m)| *f == family && *m == mode)
                     .unwrap_or(0);
-                self.popup = Some(Popup::Formatter(i));
+                self.popup = Some(Popup::Formatter {
+                    release: self.release,
+                    row,
+                });
             }
             Action::Up
             | Action::Down

@@ -82,6 +82,10 @@ pub struct App {
     /// default (which follows the formatter's).
     pub release: usize,
     pub release_mode: crate::reference::Mode,
+    /// A provider of that release which 1.0.21 does not have (2.x's
+    /// "minimax", Java's "glm"), when one is picked; otherwise the
+    /// release's provider is the formatter's (see `App::family`).
+    pub family: Option<&'static str>,
     /// The last live send's replies: one for `S`, one per provider picked
     /// with `P`, side by side.
     pub replies: Vec<super::panes::reply::ReplyPane>,
@@ -141,6 +145,7 @@ impl App {
             lint: LintPane::default(),
             release: 0,
             release_mode: crate::reference::Mode::Chat,
+            family: None,
             replies: Vec::new(),
             sends: 0,
             remote_count: None,
@@ -516,6 +521,7 @@ impl App {
             explain: self.request.explain,
             release: (self.release != 0).then(|| ReleaseJob {
                 release: self.reference(),
+                family: self.family(),
                 mode: self.release_mode,
             }),
             session_settings: Arc::new(session.settings.clone()),

@@ -26,12 +26,12 @@ impl App {
                 }
                 Vec::new()
             }
-            Popup::Formatter(i) => match popup::formatter_key(i, code) {
+            Popup::Formatter { release, row } => match popup::formatter_key(release, row, code) {
                 Picked::Open(p) => {
                     self.popup = Some(p);
                     Vec::new()
                 }
-                Picked::Chosen(id) => self.set_formatter(id),
+                Picked::Chosen((family, mode)) => self.pick_family(family, mode),
                 Picked::Closed => Vec::new(),
             },
             Popup::SendTo { cursor, chosen } => match popup::send_to_key(cursor, chosen, code) {

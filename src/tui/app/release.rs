@@ -1,7 +1,9 @@
-//! The AgentScope release on screen (`V`) and its modes (`m`): an index
-//! into `reference::ALL`, so nothing here names a version.
+//! The AgentScope release on screen (`V`), its providers (the digit keys)
+//! and its modes (`m`): an index into `reference::ALL` and the release's
+//! own provider list, so nothing here names a version or a provider.
 
 use super::*;
+use crate::reference::Family;
 
 impl App {
     /// The AgentScope release on screen.
@@ -9,16 +11,76 @@ impl App {
         crate::reference::ALL[self.release % crate::reference::ALL.len()]
     }
 
+    /// The release's provider on screen: the one picked that 1.0.21 does
+    /// not have, else the formatter's, else the release's first.
+    pub fn family(&self) -> &'static Family {
+        let r = self.reference();
+        self.family
+            .and_then(|id| r.family(id))
+            .or_else(|| r.family_of(self.formatter.provider))
+            .unwrap_or(&r.families()[0])
+    }
+
+    /// Picks the release's provider `family` in `mode` (a digit key, the
+    /// picker): one 1.0.21 has becomes the formatter's provider, so the
+    /// budget, the wire and sends follow it.
+    pub(super) fn pick_family(
+        &mut self,
+        family: &'static Family,
+        mode: crate::reference::Mode,
+    ) -> Vec<Command> {
+        let was = (self.family, self.formatter, self.release_mode);
+        self.release_mode = mode;
+        if let Some(m) = mode.formatter_mode() {
+            self.formatter.mode = m;
+        }
+        match family.provider {
+            Some(p) => {
+                self.family = None;
+                self.formatter.provider = p;
+            }
+            None => self.family = Some(family.id),
+        }
+        if was == (self.family, self.formatter, self.release_mode) {
+            return Vec::new();
+        }
+        self.status = match self.release_call() {
+            Some(call) => call,
+            None => format!("{}", self.formatter),
+        };
+        self.reformat()
+    }
+
+    /// A digit key: the release's provider at `index`.
+    pub(super) fn pick_provider(&mut self, index: usize) -> Vec<Command> {
+        let r = self.reference();
+        match r.families().get(index) {
+            Some(f) => {
+                let mode = if self.release == 0 {
+                    self.formatter.mode.into()
+                } else {
+                    self.release_mode
+                };
+                self.pick_family(f, mode)
+            }
+            None => {
+                self.status = format!(
+                    "{} has {} providers (1–{}; p lists every formatter)",
+                    r.title(),
+                    r.families().len(),
+                    r.families().len()
+                );
+                Vec::new()
+            }
+        }
+    }
+
     /// "AgentScope 0.1.6 OpenAIFormatter.format_auto" when a release other
     /// than the default formats the request.
     pub fn release_call(&self) -> Option<String> {
         (self.release != 0).then(|| {
             let r = self.reference();
-            format!(
-                "{} {}",
-                r.title(),
-                r.call(self.formatter.provider, self.release_mode)
-            )
+            format!("{} {}", r.title(), r.call(self.family(), self.release_mode))
         })
     }
 

@@ -19,6 +19,15 @@ impl App {
             self.status = "a send is in flight: Esc cancels it".into();
             return Vec::new();
         }
+        // Only the default release's requests are built for the wire.
+        if !self.reference().counts_and_truncates() {
+            self.status = format!(
+                "not sent: formatscope sends the request {} builds; V back to it to send ({} is shown, not sent)",
+                crate::reference::default().title(),
+                self.reference().title()
+            );
+            return Vec::new();
+        }
         let count = self
             .preview
             .as_ref()

@@ -1,7 +1,8 @@
 //! The header: file, unsaved mark, provider and mode, model, budget, and
-//! the six provider tabs.
+//! the release's provider tabs (the digit keys).
 
-use crate::formatter::{FormatterId, Mode, Provider};
+use crate::formatter::{FormatterId, Mode};
+use crate::reference::Family;
 use crate::tui::theme::Palette;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -21,6 +22,9 @@ pub struct HeaderView<'a> {
     pub budget: Option<i64>,
     /// Another release's title and call when `V` is on it.
     pub release: Option<String>,
+    /// The release's providers, in digit-key order, and the one on screen.
+    pub providers: &'static [Family],
+    pub family: &'static Family,
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
@@ -60,17 +64,20 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) 
         None => spans.push(Span::styled(" │ no budget", base.fg(ui.muted))),
     }
     spans.push(Span::styled(" │ ", base));
-    for (i, p) in Provider::ALL.iter().enumerate() {
-        let style = if *p == view.formatter.provider {
+    for (i, p) in view.providers.iter().enumerate() {
+        let style = if p == view.family {
             base.fg(ui.focus)
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED)
         } else {
             base.fg(ui.muted)
         };
-        spans.push(Span::styled(
-            format!("{}:{}", i + 1, p.class_prefix()),
-            style,
-        ));
+        // Keys 1–9 and 0; the rest are the picker's (p).
+        let label = match i {
+            0..=8 => format!("{}:{}", i + 1, p.title),
+            9 => format!("0:{}", p.title),
+            _ => p.title.to_string(),
+        };
+        spans.push(Span::styled(label, style));
         spans.push(Span::styled(" ", base));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)).style(base), area);

@@ -3,8 +3,9 @@
 
 use super::settings::SettingsForm;
 use super::{centered, pane_block};
-use crate::formatter::{FormatterId, Provider};
+use crate::formatter::Provider;
 use crate::media::Access;
+use crate::reference::{Family, Mode as ReleaseMode};
 use crate::tui::keymap;
 use crate::tui::msg::{AfterSave, Allow, FileResult, SaveQuestion};
 use crate::tui::recovery::Recovery;
@@ -29,8 +30,9 @@ pub enum Pending {
 pub enum Popup {
     /// The keys, scrolled this far.
     Help(usize),
-    /// The formatter picker, at this row.
-    Formatter(usize),
+    /// The formatter picker of the release at this index of
+    /// `reference::ALL`, at this row of its [`classes`].
+    Formatter { release: usize, row: usize },
     /// The file changed on disk (or cannot be read) while there are
     /// unsaved edits. `error`: why the last answer did not work.
     Conflict {
@@ -116,17 +118,33 @@ pub fn help_key(scroll: usize, code: KeyCode) -> Picked<()> {
     }))
 }
 
-/// A key in the formatter picker (`f`).
-pub fn formatter_key(i: usize, code: KeyCode) -> Picked<FormatterId> {
-    let n = FormatterId::all().count();
+/// The formatter classes of a release, each provider in each of its modes:
+/// what the picker (`p`) lists, as (provider, mode).
+pub fn classes(release: usize) -> Vec<(&'static Family, ReleaseMode)> {
+    let r = crate::reference::ALL[release % crate::reference::ALL.len()];
+    r.families()
+        .iter()
+        .flat_map(|f| r.modes().iter().map(move |m| (f, *m)))
+        .collect()
+}
+
+/// A key in the formatter picker (`p`).
+pub fn formatter_key(
+    release: usize,
+    row: usize,
+    code: KeyCode,
+) -> Picked<(&'static Family, ReleaseMode)> {
+    let all = classes(release);
+    let n = all.len().max(1);
+    let at = |row| Picked::Open(Popup::Formatter { release, row });
     match code {
-        KeyCode::Up | KeyCode::Char('k') => Picked::Open(Popup::Formatter((i + n - 1) % n)),
-        KeyCode::Down | KeyCode::Char('j') => Picked::Open(Popup::Formatter((i + 1) % n)),
-        KeyCode::Enter => FormatterId::all()
-            .nth(i)
-            .map_or(Picked::Closed, Picked::Chosen),
+        KeyCode::Up | KeyCode::Char('k') => at((row + n - 1) % n),
+        KeyCode::Down | KeyCode::Char('j') => at((row + 1) % n),
+        KeyCode::Home | KeyCode::Char('g') => at(0),
+        KeyCode::End | KeyCode::Char('G') => at(n - 1),
+        KeyCode::Enter => all.get(row).copied().map_or(Picked::Closed, Picked::Chosen),
         KeyCode::Esc | KeyCode::Char('q') => Picked::Closed,
-        _ => Picked::Open(Popup::Formatter(i)),
+        _ => at(row),
     }
 }
 
@@ -168,7 +186,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
     match popup {
         Popup::Help(scroll) => draw_help(frame, area, ui, *scroll),
         Popup::Settings(form) => form.draw(frame, area, ui),
-        Popup::Formatter(i) => draw_picker(frame, area, ui, *i),
+        Popup::Formatter { release, row } => draw_picker(frame, area, ui, *release, *row),
         Popup::SendTo { cursor, chosen } => draw_send_to(frame, area, ui, *cursor, chosen),
         Popup::Conflict { disk, error } => {
             let what = match disk {
@@ -426,13 +444,17 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
-fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, selected: usize) {
-    let all: Vec<FormatterId> = FormatterId::all().collect();
-    let rect = centered(area, 40, all.len() as u16 + 2);
+fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, release: usize, selected: usize) {
+    let r = crate::reference::ALL[release % crate::reference::ALL.len()];
+    let all = classes(release);
+    let rect = centered(area, 48, all.len() as u16 + 2);
+    // The selected row stays on screen when the list is taller than it.
+    let skip = selected.saturating_sub(rect.height.saturating_sub(3) as usize);
     let lines: Vec<Line> = all
         .iter()
         .enumerate()
-        .map(|(i, f)| {
+        .skip(skip)
+        .map(|(i, (f, m))| {
             let style = if i == selected {
                 Style::default()
                     .bg(ui.selected_bg)
@@ -441,11 +463,12 @@ fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, selected: usize) {
             } else {
                 Style::default().fg(ui.text)
             };
-            Line::styled(format!(" {}", f.class_name()), style)
+            Line::styled(format!(" {}", r.call(f, *m)), style)
         })
         .collect();
     frame.render_widget(Clear, rect);
-    let block = pane_block(ui, Line::from(" Formatter (Enter picks) "), true);
+    let title = format!(" {} formatters (Enter picks) ", r.title());
+    let block = pane_block(ui, Line::from(title), true);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
@@ -525,10 +548,21 @@ mod key_tests {
         };
         assert_eq!(p, vec![Provider::DashScope]);
         assert!(matches!(send_to_key(0, none, KeyCode::Esc), Picked::Closed));
-        let n = FormatterId::all().count();
+        let n = classes(0).len();
+        assert_eq!(n, 12, "1.0.21: six providers, two modes");
         assert!(
-            matches!(formatter_key(0, KeyCode::Up), Picked::Open(Popup::Formatter(i)) if i == n - 1)
+            matches!(formatter_key(0, 0, KeyCode::Up), Picked::Open(Popup::Formatter { row, .. }) if row == n - 1)
         );
+        // 2.0.11 lists its eleven providers' classes, the last Volcengine's.
+        let v2 = crate::reference::ALL
+            .iter()
+            .position(|r| r.version() == "2.0.11")
+            .expect("2.0.11 is a release");
+        let last = classes(v2).len() - 1;
+        let Picked::Chosen((f, _)) = formatter_key(v2, last, KeyCode::Enter) else {
+            panic!("picks")
+        };
+        assert_eq!(f.id, "volcengine");
         assert!(matches!(help_key(3, KeyCode::Char('?')), Picked::Closed));
     }
 }

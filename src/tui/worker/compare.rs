@@ -38,7 +38,10 @@ impl SideSpec {
                 return format!(
                     "{} {}",
                     release.version(),
-                    release.call(self.formatter.provider, self.formatter.mode.into())
+                    release.call(
+                        &crate::reference::Family::of(self.formatter.provider),
+                        self.formatter.mode.into(),
+                    )
                 );
             }
         };

@@ -19,7 +19,7 @@ use crate::formatter::Span;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
 use crate::provider::Provider;
-use crate::reference::Reference;
+use crate::reference::{Family, Reference};
 use crate::session::PackedMessage;
 use crate::tokens::CounterSpec;
 use crate::tokens::ModelInfo;

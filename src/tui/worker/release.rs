@@ -4,17 +4,24 @@
 
 use super::*;
 
-/// The request under another AgentScope release (`V`): which, and in
-/// which of its modes.
+/// The request under another AgentScope release (`V`): which, for which
+/// of its providers, and in which of its modes.
 #[derive(Clone, Copy)]
 pub struct ReleaseJob {
     pub release: &'static dyn Reference,
+    pub family: &'static Family,
     pub mode: crate::reference::Mode,
 }
 
 impl std::fmt::Debug for ReleaseJob {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ReleaseJob({} {:?})", self.release.version(), self.mode)
+        write!(
+            f,
+            "ReleaseJob({} {} {:?})",
+            self.release.version(),
+            self.family.id,
+            self.mode
+        )
     }
 }
 
@@ -45,7 +52,7 @@ pub(super) fn release_format(
     job: &Job,
     messages: &[PackedMessage],
     release: &dyn Reference,
-    provider: Provider,
+    family: &Family,
     mode: crate::reference::Mode,
 ) -> crate::reference::Formatted {
     let session = crate::session::Session {
@@ -57,7 +64,7 @@ pub(super) fn release_format(
         warnings: Vec::new(),
     };
     let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
-    release.format(&session, provider, mode, &env)
+    release.format(&session, family, mode, &env)
 }
 
 /// The release's request counted with the provider's tokenizer, as the
@@ -77,13 +84,7 @@ fn provider_count(job: &Job, messages: &[Value]) -> (Result<i64, String>, String
 /// cannot hold listed first, and, when it neither counts nor truncates,
 /// no count and no plan.
 pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) -> Preview {
-    let out = release_format(
-        job,
-        &job.messages,
-        r.release,
-        job.formatter.provider,
-        r.mode,
-    );
+    let out = release_format(job, &job.messages, r.release, r.family, r.mode);
     let title = r.release.title();
     let mut lines = Lines::new();
     lines.push(&format!(
@@ -113,7 +114,15 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
         lost: out.lost,
         no_budget: r.release.no_budget(),
         estimate: out.estimate,
-        counted: out.messages.as_ref().ok().map(|m| provider_count(job, m)),
+        counted: out.messages.as_ref().ok().map(|m| match r.family.provider {
+            // The job's model is the formatter's provider's, which a
+            // release's provider of 1.0.21 is.
+            Some(_) => provider_count(job, m),
+            None => (
+                Err(format!("formatscope has no {} tokenizer", r.family.title)),
+                String::new(),
+            ),
+        }),
     });
     preview
 }
@@ -133,7 +142,7 @@ pub(super) fn release_side(
         job,
         messages,
         release,
-        spec.formatter.provider,
+        &Family::of(spec.formatter.provider),
         spec.formatter.mode.into(),
     );
     let out_messages = match out.messages {
