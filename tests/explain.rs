@@ -302,3 +302,29 @@ fn the_2_x_rules_are_in_the_catalogue_with_their_place_in_2_0_11() {
     let reminder = "v2.tool-result-media.system-reminder";
     assert!(formatscope::lint::rule(reminder).is_some());
 }
+
+/// AgentScope Java 2.0.2's rules are named beside Python's, each with its
+/// class (and method) in agentscope-java at v2.0.2.
+#[test]
+fn the_java_rules_are_in_the_catalogue_with_their_java_class() {
+    use formatscope::explain::{RULES_JAVA, RULES_V2};
+    let mut ids = std::collections::BTreeSet::new();
+    for r in RULES.iter().chain(RULES_V2).chain(RULES_JAVA) {
+        assert!(ids.insert(r.id), "{} twice", r.id);
+    }
+    assert_eq!(
+        RULES_JAVA.len(),
+        19,
+        "the spec's 18 differences and the endpoint routing"
+    );
+    for r in RULES_JAVA {
+        assert!(r.id.starts_with("java."), "{}", r.id);
+        assert!(r.agentscope.starts_with("io.agentscope."), "{}", r.id);
+        assert!(
+            !r.text.is_empty() && r.api.starts_with("https://"),
+            "{}",
+            r.id
+        );
+        assert_eq!(rule(r.id).map(|x| x.id), Some(r.id));
+    }
+}

@@ -88,6 +88,19 @@ const V2_CASES: &[(&str, &[Expected])] = &[
     ]),
 ];
 
+/// Port findings: sessions under `--agentscope java-2.0.2`, each formatted
+/// by both ports (the Java side checked against the Java vectors' rules:
+/// Java's basic base64 decoder refuses "-", which Python's discards).
+#[rustfmt::skip]
+const JAVA_CASES: &[(&str, &[Expected])] = &[
+    ("java_audio_url", &[("java.openai.audio-url-text", "warning", Some(1), Some(1), Some(17), Some(9))]),
+    ("java_history_prompt", &[("java.multi-agent.history-prompt-every-group", "warning", Some(4), None, Some(41), Some(5))]),
+    ("java_raises_base64", &[("java.raises", "error", Some(2), None, Some(21), Some(5)), ("agentscope.tool-result-media-as-path", "warning", Some(2), Some(0), Some(25), Some(9))]),
+    ("java_sends_rejected", &[("agentscope.raises", "error", None, None, None, None), ("java.sends-what-python-rejects", "warning", Some(1), None, Some(9), Some(5))]),
+    ("java_system_in_middle", &[("agentscope.system-not-first", "warning", Some(2), None, Some(15), Some(5)), ("java.multi-agent.history-prompt-every-group", "warning", Some(3), None, Some(20), Some(5)), ("java.openai.system-in-middle", "info", Some(2), None, Some(15), Some(5))]),
+    ("java_thinking", &[("agentscope.block-dropped", "warning", Some(2), Some(0), Some(18), Some(9)), ("java.openai.thinking-reasoning-content", "info", Some(2), Some(0), Some(18), Some(9))]),
+];
+
 fn brief(f: &Value) -> Expected {
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
     (
@@ -116,6 +129,17 @@ fn each_case_gives_exactly_its_findings_and_errors_exit_1() {
     }
     for (name, expected) in V2_CASES {
         let (code, findings) = lint(&case(name), &["--agentscope", "2.0.11"]);
+        let got: Vec<Expected> = findings.iter().map(brief).collect();
+        assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
+        let errors = expected.iter().any(|e| e.1 == "error");
+        assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
+        for f in &findings {
+            assert!(!f["fix"].as_str().unwrap_or("").is_empty());
+            fired.insert(f["rule"].as_str().unwrap_or("").to_string());
+        }
+    }
+    for (name, expected) in JAVA_CASES {
+        let (code, findings) = lint(&case(name), &["--agentscope", "java-2.0.2"]);
         let got: Vec<Expected> = findings.iter().map(brief).collect();
         assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
         let errors = expected.iter().any(|e| e.1 == "error");
@@ -306,4 +330,90 @@ fn the_default_release_has_no_upgrade_findings_and_an_unknown_one_is_usage() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+fn golden_case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/cases")
+        .join(format!("{name}.json"))
+}
+
+/// Port findings (`--agentscope java-2.0.2`): where a Java agent sends the
+/// session differently from Python in a way the provider treats
+/// differently, each on the message (and block) that causes it.
+#[test]
+fn the_java_port_findings_name_where_a_java_agent_sends_otherwise() {
+    let at = |f: &Value| {
+        (
+            f["rule"].as_str().unwrap_or_default().to_string(),
+            f["message"].as_u64(),
+            f["block"].as_u64(),
+        )
+    };
+    let found = |name: &str, mode: &str| -> Vec<(String, Option<u64>, Option<u64>)> {
+        let (_, findings) = lint(
+            &golden_case(name),
+            &[
+                "--agentscope",
+                "java-2.0.2",
+                "--provider",
+                "openai",
+                "--mode",
+                mode,
+                "--offline",
+            ],
+        );
+        findings
+            .iter()
+            .map(at)
+            .filter(|(rule, _, _)| rule.starts_with("java."))
+            .collect()
+    };
+    let rule = "java.multi-agent.history-prompt-every-group".to_string();
+    // Three history groups, each after a tool sequence: two repeats.
+    assert_eq!(
+        found("history_tools_history", "multi_agent"),
+        [(rule.clone(), Some(4), None), (rule.clone(), Some(8), None)]
+    );
+    // Chat has no history groups.
+    assert_eq!(found("history_tools_history", "chat"), []);
+    // A system message mid-conversation: its own message, splitting the
+    // history; the group after it repeats the prompt.
+    assert_eq!(
+        found("system_in_middle", "multi_agent"),
+        [
+            (rule, Some(3), None),
+            ("java.openai.system-in-middle".to_string(), Some(2), None),
+        ]
+    );
+    // Chat sends each message's first thinking block.
+    let thinking = "java.openai.thinking-reasoning-content".to_string();
+    assert_eq!(
+        found("thinking_blocks", "chat"),
+        [
+            (thinking.clone(), Some(2), Some(0)),
+            (thinking, Some(4), Some(0))
+        ]
+    );
+    // Audio by URL or file: a text part the model only reads.
+    let audio = found("audio_blocks", "chat");
+    assert!(
+        audio.contains(&("java.openai.audio-url-text".to_string(), Some(1), Some(1))),
+        "{audio:?}"
+    );
+    // A missing local image: Python raises, Java sends the path.
+    assert_eq!(
+        found("err_missing_image_file", "chat"),
+        [("java.sends-what-python-rejects".to_string(), Some(0), None)]
+    );
+    // The rule ids are the formatting rules explain names.
+    for id in [
+        "java.multi-agent.history-prompt-every-group",
+        "java.openai.thinking-reasoning-content",
+        "java.openai.audio-url-text",
+        "java.openai.system-in-middle",
+    ] {
+        assert!(formatscope::explain::rule(id).is_some(), "{id}");
+        assert!(formatscope::lint::rule(id).is_some(), "{id}");
+    }
 }

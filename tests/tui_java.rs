@@ -37,3 +37,37 @@ fn the_library_trip_under_agentscope_java() {
     let screen = screen_text(&app, 140, 44);
     assert!(screen.contains("Java SDK"), "{screen}");
 }
+
+/// Under Java, the lint panel (L) also says where a Java agent sends the
+/// session otherwise: the library trip's OpenAI multi-agent request gives
+/// its second history group the whole prompt again.
+#[test]
+fn the_lint_panel_under_java_names_the_port_differences() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (140, 44));
+    let at = formatscope::reference::ALL
+        .iter()
+        .position(|r| r.version() == "java-2.0.2")
+        .expect("Java is a release");
+    let mut keys = vec!['V'; at];
+    keys.extend(['1', 'L']);
+    for k in keys {
+        let cmds = app.update(key(k));
+        run_commands(&mut app, &mut computer, cmds);
+    }
+    let findings = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.lint.clone())
+        .expect("linted");
+    let repeated: Vec<_> = findings
+        .iter()
+        .filter(|f| f.rule == "java.multi-agent.history-prompt-every-group")
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(repeated, [Some(8)], "{findings:?}");
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("java.multi-agent.history-prompt"),
+        "{screen}"
+    );
+}

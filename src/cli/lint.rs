@@ -34,7 +34,9 @@ pub(crate) struct LintArgs {
 
     /// Also check the upgrade to this AgentScope release (2.0.11): what it
     /// rejects or drops that 1.0.21 accepted, found by formatting with
-    /// both (rules v2.*). Default 1.0.21: no upgrade findings.
+    /// both (rules v2.*); or the Java port (java-2.0.2): where a Java agent
+    /// sends the session differently in a way the provider treats
+    /// differently (rules java.*). Default 1.0.21: neither.
     #[arg(long, value_name = "VERSION")]
     agentscope: Option<String>,
 
@@ -63,10 +65,10 @@ pub(crate) fn run(args: LintArgs) -> i32 {
                 ))
             }
             Some(r) if r.version() == formatscope::reference::default().version() => None,
-            Some(r) if lint::upgrades_to(r) => Some(r),
+            Some(r) if lint::upgrades_to(r) || lint::is_port(r) => Some(r),
             Some(r) => {
                 return usage_error(format!(
-                    "--agentscope {}: lint has upgrade findings for AgentScope 2.x only",
+                    "--agentscope {}: lint has findings for AgentScope 2.x and Java only",
                     r.version()
                 ))
             }

@@ -13,6 +13,7 @@
 //! on it.
 
 pub mod rules;
+pub mod rules_java;
 pub mod rules_v2;
 
 use crate::formatter::FormattedRequest;
@@ -23,12 +24,17 @@ use std::ops::Range;
 use std::sync::Arc;
 
 pub use rules::{Rule, RULES};
+pub use rules_java::RULES_JAVA;
 pub use rules_v2::RULES_V2;
 
-/// A rule of either catalogue: 1.0.21's ([`RULES`]) or 2.0.11's
-/// ([`RULES_V2`]).
+/// A rule of any catalogue: 1.0.21's ([`RULES`]), 2.0.11's ([`RULES_V2`])
+/// or Java 2.0.2's ([`RULES_JAVA`]).
 pub fn rule(id: &str) -> Option<&'static Rule> {
-    RULES.iter().chain(RULES_V2).find(|r| r.id == id)
+    RULES
+        .iter()
+        .chain(RULES_V2)
+        .chain(RULES_JAVA)
+        .find(|r| r.id == id)
 }
 
 /// One attributed node.

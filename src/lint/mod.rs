@@ -11,9 +11,11 @@
 
 mod agentscope;
 mod budget;
+mod port;
 mod provider;
 mod upgrade;
 
+pub use port::is_port;
 pub use upgrade::upgrades_to;
 
 use crate::formatter::{FormatOptions, FormatterId};
@@ -89,6 +91,24 @@ pub const RULES: &[Rule] = &[
     Rule { id: "v2.tool-result-media.system-reminder", severity: Severity::Info,
         summary: "tool-result media go to the model in a <system-reminder> user message in 2.0.11 (1.0.21 wrote their paths)",
         fix: "nothing to fix: expect one more user message after the tool result" },
+    Rule { id: "java.raises", severity: Severity::Error,
+        summary: "AgentScope Java 2.0.2 throws on the session where Python 1.0.21 formats it (lint --agentscope java-2.0.2)",
+        fix: "fix the message the exception names; `formatscope format --agentscope java-2.0.2` shows it" },
+    Rule { id: "java.sends-what-python-rejects", severity: Severity::Warning,
+        summary: "AgentScope Java sends a session Python 1.0.21 refuses (a missing local image goes as its path)",
+        fix: "fix what Python's error names: the provider gets it from a Java agent" },
+    Rule { id: "java.multi-agent.history-prompt-every-group", severity: Severity::Warning,
+        summary: "AgentScope Java repeats the conversation-history prompt in every history group (Python: the first only)",
+        fix: "expect the instructions once per group from a Java agent, or give the Java formatter a shorter conversation_history_prompt" },
+    Rule { id: "java.openai.thinking-reasoning-content", severity: Severity::Info,
+        summary: "AgentScope Java sends thinking to OpenAI (reasoning_content, or a [Thinking] history line); Python drops it",
+        fix: "nothing to fix: an OpenAI-compatible server that reads reasoning_content sees it from a Java agent only" },
+    Rule { id: "java.openai.audio-url-text", severity: Severity::Warning,
+        summary: "AgentScope Java sends audio from a file or URL to OpenAI as a \"[Audio URL: ...]\" text part: the model does not hear it",
+        fix: "give the audio as base64 data for a Java agent, or send it from Python" },
+    Rule { id: "java.openai.system-in-middle", severity: Severity::Info,
+        summary: "AgentScope Java sends a later system message as its own system message, splitting the history (Python: a history line)",
+        fix: "make it a user message to send the same from both ports" },
     Rule { id: "provider.tool-result-without-call", severity: Severity::Error,
         summary: "a tool result answers no earlier tool call with its id",
         fix: "give it the id of the tool_use block it answers, or delete it" },
@@ -361,14 +381,20 @@ pub fn lint(input: &Input<'_>) -> Vec<Finding> {
                     Some(id),
                     format!("{}: {}", e.kind, e.message),
                 );
+                // What a Java agent sends of a session Python refuses.
+                if let Some(release) = input.upgrade.filter(|r| port::is_port(*r)) {
+                    port::checks(id, release, input, &mut sink);
+                }
                 continue;
             }
         };
         agentscope::checks(id, msgs, &formatted, input, &mut sink);
         provider::request_checks(id, &formatted, input, &mut sink);
         budget::checks(id, input, &mut sink);
-        if let Some(release) = input.upgrade {
-            upgrade::checks(id, release, input, &mut sink);
+        match input.upgrade {
+            Some(release) if port::is_port(release) => port::checks(id, release, input, &mut sink),
+            Some(release) => upgrade::checks(id, release, input, &mut sink),
+            None => {}
         }
     }
     let mut findings = sink.findings;

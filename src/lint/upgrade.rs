@@ -94,27 +94,26 @@ fn alone(session: &Session, m: &Value) -> Session {
     }
 }
 
-/// 2.x raises where 1.0.21 formats: the error, on the first message whose
-/// prefix of the session raises (a binary search over prefixes).
-fn raises(
+/// The message at which `release` starts to raise: the last of the
+/// shortest prefix of the session it raises on (a binary search over
+/// prefixes; the whole session raises).
+pub(super) fn first_raising(
     id: FormatterId,
     release: &dyn Reference,
-    error: &Raised,
     input: &Input<'_>,
-    sink: &mut Sink<'_>,
-) {
+) -> Option<usize> {
     let session = input.session;
+    let family = release.family_of(id.provider)?;
     let fails = |n: usize| {
         let prefix = Session {
             messages: session.messages[..n].to_vec(),
             ..alone(session, &Value::Null)
         };
         release
-            .format(&prefix, &Family::of(id.provider), id.mode.into(), input.env)
+            .format(&prefix, family, id.mode.into(), input.env)
             .messages
             .is_err()
     };
-    // The smallest n whose first n messages raise (the whole session does).
     let (mut lo, mut hi) = (0, session.messages.len());
     while lo + 1 < hi {
         let mid = (lo + hi) / 2;
@@ -124,7 +123,19 @@ fn raises(
             lo = mid;
         }
     }
-    let at = (hi > 0 && fails(hi)).then(|| hi - 1);
+    (hi > 0 && fails(hi)).then(|| hi - 1)
+}
+
+/// 2.x raises where 1.0.21 formats: the error, on the first message whose
+/// prefix of the session raises (a binary search over prefixes).
+fn raises(
+    id: FormatterId,
+    release: &dyn Reference,
+    error: &Raised,
+    input: &Input<'_>,
+    sink: &mut Sink<'_>,
+) {
+    let at = first_raising(id, release, input);
     let message: String = error.message.lines().take(3).collect::<Vec<_>>().join("; ");
     let (rule, block) = if error.message.contains("audio/x-wav") {
         ("v2.audio-x-wav", at.and_then(|i| wav_block(input, i)))

@@ -374,8 +374,7 @@ impl Computer {
             // Everything else first: linting formats the request again.
             early(preview.clone());
             let env = model.env().another_run();
-            let input = crate::lint::Input::new(session, Some(text), vec![job.formatter], &env);
-            preview.lint = Some(Arc::new(crate::lint::lint(&input)));
+            preview.lint = Some(lint_findings(job, session, text, &env));
         }
         if let Some((l, r)) = job.compare {
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
@@ -410,6 +409,23 @@ impl Computer {
             None => preview,
         }
     }
+}
+
+/// The lint panel's findings for the formatter on screen; under 2.x or
+/// Java (V) also what that release sends otherwise, as `lint --agentscope`
+/// says it.
+fn lint_findings(
+    job: &Job,
+    session: &crate::session::Session,
+    text: &str,
+    env: &MediaEnv,
+) -> Arc<Vec<crate::lint::Finding>> {
+    let mut input = crate::lint::Input::new(session, Some(text), vec![job.formatter], env);
+    input.upgrade = job
+        .release
+        .map(|r| r.release)
+        .filter(|r| crate::lint::upgrades_to(*r) || crate::lint::is_port(*r));
+    Arc::new(crate::lint::lint(&input))
 }
 
 /// What to ask the user about: when the job had to refuse a read or a

@@ -105,6 +105,13 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
         }
         Err(e) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
     }
+    // Lint speaks for 1.0.21 and what 2.x or Java send otherwise; of
+    // another release it has nothing to say.
+    let speaks = crate::lint::upgrades_to(r.release) || crate::lint::is_port(r.release);
+    if let Some((session, text)) = job.lint.as_ref().filter(|_| speaks) {
+        let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
+        preview.lint = Some(super::lint_findings(job, session, text, &env));
+    }
     preview.chunks = chunks_of(lines.len());
     preview.plain = Arc::new(lines);
     preview.release = Some(ReleaseInfo {
