@@ -114,6 +114,10 @@ pub struct Formatted {
     /// The release's own token count of the request, when it has one that
     /// is not a tokenizer's (2.x's bytes/4 `count_tokens`).
     pub estimate: Option<u64>,
+    /// The tool schemas as the release's model class sends them, and its
+    /// tool choice, when the release formats them here (2.x: `tools`,
+    /// `tool_choice`).
+    pub tools: Option<Value>,
 }
 
 /// An exception a release raises: its class name and message.

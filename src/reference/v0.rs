@@ -78,6 +78,7 @@ impl Reference for V0 {
                     messages: Err(e),
                     spans: Vec::new(),
                     estimate: None,
+                    tools: None,
                 }
             }
         };
@@ -108,6 +109,7 @@ impl Reference for V0 {
             messages,
             spans,
             estimate: None,
+            tools: None,
         }
     }
 

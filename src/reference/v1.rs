@@ -68,6 +68,7 @@ impl Reference for V1 {
             messages,
             spans,
             estimate: None,
+            tools: None,
         }
     }
 

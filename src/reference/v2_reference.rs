@@ -69,24 +69,42 @@ impl Reference for V2 {
             object.insert("tools".into(), t.clone());
         }
         // The session's "v2" object: the formatter's input_types.
-        let input_types = session
+        let v2_settings = session.settings.get("v2");
+        let input_types = names(v2_settings.and_then(|o| o.get("input_types")));
+        // The request's tool_choice (the settings' shared field: a mode or
+        // a tool's name) and the "v2" object's tool list, as ToolChoice.
+        let tool_choice = session
             .settings
-            .get("v2")
-            .and_then(|o| o.get("input_types"))
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            });
+            .get("request")
+            .and_then(|r| r.get("tool_choice"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let tool_choice_tools = names(v2_settings.and_then(|o| o.get("tool_choice_tools")));
         let opts = v2::Options {
             formatter: Some(class_name(family, mode)),
             count: true,
+            tools: session.tools.is_some(),
+            tool_choice: tool_choice.filter(|_| session.tools.is_some()),
+            tool_choice_tools,
             input_types,
             ..v2::Options::default()
         };
-        let out = v2::run_with(&Value::Object(object), env, &opts);
+        let out = match (&opts.tool_choice, &opts.tool_choice_tools) {
+            (None, Some(_)) => Err(v2::Error(
+                "the 2.x tool choice tools need a tool_choice (auto, required, none or a tool's name) as its mode".into(),
+            )),
+            _ => v2::run_with(&Value::Object(object), env, &opts),
+        };
+        // The schemas and the choice as the model class sends them.
+        let tools = out.as_ref().ok().and_then(|o| {
+            let mut t = Map::new();
+            for key in ["tools", "tool_choice"] {
+                if let Some(v) = o.get(key) {
+                    t.insert(key.into(), v.clone());
+                }
+            }
+            (!t.is_empty()).then_some(Value::Object(t))
+        });
         let estimate = out.as_ref().ok().and_then(|o| {
             o.get("tokens_with_tools")
                 .or_else(|| o.get("tokens"))
@@ -116,6 +134,7 @@ impl Reference for V2 {
             messages,
             spans,
             estimate,
+            tools,
         }
     }
 
@@ -124,18 +143,37 @@ impl Reference for V2 {
     }
 
     fn settings(&self) -> &'static [Setting] {
-        &[Setting {
-            object: "v2",
-            key: "input_types",
-            list: true,
-            label: "2.x input types",
-            help: "the formatter's input_types (e.g. text/plain, image/*): media of other types are not sent; empty: the class's default",
-        }]
+        &[
+            Setting {
+                object: "v2",
+                key: "input_types",
+                list: true,
+                label: "2.x input types",
+                help: "the formatter's input_types (e.g. text/plain, image/*): media of other types are not sent; empty: the class's default",
+            },
+            Setting {
+                object: "v2",
+                key: "tool_choice_tools",
+                list: true,
+                label: "2.x tool choice tools",
+                help: "ToolChoice.tools (names, comma-separated): only these tools' schemas are sent, with the tool_choice above as the mode",
+            },
+        ]
     }
 
     fn no_budget(&self) -> Option<&'static str> {
         Some("AgentScope 2.x does not truncate in the formatter (compression lives in the agent) and counts with a bytes/4 estimate, not a tokenizer")
     }
+}
+
+/// A list setting's names.
+fn names(v: Option<&Value>) -> Option<Vec<String>> {
+    v.and_then(Value::as_array).map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -187,5 +225,40 @@ mod tests {
             shown(&text_only)
         );
         assert!(with_image.estimate.is_some());
+    }
+
+    /// The request's tool_choice and the "v2" tool list reach 2.x's
+    /// ToolChoice: only the listed tools' schemas are sent, with the
+    /// provider's value of the choice; a list without a mode says so.
+    #[test]
+    fn the_sessions_tool_choice_and_its_tool_list_filter_the_schemas() {
+        let env = MediaEnv::new(std::env::temp_dir(), Arc::new(NoNetwork));
+        let tool = |name: &str| {
+            serde_json::json!({"type": "function", "function": {"name": name, "description": name,
+                "parameters": {"type": "object", "properties": {}}}})
+        };
+        let tools = serde_json::json!([tool("search"), tool("weather")]);
+        let chosen = session(serde_json::json!({
+            "tools": tools,
+            "request": {"tool_choice": "required"},
+            "v2": {"tool_choice_tools": ["weather"]}
+        }));
+        let f = V2_0_11.format(&chosen, &SIX[0], Mode::Chat, &env);
+        let sent = f.tools.expect("the schemas");
+        let names: Vec<&str> = sent["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["function"]["name"].as_str())
+            .collect();
+        assert_eq!(names, ["weather"], "{sent}");
+        assert!(sent.get("tool_choice").is_some(), "{sent}");
+        let no_mode = session(serde_json::json!({
+            "tools": tools,
+            "v2": {"tool_choice_tools": ["weather"]}
+        }));
+        let f = V2_0_11.format(&no_mode, &SIX[0], Mode::Chat, &env);
+        let e = f.messages.expect_err("a list without a mode");
+        assert!(e.message.contains("need a tool_choice"), "{}", e.message);
     }
 }

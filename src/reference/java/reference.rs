@@ -111,6 +111,7 @@ impl Reference for Java {
                 messages: Err(sdk_error(provider).into()),
                 spans: Vec::new(),
                 estimate: None,
+                tools: None,
             };
         };
         let values: Vec<Value> = session.messages.iter().map(|m| m.value()).collect();
@@ -149,6 +150,7 @@ impl Reference for Java {
             messages: messages.map_err(Into::into),
             spans,
             estimate: None,
+            tools: None,
         }
     }
 

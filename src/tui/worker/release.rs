@@ -112,6 +112,17 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
         let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
         preview.lint = Some(super::lint_findings(job, session, text, &env));
     }
+    // The tools view (t): the release's schemas and tool choice, when it
+    // formats them; else none (1.0.21's would be another release's).
+    if let Some(tools) = &out.tools {
+        let plain: Vec<String> = serde_json::to_string_pretty(tools)
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect();
+        preview.tool_lines = super::highlight_json(&plain, &job.syntax);
+        preview.tool_plain = plain.into();
+    }
     preview.chunks = chunks_of(lines.len());
     preview.plain = Arc::new(lines);
     preview.release = Some(ReleaseInfo {
