@@ -99,6 +99,15 @@ impl History {
         self.max_bytes = bytes;
     }
 
+    /// Caps the file at `pages` pages for this connection (SQLite's
+    /// `max_page_count`): past it SQLite answers "database or disk is
+    /// full", as on a full disk. The tests fill a history this way.
+    pub fn set_max_pages(&mut self, pages: u64) -> Result<(), HistoryError> {
+        self.conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .map_err(|e| self.err(e))
+    }
+
     fn err(&self, e: rusqlite::Error) -> HistoryError {
         classify(&self.path.display().to_string(), e)
     }
