@@ -73,6 +73,8 @@ pub enum Popup {
     SendTo { cursor: usize, chosen: [bool; 6] },
     /// A large request: where it goes and its size, before `S` / `P` send.
     ConfirmSend(Box<ConfirmSend>),
+    /// The open session's sends (`H`).
+    History(Box<super::history::HistoryPane>),
 }
 
 /// The question before a large send.
@@ -170,6 +172,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
         Popup::Settings(form) => form.draw(frame, area, ui),
         Popup::Formatter(i) => draw_picker(frame, area, ui, *i),
         Popup::SendTo { cursor, chosen } => draw_send_to(frame, area, ui, *cursor, chosen),
+        Popup::History(pane) => pane.draw(frame, area, ui),
         Popup::Conflict { disk, error } => {
             let what = match disk {
                 FileResult::Text { .. } => {

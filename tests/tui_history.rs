@@ -1,0 +1,158 @@
+//! The workbench's history (`H`) against a real SQLite file: the open
+//! session's sends newest first, one shown whole, an old reply beside the
+//! latest in the compare view; a file that is not a history is said in
+//! the popup and the request stays on screen. Snapshots in
+//! tests/snapshots/ (`cargo insta review`).
+
+#![cfg(feature = "tui")]
+
+#[path = "support/workbench.rs"]
+mod workbench;
+
+use formatscope::history::{session_key, History, NewSend};
+use formatscope::tui::app::Event;
+use formatscope::tui::msg::Command;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use std::path::Path;
+use workbench::*;
+
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn code(c: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+
+/// Three sends of `session` at fixed times: the prompt changed between the
+/// first and the others.
+fn record_sends(db: &Path, session: &Path) {
+    let mut h = History::open(db).expect("open");
+    let replies = [
+        (
+            "h1",
+            "It is sunny in Paris, about 20°C.\nTake sunglasses.",
+            1_764_000_000_000,
+            512,
+            14,
+        ),
+        (
+            "h2",
+            "Paris: light rain, 14°C.\nTake an umbrella.",
+            1_764_000_600_000,
+            530,
+            12,
+        ),
+        (
+            "h2",
+            "Light rain in Paris, 14°C; an umbrella helps.",
+            1_764_001_200_000,
+            530,
+            11,
+        ),
+    ];
+    for (hash, text, at, input, output) in replies {
+        let send = NewSend {
+            session: session_key(session),
+            messages_hash: hash.into(),
+            reference: "1.0.21".into(),
+            provider: "OpenAI".into(),
+            model: "gpt-4o".into(),
+            host: "127.0.0.1:8000".into(),
+            request: br#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}]}"#.to_vec(),
+            reply: Some(json!({
+                "id": "chatcmpl-1",
+                "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": input, "output_tokens": output},
+                "metadata": null,
+            })),
+            usage: Some(json!({"input_tokens": input, "output_tokens": output})),
+            status: "ok".into(),
+            elapsed_ms: 900,
+            first_token_ms: Some(300),
+            error: None,
+        };
+        h.record_at(&send, at).expect("record");
+    }
+    // Another session's send is not listed.
+    let other = NewSend {
+        session: "/elsewhere/other.json".into(),
+        status: "ok".into(),
+        ..NewSend::default()
+    };
+    h.record_at(&other, 1_764_002_000_000).expect("record");
+}
+
+#[test]
+fn history_lists_the_sessions_sends_and_compares_an_old_reply_with_the_new() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("history.sqlite3");
+    let session = session_path("library_trip.json");
+    record_sends(&db, &session);
+    let (mut app, mut computer) = loaded_app(&session, (120, 40));
+    app.history_path = Some(db.clone());
+
+    send(&mut app, &mut computer, key('H'));
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("3 sends, newest first"), "{screen}");
+    assert!(!screen.contains("other.json"), "{screen}");
+    insta::assert_snapshot!("history_list", screen);
+
+    // The oldest, whole.
+    send(&mut app, &mut computer, key('G'));
+    send(&mut app, &mut computer, code(KeyCode::Enter));
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("Take sunglasses."), "{screen}");
+    assert!(screen.contains("Request body"), "{screen}");
+
+    // Beside the newest: what the model said before the prompt changed.
+    send(&mut app, &mut computer, key('c'));
+    assert!(app.popup.is_none());
+    assert!(app.compare.open);
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("old reply / new reply"), "{screen}");
+    assert!(screen.contains("send #1"), "{screen}");
+    assert!(screen.contains("send #3"), "{screen}");
+    insta::assert_snapshot!("history_compare_old_and_new_reply", screen);
+
+    // C leaves for the requests' pairs.
+    send(&mut app, &mut computer, key('C'));
+    assert_ne!(
+        app.compare.pair,
+        formatscope::tui::panes::compare::Pair::Replies
+    );
+
+    // Each send from the workbench is recorded under the session.
+    let cmds = app.update(key('S'));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Command::Send(job) => Some(job),
+            _ => None,
+        })
+        .expect("a send");
+    assert_eq!(job.history, Some((db.clone(), session_key(&session))));
+}
+
+#[test]
+fn a_history_that_cannot_be_read_is_said_and_the_request_stays() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("history.sqlite3");
+    std::fs::write(&db, vec![0x5a; 4096]).expect("write");
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    app.history_path = Some(db.clone());
+    send(&mut app, &mut computer, key('H'));
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("is not a formatscope history"), "{screen}");
+    send(&mut app, &mut computer, code(KeyCode::Esc));
+    assert!(app.popup.is_none());
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("\"role\": \"system\""), "{screen}");
+
+    // No history at all: H says so.
+    app.history_path = None;
+    send(&mut app, &mut computer, key('H'));
+    assert!(app.popup.is_none());
+    assert!(app.status.contains("history is off"), "{}", app.status);
+}
