@@ -297,3 +297,35 @@ fn a_failed_send_is_recorded_with_its_error() {
         sends[0]
     );
 }
+
+/// Two formatscopes writing at once (two connections, two threads): the
+/// busy timeout lets each wait its turn, and every send is kept.
+#[test]
+fn two_writers_at_once_both_keep_their_sends() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.sqlite3");
+    History::open(&db).unwrap();
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let mut h = History::open(&db).unwrap();
+                for i in 0..25 {
+                    h.record(&NewSend {
+                        session: format!("/w{w}.json").into(),
+                        request: format!("{{\"n\": {i}}}").into_bytes(),
+                        status: "ok".into(),
+                        ..NewSend::default()
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let h = History::open(&db).unwrap();
+    assert_eq!(h.count().unwrap(), 50);
+    assert_eq!(h.list(Some(Path::new("/w1.json")), 100).unwrap().len(), 25);
+}

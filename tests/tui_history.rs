@@ -4,8 +4,10 @@
 //! the popup and the request stays on screen. Snapshots in
 //! tests/snapshots/ (`cargo insta review`).
 
-#![cfg(feature = "tui")]
+#![cfg(all(feature = "tui", feature = "history"))]
 
+#[path = "support/provider.rs"]
+mod provider;
 #[path = "support/workbench.rs"]
 mod workbench;
 
@@ -155,4 +157,66 @@ fn a_history_that_cannot_be_read_is_said_and_the_request_stays() {
     send(&mut app, &mut computer, key('H'));
     assert!(app.popup.is_none());
     assert!(app.status.contains("history is off"), "{}", app.status);
+}
+
+/// A real send from the workbench (its sender task, to a fake provider on
+/// 127.0.0.1) is recorded with its reply, and H lists it; the key is in
+/// none of the history's files.
+#[test]
+fn a_workbench_send_is_recorded_with_its_reply_and_never_the_key() {
+    const KEY: &str = "sk-test-WORKBENCH-HISTORY-5d0e";
+    // The only test here that reads a key from this process's environment.
+    std::env::set_var("OPENAI_API_KEY", KEY);
+    std::env::remove_var("OPENAI_BASE_URL");
+    let server = provider::FakeProvider::start(provider::Plan::json(
+        200,
+        r#"{"id": "c", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Recorded reply."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}}"#,
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("data").join("history.sqlite3");
+    let path = dir.path().join("s.json");
+    let session = json!({"provider": "openai",
+        "request": {"stream": false, "model_kwargs": {"client_kwargs": {"base_url": format!("{}/v1", server.base())}}},
+        "messages": [{"name": "u", "role": "user", "content": "hi"}]});
+    std::fs::write(&path, session.to_string()).expect("write");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    app.history_path = Some(db.clone());
+    let host = format!("127.0.0.1:{}", server.port);
+    let host = formatscope::net::hosts::Host::parse_allowed(&host).expect("host");
+    app.consent.answer_send_host(host, true);
+    let cmds = app.update(key('S'));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = formatscope::net::client(Default::default()).expect("client");
+    let mut sent = 0;
+    for cmd in cmds {
+        let Command::Send(job) = cmd else { continue };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        runtime.block_on(formatscope::tui::sender::run(client.clone(), *job, tx));
+        while let Ok(msg) = rx.try_recv() {
+            app.update(msg);
+        }
+        sent += 1;
+    }
+    assert_eq!(sent, 1, "{}", app.status);
+    assert_eq!(server.requests().len(), 1, "{}", app.status);
+
+    let sends = History::open(&db)
+        .expect("open")
+        .list(Some(&session_key(&path)), 10)
+        .expect("list");
+    assert_eq!(sends.len(), 1);
+    assert_eq!(sends[0].reply_text(), "Recorded reply.");
+    assert_eq!(sends[0].tokens(), (Some(9), Some(2)));
+    assert_eq!(sends[0].send.request, server.requests()[0].body);
+    for entry in std::fs::read_dir(db.parent().expect("folder")).expect("list") {
+        let bytes = std::fs::read(entry.expect("entry").path()).expect("read");
+        assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
+    }
+    send(&mut app, &mut computer, key('H'));
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("1 send, newest first"), "{screen}");
+    assert!(screen.contains("Recorded reply."), "{screen}");
 }

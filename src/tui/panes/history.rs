@@ -150,8 +150,10 @@ impl HistoryPane {
                     " ↑↓ pick · Enter shows it · c compares its reply with the latest · Esc",
                     muted,
                 ));
+                let plural = if sends.len() == 1 { "" } else { "s" };
+                let n = sends.len();
                 (
-                    format!(" History of {name} · {} sends, newest first ", sends.len()),
+                    format!(" History of {name} · {n} send{plural}, newest first "),
                     lines,
                 )
             }
