@@ -60,12 +60,14 @@ impl App {
             HistoryKey::Open => self.popup = Some(Popup::History(pane)),
             HistoryKey::Closed => {}
             HistoryKey::Compare(i) => {
-                let made = self.compare_with_latest(&pane, i);
-                if made.is_err() {
-                    self.popup = Some(Popup::History(pane));
+                match self.compare_with_latest(&pane, i) {
+                    Ok(status) => self.status = status,
+                    // Nothing to compare with: the popup stays, saying why.
+                    Err(why) => {
+                        self.status = why;
+                        self.popup = Some(Popup::History(pane));
+                    }
                 }
-                let (Err(e) | Ok(e)) = made;
-                self.status = e;
             }
         }
         Vec::new()
