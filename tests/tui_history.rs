@@ -219,4 +219,29 @@ fn a_workbench_send_is_recorded_with_its_reply_and_never_the_key() {
     let screen = screen_text(&app, 120, 40);
     assert!(screen.contains("1 send, newest first"), "{screen}");
     assert!(screen.contains("Recorded reply."), "{screen}");
+    send(&mut app, &mut computer, code(KeyCode::Esc));
+
+    // A history that cannot be written: the reply stands, the status says
+    // why after the send's own line.
+    let garbage = dir.path().join("garbage.sqlite3");
+    std::fs::write(&garbage, vec![0x5a; 4096]).expect("write");
+    app.history_path = Some(garbage);
+    let cmds = app.update(key('S'));
+    for cmd in cmds {
+        let Command::Send(job) = cmd else { continue };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        runtime.block_on(formatscope::tui::sender::run(client.clone(), *job, tx));
+        while let Ok(msg) = rx.try_recv() {
+            app.update(msg);
+        }
+    }
+    assert_eq!(server.requests().len(), 2);
+    assert!(
+        app.status.starts_with("warning: history: ")
+            && app.status.contains("is not a formatscope history database"),
+        "{}",
+        app.status
+    );
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("Recorded reply."), "{screen}");
 }

@@ -118,9 +118,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         },
     )
     .await;
-    // Recorded before the pane hears it is done, off the loop's threads:
-    // an `H` right after the reply lists it.
-    if let Some((db, session)) = job.history.clone() {
+    let entry = job.history.clone().map(|(db, session)| {
         let entry = history_entry(
             &job,
             session,
@@ -130,6 +128,16 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
             &result,
             started.elapsed(),
         );
+        (db, entry)
+    });
+    match result {
+        Ok(outcome) => say(ReplyUpdate::Done(Box::new(outcome))),
+        Err(e) => say(ReplyUpdate::Failed(e.to_string())),
+    }
+    // Recorded after the pane has the reply (a history held by another
+    // formatscope may take its busy timeout), off the loop's threads; a
+    // failure is a status line, after the send's own.
+    if let Some((db, entry)) = entry {
         let written = tokio::task::spawn_blocking(move || {
             crate::history::History::open(&db).and_then(|mut h| h.record(&entry))
         })
@@ -137,10 +145,6 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         if let Ok(Err(e)) = written {
             let _ = msgs.send(Event::HistoryNotWritten(e.to_string()));
         }
-    }
-    match result {
-        Ok(outcome) => say(ReplyUpdate::Done(Box::new(outcome))),
-        Err(e) => say(ReplyUpdate::Failed(e.to_string())),
     }
 }
 
