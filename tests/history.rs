@@ -122,6 +122,13 @@ fn sends_appear_with_their_replies_and_never_the_key() {
         &arrived.body[..]
     );
 
+    let out = with_history(&["history", "--show", &id], &db);
+    let shown = text(&out.stdout);
+    assert!(shown.contains("--- request body"), "{shown}");
+    assert!(shown.contains("\"text\": \"Weather in Paris?\""), "{shown}");
+    assert!(shown.contains("--- reply"), "{shown}");
+    assert!(shown.contains("About 20°C."), "{shown}");
+
     // The table: id, time, provider, model, tokens, status, first line.
     let out = with_history(&["history"], &db);
     let listed = text(&out.stdout);

@@ -31,6 +31,14 @@ fn code(c: KeyCode) -> Event {
 /// first and the others.
 fn record_sends(db: &Path, session: &Path) {
     let mut h = History::open(db).expect("open");
+    // The last two are of the conversation as it is now.
+    let now = formatscope::history::messages_hash(
+        formatscope::session::read_session(session)
+            .expect("session")
+            .messages
+            .iter()
+            .map(formatscope::session::PackedMessage::value),
+    );
     let replies = [
         (
             "h1",
@@ -57,7 +65,7 @@ fn record_sends(db: &Path, session: &Path) {
     for (hash, text, at, input, output) in replies {
         let send = NewSend {
             session: session_key(session),
-            messages_hash: hash.into(),
+            messages_hash: if hash == "h2" { now.clone() } else { hash.into() },
             reference: "1.0.21".into(),
             provider: "OpenAI".into(),
             model: "gpt-4o".into(),
@@ -218,6 +226,8 @@ fn a_workbench_send_is_recorded_with_its_reply_and_never_the_key() {
     send(&mut app, &mut computer, key('H'));
     let screen = screen_text(&app, 120, 40);
     assert!(screen.contains("1 send, newest first"), "{screen}");
+    // Recorded with the hash of the conversation on screen.
+    assert!(screen.contains("=    1  "), "{screen}");
     assert!(screen.contains("Recorded reply."), "{screen}");
     send(&mut app, &mut computer, code(KeyCode::Esc));
 

@@ -140,16 +140,25 @@ fn show(history: &History, id: i64, json: bool) -> i32 {
             .unwrap_or_default()
     );
     outln!("\n--- request body");
-    outln!("{}", safe(&pretty_bytes(&send.send.request)));
+    lines(&pretty_bytes(&send.send.request));
     outln!("\n--- reply");
     match &send.send.reply {
-        Some(r) => outln!("{}", safe(&formatscope::text::json_text(r))),
+        Some(r) => lines(&formatscope::text::json_text(r)),
         None => outln!("(none)"),
     }
     if let Some(e) = &send.send.error {
-        outln!("\n--- error\n{}", safe(e));
+        outln!("\n--- error");
+        lines(e);
     }
     0
+}
+
+/// Prints `text` line by line, each line's control characters escaped
+/// (the line breaks stay).
+fn lines(text: &str) {
+    for line in text.lines() {
+        outln!("{}", safe(line));
+    }
 }
 
 /// The body pretty-printed when it is JSON, else as text.

@@ -27,7 +27,11 @@ impl App {
             );
             return Vec::new();
         };
-        self.popup = Some(Popup::History(Box::new(HistoryPane::new(session.clone()))));
+        let mut pane = HistoryPane::new(session.clone());
+        pane.current_hash = Some(crate::history::messages_hash(
+            self.messages().iter().map(PackedMessage::value),
+        ));
+        self.popup = Some(Popup::History(Box::new(pane)));
         vec![Command::ListHistory { db, session }]
     }
 

@@ -30,6 +30,9 @@ pub struct HistoryPane {
     /// The send at the cursor is shown whole.
     pub showing: bool,
     pub scroll: usize,
+    /// The hash of the open session's messages now: sends of this very
+    /// conversation are marked `=` (the others were before an edit).
+    pub current_hash: Option<String>,
 }
 
 /// What a key did to the popup.
@@ -129,7 +132,7 @@ impl HistoryPane {
             ),
             (Some(sends), _, _) => {
                 let mut lines = vec![Line::styled(
-                    "    #  time (UTC)           provider · model          in→out  status  reply",
+                    "     #  time (UTC)           provider · model          in→out  status  reply",
                     muted.add_modifier(Modifier::BOLD),
                 )];
                 let rows = rect.height.saturating_sub(4) as usize;
@@ -143,11 +146,13 @@ impl HistoryPane {
                     } else {
                         Style::default().fg(ui.text)
                     };
-                    lines.push(Line::styled(fit(&row(s), inner_width), style));
+                    let same = self.current_hash.as_deref() == Some(&s.send.messages_hash);
+                    let text = format!("{}{}", if same { "=" } else { " " }, row(s));
+                    lines.push(Line::styled(fit(&text, inner_width), style));
                 }
                 lines.push(Line::raw(""));
                 lines.push(Line::styled(
-                    " ↑↓ pick · Enter shows it · c compares its reply with the latest · Esc",
+                    " = the conversation as it is now · ↑↓ pick · Enter shows it · c compares its reply with the latest · Esc",
                     muted,
                 ));
                 let plural = if sends.len() == 1 { "" } else { "s" };
