@@ -8,6 +8,8 @@ pub mod diff;
 pub mod explain;
 pub mod files;
 pub mod formatter;
+#[cfg(feature = "history")]
+pub mod history;
 pub mod json;
 pub mod legacy;
 pub mod lint;

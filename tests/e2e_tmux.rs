@@ -30,6 +30,8 @@ impl Tmux {
         let bin = env!("CARGO_BIN_EXE_formatscope");
         let status = Command::new("tmux")
             .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
+            // Its sends are not kept in the tester's own history.
+            .args(["-e", "FORMATSCOPE_HISTORY=off"])
             .args(
                 env.iter()
                     .flat_map(|(k, v)| ["-e".to_string(), format!("{k}={v}")]),

@@ -33,6 +33,7 @@ mod format_java;
 mod format_release;
 mod format_v2;
 mod handout;
+mod history;
 mod legacy;
 mod lint;
 mod request;
@@ -134,6 +135,9 @@ enum Command {
     /// is_supported_model), byte for byte: one JSON object in the shape of
     /// oracle_v0.py.
     Legacy(legacy::LegacyArgs),
+    /// The sends `send` and the workbench made, newest first (`--show ID`,
+    /// `--prune`).
+    History(history::HistoryArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -167,6 +171,7 @@ pub fn run() -> i32 {
         Some(Command::Lint(args)) => lint::run(args),
         Some(Command::Explain(args)) => explain::run(args),
         Some(Command::Legacy(args)) => legacy::run(args),
+        Some(Command::History(args)) => history::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => send::run(args),

@@ -146,6 +146,12 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
             Some(Event::FileRead { path, result })
         }
         Command::ListFolder(dir) => Some(Event::FolderListed(watch::list_sessions(&dir))),
+        Command::ListHistory { db, session } => {
+            let result = crate::history::History::open(&db)
+                .and_then(|h| h.list(Some(&session), 1000))
+                .map_err(|e| e.to_string());
+            Some(Event::HistoryListed { session, result })
+        }
         Command::Save {
             path,
             base,

@@ -20,6 +20,9 @@ pub struct SendJob {
     pub settings: Box<Settings>,
     /// Hosts only the session names that the user let the key go to.
     pub allowed_hosts: Vec<Host>,
+    /// Where the finished send is recorded (the history file, and the
+    /// session it is recorded under); `None`: not recorded.
+    pub history: Option<(PathBuf, PathBuf)>,
 }
 
 /// Where messages for the loop go: from any thread (the worker, the I/O
@@ -77,6 +80,13 @@ pub enum Event {
         id: u64,
         update: super::panes::reply::ReplyUpdate,
     },
+    /// The history's sends of `session`, newest first (or why not).
+    HistoryListed {
+        session: PathBuf,
+        result: Result<Vec<crate::history::Send>, String>,
+    },
+    /// A finished send could not be recorded: why.
+    HistoryNotWritten(String),
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT arrived (the runtime keeps the
     /// unsaved edits, restores the terminal and exits).
     Signal(i32),
@@ -212,6 +222,12 @@ pub enum Command {
     Send(Box<SendJob>),
     /// Ask the provider to count the request (`job.id`: the generation).
     RemoteCount(Box<SendJob>),
+    /// Read the sends of `session` from the history file `db` (off the UI
+    /// thread: another formatscope may hold the file for a while).
+    ListHistory {
+        db: PathBuf,
+        session: PathBuf,
+    },
     /// Cancel send `id` (its connection closes).
     CancelSend(u64),
     /// Keep a copy of unsaved edits in the recovery file.

@@ -104,6 +104,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         stream: prepared.stream,
     });
     let mut relay = Relay::default();
+    let started = Instant::now();
     let result = net::send(
         &client,
         &prepared,
@@ -117,9 +118,83 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         },
     )
     .await;
+    let entry = job.history.clone().map(|(db, session)| {
+        let entry = history_entry(
+            &job,
+            session,
+            &prepared,
+            &host,
+            &opts.model_name,
+            &result,
+            started.elapsed(),
+        );
+        (db, entry)
+    });
     match result {
         Ok(outcome) => say(ReplyUpdate::Done(Box::new(outcome))),
         Err(e) => say(ReplyUpdate::Failed(e.to_string())),
+    }
+    // Recorded after the pane has the reply (a history held by another
+    // formatscope may take its busy timeout), off the loop's threads; a
+    // failure is a status line, after the send's own.
+    if let Some((db, entry)) = entry {
+        let written = tokio::task::spawn_blocking(move || {
+            crate::history::History::open(&db).and_then(|mut h| h.record(&entry))
+        })
+        .await;
+        if let Ok(Err(e)) = written {
+            let _ = msgs.send(Event::HistoryNotWritten(e.to_string()));
+        }
+    }
+}
+
+/// What the history keeps of a workbench send: the body, never the
+/// headers (so never the key).
+fn history_entry(
+    job: &SendJob,
+    session: std::path::PathBuf,
+    prepared: &Prepared,
+    host: &Host,
+    model: &str,
+    result: &Result<net::Outcome, net::SendError>,
+    elapsed: Duration,
+) -> crate::history::NewSend {
+    let final_response = result.as_ref().ok().and_then(|o| o.final_response.as_ref());
+    let reply = final_response.map(|r| r.to_json(false));
+    let error = match result {
+        Ok(o) => o
+            .parse_error
+            .as_ref()
+            .map(|e| format!("{}: {}", e.error_type, e.message))
+            .or_else(|| o.nothing.clone()),
+        Err(e) => Some(e.to_string()),
+    };
+    crate::history::NewSend {
+        session,
+        messages_hash: crate::history::messages_hash(
+            job.session
+                .messages
+                .iter()
+                .map(crate::session::PackedMessage::value),
+        ),
+        reference: crate::reference::default().version().to_string(),
+        provider: job.formatter.provider.to_string(),
+        model: model.to_string(),
+        host: host.to_string(),
+        request: prepared.body.clone(),
+        usage: reply
+            .as_ref()
+            .and_then(|r| r.get("usage").cloned())
+            .filter(|u| !u.is_null()),
+        reply,
+        status: if error.is_some() { "error" } else { "ok" }.into(),
+        elapsed_ms: result.as_ref().map_or(elapsed, |o| o.total).as_millis() as u64,
+        first_token_ms: result
+            .as_ref()
+            .ok()
+            .and_then(|o| o.time_to_first_token)
+            .map(|t| t.as_millis() as u64),
+        error,
     }
 }
 

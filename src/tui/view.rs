@@ -197,7 +197,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
             frame,
             output_area,
             ui,
-            preview.and_then(|p| p.compare.as_deref()),
+            app.compare
+                .shown(preview.and_then(|p| p.compare.clone()))
+                .as_deref(),
             app.focus == Focus::Output,
             preview.is_some_and(|p| p.generation < app.generation),
         );

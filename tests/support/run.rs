@@ -50,7 +50,7 @@ pub fn image_session(dir: &Path, url: &str, copies: usize) -> PathBuf {
 }
 
 /// `formatscope ARGS` from the repository root with `envs`, and no SDK key
-/// or base-URL variable from the tester's environment (a chosen host there
+/// or base-URL variable from the tester's environment, and no history (a chosen host there
 /// would let a key go where a test expects a refusal).
 pub fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
     let mut cmd = bin();
@@ -71,6 +71,9 @@ pub fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
     ] {
         cmd.env_remove(var);
     }
+    // Sends are not kept in the tester's own history (tests/history.rs
+    // sets its own).
+    cmd.env("FORMATSCOPE_HISTORY", "off");
     for (k, v) in envs {
         cmd.env(k, v);
     }

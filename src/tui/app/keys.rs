@@ -57,7 +57,9 @@ impl App {
                 && (self.focus == Focus::Output
                     || (matches!(action, NextMatch | PrevMatch) && self.request.search.is_none())));
         if compare_keys {
-            let compared = self.preview.as_ref().and_then(|p| p.compare.clone());
+            let compared = self
+                .compare
+                .shown(self.preview.as_ref().and_then(|p| p.compare.clone()));
             let outcome = self
                 .compare
                 .handle(action, self.formatter.provider, compared.as_deref());
@@ -193,6 +195,7 @@ impl App {
             Action::AppendReply => return self.append_reply(),
             Action::Explain => return self.toggle_explain(),
             Action::ToggleLint => return self.toggle_lint(),
+            Action::History => return self.open_history(),
             Action::NextFile | Action::PrevFile => return self.next_file(action),
         }
         Vec::new()

@@ -35,6 +35,7 @@ pub use super::msg::Event;
 mod ask;
 mod edits;
 mod files;
+mod history;
 mod keys;
 mod panels;
 mod popups;
@@ -124,6 +125,9 @@ pub struct App {
     /// `S` and `P` ask first from this many tokens on (the settings' "ask
     /// to send at"; the workbench's, for every file).
     pub confirm_send_at: u64,
+    /// The history file sends are recorded in and `H` reads (the runtime
+    /// sets it; `None`: no history, as in tests that do not ask for one).
+    pub history_path: Option<PathBuf>,
 }
 
 impl App {
@@ -169,6 +173,7 @@ impl App {
             recovery_written: None,
             beside_for: None,
             confirm_send_at: super::panes::settings::CONFIRM_SEND_AT,
+            history_path: None,
         }
     }
 
@@ -307,6 +312,7 @@ impl App {
                 formatter: FormatterId::new(provider, self.formatter.mode),
                 settings: Box::new(settings),
                 allowed_hosts: self.consent.send_hosts(),
+                history: self.history_for(),
             })));
         }
         self.replies
@@ -385,6 +391,11 @@ impl App {
                 if let Some(line) = line {
                     self.status = line;
                 }
+                Vec::new()
+            }
+            Event::HistoryListed { session, result } => self.on_history_listed(session, result),
+            Event::HistoryNotWritten(why) => {
+                self.status = format!("warning: {why}");
                 Vec::new()
             }
             Event::Exported(result) => {

@@ -48,6 +48,7 @@ impl App {
                     Vec::new()
                 }
             },
+            Popup::History(pane) => self.on_history_key(pane, code),
             Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
             Popup::SaveAsk {
                 question,

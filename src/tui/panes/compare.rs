@@ -35,6 +35,9 @@ pub enum Pair {
     LastSave,
     /// AgentScope 1.0.21 against 0.1.6, for the provider on screen.
     Versions,
+    /// A reply from the history against the latest reply (`H`, then `c`);
+    /// not in `C`'s cycle: it needs a send picked.
+    Replies,
 }
 
 impl Pair {
@@ -55,6 +58,7 @@ impl Pair {
             Pair::Truncation => "before / after truncation",
             Pair::LastSave => "last save / now",
             Pair::Versions => "two AgentScope releases",
+            Pair::Replies => "old reply / new reply",
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct ComparePane {
     /// The first row on screen (both sides).
     pub scroll: usize,
     pub hscroll: usize,
+    /// The replies pair's rows, made when the old reply was picked.
+    pub replies: Option<std::sync::Arc<Compared>>,
     /// Rows on screen at the last draw (for paging).
     height: std::cell::Cell<usize>,
 }
@@ -103,6 +109,21 @@ impl ComparePane {
             Pair::Truncation => (here, side(current, SideView::Truncated)),
             Pair::LastSave => (side(current, SideView::Saved), here),
             Pair::Versions => (here, side(current, SideView::Release(self.release.max(1)))),
+            // The replies are compared on the UI thread (two small values);
+            // the worker's sides are not shown.
+            Pair::Replies => (here, here),
+        }
+    }
+
+    /// What the view shows: the replies pair's own rows, else the
+    /// worker's for the two requests.
+    pub fn shown(
+        &self,
+        requests: Option<std::sync::Arc<Compared>>,
+    ) -> Option<std::sync::Arc<Compared>> {
+        match self.pair {
+            Pair::Replies => self.replies.clone(),
+            _ => requests,
         }
     }
 

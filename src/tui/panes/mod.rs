@@ -6,6 +6,7 @@ pub mod compare;
 pub mod editor;
 pub mod explain;
 pub mod header;
+pub mod history;
 pub mod lint;
 pub mod list;
 pub mod popup;

@@ -75,6 +75,8 @@ pub enum Popup {
     SendTo { cursor: usize, chosen: [bool; 6] },
     /// A large request: where it goes and its size, before `S` / `P` send.
     ConfirmSend(Box<ConfirmSend>),
+    /// The open session's sends (`H`).
+    History(Box<super::history::HistoryPane>),
 }
 
 /// The question before a large send.
@@ -188,6 +190,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
         Popup::Settings(form) => form.draw(frame, area, ui),
         Popup::Formatter { release, row } => draw_picker(frame, area, ui, *release, *row),
         Popup::SendTo { cursor, chosen } => draw_send_to(frame, area, ui, *cursor, chosen),
+        Popup::History(pane) => pane.draw(frame, area, ui),
         Popup::Conflict { disk, error } => {
             let what = match disk {
                 FileResult::Text { .. } => {
