@@ -737,3 +737,41 @@ fn a_body_that_is_not_the_providers_reply_says_what_came_back() {
         "{err}"
     );
 }
+
+/// After a send, the reply's cost from its usage at the price table's
+/// rate: cached prompt tokens (as the usage reports them) at the cached
+/// price; a model the table does not have is "cost unknown", not a guess.
+#[test]
+fn a_reply_says_what_it_cost_by_its_usage() {
+    let reply = r#"{"id": "chatcmpl-1", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100, "prompt_tokens_details": {"cached_tokens": 400}}}"#;
+    let server = FakeProvider::start(Plan::json(200, reply));
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!("{}/v1", server.base());
+    let send = |model: &str| {
+        let session = dir.path().join(format!("{model}.json"));
+        std::fs::write(
+            &session,
+            format!(r#"{{"provider": "openai", "request": {{"stream": false, "model": "{model}"}}, "messages": [{{"name": "u", "role": "user", "content": "hi"}}]}}"#),
+        )
+        .unwrap();
+        formatscope(
+            &["send", session.to_str().unwrap()],
+            &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)],
+        )
+    };
+    let out = send("gpt-4o");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // 600 × $2.50/M + 400 cached × $1.25/M + 100 × $10/M = $0.003.
+    assert!(
+        text(&out.stderr).contains("usage: 1000 in, 100 out · cost $0.003000, 400 cached · "),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = send("gpt-imaginary");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cost unknown (no price for this model)"),
+        "{}",
+        text(&out.stderr)
+    );
+}

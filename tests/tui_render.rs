@@ -469,9 +469,10 @@ fn an_edit_shows_what_the_prompt_cache_keeps_and_where_it_breaks() {
     assert_eq!(cache.against, "last save");
     assert_eq!(cache.message, Some(8), "{cache:?}");
     assert!(cache.bytes > 0 && cache.bytes < cache.of, "{cache:?}");
-    // The budget pane is narrow here: the short form.
+    // The budget pane is narrow here: the compact form, with what the
+    // reusable prefix saves at Anthropic's cached rate.
     let screen = screen_text(&app, 160, 48);
-    assert!(screen.contains("breaks at #8"), "{screen}");
+    assert!(screen.contains("breaks #8 · saves ≈$0.00"), "{screen}");
     // The last save / now pair: message 8 is on the left only.
     for k in ['c', 'C', 'C', 'C', 'C'] {
         let cmds = app.update(key(k));

@@ -251,6 +251,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
                 "usage: {} in, {} out · ",
                 u.input_tokens, u.output_tokens
             ));
+            line.push_str(&billed(built.provider, &built.request.model, u));
         }
         if let Some(t) = outcome.time_to_first_token {
             line.push_str(&format!("first token {:.2} s · ", t.as_secs_f64()));
@@ -424,4 +425,33 @@ pub(crate) fn remote_count(
             say(format!("error: {}", safe(&e.to_string())));
             1
         })
+}
+
+/// The reply's cost from its usage at the price table's rate, or why it is
+/// unknown: "cost $0.001234 · " (cached prompt tokens at the cached price
+/// where the usage reports them).
+fn billed(
+    provider: formatscope::formatter::Provider,
+    model: &str,
+    u: &formatscope::response::Usage,
+) -> String {
+    let table = match formatscope::tokens::cost::load() {
+        Ok(t) => t,
+        Err(e) => return format!("cost unknown ({}) · ", safe(&e)),
+    };
+    let Some(p) = table.price_for(provider, model) else {
+        return "cost unknown (no price for this model) · ".into();
+    };
+    match (u.input(), u.output()) {
+        (Some(i), Some(o)) => {
+            let cost = p.billed(i, u.cached(), o);
+            let cached = u
+                .cached()
+                .filter(|n| *n > 0)
+                .map(|n| format!(", {n} cached"))
+                .unwrap_or_default();
+            format!("cost ${:.6}{cached} · ", cost.total())
+        }
+        _ => "cost unknown (no token counts) · ".into(),
+    }
 }

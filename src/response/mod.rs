@@ -166,6 +166,20 @@ impl Usage {
     pub fn output(&self) -> Option<u64> {
         self.output_tokens.as_u64()
     }
+
+    /// The prompt tokens read from the provider's cache, where the usage
+    /// AgentScope keeps reports them (OpenAI and DashScope:
+    /// `prompt_tokens_details.cached_tokens`; DeepSeek:
+    /// `prompt_cache_hit_tokens`), all counted in `input_tokens`. None:
+    /// not reported (AgentScope keeps no usage object of Anthropic, Gemini
+    /// or Ollama).
+    pub fn cached(&self) -> Option<u64> {
+        let m = &self.metadata;
+        m.get("prompt_tokens_details")
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64)
+            .or_else(|| m.get("prompt_cache_hit_tokens").and_then(Value::as_u64))
+    }
 }
 
 /// One `ChatResponse` AgentScope returns or yields.

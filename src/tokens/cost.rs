@@ -67,6 +67,20 @@ impl Price {
             output: m(output, self.output),
         }
     }
+
+    /// What a reply's usage costs: `input` prompt tokens of which `cached`
+    /// were read from the cache (when the usage says), and `output` tokens.
+    pub fn billed(&self, input: u64, cached: Option<u64>, output: u64) -> Cost {
+        let cached = cached.unwrap_or(0).min(input);
+        self.cost(input - cached, cached, output)
+    }
+
+    /// What reading `tokens` prompt tokens from the cache saves against
+    /// sending them uncached; None when the table has no cached price.
+    pub fn cache_saving(&self, tokens: u64) -> Option<f64> {
+        let cached = self.cached_input?;
+        Some(tokens as f64 * (self.input - cached) / 1_000_000.0)
+    }
 }
 
 /// A price table: the embedded snapshot, possibly with a user file over it.
@@ -231,6 +245,25 @@ mod tests {
         );
         let c = p.cost(1_000_000, 1_000_000, 1_000_000);
         assert!((c.total() - (0.28 + 0.028 + 0.42)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_reply_is_billed_with_its_cached_tokens_at_the_cached_price() {
+        let p = check(Provider::OpenAi, "gpt-4o");
+        // 1M prompt tokens of which 400k cached, 100k output.
+        let c = p.billed(1_000_000, Some(400_000), 100_000);
+        assert!((c.input - 0.6 * 2.5).abs() < 1e-9, "{c:?}");
+        assert!((c.cached - 0.4 * 1.25).abs() < 1e-9, "{c:?}");
+        assert!((c.output - 0.1 * 10.0).abs() < 1e-9, "{c:?}");
+        // Not reported: all at the input price.
+        assert_eq!(p.billed(1_000, None, 0), p.cost(1_000, 0, 0));
+        // What a cached prefix of 1M tokens saves: input minus cached.
+        assert_eq!(p.cache_saving(1_000_000), Some(2.5 - 1.25));
+        let no_cached = Price {
+            cached_input: None,
+            ..p
+        };
+        assert_eq!(no_cached.cache_saving(1_000), None);
     }
 
     #[test]

@@ -303,8 +303,19 @@ impl App {
                 .then(|| self.preview.as_ref().and_then(|p| p.report.as_ref()))
                 .flatten()
                 .map(|r| (r.total, r.exact));
+            // The price of the model sent to: the reply's cost beside it.
+            let model = settings
+                .model
+                .clone()
+                .unwrap_or_else(|| provider.default_model().to_string());
+            let price = self
+                .prices
+                .as_ref()
+                .as_ref()
+                .ok()
+                .and_then(|t| t.price_for(provider, &model));
             let mut pane = super::panes::reply::ReplyPane::default();
-            pane.start(self.sends, provider, our_count);
+            pane.start(self.sends, provider, our_count, price);
             replies.push(pane);
             cmds.push(Command::Send(Box::new(super::msg::SendJob {
                 id: self.sends,

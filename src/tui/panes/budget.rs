@@ -115,7 +115,14 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &BudgetView<'_>) 
         ])
         .split(inner);
     if let Some(cache) = preview.and_then(|p| p.cache.as_ref()) {
-        frame.render_widget(cache_line(ui, cache, rows[3].width as usize), rows[3]);
+        let price = prices
+            .as_ref()
+            .ok()
+            .and_then(|t| t.price_for(report.formatter.provider, &report.model.model));
+        frame.render_widget(
+            cache_line(ui, cache, price.as_ref(), rows[3].width as usize),
+            rows[3],
+        );
     }
     let gauge = Gauge::default()
         .gauge_style(Style::default().fg(colour))
@@ -202,7 +209,12 @@ fn cost_text(report: &crate::budget::TokenReport, prices: &Result<PriceTable, St
 /// How much of the prompt a provider's prompt cache can reuse since the
 /// earlier version (as `formatscope diff --right-session` counts it), and
 /// where it breaks.
-fn cache_line<'a>(ui: &Palette, cache: &Result<CacheLine, String>, width: usize) -> Paragraph<'a> {
+fn cache_line<'a>(
+    ui: &Palette,
+    cache: &Result<CacheLine, String>,
+    price: Option<&crate::tokens::cost::Price>,
+    width: usize,
+) -> Paragraph<'a> {
     use crate::diff::cache::Break;
     let c = match cache {
         Ok(c) => c,
@@ -247,10 +259,34 @@ fn cache_line<'a>(ui: &Palette, cache: &Result<CacheLine, String>, width: usize)
             format!("cache: {approx}{}/{} tok · breaks at #{message}", p.tokens, p.of),
         ),
     };
-    let text = if long.chars().count() <= width {
-        long
-    } else {
-        short
+    // What reading the reusable prefix from the cache saves, at the price
+    // table's cached rate (no cached price: no saving claimed).
+    let saving = price
+        .and_then(|pr| pr.cache_saving(u64::try_from(p.tokens).unwrap_or(0)))
+        .filter(|x| *x > 0.0)
+        .map(|x| format!(" · saves {approx}${x:.6}"))
+        .unwrap_or_default();
+    // The longest that fits, the saving kept longest after the figures.
+    let compact = match &p.breaks {
+        Some(Break::PackedMessage { message, .. }) => {
+            format!("cache {approx}{}/{} · breaks #{message}", p.tokens, p.of)
+        }
+        _ => short.clone(),
     };
+    let tiny = short
+        .split(" · breaks")
+        .next()
+        .unwrap_or(&short)
+        .to_string();
+    let candidates = [
+        format!("{long}{saving}"),
+        format!("{short}{saving}"),
+        format!("{compact}{saving}"),
+        format!("{tiny}{saving}"),
+    ];
+    let text = candidates
+        .into_iter()
+        .find(|c| c.chars().count() <= width)
+        .unwrap_or(short);
     Paragraph::new(text).style(Style::default().fg(if whole { ui.ok } else { ui.warning }))
 }

@@ -55,6 +55,8 @@ pub struct ReplyPane {
     /// Our count of the request when it was sent (the meter's), and
     /// whether it is exact.
     pub our_count: Option<(i64, bool)>,
+    /// The price of the model sent to (None: not in the price table).
+    pub price: Option<crate::tokens::cost::Price>,
     pub scroll: u16,
 }
 
@@ -68,6 +70,7 @@ impl Default for ReplyPane {
             latest: None,
             outcome: None,
             our_count: None,
+            price: None,
             scroll: 0,
         }
     }
@@ -82,12 +85,19 @@ impl ReplyPane {
         matches!(self.phase, Phase::Sending | Phase::Streaming)
     }
 
-    pub fn start(&mut self, id: u64, provider: Provider, our_count: Option<(i64, bool)>) {
+    pub fn start(
+        &mut self,
+        id: u64,
+        provider: Provider,
+        our_count: Option<(i64, bool)>,
+        price: Option<crate::tokens::cost::Price>,
+    ) {
         *self = ReplyPane {
             id,
             phase: Phase::Sending,
             provider: Some(provider),
             our_count,
+            price,
             ..ReplyPane::default()
         };
     }
@@ -240,7 +250,37 @@ impl ReplyPane {
         );
     }
 
-    /// Billed usage beside our count, and the times.
+    /// The reply's cost from its usage at the price table's rate, and the
+    /// input cost predicted from our count; or that the price is unknown.
+    fn billed(&self, u: &crate::response::Usage) -> String {
+        let Some(p) = &self.price else {
+            return "cost unknown (no price for this model)".into();
+        };
+        let (Some(input), Some(output)) = (u.input(), u.output()) else {
+            return "cost unknown (the usage has no token counts)".into();
+        };
+        let cost = p.billed(input, u.cached(), output);
+        let mut s = format!(
+            "cost ${:.6} (in ${:.6}, out ${:.6}",
+            cost.total(),
+            cost.input + cost.cached,
+            cost.output
+        );
+        if let Some(n) = u.cached().filter(|n| *n > 0) {
+            s.push_str(&format!(", {n} cached"));
+        }
+        s.push(')');
+        if let Some((ours, exact)) = self.our_count {
+            let predicted = p.cost(u64::try_from(ours).unwrap_or(0), 0, 0).total();
+            s.push_str(&format!(
+                " · predicted in {}${predicted:.6}",
+                if exact { "" } else { "≈" }
+            ));
+        }
+        s
+    }
+
+    /// Billed usage beside our count, its cost, and the times.
     pub fn stats(&self, o: &Outcome) -> String {
         let mut parts = Vec::new();
         if let Some(u) = o.final_response.as_ref().and_then(|r| r.usage.as_ref()) {
@@ -256,6 +296,7 @@ impl ReplyPane {
                 }
             }
             parts.push(s);
+            parts.push(self.billed(u));
         }
         if let Some(t) = o.time_to_first_token {
             parts.push(format!("first token {:.2} s", t.as_secs_f64()));
