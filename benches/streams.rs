@@ -172,7 +172,7 @@ fn benches(c: &mut Criterion) {
                 |b, _| {
                     b.iter(|| {
                         let mut pane = ReplyPane::default();
-                        pane.start(1, api_provider(api), None);
+                        pane.start(1, api_provider(api), None, None);
                         let mut relay = Relay::default();
                         let out = runtime.block_on(net::send(
                             &client,
