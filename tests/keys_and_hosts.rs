@@ -327,7 +327,8 @@ fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {
     assert!(tokens > 100, "{tokens}");
     // The threshold is a setting (`s`, "ask to send at"), the workbench's.
     app.update(key('s'));
-    // Up from the first field: the last, "ask to send at".
+    // Up from the first field twice: "ask to send at" (the profile is last).
+    app.update(code(KeyCode::Up));
     app.update(code(KeyCode::Up));
     for c in "100".chars() {
         app.update(key(c));

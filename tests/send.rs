@@ -775,3 +775,88 @@ fn a_reply_says_what_it_cost_by_its_usage() {
         text(&out.stderr)
     );
 }
+
+/// A profile of the user's profiles.toml sends through a local server
+/// without the session naming it: its base URL (a host the user chose),
+/// its key variable and its headers; a session's own host is not used.
+#[test]
+fn a_profile_sends_through_its_server_with_its_key_and_headers() {
+    let server = FakeProvider::start(Plan::json(
+        200,
+        r#"{"id": "chatcmpl-1", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}"#,
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(config.join("formatscope")).unwrap();
+    std::fs::write(
+        config.join("formatscope/profiles.toml"),
+        format!(
+            "[profiles.local]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nkey_env = \"LOCAL_KEY\"\nmodel = \"qwen-local\"\nheaders = {{ \"X-Team\" = \"research\" }}\n",
+            server.base()
+        ),
+    )
+    .unwrap();
+    // The session names another host: the profile's is used, and the key
+    // goes only there.
+    let session = dir.path().join("s.json");
+    std::fs::write(
+        &session,
+        r#"{"provider": "openai", "request": {"stream": false, "model_kwargs": {"client_kwargs": {"base_url": "https://elsewhere.example.com/v1"}}}, "messages": [{"name": "u", "role": "user", "content": "hi"}]}"#,
+    )
+    .unwrap();
+    let config_home = config.to_str().unwrap();
+    let out = formatscope(
+        &["send", session.to_str().unwrap(), "--profile", "local"],
+        &[
+            ("XDG_CONFIG_HOME", config_home),
+            ("LOCAL_KEY", "sk-local-123"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("model qwen-local from profile local"),
+        "{}",
+        text(&out.stderr)
+    );
+    let got = server.requests();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].path, "/v1/chat/completions");
+    let header = |name: &str| {
+        got[0]
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(header("x-team").as_deref(), Some("research"));
+    assert_eq!(
+        header("authorization").as_deref(),
+        Some("Bearer sk-local-123")
+    );
+    let body: Value = serde_json::from_slice(&got[0].body).unwrap();
+    assert_eq!(body["model"], "qwen-local");
+    // The key variable missing: nothing is sent, the variable is named.
+    let out = formatscope(
+        &["send", session.to_str().unwrap(), "--profile", "local"],
+        &[("XDG_CONFIG_HOME", config_home)],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("LOCAL_KEY"),
+        "{}",
+        text(&out.stderr)
+    );
+    // An unknown profile says which there are.
+    let out = formatscope(
+        &["send", session.to_str().unwrap(), "--profile", "nope"],
+        &[("XDG_CONFIG_HOME", config_home), ("LOCAL_KEY", "k")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no profile nope in")
+            && text(&out.stderr).contains("(it has local)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.requests().len(), 1, "nothing more was sent");
+}

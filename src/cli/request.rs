@@ -94,6 +94,12 @@ pub(crate) struct WireArgs {
     /// Write absolute paths under the session's folder as <SESSION_DIR>/...
     #[arg(long)]
     pub(crate) portable_paths: bool,
+
+    /// A profile of your profiles.toml (~/.config/formatscope): its base
+    /// URL (the key may go there), key variable, default model and headers.
+    #[cfg(feature = "net")]
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
 }
 
 impl WireArgs {
@@ -123,6 +129,7 @@ impl WireArgs {
             web_root: Vec::new(),
             offline: target.offline,
             portable_paths: false,
+            profile: None,
         }
     }
 }
@@ -160,6 +167,10 @@ pub(crate) struct Built {
     pub(crate) request: pipeline::BuiltRequest,
     pub(crate) out: Map<String, Value>,
     pub(crate) failed: bool,
+    /// The profile `--profile` named: its key variable and headers go
+    /// with the send.
+    #[cfg(feature = "net")]
+    pub(crate) profile: Option<formatscope::net::profile::Profile>,
 }
 
 /// Builds the request the flags and the session describe; `adjust` may
@@ -187,11 +198,35 @@ pub(crate) fn build(
         Ok(s) => s,
         Err(e) => return Err(usage_error(format!("{}: {e}", args.session.display()))),
     };
-    if choice.assumed() {
-        say(format!(
+    #[cfg(feature = "net")]
+    let profile = match &args.profile {
+        None => None,
+        Some(name) => match formatscope::net::profile::load().and_then(|all| {
+            all.get(name)
+                .and_then(|p| p.for_provider(formatter.provider))
+                .cloned()
+        }) {
+            Ok(p) => Some(p),
+            Err(e) => return Err(usage_error(format!("--profile: {e}"))),
+        },
+    };
+    #[cfg(feature = "net")]
+    let from_profile = profile
+        .as_ref()
+        .filter(|_| choice.assumed())
+        .and_then(|p| p.model.clone().map(|m| (m, p.name.clone())));
+    #[cfg(not(feature = "net"))]
+    let from_profile: Option<(String, String)> = None;
+    match from_profile {
+        Some((model, name)) => {
+            say(format!("note: model {model} from profile {name}"));
+            settings.model = Some(model);
+        }
+        None if choice.assumed() => say(format!(
             "note: no model given: assuming {}, {}'s default (--model names one)",
             choice.name, formatter.provider
-        ));
+        )),
+        None => {}
     }
     if args.tool_choice.is_some() {
         settings.tool_choice = args.tool_choice.clone();
@@ -229,6 +264,11 @@ pub(crate) fn build(
             "{formatter} has no option {}",
             option.python_name()
         )));
+    }
+    // The profile's base URL over the session's; a flag over both.
+    #[cfg(feature = "net")]
+    if let Some(p) = &profile {
+        p.apply(&mut settings);
     }
     adjust(formatter.provider, &mut settings);
     let request = ReferenceRequest {
@@ -285,6 +325,8 @@ pub(crate) fn build(
         request,
         out,
         failed,
+        #[cfg(feature = "net")]
+        profile,
     })
 }
 
@@ -295,6 +337,7 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         request,
         out,
         failed,
+        ..
     } = match build(&args.wire, |_, _| {}) {
         Ok(b) => b,
         Err(code) => return code,

@@ -133,16 +133,30 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         },
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return usage_error(e),
     };
-    let key = match net::find_key(built.provider, env) {
+    let key = match &built.profile {
+        Some(p) => p.key(env),
+        None => net::find_key(built.provider, env),
+    };
+    let key = match key {
         Ok(k) => k,
         Err(e) => return usage_error(e),
     };
     let split = args.split_think_tags || net::session_splits_think_tags(&built.session.settings);
-    let (prepared, opts) = match net::prepare(built.provider, &built.request, split) {
+    let (mut prepared, opts) = match net::prepare(built.provider, &built.request, split) {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    let chosen = ChosenHosts::new(built.provider, env, args.base_url.as_deref(), &allowed);
+    // A profile's base URL is one the user chose, as --base-url is.
+    let profile_url = built.profile.as_ref().and_then(|p| p.base_url.as_deref());
+    if let Some(p) = &built.profile {
+        p.add_headers(&mut prepared);
+    }
+    let chosen = ChosenHosts::new(
+        built.provider,
+        env,
+        args.base_url.as_deref().or(profile_url),
+        &allowed,
+    );
     let host = match host_for_key(
         built.provider,
         &prepared,

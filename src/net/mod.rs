@@ -5,6 +5,7 @@
 
 pub mod hosts;
 pub mod printer;
+pub mod profile;
 pub mod seen;
 
 pub use seen::error_message;

@@ -20,6 +20,9 @@ pub struct SendJob {
     pub settings: Box<Settings>,
     /// Hosts only the session names that the user let the key go to.
     pub allowed_hosts: Vec<Host>,
+    /// The profile it goes through: its key variable, headers and (chosen)
+    /// base URL, already in `settings`.
+    pub profile: Option<crate::net::profile::Profile>,
     /// Where the finished send is recorded (the history file, and the
     /// session it is recorded under); `None`: not recorded.
     pub history: Option<(PathBuf, PathBuf)>,

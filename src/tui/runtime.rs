@@ -383,6 +383,7 @@ pub fn run(options: Options) -> i32 {
     app.consent = Consent::new(load_trusted());
     // The user's price file over the snapshot, read once at start.
     app.prices = std::sync::Arc::new(crate::tokens::cost::load());
+    app.profiles = std::sync::Arc::new(crate::net::profile::load());
     // The history file's place only: it is opened by each read and write,
     // off this thread (a missing data folder leaves the history off).
     app.history_path = crate::history::default_path().ok().flatten();

@@ -68,12 +68,21 @@ fn prepare(job: &SendJob) -> Result<Ready, NotSent> {
     net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
     let out = build_request_local(&job.session, job.formatter, &settings);
     let split = net::session_splits_think_tags(&job.session.settings);
-    let (prepared, opts) = net::prepare(provider, &out, split).map_err(NotSent::Error)?;
+    let (mut prepared, opts) = net::prepare(provider, &out, split).map_err(NotSent::Error)?;
     let env = |k: &str| std::env::var(k).ok();
-    let key = net::find_key(provider, env).map_err(|e| NotSent::Error(e.to_string()))?;
+    let key = match &job.profile {
+        Some(p) => p.key(env),
+        None => net::find_key(provider, env),
+    }
+    .map_err(|e| NotSent::Error(e.to_string()))?;
+    if let Some(p) = &job.profile {
+        p.add_headers(&mut prepared);
+    }
     // The key goes unasked only to the default host, the SDK variable's,
-    // or one the user allowed (see `net::hosts`).
-    let chosen = ChosenHosts::new(provider, env, None, &job.allowed_hosts);
+    // a profile's (the user's own file) or one the user allowed (see
+    // `net::hosts`).
+    let profile_url = job.profile.as_ref().and_then(|p| p.base_url.as_deref());
+    let chosen = ChosenHosts::new(provider, env, profile_url, &job.allowed_hosts);
     let host = match hosts::check(&prepared.url, key.is_some(), &chosen) {
         Ok(h) => h,
         Err(HostRefusal::NotChosen(h)) => return Err(NotSent::HostNotChosen(h)),

@@ -74,6 +74,12 @@ pub fn formatscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
     // Sends are not kept in the tester's own history (tests/history.rs
     // sets its own).
     cmd.env("FORMATSCOPE_HISTORY", "off");
+    // Nor does the tester's own config (prices, profiles, trusted
+    // folders) change what a test sees; a test names its own.
+    cmd.env(
+        "XDG_CONFIG_HOME",
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/no-config"),
+    );
     for (k, v) in envs {
         cmd.env(k, v);
     }

@@ -103,6 +103,11 @@ pub struct App {
     /// The price table the meter reads: the snapshot built in until the
     /// runtime reads the user's file at start (`tokens::cost::load`).
     pub prices: Arc<Result<crate::tokens::cost::PriceTable, String>>,
+    /// The user's profiles (`net::profile`), read by the runtime at start,
+    /// and the one sends go through (picked in the settings; never saved
+    /// in a session).
+    pub profiles: Arc<Result<crate::net::profile::Profiles, String>>,
+    pub profile: Option<String>,
     pub theme: Theme,
     pub(crate) syntax: Arc<syntect::highlighting::Theme>,
     pub size: (u16, u16),
@@ -160,6 +165,8 @@ impl App {
             last_reload: None,
             consent: Consent::default(),
             prices: Arc::new(Ok(crate::tokens::cost::PriceTable::embedded().clone())),
+            profiles: Arc::new(Ok(crate::net::profile::Profiles::default())),
+            profile: None,
             theme,
             syntax,
             size: (120, 40),
@@ -263,8 +270,25 @@ impl App {
             return Err("no session".into());
         };
         let session = &doc.session;
-        let settings = crate::model_choice::request_settings(session, provider, None)?;
+        let mut settings = crate::model_choice::request_settings(session, provider, None)?;
+        // The profile's base URL over the session's; its model when the
+        // session names none.
+        if let Some(p) = self.profile_for(provider) {
+            if crate::model_choice::choose_model(session, provider, None).assumed() {
+                if let Some(m) = &p.model {
+                    settings.model = Some(m.clone());
+                }
+            }
+            p.apply(&mut settings);
+        }
         Ok((session.clone(), settings))
+    }
+
+    /// The profile in use, when it is for `provider`.
+    pub(super) fn profile_for(&self, provider: Provider) -> Option<&crate::net::profile::Profile> {
+        let name = self.profile.as_deref()?;
+        let all = self.profiles.as_ref().as_ref().ok()?;
+        all.get(name).ok().filter(|p| p.provider == provider)
     }
 
     /// Whether a live send is in flight.
@@ -323,6 +347,7 @@ impl App {
                 formatter: FormatterId::new(provider, self.formatter.mode),
                 settings: Box::new(settings),
                 allowed_hosts: self.consent.send_hosts(),
+                profile: self.profile_for(provider).cloned(),
                 history: self.history_for(),
             })));
         }

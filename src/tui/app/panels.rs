@@ -21,9 +21,15 @@ impl App {
             session.settings.get("request"),
             &session.settings,
         );
-        if let Some(last) = form.values.last_mut() {
-            *last = self.confirm_send_at.to_string();
+        let at = form.values.len().saturating_sub(2);
+        if let Some(v) = form.values.get_mut(at) {
+            *v = self.confirm_send_at.to_string();
         }
+        let names = match self.profiles.as_ref() {
+            Ok(p) => p.list.iter().map(|p| p.name.clone()).collect(),
+            Err(_) => Vec::new(),
+        };
+        let form = form.with_profile(self.profile.as_deref(), names);
         self.popup = Some(Popup::Settings(Box::new(form)));
         Vec::new()
     }

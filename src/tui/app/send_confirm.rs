@@ -93,7 +93,15 @@ impl App {
     ) -> Vec<Command> {
         let at = form.confirm_send_at().unwrap_or(self.confirm_send_at);
         let changed = std::mem::replace(&mut self.confirm_send_at, at) != at;
+        let profile = form.profile().unwrap_or(None);
+        let new_profile = std::mem::replace(&mut self.profile, profile.clone()) != profile;
         let cmds = self.apply_settings(settings);
+        if new_profile {
+            self.status = match &profile {
+                Some(p) => format!("S and P send through profile {p} · {}", self.status),
+                None => format!("no profile · {}", self.status),
+            };
+        }
         if changed {
             self.status = format!(
                 "S and P ask first from {at} tokens on (until you quit) · {}",

@@ -69,6 +69,7 @@ impl App {
             formatter: self.formatter,
             settings: Box::new(settings),
             allowed_hosts: self.consent.send_hosts(),
+            profile: self.profile_for(provider).cloned(),
             history: None,
         }))]
     }

@@ -76,6 +76,8 @@ pub struct SettingsForm {
     pub fresh: bool,
     /// Why the last Enter did not apply.
     pub error: Option<String>,
+    /// The profiles of the user's profiles.toml, for the profile field.
+    pub profiles: Vec<String>,
 }
 
 /// What a key did to the form.
@@ -137,6 +139,7 @@ impl SettingsForm {
             }
         }));
         values.push(CONFIRM_SEND_AT.to_string());
+        values.push(String::new());
         SettingsForm {
             provider,
             values,
@@ -144,6 +147,36 @@ impl SettingsForm {
             focus: 0,
             fresh: true,
             error: None,
+            profiles: Vec::new(),
+        }
+    }
+
+    /// The workbench's profile field: the one in use, and those there are.
+    pub fn with_profile(mut self, current: Option<&str>, profiles: Vec<String>) -> SettingsForm {
+        if let Some(v) = self.values.last_mut() {
+            *v = current.unwrap_or_default().to_string();
+        }
+        self.profiles = profiles;
+        self
+    }
+
+    /// The profile field: a profile's name, or none.
+    pub fn profile(&self) -> Result<Option<String>, String> {
+        let name = self.values.last().map_or("", |v| v.trim());
+        if name.is_empty() {
+            return Ok(None);
+        }
+        if self.profiles.iter().any(|p| p == name) {
+            Ok(Some(name.to_string()))
+        } else if self.profiles.is_empty() {
+            Err(format!(
+                "profile: no profile {name:?}: profiles.toml has none (see the README's profiles)"
+            ))
+        } else {
+            Err(format!(
+                "profile: no profile {name:?} (there are {})",
+                self.profiles.join(", ")
+            ))
         }
     }
 
@@ -151,7 +184,11 @@ impl SettingsForm {
         let fresh = std::mem::replace(&mut self.fresh, false);
         match key.code {
             KeyCode::Esc => return FormOutcome::Cancelled,
-            KeyCode::Enter => match self.confirm_send_at().and_then(|_| self.settings()) {
+            KeyCode::Enter => match self
+                .confirm_send_at()
+                .and_then(|_| self.profile())
+                .and_then(|_| self.settings())
+            {
                 Ok(settings) => return FormOutcome::Apply(settings),
                 Err(e) => self.error = Some(e),
             },
@@ -301,16 +338,18 @@ impl SettingsForm {
             .iter()
             .map(|(_, label)| *label)
             .chain(release_settings().into_iter().map(|(_, s)| s.label))
-            .chain(["ask to send at"])
+            .chain(["ask to send at", "profile"])
             .collect()
     }
 
     /// The workbench's threshold for asking before a send (not a session
     /// setting: it holds for every file until the workbench quits).
     pub fn confirm_send_at(&self) -> Result<u64, String> {
+        // The second-last field: the profile follows it.
+        let at = self.values.len().saturating_sub(2);
         let text = self
             .values
-            .last()
+            .get(at)
             .map_or("", |v| v.trim())
             .replace(['_', ','], "");
         if text.is_empty() {
@@ -324,7 +363,7 @@ impl SettingsForm {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
-        let rect = centered(area, 78, 20);
+        let rect = centered(area, 78, 22);
         let mut lines = Vec::new();
         for (i, label) in Self::labels().into_iter().enumerate() {
             let focused = i == self.focus;
@@ -395,6 +434,14 @@ impl SettingsForm {
         let value = self.values[self.focus].trim();
         let switches = release_settings();
         if self.focus == self.values.len() - 1 {
+            let names = if self.profiles.is_empty() {
+                "none yet".to_string()
+            } else {
+                self.profiles.join(", ")
+            };
+            return format!(" A profile of your profiles.toml ({names}): S and P send through its base URL with its key variable, model and headers. The workbench's, not saved in the session; empty: none.");
+        }
+        if self.focus == self.values.len() - 2 {
             return " Tokens from which S and P show the host, model and count and ask first (0: always; empty: 20000). The workbench's, for every file, until you quit.".into();
         }
         if let Some((release, setting)) = self
