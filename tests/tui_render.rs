@@ -1058,4 +1058,19 @@ fn the_library_trip_under_java_on_dashscopes_multimodal_endpoint() {
     let preview = app.preview.as_ref().expect("a preview");
     assert!(preview.error.is_none(), "{:?}", preview.error);
     insta::assert_snapshot!("java_library_trip_dashscope_multimodal", screen);
+    // v: the wire view, the body Java's DashScope model class sends, byte
+    // for byte, and the endpoint it goes to.
+    let cmds = app.update(key('v'));
+    run_commands(&mut app, &mut computer, cmds);
+    let screen = screen_text(&app, 140, 44);
+    assert!(
+        screen.contains("the body to DashScope multimodal endpoint, model qwen-vl-max"),
+        "{screen}"
+    );
+    let plain = app.preview.as_ref().expect("preview").plain.join("\n");
+    assert!(
+        plain.contains("{\"model\":\"qwen-vl-max\",\"input\":{\"messages\":["),
+        "{plain}"
+    );
+    insta::assert_snapshot!("java_library_trip_dashscope_multimodal_wire", screen);
 }

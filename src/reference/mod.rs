@@ -118,6 +118,18 @@ pub struct Formatted {
     /// tool choice, when the release formats them here (2.x: `tools`,
     /// `tool_choice`).
     pub tools: Option<Value>,
+    /// The body the release's model class sends, exactly, when it writes
+    /// one here (Java: Jackson's bytes), with the endpoint it goes to.
+    pub body: Option<Body>,
+}
+
+/// A request body as a release's model class writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    /// Where it goes, as the release routes it ("DashScope multimodal").
+    pub endpoint: String,
+    /// The exact bytes sent.
+    pub text: String,
 }
 
 /// An exception a release raises: its class name and message.

@@ -79,6 +79,7 @@ impl Reference for V0 {
                     spans: Vec::new(),
                     estimate: None,
                     tools: None,
+                    body: None,
                 }
             }
         };
@@ -110,6 +111,7 @@ impl Reference for V0 {
             spans,
             estimate: None,
             tools: None,
+            body: None,
         }
     }
 

@@ -69,6 +69,7 @@ impl Reference for V1 {
             spans,
             estimate: None,
             tools: None,
+            body: None,
         }
     }
 

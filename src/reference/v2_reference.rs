@@ -135,6 +135,7 @@ impl Reference for V2 {
             spans,
             estimate,
             tools,
+            body: None,
         }
     }
 

@@ -293,7 +293,10 @@ pub fn run(session: &Value, env: &MediaEnv, opts: &Options) -> Result<Value, Err
     Ok(out)
 }
 
-fn stages(
+/// Loads the messages and tools and formats them into the model class's
+/// body, or records the error (`error`, `error_type`, `stage`) in `out`:
+/// the one path of `run` and the workbench's release.
+pub(super) fn stages(
     ctx: &Ctx,
     target: &Target,
     messages: &[Value],

@@ -5,11 +5,11 @@
 //! by the vendors' SDKs, which are not reproduced: those two keys say so.
 
 use super::common::Ctx;
-use super::{dashscope, msg, Class, Family as JavaFamily};
+use super::{dashscope, Family as JavaFamily};
 use crate::media::MediaEnv;
 use crate::provider::Provider;
 use crate::py::PyErr;
-use crate::reference::{one_to_one, Family, Formatted, Mode, Reference, SIX};
+use crate::reference::{one_to_one, Body, Family, Formatted, Mode, Raised, Reference, SIX};
 use crate::session::Session;
 use serde_json::Value;
 
@@ -112,45 +112,83 @@ impl Reference for Java {
                 spans: Vec::new(),
                 estimate: None,
                 tools: None,
+                body: None,
             };
         };
         let values: Vec<Value> = session.messages.iter().map(|m| m.value()).collect();
-        let class = Class {
-            family: f,
-            multi_agent: mode == Mode::MultiAgent,
+        // The model the wire and the count choose for the provider (GLM:
+        // Java's default); DashScope routes it to its endpoint.
+        let model = provider
+            .provider
+            .map(|p| crate::model_choice::choose_model(session, p, None).name);
+        let opts = super::Options {
+            formatter: Some(class_name(f, mode).to_string()),
+            model,
+            ..super::Options::default()
         };
-        // DashScope: the endpoint the model routes to, the model chosen as
-        // the wire's and the count's (qwen-max, the default, is on the text
-        // one).
-        let endpoint = (f == JavaFamily::DashScope).then(|| {
-            let model = crate::model_choice::choose_model(session, Provider::DashScope, None);
-            dashscope::route(&model.name)
-        });
-        let call = match endpoint {
+        let target = match super::target(&Value::Null, &opts) {
+            Ok(t) => t,
+            Err(e) => {
+                return Formatted {
+                    call,
+                    branch: None,
+                    lost: Vec::new(),
+                    messages: Err(PyErr::new("UsageError", e.0).into()),
+                    spans: Vec::new(),
+                    estimate: None,
+                    tools: None,
+                    body: None,
+                }
+            }
+        };
+        let call = match target.endpoint {
             Some(dashscope::Endpoint::Multimodal) => {
                 format!("{}.formatMultiModal", class_name(f, mode))
             }
             _ => call,
         };
+        // The same stages as `format --agentscope java-2.0.2`: load, tool
+        // schemas, format, the model class's body.
         let ctx = Ctx::new(env);
-        let messages = msg::load(&values)
-            .map(|msgs| super::format(&ctx, class, endpoint, &msgs, super::HISTORY_PROMPT, false))
-            .and_then(|out| match ctx.failure.take() {
-                Some(e) => Err(e),
-                None => Ok(out),
-            });
+        let mut failed = serde_json::Map::new();
+        let body = super::stages(&ctx, &target, &values, &session.tools, &opts, &mut failed);
+        let messages = match &body {
+            Some(b) => Ok(b
+                .get("messages")
+                .or_else(|| b.pointer("/input/messages"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()),
+            None => Err(Raised {
+                kind: text(&failed, "error_type"),
+                message: text(&failed, "error"),
+            }),
+        };
         let spans = match (&messages, mode) {
             (Ok(out), Mode::Chat) if f != JavaFamily::Ollama => one_to_one(values.len(), out.len()),
             _ => Vec::new(),
+        };
+        let endpoint = match target.endpoint {
+            Some(e) => format!(
+                "{} {} endpoint, model {}",
+                provider.title,
+                e.name(),
+                target.model
+            ),
+            None => format!("{}, model {}", provider.title, target.model),
         };
         Formatted {
             call,
             branch: None,
             lost: Vec::new(),
-            messages: messages.map_err(Into::into),
+            messages,
             spans,
             estimate: None,
             tools: None,
+            body: body.map(|b| Body {
+                endpoint,
+                text: super::jackson::write(&b),
+            }),
         }
     }
 
@@ -161,4 +199,11 @@ impl Reference for Java {
     fn no_budget(&self) -> Option<&'static str> {
         Some("Java's formatters neither count tokens nor truncate")
     }
+}
+
+fn text(m: &serde_json::Map<String, Value>, key: &str) -> String {
+    m.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }

@@ -97,13 +97,42 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
             .iter()
             .map(|w| format!("// {} cannot hold {w}: left out", r.release.version())),
     );
-    match &out.messages {
-        Ok(m) => {
+    match (&out.messages, job.shown, &out.body) {
+        // The wire view (v): the body the release's model class sends,
+        // byte for byte, then the same indented.
+        (Ok(_), Shown::Wire, Some(body)) => {
+            lines.push(&format!(
+                "// the body to {}, exactly as sent:",
+                body.endpoint
+            ));
+            lines.push(&body.text);
+            lines.push("");
+            lines.push("// the same, indented:");
+            let parsed: Value = serde_json::from_str(&body.text).unwrap_or(Value::Null);
+            let parsed = if job.raw_media {
+                parsed
+            } else {
+                shorten_media(&parsed)
+            };
+            for line in serde_json::to_string_pretty(&parsed)
+                .unwrap_or_default()
+                .lines()
+            {
+                lines.push(line);
+            }
+        }
+        (Ok(m), shown, _) => {
+            if shown == Shown::Wire {
+                lines.push(&format!(
+                    "// formatscope writes {}'s wire body for 1.0.21 and Java only: the formatter's messages",
+                    r.release.title()
+                ));
+            }
             let refs: Vec<&Value> = m.iter().collect();
             let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
             lines.extend(plain.iter());
         }
-        Err(e) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
+        (Err(e), _, _) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
     }
     // Lint speaks for 1.0.21 and what 2.x or Java send otherwise; of
     // another release it has nothing to say.
