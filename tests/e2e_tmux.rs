@@ -491,7 +491,7 @@ fn o_opens_the_message_in_the_users_editor_and_the_edit_comes_back() {
     let editor = dir.path().join("editor.sh");
     std::fs::write(
         &editor,
-        "#!/bin/sh\nsed -i 's/named Friday\\./named Friday, edited in EDITOR./' \"$1\"\n",
+        "#!/bin/sh\nstty -a > .stty-editor\nsed -i 's/named Friday\\./named Friday, edited in EDITOR./' \"$1\"\n",
     )
     .expect("script");
     let on_disk = std::fs::read_to_string(&file).expect("read");
@@ -511,6 +511,12 @@ fn o_opens_the_message_in_the_users_editor_and_the_edit_comes_back() {
         s.contains("named Friday, edited in EDIT") && s.contains("edited in the external editor")
     });
     assert!(screen.contains("library_trip.json ●"), "unsaved:\n{screen}");
+    // The editor had the terminal as a shell leaves it: cooked, echoing.
+    let stty = std::fs::read_to_string(dir.path().join(".stty-editor")).expect("stty ran");
+    assert!(
+        stty.contains(" icanon") && !stty.contains("-icanon") && !stty.contains("-echo "),
+        "the editor got a raw terminal:\n{stty}"
+    );
     assert_eq!(
         tmux.pane("#{alternate_on}"),
         "1",

@@ -297,11 +297,19 @@ fn web_fetcher(offline: bool) -> Option<Arc<dyn WebFetcher>> {
     }
 }
 
+/// The user's editor is running (`O`): SIGINT and SIGQUIT are its.
+static EDITOR_RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Runs `f` with the terminal as the shell left it (cooked, the main
-/// screen, no mouse reports), then takes it back as `run` set it up.
+/// screen, the cursor shown, no mouse reports), then takes it back as
+/// `run` set it up.
 fn suspended<T>(log: &Log, f: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::Ordering;
     restore_terminal();
+    let _ = execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
+    EDITOR_RUNNING.store(true, Ordering::SeqCst);
     let out = f();
+    EDITOR_RUNNING.store(false, Ordering::SeqCst);
     if let Err(e) = ratatui::crossterm::terminal::enable_raw_mode() {
         log.line(format!("raw mode after the editor: {e}"));
     }
@@ -343,7 +351,14 @@ fn spawn_signals(tx: Outbox) -> Result<(), String> {
     std::thread::Builder::new()
         .name("formatscope-signals".into())
         .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
+            // C-c or C-\ typed while the user's editor runs (in the same
+            // process group: `code -w` waiting in the terminal) are the
+            // editor's; they must not end the workbench under it.
+            let first = signals.forever().find(|sig| {
+                !(EDITOR_RUNNING.load(std::sync::atomic::Ordering::SeqCst)
+                    && (*sig == SIGINT || *sig == SIGQUIT))
+            });
+            if let Some(sig) = first {
                 let _ = tx.send(Event::Signal(sig));
                 std::thread::sleep(Duration::from_secs(3));
                 restore_terminal();
