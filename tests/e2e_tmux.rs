@@ -533,3 +533,35 @@ fn o_opens_the_message_in_the_users_editor_and_the_edit_comes_back() {
         !s.contains("edited in EDIT") && s.contains("named Friday.")
     });
 }
+
+#[test]
+fn an_editor_that_exits_non_zero_changes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let file = dir.path().join("library_trip.json");
+    std::fs::copy(sessions.join("library_trip.json"), &file).expect("copy");
+    // Edits the file, then fails: the edit is not taken.
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/named Friday\\./named Nobody./' \"$1\"\nexit 3\n",
+    )
+    .expect("script");
+    let command = format!("sh {}", editor.display());
+    let tmux = Tmux::start_env(
+        dir.path(),
+        "library_trip.json",
+        &[("VISUAL", &command), ("EDITOR", "false")],
+    );
+    tmux.wait_for("the request", |s| {
+        s.contains("DashScopeMultiAgentFormatter · messages") && s.contains("named Friday.")
+    });
+    tmux.keys(&["O"]);
+    let screen = tmux.wait_for("the editor's failure", |s| {
+        s.contains("exited with status 3: nothing changed")
+    });
+    assert!(!screen.contains("named Nobody."), "{screen}");
+    assert!(!screen.contains("library_trip.json ●"), "{screen}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}

@@ -260,3 +260,22 @@ fn in_text_mode_the_editor_gets_the_text_alone_and_wraps_it() {
     assert!(text.contains("A new line."), "{text}");
     assert!(!text.contains("A new line.\\n"), "{text}");
 }
+
+#[test]
+fn ctrl_p_on_a_single_file_lists_its_folder() {
+    let (_tmp, dir) = folder();
+    let (mut app, mut computer) = loaded_app(&dir.join("library_trip.json"), (120, 40));
+    assert!(
+        app.popup.is_none(),
+        "no picker for a file named on the command line"
+    );
+    send(&mut app, &mut computer, ctrl_p());
+    assert_eq!(
+        picker_labels(&app),
+        ["chat_plain.json", "library_trip.json", "multimodal.session"]
+    );
+    typed(&mut app, &mut computer, "mms");
+    send(&mut app, &mut computer, key(KeyCode::Enter));
+    assert_eq!(app.path(), Some(&dir.join("multimodal.session")));
+    assert!(app.messages().len() > 1);
+}

@@ -20,8 +20,9 @@ pub const DEBOUNCE: Duration = Duration::from_millis(120);
 /// How often folders are polled when they cannot be watched.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// Whether a path is a session file worth listing: `.json` in any case,
-/// not hidden (our temporary and recovery files are hidden).
+/// Whether a path has a session file's usual name: `.json` in any case,
+/// not hidden (our temporary and recovery files are hidden). The folder's
+/// list goes by content instead (`list_sessions`).
 pub fn is_session_file(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
