@@ -32,6 +32,8 @@ impl Tmux {
             .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
             // Its sends are not kept in the tester's own history.
             .args(["-e", "FORMATSCOPE_HISTORY=off"])
+            // Nor its recent files in the tester's own state folder.
+            .args(["-e", &format!("XDG_STATE_HOME={}/.state", dir.display())])
             .args(
                 env.iter()
                     .flat_map(|(k, v)| ["-e".to_string(), format!("{k}={v}")]),
@@ -181,6 +183,11 @@ fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
         }
     }
     let tmux = Tmux::start(dir.path(), "");
+    // The picker comes up over the first session; Esc closes it.
+    tmux.wait_for("the session picker", |s| {
+        s.contains("Open a session in sessions") && s.contains("library_trip.json")
+    });
+    tmux.keys(&["Escape"]);
     tmux.wait_for("the first session", |s| {
         s.contains("chat_plain.json (1/")
             && s.contains("OpenAIChatFormatter · messages")
@@ -470,6 +477,91 @@ fn the_teaching_view_compares_explains_lints_and_switches_to_0_1_6() {
         s.contains("AgentScope 0.1.6 AnthropicFormatter.format_multi_agent")
             && s.contains("has no truncation")
     });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}
+
+#[test]
+fn o_opens_the_message_in_the_users_editor_and_the_edit_comes_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let file = dir.path().join("library_trip.json");
+    std::fs::copy(sessions.join("library_trip.json"), &file).expect("copy");
+    // The "editor": edits the file it is given in place and exits 0.
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nstty -a > .stty-editor\nsed -i 's/named Friday\\./named Friday, edited in EDITOR./' \"$1\"\n",
+    )
+    .expect("script");
+    let on_disk = std::fs::read_to_string(&file).expect("read");
+    // Two words: the variable is split as a shell would (`code -w`).
+    let command = format!("sh {}", editor.display());
+    let tmux = Tmux::start_env(
+        dir.path(),
+        "library_trip.json",
+        &[("VISUAL", ""), ("EDITOR", &command)],
+    );
+    tmux.wait_for("the request", |s| {
+        s.contains("DashScopeMultiAgentFormatter · messages") && s.contains("named Friday.")
+    });
+    tmux.keys(&["O"]);
+    let screen = tmux.wait_for("the edit from the editor", |s| {
+        // (The request pane cuts the line at its edge.)
+        s.contains("named Friday, edited in EDIT") && s.contains("edited in the external editor")
+    });
+    assert!(screen.contains("library_trip.json ●"), "unsaved:\n{screen}");
+    // The editor had the terminal as a shell leaves it: cooked, echoing.
+    let stty = std::fs::read_to_string(dir.path().join(".stty-editor")).expect("stty ran");
+    assert!(
+        stty.contains(" icanon") && !stty.contains("-icanon") && !stty.contains("-echo "),
+        "the editor got a raw terminal:\n{stty}"
+    );
+    assert_eq!(
+        tmux.pane("#{alternate_on}"),
+        "1",
+        "the workbench's screen is back"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        on_disk,
+        "an edit, not a save"
+    );
+    // u undoes it as one step.
+    tmux.keys(&["u"]);
+    tmux.wait_for("the undo", |s| {
+        !s.contains("edited in EDIT") && s.contains("named Friday.")
+    });
+}
+
+#[test]
+fn an_editor_that_exits_non_zero_changes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let file = dir.path().join("library_trip.json");
+    std::fs::copy(sessions.join("library_trip.json"), &file).expect("copy");
+    // Edits the file, then fails: the edit is not taken.
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/named Friday\\./named Nobody./' \"$1\"\nexit 3\n",
+    )
+    .expect("script");
+    let command = format!("sh {}", editor.display());
+    let tmux = Tmux::start_env(
+        dir.path(),
+        "library_trip.json",
+        &[("VISUAL", &command), ("EDITOR", "false")],
+    );
+    tmux.wait_for("the request", |s| {
+        s.contains("DashScopeMultiAgentFormatter · messages") && s.contains("named Friday.")
+    });
+    tmux.keys(&["O"]);
+    let screen = tmux.wait_for("the editor's failure", |s| {
+        s.contains("exited with status 3: nothing changed")
+    });
+    assert!(!screen.contains("named Nobody."), "{screen}");
+    assert!(!screen.contains("library_trip.json ●"), "{screen}");
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
 }

@@ -8,6 +8,7 @@ mod openai_body;
 mod save;
 mod save_over;
 pub mod settings;
+mod sniff;
 
 pub use load::{
     parse_session, parse_session_bytes, read_session, read_session_bytes, InputShape, Session,
@@ -21,3 +22,4 @@ pub use save::{
     Written,
 };
 pub use save_over::render_saved_over;
+pub use sniff::{looks_like_session, SNIFF_BYTES};

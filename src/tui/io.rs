@@ -227,7 +227,26 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
             None
         }
         // The runtime handles these itself.
-        Command::Reformat(_)
+        Command::ListPicker { dir, recent } => {
+            let files = dir.as_deref().map(watch::list_sessions).unwrap_or_default();
+            // A recent file gone or no longer a session is left out.
+            let recent = recent
+                .map(|list| crate::tui::recent::read(&list))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|p| files.contains(p) || (p.is_file() && watch::is_session_shaped(p)))
+                .collect();
+            Some(Event::PickerListed { dir, files, recent })
+        }
+        Command::RememberRecent { list, session } => {
+            if let Err(e) = crate::tui::recent::remember(&list, &session) {
+                log.line(format!("recent list {}: {e}", list.display()));
+            }
+            None
+        }
+        // The runtime runs the editor itself (it owns the terminal).
+        Command::ExternalEdit(_)
+        | Command::Reformat(_)
         | Command::Watch(_)
         | Command::Clipboard(_)
         | Command::Send(_)

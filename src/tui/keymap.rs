@@ -56,6 +56,9 @@ pub enum Action {
     ToggleLint,
     NextFile,
     PrevFile,
+    FindSession,
+    ExternalEdit,
+    ToggleEditorWrap,
 }
 
 /// Where a binding applies.
@@ -86,6 +89,7 @@ pub struct Binding {
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+const ALT: KeyModifiers = KeyModifiers::ALT;
 
 macro_rules! b {
     ($keys:expr, $label:expr, $action:expr, $scope:expr, $help:expr, $footer:expr) => {
@@ -162,6 +166,9 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('L'), SHIFT), (KeyCode::Char('L'), NONE)], "L", Action::ToggleLint, Scope::Global, "lint panel: what the provider or AgentScope would reject or drop", Some("lint")),
     b!(&[(KeyCode::Char(']'), NONE)], "]", Action::NextFile, Scope::Global, "next session file in the folder", None),
     b!(&[(KeyCode::Char('['), NONE)], "[", Action::PrevFile, Scope::Global, "previous session file", None),
+    b!(&[(KeyCode::Char('p'), CTRL)], "C-p", Action::FindSession, Scope::Anywhere, "find a session: fuzzy, recent first", None),
+    b!(&[(KeyCode::Char('O'), SHIFT), (KeyCode::Char('O'), NONE)], "O", Action::ExternalEdit, Scope::Global, "edit the selected message in $VISUAL / $EDITOR", None),
+    b!(&[(KeyCode::Char('w'), ALT)], "M-w", Action::ToggleEditorWrap, Scope::Editor, "soft wrap in the editor on / off", None),
     b!(&[(KeyCode::Esc, NONE)], "Esc", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved)", Some("leave")),
 ];
 

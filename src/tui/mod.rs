@@ -11,12 +11,14 @@
 pub mod app;
 pub mod consent;
 pub mod document;
+pub mod external;
 pub mod highlight;
 pub mod io;
 pub mod keymap;
 pub mod lines;
 pub mod msg;
 pub mod panes;
+pub mod recent;
 pub mod recovery;
 pub mod runtime;
 pub mod sender;

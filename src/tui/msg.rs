@@ -90,6 +90,23 @@ pub enum Event {
     },
     /// A finished send could not be recorded: why.
     HistoryNotWritten(String),
+    /// The session picker's folder was listed (session-shaped files only)
+    /// and the recent list read (those that still look like sessions).
+    PickerListed {
+        dir: Option<PathBuf>,
+        files: Vec<PathBuf>,
+        recent: Vec<PathBuf>,
+    },
+    /// The external editor (`O`) ended: the file's text, or why there is
+    /// no change (it could not start, or exited non-zero).
+    ExternalEdited {
+        index: usize,
+        text_mode: bool,
+        /// The text it was given (to tell an editor's added final
+        /// newline from an edit).
+        original: String,
+        result: Result<String, String>,
+    },
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT arrived (the runtime keeps the
     /// unsaved edits, restores the terminal and exits).
     Signal(i32),
@@ -172,6 +189,15 @@ pub enum Expect {
     Missing,
 }
 
+/// A message to edit in the user's editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalEdit {
+    pub index: usize,
+    /// The message's text alone (else its JSON).
+    pub text_mode: bool,
+    pub text: String,
+}
+
 #[derive(Debug)]
 pub enum Command {
     Reformat(Box<Job>),
@@ -242,5 +268,21 @@ pub enum Command {
     Watch(Vec<PathBuf>),
     /// Remember this folder as trusted.
     TrustFolder(PathBuf),
+    /// List the session-shaped files of `dir` and read the recent list
+    /// `recent` for the session picker (the I/O thread: every file is
+    /// opened).
+    ListPicker {
+        dir: Option<PathBuf>,
+        recent: Option<PathBuf>,
+    },
+    /// Put `session` first in the recent list `list`.
+    RememberRecent {
+        list: PathBuf,
+        session: PathBuf,
+    },
+    /// Open `text` in the user's `$VISUAL`/`$EDITOR` with the terminal
+    /// suspended (the runtime does it between two frames; the app gets
+    /// `Event::ExternalEdited`).
+    ExternalEdit(Box<ExternalEdit>),
     Quit,
 }

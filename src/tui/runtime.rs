@@ -14,7 +14,7 @@ use super::io::{self, Log};
 use super::msg::Command;
 use super::msg::Outbox;
 use super::theme::Theme;
-use super::watch::{self, Watcher};
+use super::watch::Watcher;
 use super::{view, worker, Options};
 use crate::media::WebFetcher;
 use ratatui::crossterm::event::{
@@ -51,6 +51,9 @@ pub struct Runtime {
     io: Sender<Command>,
     watcher: Option<Watcher>,
     pub log: Log,
+    /// A message to open in the user's editor before the next frame
+    /// (`Command::ExternalEdit`; the loop owns the terminal it suspends).
+    pub external: Option<super::msg::ExternalEdit>,
 }
 
 impl Runtime {
@@ -108,6 +111,7 @@ impl Runtime {
             client: None,
             sends: HashMap::new(),
             log,
+            external: None,
         };
         if rt.watcher.as_ref().is_some_and(|w| w.polling) {
             rt.app.status = "watching by polling (the system's file watcher is unavailable)".into();
@@ -200,6 +204,7 @@ impl Runtime {
                     }
                 }
                 Command::Quit => self.app.quit = true,
+                Command::ExternalEdit(job) => self.external = Some(*job),
                 Command::Send(job) => {
                     self.sends.retain(|_, h| !h.is_finished());
                     if self.client.is_none() {
@@ -292,6 +297,31 @@ fn web_fetcher(offline: bool) -> Option<Arc<dyn WebFetcher>> {
     }
 }
 
+/// The user's editor is running (`O`): SIGINT and SIGQUIT are its.
+static EDITOR_RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs `f` with the terminal as the shell left it (cooked, the main
+/// screen, the cursor shown, no mouse reports), then takes it back as
+/// `run` set it up.
+fn suspended<T>(log: &Log, f: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::Ordering;
+    restore_terminal();
+    let _ = execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
+    EDITOR_RUNNING.store(true, Ordering::SeqCst);
+    let out = f();
+    EDITOR_RUNNING.store(false, Ordering::SeqCst);
+    if let Err(e) = ratatui::crossterm::terminal::enable_raw_mode() {
+        log.line(format!("raw mode after the editor: {e}"));
+    }
+    let _ = execute!(
+        std::io::stdout(),
+        ratatui::crossterm::terminal::EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    );
+    out
+}
+
 fn restore_terminal() {
     let _ = execute!(
         std::io::stdout(),
@@ -321,7 +351,14 @@ fn spawn_signals(tx: Outbox) -> Result<(), String> {
     std::thread::Builder::new()
         .name("formatscope-signals".into())
         .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
+            // C-c or C-\ typed while the user's editor runs (in the same
+            // process group: `code -w` waiting in the terminal) are the
+            // editor's; they must not end the workbench under it.
+            let first = signals.forever().find(|sig| {
+                !(EDITOR_RUNNING.load(std::sync::atomic::Ordering::SeqCst)
+                    && (*sig == SIGINT || *sig == SIGQUIT))
+            });
+            if let Some(sig) = first {
                 let _ = tx.send(Event::Signal(sig));
                 std::thread::sleep(Duration::from_secs(3));
                 restore_terminal();
@@ -375,7 +412,8 @@ pub fn run(options: Options) -> i32 {
         None => Log::default(),
     };
     let (files, folder) = if target.is_dir() {
-        (watch::list_sessions(&target), Some(target.clone()))
+        // Listed by the I/O thread (`App::start`): every file is opened.
+        (Vec::new(), Some(target.clone()))
     } else {
         (vec![target.clone()], None)
     };
@@ -387,6 +425,8 @@ pub fn run(options: Options) -> i32 {
     // The history file's place only: it is opened by each read and write,
     // off this thread (a missing data folder leaves the history off).
     app.history_path = crate::history::default_path().ok().flatten();
+    app.recent_path = super::recent::default_path();
+    app.pick_on_folder = app.folder.is_some();
     let mut rt = Runtime::start(app, web_fetcher(options.offline), log);
     if let Err(e) = spawn_signals(rt.sender()) {
         rt.log.line(&e);
@@ -413,6 +453,41 @@ pub fn run(options: Options) -> i32 {
         let mut events = crossterm::event::EventStream::new();
         let mut terminal_open = true;
         loop {
+            if let Some(job) = rt.external.take() {
+                // The stream's reader thread would take the editor's keys:
+                // it goes first, and a new one reads once the editor ends.
+                drop(events);
+                let editor = super::external::editor_command();
+                let result = suspended(&rt.log, || {
+                    super::external::edit(&editor, &job.text, job.text_mode)
+                });
+                rt.log.line(format!(
+                    "editor {editor} on message {}: {}",
+                    job.index,
+                    match &result {
+                        Ok(t) => format!("{} bytes back", t.len()),
+                        Err(e) => e.clone(),
+                    }
+                ));
+                events = crossterm::event::EventStream::new();
+                // Everything is drawn again: the screen was the editor's.
+                // (`resize` clears and forgets the last frame; `clear` first
+                // asks the terminal where its cursor is, and a failed
+                // answer would skip the full redraw.)
+                if let Ok(size) = terminal.size() {
+                    let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+                    if let Err(e) = terminal.resize(area) {
+                        rt.log.line(format!("redraw after the editor: {e}"));
+                    }
+                }
+                rt.app.dirty = true;
+                let _ = rt.tx.send(Event::ExternalEdited {
+                    index: job.index,
+                    text_mode: job.text_mode,
+                    original: job.text,
+                    result,
+                });
+            }
             if rt.app.dirty {
                 if let Ok(size) = terminal.size() {
                     rt.app.size = (size.width, size.height);

@@ -20,8 +20,9 @@ pub const DEBOUNCE: Duration = Duration::from_millis(120);
 /// How often folders are polled when they cannot be watched.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// Whether a path is a session file worth listing: `.json` in any case,
-/// not hidden (our temporary and recovery files are hidden).
+/// Whether a path has a session file's usual name: `.json` in any case,
+/// not hidden (our temporary and recovery files are hidden). The folder's
+/// list goes by content instead (`list_sessions`).
 pub fn is_session_file(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
@@ -139,16 +140,51 @@ impl Watcher {
     }
 }
 
-/// The folder's session files, sorted.
+/// The folder's session files, sorted: the files, not hidden, whose first
+/// bytes have a session's shape (`session::looks_like_session`), whatever
+/// their extension. Runs on the I/O thread (every file is opened).
 pub fn list_sessions(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| is_session_file(p) && p.is_file())
+                .filter(|p| !is_hidden(p) && p.is_file() && is_session_shaped(p))
                 .collect()
         })
         .unwrap_or_default();
     files.sort();
     files
+}
+
+fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.'))
+}
+
+/// Whether the file's first `SNIFF_BYTES` look like a session: a bounded
+/// read (a large file is never read whole to be listed), opened without
+/// blocking (a FIFO put there in the meantime must not stall the list).
+pub fn is_session_shaped(path: &Path) -> bool {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut prefix = Vec::with_capacity(4096);
+    if file
+        .take(crate::session::SNIFF_BYTES as u64)
+        .read_to_end(&mut prefix)
+        .is_err()
+    {
+        return false;
+    }
+    crate::session::looks_like_session(&prefix)
 }

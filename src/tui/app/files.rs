@@ -55,9 +55,13 @@ impl App {
         self.folder_listed = true;
         if self.doc.is_none() && self.opening.is_none() {
             return match self.files.first().cloned() {
-                Some(first) => self.open(first),
+                Some(first) => {
+                    let mut cmds = self.open(first);
+                    cmds.extend(self.pick_on_first_listing());
+                    cmds
+                }
                 None => {
-                    self.status = "no .json session files in this folder".into();
+                    self.status = "nothing in this folder looks like a session".into();
                     Vec::new()
                 }
             };
@@ -76,8 +80,13 @@ impl App {
         let mut cmds = Vec::new();
         if let Some(dir) = &self.folder {
             let listed = paths.iter().any(|p| {
+                // Sessions are known by their content, not their name:
+                // any visible file that changes may have become one.
                 p.parent() == Some(dir.as_path())
-                    && (crate::tui::watch::is_session_file(p) || self.files.contains(p))
+                    && (!p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                        || self.files.contains(p))
             });
             if listed {
                 cmds.push(Command::ListFolder(dir.clone()));
@@ -194,8 +203,9 @@ impl App {
                         self.opening = None;
                         self.open_error = None;
                         self.real_path = Some(real);
+                        let mut cmds = self.remember_recent(&path);
                         self.doc = Some(Document::new(path, session, &text, mode));
-                        let mut cmds = self.installed(true);
+                        cmds.extend(self.installed(true));
                         cmds.extend(self.watch_commands());
                         cmds
                     }

@@ -8,6 +8,10 @@ impl App {
         if let Some(popup) = self.popup.take() {
             return self.on_popup_key(popup, key);
         }
+        // The picker opens from anywhere, the editor included.
+        if keymap::action_for(&key, Scope::Anywhere) == Some(Action::FindSession) {
+            return self.open_picker();
+        }
         if let Outcome::Taken(effect) = self.request.on_search_key(key.code, self.preview.as_ref())
         {
             return self.apply(effect, Focus::Output);
@@ -29,6 +33,15 @@ impl App {
                     }
                     self.editor.text_mode = !self.editor.text_mode;
                     self.load_editor();
+                    Vec::new()
+                }
+                EditorEvent::Wrapped => {
+                    self.status = if self.editor.wraps() {
+                        "soft wrap on: long lines wrap (the text is unchanged)"
+                    } else {
+                        "soft wrap off"
+                    }
+                    .into();
                     Vec::new()
                 }
                 EditorEvent::Save => self.save(AfterSave::Stay),
@@ -197,6 +210,10 @@ impl App {
             Action::ToggleLint => return self.toggle_lint(),
             Action::History => return self.open_history(),
             Action::NextFile | Action::PrevFile => return self.next_file(action),
+            Action::FindSession => return self.open_picker(),
+            Action::ExternalEdit => return self.external_edit(),
+            // Only bound inside the editor, which handles it itself.
+            Action::ToggleEditorWrap => {}
         }
         Vec::new()
     }

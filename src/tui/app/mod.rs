@@ -34,10 +34,12 @@ pub use super::msg::Event;
 
 mod ask;
 mod edits;
+mod external;
 mod files;
 mod history;
 mod keys;
 mod panels;
+mod picker;
 mod popups;
 mod release;
 mod send_confirm;
@@ -133,6 +135,12 @@ pub struct App {
     /// The history file sends are recorded in and `H` reads (the runtime
     /// sets it; `None`: no history, as in tests that do not ask for one).
     pub history_path: Option<PathBuf>,
+    /// The recent list the picker reads and opens write (the runtime sets
+    /// it; `None`: none, as in tests that do not ask for one).
+    pub recent_path: Option<PathBuf>,
+    /// Show the session picker once the folder is first listed (the
+    /// runtime sets it when it opens a folder).
+    pub pick_on_folder: bool,
 }
 
 impl App {
@@ -181,6 +189,8 @@ impl App {
             beside_for: None,
             confirm_send_at: super::panes::settings::CONFIRM_SEND_AT,
             history_path: None,
+            recent_path: None,
+            pick_on_folder: false,
         }
     }
 
@@ -430,6 +440,13 @@ impl App {
                 Vec::new()
             }
             Event::HistoryListed { session, result } => self.on_history_listed(session, result),
+            Event::PickerListed { dir, files, recent } => self.on_picker_listed(dir, files, recent),
+            Event::ExternalEdited {
+                index,
+                text_mode,
+                original,
+                result,
+            } => self.on_external_edited(index, text_mode, original, result),
             Event::HistoryNotWritten(why) => {
                 self.status = format!("warning: {why}");
                 Vec::new()

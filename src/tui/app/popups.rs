@@ -49,6 +49,7 @@ impl App {
                 }
             },
             Popup::History(pane) => self.on_history_key(pane, code),
+            Popup::Picker(pane) => self.on_picker_key(pane, key),
             Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
             Popup::SaveAsk {
                 question,

@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::Frame;
-use ratatui_textarea::TextArea;
+use ratatui_textarea::{TextArea, WrapMode};
 use serde_json::Value;
 
 /// What a key did in the editor.
@@ -21,6 +21,8 @@ pub enum EditorEvent {
     Changed,
     Leave,
     ToggleText,
+    /// Soft wrap was switched on or off.
+    Wrapped,
     Save,
     Quit,
     None,
@@ -36,6 +38,9 @@ pub struct EditorPane {
     pub error: Option<String>,
     /// The focus the styles were last set for (`None`: a new text area).
     styled_focus: Option<bool>,
+    /// Soft wrap as the user set it (M-w); `None`: on for text, off for
+    /// JSON (whose lines are short and whose indent a wrap would hide).
+    pub wrap: Option<bool>,
 }
 
 impl Default for EditorPane {
@@ -48,6 +53,7 @@ impl Default for EditorPane {
             text_mode: false,
             error: None,
             styled_focus: None,
+            wrap: None,
         }
     }
 }
@@ -68,6 +74,7 @@ impl EditorPane {
     pub fn cleared(&self) -> EditorPane {
         EditorPane {
             text_mode: self.text_mode,
+            wrap: self.wrap,
             ..EditorPane::default()
         }
     }
@@ -110,9 +117,40 @@ impl EditorPane {
         };
         // Split at each newline: a final newline is an empty last line, and
         // joining the lines gives the exact text back.
-        self.area = TextArea::new(text.split('\n').map(String::from).collect());
+        self.set_lines(&text);
         self.for_index = Some(index);
         note
+    }
+
+    /// Whether long lines wrap on screen.
+    pub fn wraps(&self) -> bool {
+        self.wrap.unwrap_or(self.text_mode)
+    }
+
+    /// A new text area holding `text` exactly (split at each newline: a
+    /// final newline is an empty last line), wrapped as set. The text
+    /// area wraps its display lines itself (ratatui-textarea 0.9's
+    /// `WrapMode`); the text is not changed by it.
+    fn set_lines(&mut self, text: &str) {
+        self.area = TextArea::new(text.split('\n').map(String::from).collect());
+        self.apply_wrap();
+    }
+
+    fn apply_wrap(&mut self) {
+        self.area.set_wrap_mode(if self.wraps() {
+            WrapMode::WordOrGlyph
+        } else {
+            WrapMode::None
+        });
+    }
+
+    /// Text from elsewhere (the external editor) for message `index`, in
+    /// the mode it was edited in; the app parses it as any edit.
+    pub fn set_text(&mut self, index: usize, text: &str, text_mode: bool) {
+        self.styled_focus = None;
+        self.text_mode = text_mode;
+        self.set_lines(text);
+        self.for_index = Some(index);
     }
 
     /// A draft from a recovery file.
@@ -122,6 +160,7 @@ impl EditorPane {
             self.text_mode = false;
         }
         self.area = TextArea::new(text.lines().map(String::from).collect());
+        self.apply_wrap();
         self.for_index = Some(index);
     }
 
@@ -149,6 +188,11 @@ impl EditorPane {
         match keymap::action_for(&key, Scope::Editor) {
             Some(Action::LeaveEditor) => return EditorEvent::Leave,
             Some(Action::ToggleEditorText) => return EditorEvent::ToggleText,
+            Some(Action::ToggleEditorWrap) => {
+                self.wrap = Some(!self.wraps());
+                self.apply_wrap();
+                return EditorEvent::Wrapped;
+            }
             Some(Action::Save) => return EditorEvent::Save,
             Some(Action::Quit) => return EditorEvent::Quit,
             _ => {}

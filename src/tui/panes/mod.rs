@@ -9,6 +9,7 @@ pub mod header;
 pub mod history;
 pub mod lint;
 pub mod list;
+pub mod picker;
 pub mod popup;
 pub mod reply;
 pub mod request;

@@ -28,6 +28,8 @@ pub enum Pending {
 
 #[derive(Debug)]
 pub enum Popup {
+    /// The session picker (Ctrl-p).
+    Picker(Box<super::picker::PickerPane>),
     /// The keys, scrolled this far.
     Help(usize),
     /// The formatter picker of the release at this index of
@@ -191,6 +193,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
         Popup::Formatter { release, row } => draw_picker(frame, area, ui, *release, *row),
         Popup::SendTo { cursor, chosen } => draw_send_to(frame, area, ui, *cursor, chosen),
         Popup::History(pane) => pane.draw(frame, area, ui),
+        Popup::Picker(pane) => pane.draw(frame, area, ui),
         Popup::Conflict { disk, error } => {
             let what = match disk {
                 FileResult::Text { .. } => {
