@@ -36,6 +36,7 @@ mod compare;
 mod explain;
 mod release;
 mod request;
+mod tokens;
 
 pub use cache::CacheLine;
 use cache::{cache_line, Earlier};
@@ -46,6 +47,7 @@ use release::{release_preview, release_side};
 pub use release::{ReleaseInfo, ReleaseJob};
 use request::{chunks_of, text_lines, truncated_lines, wire_body, wire_lines};
 pub use request::{pretty_with_spans, PrettyRequest, Shown};
+pub use tokens::{Row as TokenRow, TokenMessage, TokenView};
 
 /// What to compute.
 #[derive(Debug, Clone)]
@@ -150,6 +152,9 @@ pub struct Preview {
     pub explanation: Option<Arc<Explanation>>,
     /// Set when another release formats the request.
     pub release: Option<ReleaseInfo>,
+    /// The token view's tokens and rows (`plain` holds the rows' text),
+    /// computed once per job.
+    pub tokens: Option<Arc<TokenView>>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -219,6 +224,7 @@ impl Computer {
             lint: None,
             explanation: None,
             release: None,
+            tokens: None,
         };
         // Under another release the panes show its request; an open
         // compare view still compares (the budget model's side needs the
@@ -324,6 +330,12 @@ impl Computer {
                     let plain = text_lines(&request.messages);
                     preview.chunks = chunks_of(plain.len());
                     preview.plain = Arc::new(plain.into());
+                }
+                Shown::Tokens => {
+                    let (view, plain) = tokens::token_view(job.model.tokenizer, &request.messages);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain);
+                    preview.tokens = Some(Arc::new(view));
                 }
             },
             Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),

@@ -1,0 +1,105 @@
+//! The request pane's token view (`v` → tokens): the request's text with
+//! its token boundaries, the token under the cursor and each message's
+//! count, under OpenAI (o200k) and DashScope (Qwen), snapshotted with
+//! insta; and the same tokens as `formatscope tokenize --json` gives.
+
+#[path = "support/workbench.rs"]
+mod workbench;
+
+use formatscope::tokens::offsets::encode_with_offsets;
+use formatscope::tui::app::Event;
+use formatscope::tui::worker::Shown;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use workbench::*;
+
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+/// From the list to the request pane (Tab would stop in the editor).
+fn back_tab() -> Event {
+    Event::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT))
+}
+
+/// The library trip under provider `k`, in the token view, the request
+/// pane focused.
+fn token_view(
+    k: char,
+) -> (
+    formatscope::tui::app::App,
+    formatscope::tui::worker::Computer,
+) {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    send(&mut app, &mut computer, key(k));
+    while app.request.shown != Shown::Tokens {
+        send(&mut app, &mut computer, key('v'));
+    }
+    send(&mut app, &mut computer, back_tab());
+    (app, computer)
+}
+
+#[test]
+fn the_token_view_under_openai_and_qwen() {
+    for (k, name, tokenizer) in [('1', "openai", "o200k_base"), ('3', "dashscope", "qwen")] {
+        let (mut app, mut computer) = token_view(k);
+        // Down a line, then two tokens right: the cursor leaves the start.
+        for c in ['j', 'j', 'l', 'l'] {
+            send(&mut app, &mut computer, key(c));
+        }
+        let screen = screen_text(&app, 120, 40);
+        assert!(screen.contains("· tokens "), "{screen}");
+        assert!(
+            screen.contains(&format!("tokens ({tokenizer})")),
+            "{screen}"
+        );
+        assert!(screen.contains("· id "), "{screen}");
+        // The request pane's half of the screen (the budget pane has its
+        // own estimates).
+        let pane: String = screen
+            .lines()
+            .take(30)
+            .flat_map(|l| l.chars().skip(46))
+            .collect();
+        assert!(!pane.contains('≈'), "exact under {name}: {screen}");
+        insta::assert_snapshot!(format!("token_view_{name}"), screen);
+    }
+}
+
+/// The cursor walks every token of the request in order with `l`, and
+/// each is the token `tokenize --show`/`--json` gives for that message's
+/// text: one tokenizer path for the CLI and the workbench.
+#[test]
+fn the_cursor_walks_the_same_tokens_the_cli_prints() {
+    let (mut app, mut computer) = token_view('3');
+    let preview = app.preview.clone().expect("a preview");
+    let view = preview.tokens.clone().expect("the token view");
+    let mut expected = Vec::new();
+    for m in &view.messages {
+        let spans = encode_with_offsets(view.spec.vocab, &m.text).expect("ids");
+        assert_eq!(m.spans.as_ref(), Some(&spans));
+        expected.extend(spans);
+    }
+    assert_eq!(view.total_tokens, expected.len());
+    for n in 0..expected.len() + 2 {
+        assert_eq!(app.request.token.at, n.min(expected.len() - 1));
+        send(&mut app, &mut computer, key('l'));
+    }
+    send(&mut app, &mut computer, key('h'));
+    assert_eq!(app.request.token.at, expected.len() - 2);
+    // The view scrolled to the cursor: its line names the token.
+    let screen = screen_text(&app, 120, 40);
+    let (id, r) = &expected[expected.len() - 2];
+    assert!(
+        screen.contains(&format!("id {id} · bytes {}..{}", r.start, r.end)),
+        "{screen}"
+    );
+}
+
+/// Gemini is counted with a borrowed vocabulary: its counts say ≈.
+#[test]
+fn an_estimated_tokenizer_is_labelled_approximate() {
+    let (app, _) = token_view('4');
+    let screen = screen_text(&app, 120, 40);
+    assert!(screen.contains("· tokens "), "{screen}");
+    assert!(screen.contains('≈'), "{screen}");
+}
