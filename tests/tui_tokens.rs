@@ -103,3 +103,28 @@ fn an_estimated_tokenizer_is_labelled_approximate() {
     assert!(screen.contains("· tokens "), "{screen}");
     assert!(screen.contains('≈'), "{screen}");
 }
+
+/// Tokens are drawn in the theme's two shades, the one under the cursor
+/// in its own; `j`/`k` move a line, over the next message's head line.
+#[test]
+fn shades_alternate_the_cursor_is_marked_and_j_k_move_a_line() {
+    let (mut app, mut computer) = token_view('1');
+    let ui = formatscope::tui::theme::Theme::load("dark")
+        .expect("dark theme")
+        .ui;
+    let terminal = render(&app, 120, 40);
+    let cells = terminal.backend().buffer().content().to_vec();
+    let with = |bg| cells.iter().filter(|c| c.bg == bg).count();
+    assert!(with(ui.token_a) > 0 && with(ui.token_b) > 0);
+    // The cursor is on the first token, "You're".
+    assert_eq!(with(ui.token_cursor), "You're".len());
+    let view = app
+        .preview
+        .as_ref()
+        .and_then(|p| p.tokens.clone())
+        .expect("the token view");
+    send(&mut app, &mut computer, key('j'));
+    assert_eq!(app.request.token.at, view.messages[1].first);
+    send(&mut app, &mut computer, key('k'));
+    assert_eq!(app.request.token.at, 0);
+}

@@ -90,15 +90,27 @@ fn vertical(view: &TokenView, at: usize, down: bool) -> usize {
         let Some(spans) = msg.spans.as_ref() else {
             continue;
         };
-        // The last token on the row that starts at or left of the column.
+        // The last token on the row that starts at or left of the column,
+        // the columns summed as the tokens go (not counted from the row's
+        // start for each).
         let mut pick = *token;
+        let (mut from, mut at_col) = (bytes.start, 0);
         for (k, (_, span)) in spans.iter().enumerate().skip(*token) {
-            let start = span.start;
-            if start >= bytes.end {
+            if span.start >= bytes.end {
                 break;
             }
-            if start > bytes.start && start_column(view, r, *message, k) > col {
-                break;
+            if span.start > bytes.start {
+                let mut cut = span.start;
+                while !msg.text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                if let Some(t) = msg.text.get(from..cut) {
+                    at_col += columns(&visible(t, "↵"));
+                    from = cut;
+                }
+                if at_col > col {
+                    break;
+                }
             }
             pick = k;
         }
