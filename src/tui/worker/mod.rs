@@ -166,6 +166,9 @@ pub struct Computer {
     /// The earlier version's formatted request, by its text and formatter
     /// (formatted once, not on every keystroke).
     earlier: Option<(Arc<str>, FormatterId, Result<Earlier, String>)>,
+    /// The last token view, whose messages' tokens the next keeps where
+    /// their text did not change.
+    tokens: Option<Arc<TokenView>>,
 }
 
 #[derive(PartialEq)]
@@ -332,10 +335,14 @@ impl Computer {
                     preview.plain = Arc::new(plain.into());
                 }
                 Shown::Tokens => {
-                    let (view, plain) = tokens::token_view(job.model.tokenizer, &request.messages);
+                    let last = self.tokens.take();
+                    let (view, plain) =
+                        tokens::token_view(job.model.tokenizer, &request.messages, last.as_deref());
+                    let view = Arc::new(view);
                     preview.chunks = chunks_of(plain.len());
                     preview.plain = Arc::new(plain);
-                    preview.tokens = Some(Arc::new(view));
+                    preview.tokens = Some(Arc::clone(&view));
+                    self.tokens = Some(view);
                 }
             },
             Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),

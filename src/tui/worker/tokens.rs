@@ -10,6 +10,7 @@ use crate::tokens::offsets::{
 };
 use crate::tokens::TokenizerSpec;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// One message of the token view.
@@ -85,8 +86,18 @@ impl TokenView {
 }
 
 /// Tokenises `messages` (the formatted request) and lays them out in rows;
-/// the rows' text is the returned lines.
-pub(super) fn token_view(spec: TokenizerSpec, messages: &[Value]) -> (TokenView, Lines) {
+/// the rows' text is the returned lines. A message whose text `previous`
+/// (the last job's view) already tokenised with this tokenizer keeps its
+/// tokens: an edit tokenises the message it changed, not the request.
+pub(super) fn token_view(
+    spec: TokenizerSpec,
+    messages: &[Value],
+    previous: Option<&TokenView>,
+) -> (TokenView, Lines) {
+    let known: HashMap<&str, &TokenMessage> = previous
+        .filter(|p| p.spec == spec)
+        .map(|p| p.messages.iter().map(|m| (m.text.as_str(), m)).collect())
+        .unwrap_or_default();
     let mut view = TokenView {
         spec,
         messages: Vec::with_capacity(messages.len()),
@@ -107,8 +118,13 @@ pub(super) fn token_view(spec: TokenizerSpec, messages: &[Value]) -> (TokenView,
     for (index, value) in messages.iter().enumerate() {
         let piece = message_piece(value);
         let first_row = view.rows.len();
-        let spans = encode_with_offsets(spec.vocab, &piece.text);
-        let count = spec.count(&piece.text);
+        let (spans, count) = match known.get(piece.text.as_str()) {
+            Some(m) => (m.spans.clone(), m.count),
+            None => (
+                encode_with_offsets(spec.vocab, &piece.text),
+                spec.count(&piece.text),
+            ),
+        };
         plain.push(&message_header(
             index,
             &piece.role,
@@ -193,7 +209,7 @@ mod tests {
             json!({"role": "system", "content": "Be brief.\nVery."}),
             json!({"role": "user", "content": [{"type": "text", "text": "Hi"}]}),
         ];
-        let (view, plain) = token_view(spec, &messages);
+        let (view, plain) = token_view(spec, &messages, None);
         assert_eq!(plain.len(), view.rows.len());
         assert_eq!(
             plain.get(0),
@@ -213,9 +229,25 @@ mod tests {
     }
 
     #[test]
+    fn the_last_views_tokens_are_kept_for_unchanged_text() {
+        let spec = TokenizerSpec::from_name("qwen").expect("shipped");
+        let before = vec![
+            json!({"role": "user", "content": "图书馆 in the city"}),
+            json!({"role": "assistant", "content": "Two streets away."}),
+        ];
+        let (old, _) = token_view(spec, &before, None);
+        let mut after = before.clone();
+        after.insert(0, json!({"role": "system", "content": "Be brief."}));
+        let (reused, plain) = token_view(spec, &after, Some(&old));
+        let (fresh, fresh_plain) = token_view(spec, &after, None);
+        assert_eq!(reused, fresh);
+        assert_eq!(plain.to_vec(), fresh_plain.to_vec());
+    }
+
+    #[test]
     fn a_vocabulary_without_ids_says_so() {
         let spec = TokenizerSpec::from_name("deepseek").expect("shipped");
-        let (view, plain) = token_view(spec, &[json!({"role": "user", "content": "x"})]);
+        let (view, plain) = token_view(spec, &[json!({"role": "user", "content": "x"})], None);
         assert_eq!(view.total_tokens, 0);
         assert!(plain.get(0).unwrap_or_default().contains("not available"));
     }
