@@ -128,3 +128,18 @@ fn shades_alternate_the_cursor_is_marked_and_j_k_move_a_line() {
     send(&mut app, &mut computer, key('k'));
     assert_eq!(app.request.token.at, 0);
 }
+
+/// After a page down the cursor is off screen: `l` brings it to the
+/// first token on screen rather than scrolling back.
+#[test]
+fn a_key_after_scrolling_away_starts_from_the_screen() {
+    let (mut app, mut computer) = token_view('3');
+    let _ = screen_text(&app, 120, 40);
+    let page = Event::Key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE));
+    send(&mut app, &mut computer, page);
+    let scroll = app.request.scroll;
+    assert!(scroll > 0);
+    send(&mut app, &mut computer, key('l'));
+    assert_eq!(app.request.scroll, scroll);
+    assert!(app.request.token.at > 0);
+}

@@ -49,6 +49,17 @@ pub fn handle(
     let view = shown(preview)?;
     let last = view.total_tokens.checked_sub(1)?;
     let at = pane.token.at.min(last);
+    // Scrolled away from the cursor (page keys, the wheel, a search): it
+    // starts again from the first token on screen.
+    if matches!(
+        action,
+        Action::Left | Action::Right | Action::Up | Action::Down
+    ) {
+        if let Some(first) = first_on_screen(pane, view, at) {
+            pane.token.at = first;
+            return Some(Outcome::done());
+        }
+    }
     pane.token.at = match action {
         Action::Left => at.saturating_sub(1),
         Action::Right => (at + 1).min(last),
@@ -57,6 +68,27 @@ pub fn handle(
     };
     reveal(pane, view);
     Some(Outcome::done())
+}
+
+/// The first token on screen, when the cursor's row is not on it.
+fn first_on_screen(pane: &RequestPane, view: &TokenView, at: usize) -> Option<usize> {
+    let height = pane.token.height.get();
+    let row = view.locate(at).and_then(|(m, i)| view.row_of(m, i))?;
+    if height == 0 || (pane.scroll..pane.scroll + height).contains(&row) {
+        return None;
+    }
+    view.rows
+        .iter()
+        .enumerate()
+        .skip(pane.scroll)
+        .take(height)
+        .find_map(|(_, r)| match r {
+            TokenRow::Text { message, token, .. } => {
+                let m = view.messages.get(*message)?;
+                m.spans.as_ref().map(|_| m.first + token)
+            }
+            _ => None,
+        })
 }
 
 /// The token a line below (or above) the cursor, at about its column.
