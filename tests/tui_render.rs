@@ -215,9 +215,11 @@ fn the_library_trip_on_the_wire_and_as_text_under_each_provider() {
             let file = view.replace(' ', "_");
             insta::assert_snapshot!(format!("library_trip_{name}_{file}"), screen);
         }
-        // Back to the messages.
-        let cmds = app.update(key('v'));
-        run_commands(&mut app, &mut computer, cmds);
+        // Past the token view (tests/tui_tokens.rs), back to the messages.
+        for _ in 0..2 {
+            let cmds = app.update(key('v'));
+            run_commands(&mut app, &mut computer, cmds);
+        }
     }
 }
 
@@ -678,7 +680,8 @@ fn w_shows_the_rule_behind_each_line_and_the_rules_that_fired() {
     // The messages view too, and `w` again hides them.
     let cmds = app.update(key('v'));
     run_commands(&mut app, &mut computer, cmds);
-    for _ in 0..2 {
+    // Text, after truncation, tokens, then the messages again.
+    for _ in 0..3 {
         let cmds = app.update(key('v'));
         run_commands(&mut app, &mut computer, cmds);
     }

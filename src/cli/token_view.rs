@@ -8,16 +8,13 @@
 
 use super::target::mark;
 use super::{print_json, usage_error};
-use formatscope::tokens::offsets::{encode_with_offsets, has_offsets, TokenSpan};
+pub(crate) use formatscope::tokens::offsets::Piece;
+use formatscope::tokens::offsets::{
+    encode_with_offsets, has_offsets, message_header, message_piece, visible, TokenSpan,
+};
 use formatscope::tokens::TokenizerSpec;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
-
-/// One message's text, with its role (or `text` for a plain file).
-pub(crate) struct Piece {
-    pub(crate) role: String,
-    pub(crate) text: String,
-}
 
 /// The messages of a session-shaped JSON text, or the text as one piece.
 pub(crate) fn pieces(text: &str) -> Vec<Piece> {
@@ -32,31 +29,12 @@ pub(crate) fn pieces(text: &str) -> Vec<Piece> {
             _ => None,
         });
     match messages {
-        Some(m) if m.iter().all(Value::is_object) => m.iter().map(piece).collect(),
+        Some(m) if m.iter().all(Value::is_object) => m.iter().map(message_piece).collect(),
         _ => vec![Piece {
             role: "text".into(),
             text: text.to_string(),
         }],
     }
-}
-
-fn piece(message: &Value) -> Piece {
-    let role = message
-        .get("role")
-        .or_else(|| message.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("message")
-        .to_string();
-    let text = match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    };
-    Piece { role, text }
 }
 
 /// A session's top-level string field (`model`, `provider`), for the
@@ -131,11 +109,14 @@ pub(crate) fn render(
     for (index, (p, spans)) in encoded.iter().enumerate() {
         let count = spec.count(&p.text);
         total += count;
-        out.push_str(&format!(
-            "── message {index} · {} · {m}{count} tokens ({})\n",
-            formatscope::text::escape_control(&p.role),
-            spec.name
+        out.push_str(&message_header(
+            index,
+            &p.role,
+            count,
+            spec.exact_count(),
+            spec.name,
         ));
+        out.push('\n');
         out.push_str(&marked(&p.text, spans, colour));
         out.push('\n');
     }
@@ -165,29 +146,12 @@ pub(crate) fn marked(text: &str, spans: &[TokenSpan], colour: bool) -> String {
         } else if n > 0 {
             out.push('│');
         }
-        out.push_str(&visible(token));
+        out.push_str(&visible(token, "↵\n"));
         if colour {
             out.push_str("\x1b[0m");
         }
         start = end;
         n += 1;
-    }
-    out
-}
-
-/// Spaces, newlines and tabs as marks; other control characters escaped.
-fn visible(token: &str) -> String {
-    let mut out = String::new();
-    for c in token.chars() {
-        match c {
-            ' ' => out.push('·'),
-            '\n' => out.push_str("↵\n"),
-            '\t' => out.push('→'),
-            c => {
-                let mut buf = [0u8; 4];
-                out.push_str(&formatscope::text::escape_control(c.encode_utf8(&mut buf)));
-            }
-        }
     }
     out
 }

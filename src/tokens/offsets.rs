@@ -11,6 +11,7 @@ use super::bpe::Ranks;
 use super::encoding::Encoding;
 use super::vocab::{Vocab, QWEN_PATTERN};
 use fancy_regex::Regex;
+use serde_json::Value;
 use std::ops::Range;
 use std::sync::OnceLock;
 use unicode_normalization::{is_nfc_quick, IsNormalized};
@@ -28,6 +29,73 @@ pub fn encode_with_offsets(vocab: Vocab, text: &str) -> Option<Vec<TokenSpan>> {
         Vocab::Qwen => qwen(text),
         Vocab::DeepSeek | Vocab::ClaudeLegacy => None,
     }
+}
+
+/// One message's text as the token view counts it, with its role (or
+/// `text` for a plain file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    pub role: String,
+    pub text: String,
+}
+
+/// A message's text as the token view counts it: string content, or the
+/// `text` of its blocks joined by newlines. The CLI (`tokenize --show`)
+/// and the workbench's token view both take their text from here, so the
+/// two never tokenise different strings.
+pub fn message_piece(message: &Value) -> Piece {
+    let role = message
+        .get("role")
+        .or_else(|| message.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("message")
+        .to_string();
+    let text = match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    Piece { role, text }
+}
+
+/// The head line of one message in the token view, the same in the
+/// terminal and the workbench: `── message 3 · user · ≈12 tokens (gemini)`.
+pub fn message_header(
+    index: usize,
+    role: &str,
+    count: i64,
+    exact: bool,
+    tokenizer: &str,
+) -> String {
+    format!(
+        "── message {index} · {} · {}{count} tokens ({tokenizer})",
+        crate::text::escape_control(role),
+        if exact { "" } else { "≈" }
+    )
+}
+
+/// A token's text as the token view draws it: spaces as `·`, newlines as
+/// `newline` (the terminal's `↵` and a line break; the workbench, which
+/// breaks rows itself, `↵` alone), tabs as `→`, other control characters
+/// escaped, never sent raw to a terminal.
+pub fn visible(token: &str, newline: &str) -> String {
+    let mut out = String::new();
+    for c in token.chars() {
+        match c {
+            ' ' => out.push('·'),
+            '\n' => out.push_str(newline),
+            '\t' => out.push('→'),
+            c => {
+                let mut buf = [0u8; 4];
+                out.push_str(&crate::text::escape_control(c.encode_utf8(&mut buf)));
+            }
+        }
+    }
+    out
 }
 
 /// Whether [`encode_with_offsets`] gives ids for this vocabulary at all.

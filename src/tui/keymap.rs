@@ -147,7 +147,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('N'), SHIFT), (KeyCode::Char('N'), NONE)], "N", Action::PrevMatch, Scope::Global, "previous match", None),
     b!(&[(KeyCode::Char('t'), NONE)], "t", Action::ToggleTools, Scope::Global, "request / tool schemas", Some("tools")),
     b!(&[(KeyCode::Char('b'), NONE)], "b", Action::ToggleRaw, Scope::Global, "base64 media short / raw", None),
-    b!(&[(KeyCode::Char('v'), NONE)], "v", Action::CycleView, Scope::Global, "request view: messages, wire, text, after truncation", Some("view")),
+    b!(&[(KeyCode::Char('v'), NONE)], "v", Action::CycleView, Scope::Global, "request view: messages, wire, text, after truncation, tokens", Some("view")),
     b!(&[(KeyCode::Char('S'), SHIFT), (KeyCode::Char('S'), NONE)], "S", Action::Send, Scope::Global, "send the request for real (a large one asks first); the reply streams in", Some("send")),
     b!(&[(KeyCode::Char('P'), SHIFT), (KeyCode::Char('P'), NONE)], "P", Action::SendMany, Scope::Global, "send to several providers at once, replies side by side", None),
     b!(&[(KeyCode::Char('R'), SHIFT), (KeyCode::Char('R'), NONE)], "R", Action::RemoteCount, Scope::Global, "exact count from Anthropic's or Gemini's token counter", None),

@@ -27,6 +27,11 @@ pub struct Palette {
     pub budget_mid: Color,
     pub budget_high: Color,
     pub dropped: Color,
+    /// The token view's two alternating token shades and the token under
+    /// its cursor (optional in a theme file: older themes still load).
+    pub token_a: Color,
+    pub token_b: Color,
+    pub token_cursor: Color,
 }
 
 #[derive(Debug, Clone)]
@@ -98,6 +103,12 @@ impl Theme {
                 .ok_or_else(|| format!("[ui] has no {slot}"))?;
             Color::from_str(v).map_err(|_| format!("[ui] {slot}: not a colour: {v:?}"))
         };
+        let colour_or = |slot: &str, fallback: Color| -> Result<Color, String> {
+            match file.ui.get(slot) {
+                Some(_) => colour(slot),
+                None => Ok(fallback),
+            }
+        };
         let ui = Palette {
             text: colour("text")?,
             muted: colour("muted")?,
@@ -116,6 +127,9 @@ impl Theme {
             budget_mid: colour("budget_mid")?,
             budget_high: colour("budget_high")?,
             dropped: colour("dropped")?,
+            token_a: colour_or("token_a", colour("header_bg")?)?,
+            token_b: colour_or("token_b", colour("selected_bg")?)?,
+            token_cursor: colour_or("token_cursor", colour("search_bg")?)?,
         };
         let tm = read_syntax(&file.syntax)?;
         let syntax = syntect::highlighting::ThemeSet::load_from_reader(&mut std::io::Cursor::new(

@@ -15,6 +15,7 @@ pub mod reply;
 pub mod request;
 pub mod settings;
 pub mod status;
+pub mod tokens;
 pub mod truncation;
 
 use super::theme::Palette;

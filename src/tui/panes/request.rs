@@ -43,6 +43,8 @@ pub struct RequestPane {
     pub shown: Shown,
     /// The rule behind each line is shown beside it (`w`).
     pub explain: bool,
+    /// The token view's cursor (`h`/`l`, `j`/`k` in that view).
+    pub token: super::tokens::TokenCursor,
 }
 
 /// Columns one sideways step moves.
@@ -85,6 +87,10 @@ impl RequestPane {
     /// focus), search, the tool schemas, wrapping, sideways scrolling,
     /// copying, the view cycle and raw media.
     pub fn handle(&mut self, action: Action, preview: Option<&Preview>, page: usize) -> Outcome {
+        // The token view moves its cursor with the keys that scroll here.
+        if let Some(outcome) = super::tokens::handle(self, action, preview) {
+            return outcome;
+        }
         let lines = Self::lines_of(preview, self.show_tools);
         match action {
             Action::Up
@@ -344,6 +350,10 @@ impl RequestPane {
             );
             return;
         }
+        if let Some(tokens) = super::tokens::shown(view.preview).filter(|_| !self.show_tools) {
+            super::tokens::draw(self, frame, inner, ui, tokens, plain);
+            return;
+        }
         let selected = if self.show_tools {
             None
         } else {
@@ -433,7 +443,7 @@ impl RequestPane {
 }
 
 /// Columns `text` takes on screen.
-fn columns(text: &str) -> usize {
+pub(super) fn columns(text: &str) -> usize {
     text.chars().map(|c| c.width().unwrap_or(0)).sum()
 }
 

@@ -36,6 +36,7 @@ mod compare;
 mod explain;
 mod release;
 mod request;
+mod tokens;
 
 pub use cache::CacheLine;
 use cache::{cache_line, Earlier};
@@ -46,6 +47,7 @@ use release::{release_preview, release_side};
 pub use release::{ReleaseInfo, ReleaseJob};
 use request::{chunks_of, text_lines, truncated_lines, wire_body, wire_lines};
 pub use request::{pretty_with_spans, PrettyRequest, Shown};
+pub use tokens::{Row as TokenRow, TokenMessage, TokenView};
 
 /// What to compute.
 #[derive(Debug, Clone)]
@@ -150,6 +152,9 @@ pub struct Preview {
     pub explanation: Option<Arc<Explanation>>,
     /// Set when another release formats the request.
     pub release: Option<ReleaseInfo>,
+    /// The token view's tokens and rows (`plain` holds the rows' text),
+    /// computed once per job.
+    pub tokens: Option<Arc<TokenView>>,
 }
 
 /// Keeps the budget model and highlighted lines between jobs.
@@ -161,6 +166,9 @@ pub struct Computer {
     /// The earlier version's formatted request, by its text and formatter
     /// (formatted once, not on every keystroke).
     earlier: Option<(Arc<str>, FormatterId, Result<Earlier, String>)>,
+    /// The last token view, whose messages' tokens the next keeps where
+    /// their text did not change.
+    tokens: Option<Arc<TokenView>>,
 }
 
 #[derive(PartialEq)]
@@ -219,6 +227,7 @@ impl Computer {
             lint: None,
             explanation: None,
             release: None,
+            tokens: None,
         };
         // Under another release the panes show its request; an open
         // compare view still compares (the budget model's side needs the
@@ -324,6 +333,16 @@ impl Computer {
                     let plain = text_lines(&request.messages);
                     preview.chunks = chunks_of(plain.len());
                     preview.plain = Arc::new(plain.into());
+                }
+                Shown::Tokens => {
+                    let last = self.tokens.take();
+                    let (view, plain) =
+                        tokens::token_view(job.model.tokenizer, &request.messages, last.as_deref());
+                    let view = Arc::new(view);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain);
+                    preview.tokens = Some(Arc::clone(&view));
+                    self.tokens = Some(view);
                 }
             },
             Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),

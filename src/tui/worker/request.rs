@@ -17,6 +17,9 @@ pub enum Shown {
     Text,
     /// The request the truncation preview would leave (the budget's).
     Truncated,
+    /// Each message's text with its token boundaries, counted with the
+    /// model's tokenizer.
+    Tokens,
 }
 
 impl Shown {
@@ -25,7 +28,8 @@ impl Shown {
             Shown::Messages => Shown::Wire,
             Shown::Wire => Shown::Text,
             Shown::Text => Shown::Truncated,
-            Shown::Truncated => Shown::Messages,
+            Shown::Truncated => Shown::Tokens,
+            Shown::Tokens => Shown::Messages,
         }
     }
 
@@ -35,6 +39,7 @@ impl Shown {
             Shown::Wire => "wire",
             Shown::Text => "text",
             Shown::Truncated => "after truncation",
+            Shown::Tokens => "tokens",
         }
     }
 }

@@ -1,0 +1,380 @@
+//! The request pane's token view (`v` → tokens): each message's text with
+//! its tokens in alternating shades, spaces as `·` and newlines as `↵`, a
+//! head line per message with its count, and the token under the cursor
+//! (`h`/`l` a token, `j`/`k` a line) with its id and bytes in the last
+//! row. The worker tokenised the request once; this only draws the rows
+//! on screen and moves the cursor.
+
+use super::request::{columns, RequestPane};
+use super::Outcome;
+use crate::tokens::offsets::visible;
+use crate::tui::keymap::Action;
+use crate::tui::lines::Lines;
+use crate::tui::theme::Palette;
+use crate::tui::worker::{Preview, Shown, TokenRow, TokenView};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use std::cell::Cell;
+use unicode_width::UnicodeWidthChar;
+
+/// The token under the cursor, counted across the whole request.
+#[derive(Debug, Default)]
+pub struct TokenCursor {
+    pub at: usize,
+    /// Rows of text at the last draw (the cursor is kept among them).
+    pub height: Cell<usize>,
+}
+
+/// The token view of `preview`, when that is what it lays out.
+pub fn shown(preview: Option<&Preview>) -> Option<&TokenView> {
+    preview
+        .filter(|p| p.shown == Shown::Tokens)
+        .and_then(|p| p.tokens.as_deref())
+}
+
+/// The token view's own keys: `h`/`l` move a token, `j`/`k` a line (when
+/// the pane has the focus, as they scroll it in the other views). `None`
+/// for the keys it leaves to the pane.
+pub fn handle(
+    pane: &mut RequestPane,
+    action: Action,
+    preview: Option<&Preview>,
+) -> Option<Outcome> {
+    if pane.shown != Shown::Tokens || pane.show_tools {
+        return None;
+    }
+    let view = shown(preview)?;
+    let last = view.total_tokens.checked_sub(1)?;
+    let at = pane.token.at.min(last);
+    // Scrolled away from the cursor (page keys, the wheel, a search): it
+    // starts again from the first token on screen.
+    if matches!(
+        action,
+        Action::Left | Action::Right | Action::Up | Action::Down
+    ) {
+        if let Some(first) = first_on_screen(pane, view, at) {
+            pane.token.at = first;
+            return Some(Outcome::done());
+        }
+    }
+    pane.token.at = match action {
+        Action::Left => at.saturating_sub(1),
+        Action::Right => (at + 1).min(last),
+        Action::Up | Action::Down => vertical(view, at, action == Action::Down),
+        _ => return None,
+    };
+    reveal(pane, view);
+    Some(Outcome::done())
+}
+
+/// The first token on screen, when the cursor's row is not on it.
+fn first_on_screen(pane: &RequestPane, view: &TokenView, at: usize) -> Option<usize> {
+    let height = pane.token.height.get();
+    let row = view.locate(at).and_then(|(m, i)| view.row_of(m, i))?;
+    if height == 0 || (pane.scroll..pane.scroll + height).contains(&row) {
+        return None;
+    }
+    view.rows
+        .iter()
+        .enumerate()
+        .skip(pane.scroll)
+        .take(height)
+        .find_map(|(_, r)| match r {
+            TokenRow::Text { message, token, .. } => {
+                let m = view.messages.get(*message)?;
+                m.spans.as_ref().map(|_| m.first + token)
+            }
+            _ => None,
+        })
+}
+
+/// The token a line below (or above) the cursor, at about its column.
+fn vertical(view: &TokenView, at: usize, down: bool) -> usize {
+    let Some((m, i)) = view.locate(at) else {
+        return at;
+    };
+    let Some(row) = view.row_of(m, i) else {
+        return at;
+    };
+    let col = start_column(view, row, m, i);
+    let mut r = row;
+    loop {
+        r = match (down, r.checked_sub(1)) {
+            (true, _) => r + 1,
+            (false, Some(up)) => up,
+            (false, None) => return at,
+        };
+        let Some(found) = view.rows.get(r) else {
+            return at;
+        };
+        let TokenRow::Text {
+            message,
+            bytes,
+            token,
+        } = found
+        else {
+            continue;
+        };
+        let msg = &view.messages[*message];
+        let Some(spans) = msg.spans.as_ref() else {
+            continue;
+        };
+        // The last token on the row that starts at or left of the column,
+        // the columns summed as the tokens go (not counted from the row's
+        // start for each).
+        let mut pick = *token;
+        let (mut from, mut at_col) = (bytes.start, 0);
+        for (k, (_, span)) in spans.iter().enumerate().skip(*token) {
+            if span.start >= bytes.end {
+                break;
+            }
+            if span.start > bytes.start {
+                let mut cut = span.start;
+                while !msg.text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                if let Some(t) = msg.text.get(from..cut) {
+                    at_col += columns(&visible(t, "↵"));
+                    from = cut;
+                }
+                if at_col > col {
+                    break;
+                }
+            }
+            pick = k;
+        }
+        let n = msg.first + pick;
+        if n != at {
+            return n;
+        }
+    }
+}
+
+/// Columns on its row before token `i` of message `m` (row `row`).
+fn start_column(view: &TokenView, row: usize, m: usize, i: usize) -> usize {
+    let (Some(TokenRow::Text { bytes, .. }), Some(msg)) =
+        (view.rows.get(row), view.messages.get(m))
+    else {
+        return 0;
+    };
+    let start = msg
+        .spans
+        .as_ref()
+        .and_then(|s| s.get(i))
+        .map_or(bytes.start, |(_, r)| r.start.max(bytes.start));
+    // A token may start inside a character (Qwen's byte pieces): count to
+    // the character's start.
+    let mut cut = start;
+    while !msg.text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    msg.text
+        .get(bytes.start..cut)
+        .map_or(0, |t| columns(&visible(t, "↵")))
+}
+
+/// Scrolls the cursor's row into view. Rows wrap at the pane's width, so
+/// the rows from the top to the cursor's must fit the pane's height.
+fn reveal(pane: &mut RequestPane, view: &TokenView) {
+    let Some((m, i)) = view.locate(pane.token.at) else {
+        return;
+    };
+    let Some(row) = view.row_of(m, i) else {
+        return;
+    };
+    let (height, width) = (pane.token.height.get(), pane.width.get());
+    if height == 0 || width == 0 {
+        // Never drawn: nothing is on screen to keep the cursor in.
+        return;
+    }
+    if row < pane.scroll {
+        // The message's head line too, when the cursor is on its first line.
+        let head = matches!(
+            view.rows.get(row.wrapping_sub(1)),
+            Some(TokenRow::Header(_))
+        );
+        pane.scroll = if head { row - 1 } else { row };
+        return;
+    }
+    let tall = |r: usize| row_columns(view, r).div_ceil(width).max(1);
+    let mut used: usize = (pane.scroll..=row).map(tall).sum();
+    while used > height && pane.scroll < row {
+        used -= tall(pane.scroll);
+        pane.scroll += 1;
+    }
+}
+
+/// Columns row `r` takes unwrapped.
+fn row_columns(view: &TokenView, r: usize) -> usize {
+    match view.rows.get(r) {
+        Some(TokenRow::Text { message, bytes, .. }) => view
+            .messages
+            .get(*message)
+            .and_then(|m| m.text.get(bytes.clone()))
+            .map_or(0, |t| columns(&visible(t, "↵"))),
+        Some(TokenRow::Note(n)) => columns(n),
+        // Head lines are cut, not wrapped.
+        _ => 1,
+    }
+}
+
+/// Draws the rows on screen and the cursor's line under them.
+pub fn draw(
+    pane: &RequestPane,
+    frame: &mut Frame,
+    area: Rect,
+    ui: &Palette,
+    view: &TokenView,
+    plain: &Lines,
+) {
+    let height = (area.height as usize).saturating_sub(1);
+    let width = (area.width as usize).saturating_sub(1);
+    pane.token.height.set(height);
+    pane.width.set(width);
+    let cursor = view
+        .total_tokens
+        .checked_sub(1)
+        .and_then(|last| view.locate(pane.token.at.min(last)));
+    let start = pane.scroll.min(view.rows.len().saturating_sub(1));
+    let mut lines = Vec::with_capacity(area.height as usize);
+    for r in start..view.rows.len() {
+        if lines.len() >= height {
+            break;
+        }
+        let spans = match &view.rows[r] {
+            TokenRow::Header(_) => vec![vec![
+                Span::raw(" "),
+                Span::styled(
+                    plain.get(r).unwrap_or_default().to_string(),
+                    Style::default()
+                        .fg(ui.header_fg)
+                        .add_modifier(Modifier::BOLD),
+                ),
+            ]],
+            TokenRow::Note(note) => wrap(
+                vec![Span::styled(note.clone(), Style::default().fg(ui.muted))],
+                width,
+            ),
+            TokenRow::Text {
+                message,
+                bytes,
+                token,
+            } => wrap(
+                text_row(view, *message, bytes.clone(), *token, cursor, ui),
+                width,
+            ),
+        };
+        lines.extend(spans.into_iter().map(Line::from));
+    }
+    lines.truncate(height);
+    while lines.len() < height {
+        lines.push(Line::default());
+    }
+    lines.push(footer(view, cursor, ui));
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// A row's spans cut into lines of `width` columns, each after a
+/// one-column gutter (a token cut by the edge goes on in the next line,
+/// in its shade).
+fn wrap(spans: Vec<Span<'static>>, width: usize) -> Vec<Vec<Span<'static>>> {
+    let width = width.max(1);
+    let mut lines = vec![vec![Span::raw(" ")]];
+    let mut used = 0;
+    for span in spans {
+        let mut piece = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && used > 0 {
+                if !piece.is_empty() {
+                    let done = std::mem::take(&mut piece);
+                    if let Some(line) = lines.last_mut() {
+                        line.push(Span::styled(done, span.style));
+                    }
+                }
+                lines.push(vec![Span::raw(" ")]);
+                used = 0;
+            }
+            piece.push(c);
+            used += w;
+        }
+        if let Some(line) = lines.last_mut().filter(|_| !piece.is_empty()) {
+            line.push(Span::styled(piece, span.style));
+        }
+    }
+    lines
+}
+
+/// One line of a message's text, token by token. A token that ends inside
+/// a character is drawn with the next one (as `tokenize --show` does).
+fn text_row(
+    view: &TokenView,
+    message: usize,
+    bytes: std::ops::Range<usize>,
+    token: usize,
+    cursor: Option<(usize, usize)>,
+    ui: &Palette,
+) -> Vec<Span<'static>> {
+    let msg = &view.messages[message];
+    let mut out = Vec::new();
+    let base = Style::default().fg(ui.text);
+    let Some(spans) = msg.spans.as_ref() else {
+        let line = msg.text.get(bytes).unwrap_or_default();
+        out.push(Span::styled(visible(line, "↵"), base));
+        return out;
+    };
+    let mut from = bytes.start;
+    for (k, (_, r)) in spans.iter().enumerate().skip(token) {
+        if from >= bytes.end {
+            break;
+        }
+        let end = r.end.min(bytes.end);
+        if end <= from || !msg.text.is_char_boundary(end) {
+            continue;
+        }
+        let style = if cursor == Some((message, k)) {
+            base.bg(ui.token_cursor).add_modifier(Modifier::BOLD)
+        } else if k % 2 == 0 {
+            base.bg(ui.token_a)
+        } else {
+            base.bg(ui.token_b)
+        };
+        let piece = msg.text.get(from..end).unwrap_or_default();
+        out.push(Span::styled(visible(piece, "↵"), style));
+        from = end;
+    }
+    out
+}
+
+/// `message 3 · token 41 · id 1734 · bytes 201..205 · ' the'`, and the
+/// request's total with its tokenizer.
+fn footer(view: &TokenView, cursor: Option<(usize, usize)>, ui: &Palette) -> Line<'static> {
+    let exact = view.spec.exact_count();
+    let total: i64 = view.messages.iter().map(|m| m.count).sum();
+    let at = cursor.and_then(|(m, i)| {
+        let msg = view.messages.get(m)?;
+        let (id, r) = msg.spans.as_ref()?.get(i)?;
+        let text = String::from_utf8_lossy(msg.text.as_bytes().get(r.clone())?);
+        Some(format!(
+            " message {m} · token {i} · id {id} · bytes {}..{} · '{}'",
+            r.start,
+            r.end,
+            crate::text::escape_control(&text)
+        ))
+    });
+    let at = at.unwrap_or_else(|| " no token under the cursor".into());
+    Line::from(vec![
+        Span::styled(at, Style::default().fg(ui.header_fg).bg(ui.header_bg)),
+        Span::styled(
+            format!(
+                "  {}{total} tokens ({})",
+                if exact { "" } else { "≈" },
+                view.spec.name
+            ),
+            Style::default().fg(ui.muted),
+        ),
+    ])
+}
