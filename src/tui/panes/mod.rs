@@ -95,3 +95,9 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         h,
     )
 }
+
+/// Columns `text` takes on screen (CJK and emoji take two).
+pub(super) fn columns(text: &str) -> usize {
+    use unicode_width::UnicodeWidthChar;
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}

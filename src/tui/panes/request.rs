@@ -3,7 +3,7 @@
 //! (a message at a time, cached). The lines that came from the selected
 //! message are marked.
 
-use super::{pane_block, Effect, Outcome};
+use super::{columns, pane_block, Effect, Outcome};
 use crate::formatter::FormatterId;
 use crate::tui::highlight::LazyLines;
 use crate::tui::keymap::Action;
@@ -88,8 +88,16 @@ impl RequestPane {
     /// copying, the view cycle and raw media.
     pub fn handle(&mut self, action: Action, preview: Option<&Preview>, page: usize) -> Outcome {
         // The token view moves its cursor with the keys that scroll here.
-        if let Some(outcome) = super::tokens::handle(self, action, preview) {
-            return outcome;
+        if self.shown == Shown::Tokens && !self.show_tools {
+            if let Some(outcome) = super::tokens::handle(
+                &mut self.token,
+                &mut self.scroll,
+                &self.width,
+                action,
+                preview,
+            ) {
+                return outcome;
+            }
         }
         let lines = Self::lines_of(preview, self.show_tools);
         match action {
@@ -351,7 +359,16 @@ impl RequestPane {
             return;
         }
         if let Some(tokens) = super::tokens::shown(view.preview).filter(|_| !self.show_tools) {
-            super::tokens::draw(self, frame, inner, ui, tokens, plain);
+            super::tokens::draw(
+                &self.token,
+                self.scroll,
+                &self.width,
+                frame,
+                inner,
+                ui,
+                tokens,
+                plain,
+            );
             return;
         }
         let selected = if self.show_tools {
@@ -440,11 +457,6 @@ impl RequestPane {
             }
         }
     }
-}
-
-/// Columns `text` takes on screen.
-pub(super) fn columns(text: &str) -> usize {
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
 }
 
 /// Byte ranges of `line` where `query` (lower case) matches, ignoring

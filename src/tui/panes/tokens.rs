@@ -5,7 +5,7 @@
 //! row. The worker tokenised the request once; this only draws the rows
 //! on screen and moves the cursor.
 
-use super::request::{columns, RequestPane};
+use super::columns;
 use super::Outcome;
 use crate::tokens::offsets::visible;
 use crate::tui::keymap::Action;
@@ -39,48 +39,52 @@ pub fn shown(preview: Option<&Preview>) -> Option<&TokenView> {
 /// the pane has the focus, as they scroll it in the other views). `None`
 /// for the keys it leaves to the pane.
 pub fn handle(
-    pane: &mut RequestPane,
+    token: &mut TokenCursor,
+    scroll: &mut usize,
+    width: &Cell<usize>,
     action: Action,
     preview: Option<&Preview>,
 ) -> Option<Outcome> {
-    if pane.shown != Shown::Tokens || pane.show_tools {
-        return None;
-    }
     let view = shown(preview)?;
     let last = view.total_tokens.checked_sub(1)?;
-    let at = pane.token.at.min(last);
+    let at = token.at.min(last);
     // Scrolled away from the cursor (page keys, the wheel, a search): it
     // starts again from the first token on screen.
     if matches!(
         action,
         Action::Left | Action::Right | Action::Up | Action::Down
     ) {
-        if let Some(first) = first_on_screen(pane, view, at) {
-            pane.token.at = first;
+        if let Some(first) = first_on_screen(token, *scroll, view, at) {
+            token.at = first;
             return Some(Outcome::done());
         }
     }
-    pane.token.at = match action {
+    token.at = match action {
         Action::Left => at.saturating_sub(1),
         Action::Right => (at + 1).min(last),
         Action::Up | Action::Down => vertical(view, at, action == Action::Down),
         _ => return None,
     };
-    reveal(pane, view);
+    reveal(token, scroll, width, view);
     Some(Outcome::done())
 }
 
 /// The first token on screen, when the cursor's row is not on it.
-fn first_on_screen(pane: &RequestPane, view: &TokenView, at: usize) -> Option<usize> {
-    let height = pane.token.height.get();
+fn first_on_screen(
+    token: &TokenCursor,
+    scroll: usize,
+    view: &TokenView,
+    at: usize,
+) -> Option<usize> {
+    let height = token.height.get();
     let row = view.locate(at).and_then(|(m, i)| view.row_of(m, i))?;
-    if height == 0 || (pane.scroll..pane.scroll + height).contains(&row) {
+    if height == 0 || (scroll..scroll + height).contains(&row) {
         return None;
     }
     view.rows
         .iter()
         .enumerate()
-        .skip(pane.scroll)
+        .skip(scroll)
         .take(height)
         .find_map(|(_, r)| match r {
             TokenRow::Text { message, token, .. } => {
@@ -178,32 +182,32 @@ fn start_column(view: &TokenView, row: usize, m: usize, i: usize) -> usize {
 
 /// Scrolls the cursor's row into view. Rows wrap at the pane's width, so
 /// the rows from the top to the cursor's must fit the pane's height.
-fn reveal(pane: &mut RequestPane, view: &TokenView) {
-    let Some((m, i)) = view.locate(pane.token.at) else {
+fn reveal(token: &TokenCursor, scroll: &mut usize, width: &Cell<usize>, view: &TokenView) {
+    let Some((m, i)) = view.locate(token.at) else {
         return;
     };
     let Some(row) = view.row_of(m, i) else {
         return;
     };
-    let (height, width) = (pane.token.height.get(), pane.width.get());
+    let (height, width) = (token.height.get(), width.get());
     if height == 0 || width == 0 {
         // Never drawn: nothing is on screen to keep the cursor in.
         return;
     }
-    if row < pane.scroll {
+    if row < *scroll {
         // The message's head line too, when the cursor is on its first line.
         let head = matches!(
             view.rows.get(row.wrapping_sub(1)),
             Some(TokenRow::Header(_))
         );
-        pane.scroll = if head { row - 1 } else { row };
+        *scroll = if head { row - 1 } else { row };
         return;
     }
     let tall = |r: usize| row_columns(view, r).div_ceil(width).max(1);
-    let mut used: usize = (pane.scroll..=row).map(tall).sum();
-    while used > height && pane.scroll < row {
-        used -= tall(pane.scroll);
-        pane.scroll += 1;
+    let mut used: usize = (*scroll..=row).map(tall).sum();
+    while used > height && *scroll < row {
+        used -= tall(*scroll);
+        *scroll += 1;
     }
 }
 
@@ -222,8 +226,11 @@ fn row_columns(view: &TokenView, r: usize) -> usize {
 }
 
 /// Draws the rows on screen and the cursor's line under them.
+#[allow(clippy::too_many_arguments)]
 pub fn draw(
-    pane: &RequestPane,
+    token: &TokenCursor,
+    scroll: usize,
+    width_seen: &Cell<usize>,
     frame: &mut Frame,
     area: Rect,
     ui: &Palette,
@@ -232,13 +239,13 @@ pub fn draw(
 ) {
     let height = (area.height as usize).saturating_sub(1);
     let width = (area.width as usize).saturating_sub(1);
-    pane.token.height.set(height);
-    pane.width.set(width);
+    token.height.set(height);
+    width_seen.set(width);
     let cursor = view
         .total_tokens
         .checked_sub(1)
-        .and_then(|last| view.locate(pane.token.at.min(last)));
-    let start = pane.scroll.min(view.rows.len().saturating_sub(1));
+        .and_then(|last| view.locate(token.at.min(last)));
+    let start = scroll.min(view.rows.len().saturating_sub(1));
     let mut lines = Vec::with_capacity(area.height as usize);
     for r in start..view.rows.len() {
         if lines.len() >= height {
