@@ -214,14 +214,15 @@ pub(crate) fn run(args: SendArgs) -> i32 {
     if !json_lines {
         printer.end();
     }
-    super::history::record(&history_entry(
-        &args,
-        &built,
-        &prepared,
-        &host,
-        &result,
-        started.elapsed(),
-    ));
+    let sent = net::record::Sent {
+        session: formatscope::history::session_key(&args.wire.session),
+        messages: &built.session.messages,
+        provider: built.provider,
+        model: &built.request.model,
+        host: &host,
+        prepared: &prepared,
+    };
+    super::history::record(&net::record::entry(&sent, &result, started.elapsed()));
     let outcome = match result {
         Ok(o) => o,
         Err(SendError::Cancelled) => {
@@ -299,57 +300,6 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         return append(&args, &original, reply, built.provider);
     }
     0
-}
-
-/// What the history keeps of a send: the body, never the headers (so
-/// never the key).
-fn history_entry(
-    args: &SendArgs,
-    built: &super::request::Built,
-    prepared: &Prepared,
-    host: &Host,
-    result: &Result<net::Outcome, SendError>,
-    elapsed: Duration,
-) -> formatscope::history::NewSend {
-    use formatscope::history::{messages_hash, session_key, NewSend};
-    let final_response = result.as_ref().ok().and_then(|o| o.final_response.as_ref());
-    let error = match result {
-        Ok(o) => o
-            .parse_error
-            .as_ref()
-            .map(|e| format!("{}: {}", e.error_type, e.message))
-            .or_else(|| o.nothing.clone()),
-        Err(e) => Some(e.to_string()),
-    };
-    // Built once: a reply without an id gets a new one each time.
-    let reply = final_response.map(|r| r.to_json(false));
-    let status = match result {
-        Err(SendError::Cancelled) => "cancelled",
-        _ if error.is_some() => "error",
-        _ => "ok",
-    };
-    NewSend {
-        session: session_key(&args.wire.session),
-        messages_hash: messages_hash(built.session.messages.iter().map(PackedMessage::value)),
-        reference: formatscope::reference::default().version().to_string(),
-        provider: built.provider.to_string(),
-        model: built.request.model.clone(),
-        host: host.to_string(),
-        request: prepared.body.clone(),
-        usage: reply
-            .as_ref()
-            .and_then(|r| r.get("usage").cloned())
-            .filter(|u| !u.is_null()),
-        reply,
-        status: status.into(),
-        elapsed_ms: result.as_ref().map_or(elapsed, |o| o.total).as_millis() as u64,
-        first_token_ms: result
-            .as_ref()
-            .ok()
-            .and_then(|o| o.time_to_first_token)
-            .map(|t| t.as_millis() as u64),
-        error,
-    }
 }
 
 /// Adds the reply as the session's last message, if the file is still

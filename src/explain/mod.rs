@@ -12,6 +12,20 @@
 //! no rule describes is left unattributed, and the golden-case test fails
 //! on it.
 
+/// A catalogue entry: `r!(id, provider, text, place in AgentScope, API
+/// doc)`, shared by the three catalogues.
+macro_rules! r {
+    ($id:expr, $p:expr, $text:expr, $as:expr, $api:expr) => {
+        Rule {
+            id: $id,
+            provider: $p,
+            text: $text,
+            agentscope: $as,
+            api: $api,
+        }
+    };
+}
+
 pub mod rules;
 pub mod rules_java;
 pub mod rules_v2;

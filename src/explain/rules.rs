@@ -23,18 +23,6 @@ pub(super) const OLLAMA_API: &str =
     "https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion";
 pub(super) const DEEPSEEK_API: &str = "https://api-docs.deepseek.com/api/create-chat-completion";
 
-macro_rules! r {
-    ($id:expr, $p:expr, $text:expr, $as:expr, $api:expr) => {
-        Rule {
-            id: $id,
-            provider: $p,
-            text: $text,
-            agentscope: $as,
-            api: $api,
-        }
-    };
-}
-
 #[rustfmt::skip]
 pub const RULES: &[Rule] = &[
     // Multi-agent skeleton, every provider.

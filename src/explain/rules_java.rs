@@ -7,18 +7,6 @@
 
 use super::rules::{Rule, DASHSCOPE_API, DEEPSEEK_API, OLLAMA_API, OPENAI_API};
 
-macro_rules! r {
-    ($id:expr, $p:expr, $text:expr, $as:expr, $api:expr) => {
-        Rule {
-            id: $id,
-            provider: $p,
-            text: $text,
-            agentscope: $as,
-            api: $api,
-        }
-    };
-}
-
 /// The Java rules: `agentscope` is the Java class (and method) at v2.0.2;
 /// the OpenAI family's classes live in agentscope-extensions-model-openai,
 /// DashScope's and Ollama's in their own extension modules.

@@ -7,18 +7,6 @@
 use super::rules::{Rule, AGENTSCOPE_DOC, ANTHROPIC_API, DASHSCOPE_API, DEEPSEEK_API};
 use super::rules::{GEMINI_API, OLLAMA_API};
 
-macro_rules! r {
-    ($id:expr, $p:expr, $text:expr, $as:expr, $api:expr) => {
-        Rule {
-            id: $id,
-            provider: $p,
-            text: $text,
-            agentscope: $as,
-            api: $api,
-        }
-    };
-}
-
 /// The 2.x rules: `agentscope` is the file and class/method in 2.0.11.
 #[rustfmt::skip]
 pub const RULES_V2: &[Rule] = &[

@@ -6,6 +6,8 @@
 pub mod hosts;
 pub mod printer;
 pub mod profile;
+#[cfg(feature = "history")]
+pub mod record;
 pub mod seen;
 
 pub use seen::error_message;

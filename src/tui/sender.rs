@@ -128,16 +128,15 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
     )
     .await;
     let entry = job.history.clone().map(|(db, session)| {
-        let entry = history_entry(
-            &job,
+        let sent = net::record::Sent {
             session,
-            &prepared,
-            &host,
-            &opts.model_name,
-            &result,
-            started.elapsed(),
-        );
-        (db, entry)
+            messages: &job.session.messages,
+            provider: job.formatter.provider,
+            model: &opts.model_name,
+            host: &host,
+            prepared: &prepared,
+        };
+        (db, net::record::entry(&sent, &result, started.elapsed()))
     });
     match result {
         Ok(outcome) => say(ReplyUpdate::Done(Box::new(outcome))),
@@ -154,56 +153,6 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         if let Ok(Err(e)) = written {
             let _ = msgs.send(Event::HistoryNotWritten(e.to_string()));
         }
-    }
-}
-
-/// What the history keeps of a workbench send: the body, never the
-/// headers (so never the key).
-fn history_entry(
-    job: &SendJob,
-    session: std::path::PathBuf,
-    prepared: &Prepared,
-    host: &Host,
-    model: &str,
-    result: &Result<net::Outcome, net::SendError>,
-    elapsed: Duration,
-) -> crate::history::NewSend {
-    let final_response = result.as_ref().ok().and_then(|o| o.final_response.as_ref());
-    let reply = final_response.map(|r| r.to_json(false));
-    let error = match result {
-        Ok(o) => o
-            .parse_error
-            .as_ref()
-            .map(|e| format!("{}: {}", e.error_type, e.message))
-            .or_else(|| o.nothing.clone()),
-        Err(e) => Some(e.to_string()),
-    };
-    crate::history::NewSend {
-        session,
-        messages_hash: crate::history::messages_hash(
-            job.session
-                .messages
-                .iter()
-                .map(crate::session::PackedMessage::value),
-        ),
-        reference: crate::reference::default().version().to_string(),
-        provider: job.formatter.provider.to_string(),
-        model: model.to_string(),
-        host: host.to_string(),
-        request: prepared.body.clone(),
-        usage: reply
-            .as_ref()
-            .and_then(|r| r.get("usage").cloned())
-            .filter(|u| !u.is_null()),
-        reply,
-        status: if error.is_some() { "error" } else { "ok" }.into(),
-        elapsed_ms: result.as_ref().map_or(elapsed, |o| o.total).as_millis() as u64,
-        first_token_ms: result
-            .as_ref()
-            .ok()
-            .and_then(|o| o.time_to_first_token)
-            .map(|t| t.as_millis() as u64),
-        error,
     }
 }
 

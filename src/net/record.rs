@@ -1,0 +1,64 @@
+//! What the history keeps of a send, from what the send had and what came
+//! back: one function for `send` and the workbench's `S`. The body, never
+//! the headers, so never the key; the host, not the URL (Gemini's URLs
+//! may carry a key).
+
+use super::{Outcome, Prepared, SendError};
+use crate::history::{messages_hash, NewSend};
+use crate::provider::Provider;
+use crate::session::PackedMessage;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The send as it went out.
+pub struct Sent<'a> {
+    /// The session it is recorded under (`history::session_key`).
+    pub session: PathBuf,
+    pub messages: &'a [PackedMessage],
+    pub provider: Provider,
+    pub model: &'a str,
+    pub host: &'a super::hosts::Host,
+    pub prepared: &'a Prepared,
+}
+
+/// The history entry of a send and its result.
+pub fn entry(sent: &Sent<'_>, result: &Result<Outcome, SendError>, elapsed: Duration) -> NewSend {
+    let final_response = result.as_ref().ok().and_then(|o| o.final_response.as_ref());
+    let error = match result {
+        Ok(o) => o
+            .parse_error
+            .as_ref()
+            .map(|e| format!("{}: {}", e.error_type, e.message))
+            .or_else(|| o.nothing.clone()),
+        Err(e) => Some(e.to_string()),
+    };
+    // Built once: a reply without an id gets a new one each time.
+    let reply = final_response.map(|r| r.to_json(false));
+    let status = match result {
+        Err(SendError::Cancelled) => "cancelled",
+        _ if error.is_some() => "error",
+        _ => "ok",
+    };
+    NewSend {
+        session: sent.session.clone(),
+        messages_hash: messages_hash(sent.messages.iter().map(PackedMessage::value)),
+        reference: crate::reference::default().version().to_string(),
+        provider: sent.provider.to_string(),
+        model: sent.model.to_string(),
+        host: sent.host.to_string(),
+        request: sent.prepared.body.clone(),
+        usage: reply
+            .as_ref()
+            .and_then(|r| r.get("usage").cloned())
+            .filter(|u| !u.is_null()),
+        reply,
+        status: status.into(),
+        elapsed_ms: result.as_ref().map_or(elapsed, |o| o.total).as_millis() as u64,
+        first_token_ms: result
+            .as_ref()
+            .ok()
+            .and_then(|o| o.time_to_first_token)
+            .map(|t| t.as_millis() as u64),
+        error,
+    }
+}
