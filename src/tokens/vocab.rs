@@ -19,7 +19,8 @@
 
 use super::bpe::Ranks;
 use super::counting::CountingBpe;
-use super::encoding::{count_exactly, Encoding};
+use super::encoding::Encoding;
+use super::pretokenize::Pattern;
 use super::specials::Specials;
 use super::whitespace::Runs;
 use fancy_regex::Regex;
@@ -49,10 +50,12 @@ macro_rules! table {
     };
 }
 
-/// cl100k_base's pattern, as tiktoken-rs builds it.
-const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
+/// cl100k_base's pattern, as tiktoken-rs builds it. The patterns but
+/// DeepSeek's are split by hand (`pretokenize`); these are what the tests
+/// check the hand-written splitters against.
+pub(crate) const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 pub(crate) const QWEN_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-const CLAUDE_PATTERN: &str =
+pub(crate) const CLAUDE_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 const DEEPSEEK_DIGITS: &str = r"\p{N}{1,3}";
 const DEEPSEEK_CJK: &str = r"[\x{4e00}-\x{9fa5}\x{3040}-\x{309f}\x{30a0}-\x{30ff}]+";
@@ -102,15 +105,15 @@ impl Vocab {
             // o200k_harmony has o200k_base's ranks and pattern; as ordinary
             // text its extra specials do not count.
             Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => {
-                count_exactly(self.counting(), Runs::NewlinesApart, text, false)
+                self.counting().count(text, false)
             }
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_exactly(self.counting(), Runs::NewlinesApart, &text, true)
+                self.counting().count(&text, true)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_exactly(self.counting(), Runs::Plain, &text, true)
+                self.counting().count(&text, true)
             }
             Vocab::DeepSeek => deepseek().count(text),
         }
@@ -123,11 +126,11 @@ impl Vocab {
         match self {
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_exactly(self.counting(), Runs::NewlinesApart, &text, false)
+                self.counting().count(&text, false)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_exactly(self.counting(), Runs::Plain, &text, false)
+                self.counting().count(&text, false)
             }
             Vocab::DeepSeek => deepseek().count_plain(text),
             _ => self.count(text),
@@ -146,7 +149,7 @@ impl Vocab {
             Vocab::Cl100kBase => CL100K.get_or_init(|| {
                 CountingBpe::new(
                     table!("cl100k_base"),
-                    CL100K_PATTERN,
+                    Pattern::Cl100k,
                     Specials::new(Encoding::Cl100kBase.special_texts()),
                 )
             }),
@@ -154,12 +157,12 @@ impl Vocab {
                 // dashscope's own table, not Qwen2.5's tokenizer.json.
                 let specials = parse_specials(include_str!("../../assets/tokenizers/qwen.special"));
                 let texts = specials.into_iter().map(|s| s.text).collect();
-                CountingBpe::new(table!("qwen"), QWEN_PATTERN, Specials::new(texts))
+                CountingBpe::new(table!("qwen"), Pattern::Qwen, Specials::new(texts))
             }),
             Vocab::ClaudeLegacy => CLAUDE.get_or_init(|| {
                 CountingBpe::new(
                     table!("claude_legacy"),
-                    CLAUDE_PATTERN,
+                    Pattern::Gpt2,
                     // claude.json's special_tokens.
                     Specials::from_strs(&[
                         "<EOT>",
@@ -173,7 +176,7 @@ impl Vocab {
             _ => O200K.get_or_init(|| {
                 CountingBpe::new(
                     table!("o200k_base"),
-                    tiktoken_rs::O200K_BASE_PAT_STR,
+                    Pattern::O200k,
                     Specials::new(Encoding::O200kBase.special_texts()),
                 )
             }),
