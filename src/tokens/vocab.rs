@@ -293,7 +293,8 @@ impl DeepSeekTokenizer {
             1
         } else {
             // Long pieces (80,000 letters in one word) merge in O(n log n).
-            super::bpe::count(bytes, &self.ranks)
+            self.ranks
+                .with_cache(|ranks| super::bpe::count(bytes, ranks))
         }
     }
 }
