@@ -80,8 +80,8 @@ fn char_classes() -> Vec<u8> {
             panic!("{class} is not a Unicode class");
         };
         for range in set.ranges() {
-            for cp in range.start() as usize..=range.end() as usize {
-                bits[cp] |= 1 << bit;
+            for b in &mut bits[range.start() as usize..=range.end() as usize] {
+                *b |= 1 << bit;
             }
         }
     }

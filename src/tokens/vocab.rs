@@ -53,8 +53,10 @@ macro_rules! table {
 /// cl100k_base's pattern, as tiktoken-rs builds it. The patterns but
 /// DeepSeek's are split by hand (`pretokenize`); these are what the tests
 /// check the hand-written splitters against.
+#[cfg(test)]
 pub(crate) const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 pub(crate) const QWEN_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+#[cfg(test)]
 pub(crate) const CLAUDE_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 const DEEPSEEK_DIGITS: &str = r"\p{N}{1,3}";
