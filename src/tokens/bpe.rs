@@ -252,10 +252,10 @@ fn merge<Q: Candidates>(
         })
         .collect();
     let mut queue = Q::default();
-    for i in 0..n - 1 {
+    for (i, part) in parts[..n - 1].iter_mut().enumerate() {
         if let Some(rank) = rank_of(i, i + 2) {
             queue.push(rank, i);
-            parts[i].next_rank = rank;
+            part.next_rank = rank;
         }
     }
     let mut consider = |parts: &mut Vec<Part>, queue: &mut Q, start: usize, end: usize| {
