@@ -12,8 +12,8 @@
 //!
 //! Why not the `bpe` crate's linear-time encoder (bpe-openai's): it needs
 //! three Aho-Corasick automata and two hash maps over the vocabulary,
-//! built or deserialised when it loads (bpe-openai's cold count takes
-//! 17-44 ms against our 0.2 ms), and it has only OpenAI's vocabularies.
+//! built or deserialised when it loads (bpe-openai's cold count took
+//! 17-92 ms in our runs, ours 0.2 ms), and it has only OpenAI's vocabularies.
 
 use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
