@@ -435,6 +435,74 @@ fn gpt2(t: &[u8], p: usize) -> usize {
     spaces(t, p, e, last)
 }
 
+/// DeepSeek's main split (the third of its isolated splits, on the gaps
+/// the digit and CJK splits leave):
+/// `[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`.
+/// The end of the match at `p`, or None where nothing matches there (a
+/// control or format character, say, that no word follows): HF keeps what
+/// lies between matches as pieces too.
+pub fn deepseek_main(t: &[u8], p: usize) -> Option<usize> {
+    let (k, l) = at(t, p);
+    if t[p].is_ascii_punctuation() && t.get(p + 1).is_some_and(u8::is_ascii_alphabetic) {
+        let mut e = p + 1;
+        while e < t.len() && t[e].is_ascii_alphabetic() {
+            e += 1;
+        }
+        return Some(e);
+    }
+    // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`: with the prefix if a
+    // letter or mark follows it, else from here (a mark is both).
+    let word = LETTER | MARK;
+    let prefixable = k & (LETTER | PUNCT | SYMBOL) == 0 && t[p] != b'\r' && t[p] != b'\n';
+    if prefixable && class_at(t, p + l) & word != 0 {
+        return Some(run(t, p + l, word));
+    }
+    if k & word != 0 {
+        return Some(run(t, p, word));
+    }
+    // ` ?[\p{P}\p{S}]+[\r\n]*`.
+    let q = if t[p] == b' ' && class_at(t, p + 1) & (PUNCT | SYMBOL) != 0 {
+        p + 1
+    } else {
+        p
+    };
+    if class_at(t, q) & (PUNCT | SYMBOL) != 0 {
+        let mut e = run(t, q, PUNCT | SYMBOL);
+        while e < t.len() && (t[e] == b'\r' || t[e] == b'\n') {
+            e += 1;
+        }
+        return Some(e);
+    }
+    if k & WS == 0 {
+        return None;
+    }
+    let (e, last, newline) = ws_run(t, p);
+    Some(newline.unwrap_or_else(|| spaces(t, p, e, last)))
+}
+
+/// [`deepseek_main`]'s isolated split of `text`: each match, and each
+/// stretch between matches, in order.
+pub fn deepseek_main_split(text: &str, out: &mut dyn FnMut(&str)) {
+    let t = text.as_bytes();
+    let (mut p, mut gap) = (0, 0);
+    while p < t.len() {
+        match deepseek_main(t, p) {
+            Some(e) => {
+                if gap < p {
+                    out(&text[gap..p]);
+                }
+                out(&text[p..e]);
+                p = e;
+                gap = e;
+            }
+            None => p += at(t, p).1,
+        }
+    }
+    if gap < t.len() {
+        out(&text[gap..]);
+    }
+}
+
 #[cfg(test)]
 #[path = "pretokenize_tests.rs"]
 mod tests;

@@ -251,3 +251,62 @@ proptest! {
         );
     }
 }
+
+/// HF's isolated split with the regex: matches and the gaps between.
+fn regex_isolated(re: &Regex, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for m in re.find_iter(text) {
+        let m = m.expect("short texts do not hit the backtrack limit");
+        if m.start() > last {
+            out.push(text[last..m.start()].to_string());
+        }
+        out.push(m.as_str().to_string());
+        last = m.end();
+    }
+    if last < text.len() {
+        out.push(text[last..].to_string());
+    }
+    out
+}
+
+fn deepseek_pieces(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    deepseek_main_split(text, &mut |p| out.push(p.to_string()));
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn deepseeks_main_split_is_its_regexs(text in text_strategy()) {
+        let re = Regex::new(crate::tokens::vocab::DEEPSEEK_MAIN).expect("the pattern compiles");
+        prop_assert_eq!(deepseek_pieces(&text), regex_isolated(&re, &text));
+    }
+}
+
+#[test]
+fn deepseeks_hard_cases_split_as_its_regex() {
+    let re = Regex::new(crate::tokens::vocab::DEEPSEEK_MAIN).expect("the pattern compiles");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let texts = [
+        ".abc -x _Y ~~ ...a",
+        "\u{0}\u{200b}x \u{200b} \u{0}\u{e000}",
+        "\u{301}ab \u{301} ʰx",
+        "a  b\t\tc \n\n  d\r\n\r\n",
+        "ends   ",
+        " !! $$\n\n x",
+        "１２３ ①",
+        readme.as_str(),
+    ];
+    for text in texts {
+        assert_eq!(
+            deepseek_pieces(text),
+            regex_isolated(&re, text),
+            "{:?}",
+            &text[..text.len().min(80)]
+        );
+    }
+}

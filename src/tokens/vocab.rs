@@ -22,7 +22,6 @@ use super::counting::CountingBpe;
 use super::encoding::Encoding;
 use super::pretokenize::Pattern;
 use super::specials::Specials;
-use super::whitespace::Runs;
 use fancy_regex::Regex;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -61,7 +60,10 @@ pub(crate) const CLAUDE_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 const DEEPSEEK_DIGITS: &str = r"\p{N}{1,3}";
 const DEEPSEEK_CJK: &str = r"[\x{4e00}-\x{9fa5}\x{3040}-\x{309f}\x{30a0}-\x{30ff}]+";
-const DEEPSEEK_MAIN: &str = r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"##;
+/// DeepSeek's main split, written out by hand in `pretokenize` (this is
+/// what the tests check it against).
+#[cfg(test)]
+pub(crate) const DEEPSEEK_MAIN: &str = r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"##;
 
 impl Vocab {
     pub const ALL: [Vocab; 6] = [
@@ -207,7 +209,9 @@ fn parse_specials(data: &str) -> Vec<SpecialLine> {
 
 /// DeepSeek's HF tokenizer: added tokens, then three isolated regex splits
 /// (digits, CJK runs, the main pattern; the gaps between matches are pieces
-/// too), then byte-level BPE on each piece.
+/// too), then byte-level BPE on each piece. The first two are plain
+/// regexes (no look-ahead: the regex crate's automata, fast and never
+/// giving up); the main one is written out in `pretokenize`.
 struct DeepSeekTokenizer {
     ranks: super::counting::StaticRanks,
     /// Added tokens HF matches in the raw text first...
@@ -216,7 +220,6 @@ struct DeepSeekTokenizer {
     added_normalized: Specials,
     digits: Regex,
     cjk: Regex,
-    main: Regex,
 }
 
 fn deepseek() -> &'static DeepSeekTokenizer {
@@ -233,7 +236,6 @@ fn deepseek() -> &'static DeepSeekTokenizer {
             added_normalized: Specials::new(texts(normalized)),
             digits: Regex::new(DEEPSEEK_DIGITS).expect("digit pattern"),
             cjk: Regex::new(DEEPSEEK_CJK).expect("CJK pattern"),
-            main: Regex::new(DEEPSEEK_MAIN).expect("DeepSeek pattern"),
         }
     })
 }
@@ -272,19 +274,9 @@ impl DeepSeekTokenizer {
     /// left, exact on huge whitespace stretches too (HF applies the regex to
     /// each gap alone, so a gap's end is the end of the text for it).
     fn count_main(&self, gap: &str) -> usize {
-        let regex = |t: &str| {
-            let mut n = 0;
-            let complete = isolated_split(&self.main, t, &mut |piece, _| n += self.bpe_len(piece));
-            complete.then_some(n)
-        };
-        regex(gap)
-            .or_else(|| {
-                super::whitespace::count(gap, Runs::NewlinesApart, &regex, &|piece| {
-                    super::bpe::count(piece, &self.ranks)
-                })
-            })
-            // Not reached: every piece left to the regex is short.
-            .unwrap_or(gap.len())
+        let mut n = 0;
+        super::pretokenize::deepseek_main_split(gap, &mut |piece| n += self.bpe_len(piece));
+        n
     }
 
     fn bpe_len(&self, piece: &str) -> usize {
