@@ -49,8 +49,53 @@ fn main() {
         std::fs::write(Path::new(&out_dir).join(format!("{name}.ranks")), table)
             .expect("OUT_DIR is writable");
     }
+    std::fs::write(Path::new(&out_dir).join("char_classes.bin"), char_classes())
+        .expect("OUT_DIR is writable");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/tokens/rank_slots.rs");
+}
+
+/// The Unicode classes the pre-tokenizers ask about (src/tokens/pretokenize.rs),
+/// one bit each, for every code point: from regex-syntax, the Unicode tables
+/// fancy-regex matched with, so the hand-written splitters and the patterns
+/// agree on every character. Layout: `0x110000 / 128` u16 LE block numbers,
+/// then the distinct 128-byte blocks.
+fn char_classes() -> Vec<u8> {
+    // Bit order as in pretokenize.rs's constants.
+    const CLASSES: [&str; 8] = [
+        r"\s",
+        r"\p{L}",
+        r"\p{N}",
+        r"\p{M}",
+        r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",
+        r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",
+        r"\p{P}",
+        r"\p{S}",
+    ];
+    let mut bits = vec![0u8; 0x110000];
+    for (bit, class) in CLASSES.iter().enumerate() {
+        let hir = regex_syntax::parse(class).expect("a class");
+        let regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(set)) = hir.kind()
+        else {
+            panic!("{class} is not a Unicode class");
+        };
+        for range in set.ranges() {
+            for b in &mut bits[range.start() as usize..=range.end() as usize] {
+                *b |= 1 << bit;
+            }
+        }
+    }
+    let mut blocks: Vec<&[u8]> = Vec::new();
+    let mut index = Vec::new();
+    for block in bits.chunks(128) {
+        let n = blocks.iter().position(|b| *b == block).unwrap_or_else(|| {
+            blocks.push(block);
+            blocks.len() - 1
+        });
+        index.extend_from_slice(&(n as u16).to_le_bytes());
+    }
+    index.extend(blocks.concat());
+    index
 }
 
 /// Standard base64 with padding.

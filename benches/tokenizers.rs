@@ -1,15 +1,17 @@
-//! Our tokenizer tables (src/tokens/: rank tables build.rs embeds in the
-//! binary) against the two Rust alternatives, tiktoken-rs (`CoreBPE`) and
-//! GitHub's bpe-openai, for o200k_base and cl100k_base: the figures behind
-//! README's "Tokenizers" decision.
+//! Our tokenizers (src/tokens/: rank tables build.rs embeds in the binary,
+//! hand-written pre-tokenizers) against the two Rust alternatives,
+//! tiktoken-rs (`CoreBPE`) and GitHub's bpe-openai, for o200k_base and
+//! cl100k_base, and ours alone for Qwen, DeepSeek and legacy Claude (which
+//! neither has): the figures behind README's "Tokenizers" section.
 //!
 //!     cargo bench --bench tokenizers
 //!
 //! - cold: load the vocabulary and count one short text, timed inside a
 //!   fresh process (this binary re-run with `TOKENIZERS_BENCH_COLD` set), so
 //!   nothing is loaded or paged in before; the median of `COLD_RUNS`;
-//! - warm: MB/s counting English, code, Chinese and whitespace runs (one
-//!   criterion benchmark per tokenizer, encoding and text).
+//! - warm: MB/s counting 1 MB each of English, code, Chinese, whitespace
+//!   runs and one-character runs (one criterion benchmark per tokenizer,
+//!   vocabulary and text).
 //!
 //! Before timing, every text is counted by all three and the counts must
 //! agree (a faster tokenizer that counts differently is not a candidate).
@@ -30,7 +32,7 @@ const COLD_RUNS: usize = 7;
 /// The short text a cold count counts.
 const SHORT: &str = "Could you book a table for two at the library café on Friday at 9:30?";
 /// Each warm text is cut to about this many bytes (at a char boundary).
-const WARM_BYTES: usize = 256 * 1024;
+const WARM_BYTES: usize = 1024 * 1024;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Impl {
@@ -40,7 +42,14 @@ enum Impl {
 }
 
 const IMPLS: [Impl; 3] = [Impl::Ours, Impl::TiktokenRs, Impl::BpeOpenai];
-const ENCODINGS: [&str; 2] = ["o200k_base", "cl100k_base"];
+/// Every vocabulary, and who else counts it.
+const ENCODINGS: [(&str, &[Impl]); 5] = [
+    ("o200k_base", &IMPLS),
+    ("cl100k_base", &IMPLS),
+    ("qwen", &[Impl::Ours]),
+    ("deepseek", &[Impl::Ours]),
+    ("claude_legacy", &[Impl::Ours]),
+];
 
 impl Impl {
     fn name(self) -> &'static str {
@@ -61,14 +70,18 @@ impl Impl {
     /// Tokens in `text` as ordinary text (no special tokens), which is how
     /// formatscope counts OpenAI's user text.
     fn count(self, encoding: &str, text: &str) -> usize {
+        if self == Impl::Ours {
+            return Vocab::from_name(encoding)
+                .unwrap_or_else(|| panic!("unknown vocabulary {encoding}"))
+                .count(text);
+        }
         let o200k = match encoding {
             "o200k_base" => true,
             "cl100k_base" => false,
-            other => panic!("unknown encoding {other}"),
+            other => panic!("{} has no {other}", self.name()),
         };
         match (self, o200k) {
-            (Impl::Ours, true) => Vocab::O200kBase.count(text),
-            (Impl::Ours, false) => Vocab::Cl100kBase.count(text),
+            (Impl::Ours, _) => unreachable!("counted above"),
             (Impl::TiktokenRs, true) => tiktoken_rs::o200k_base_singleton()
                 .encode_ordinary(text)
                 .len(),
@@ -263,33 +276,52 @@ fn whitespace() -> String {
     cut(text)
 }
 
+/// One-character runs: a quarter each of spaces, one letter, one Chinese
+/// character and one punctuation mark, a newline between (each run is one
+/// piece to every pre-tokenizer: the worst case of byte-pair merging).
+fn one_character_runs() -> String {
+    let quarter = WARM_BYTES / 4;
+    let mut text = String::new();
+    for unit in [" ", "a", "中", "-"] {
+        text.push_str(&unit.repeat((quarter - 1) / unit.len()));
+        text.push('\n');
+    }
+    cut(text)
+}
+
 fn texts() -> Vec<(&'static str, String)> {
     vec![
         ("English", english()),
         ("code", code()),
         ("Chinese", chinese()),
         ("whitespace runs", whitespace()),
+        ("one-character runs", one_character_runs()),
     ]
 }
 
 /// Every text, and the short one, counted the same by all three; panics
 /// with the counts where they differ.
 fn check_counts_agree(texts: &[(&str, String)]) {
-    for encoding in ENCODINGS {
+    for (encoding, impls) in ENCODINGS {
         for (name, text) in texts
             .iter()
             .map(|(n, t)| (*n, t.as_str()))
             .chain([("short", SHORT)])
         {
-            let counts: Vec<usize> = IMPLS.iter().map(|i| i.count(encoding, text)).collect();
+            let counts: Vec<usize> = impls.iter().map(|i| i.count(encoding, text)).collect();
             assert!(
                 counts.windows(2).all(|w| w[0] == w[1]),
                 "{encoding}, {name}: the counts differ (ours, tiktoken-rs, bpe-openai): {counts:?}"
             );
             println!(
-                "{encoding}, {name}: {} bytes, {} tokens, the same from all three",
+                "{encoding}, {name}: {} bytes, {} tokens{}",
                 text.len(),
-                counts[0]
+                counts[0],
+                if impls.len() > 1 {
+                    ", the same from all three"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -340,10 +372,10 @@ fn warm(c: &mut Criterion, texts: &[(&str, String)]) {
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
-    for encoding in ENCODINGS {
+    for (encoding, impls) in ENCODINGS {
         for (name, text) in texts {
             g.throughput(Throughput::Bytes(text.len() as u64));
-            for imp in IMPLS {
+            for &imp in impls {
                 let id = bench_id(encoding, name, imp);
                 let (function, parameter) = id.split_once('/').expect("a slash");
                 g.bench_with_input(BenchmarkId::new(function, parameter), text, |b, text| {
@@ -379,8 +411,8 @@ fn main() {
     let testing = std::env::args().any(|a| a == "--test");
     let runs = if testing { 1 } else { COLD_RUNS };
     let mut colds = Vec::new();
-    for encoding in ENCODINGS {
-        for imp in IMPLS {
+    for (encoding, impls) in ENCODINGS {
+        for &imp in impls {
             colds.push((encoding, imp, cold(imp, encoding, runs)));
         }
     }
@@ -391,8 +423,8 @@ fn main() {
         return;
     }
     println!();
-    println!("| encoding | tokenizer | cold: load + count one short text (median of {COLD_RUNS}) | warm MB/s (median): English | code | Chinese | whitespace runs |");
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| vocabulary | tokenizer | cold: load + count one short text (median of {COLD_RUNS}) | warm MB/s (median): English | code | Chinese | whitespace runs | one-character runs |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (encoding, imp, cold) in colds {
         let warm: Vec<String> = texts
             .iter()

@@ -1,12 +1,19 @@
 //! Byte-pair merging for counting: tiktoken's own algorithm, in the form
 //! that stays fast on long pieces. `tiktoken_rs::byte_pair_split` rescans
 //! the piece after every merge (O(n²): one 80,000-letter word took
-//! seconds); for pieces of 100 bytes or more this keeps the candidate
-//! merges in a priority queue and the parts in a linked list, as
-//! tiktoken's `_byte_pair_merge_large` does (its binary heap was n log n
-//! and cache-bound on a long run of one character: see `Queue`). Same
-//! merges, same order (lowest rank first, leftmost on ties), so the same
-//! count.
+//! seconds, and the rescans were most of a count of Chinese, whose
+//! sentences are pieces of 30 to 300 bytes); for pieces of 32 bytes or
+//! more this keeps the candidate merges in a priority queue and the parts
+//! in a linked list, as tiktoken's `_byte_pair_merge_large` does: a binary
+//! heap up to a few thousand bytes, buckets past that (the heap was
+//! n log n and cache-bound on a long run of one character: see `Queue`).
+//! Same merges, same order (lowest rank first, leftmost on ties), so the
+//! same count.
+//!
+//! Why not the `bpe` crate's linear-time encoder (bpe-openai's): it needs
+//! three Aho-Corasick automata and two hash maps over the vocabulary,
+//! built or deserialised when it loads (bpe-openai's cold count took
+//! 17-92 ms in our runs, ours 0.2 ms), and it has only OpenAI's vocabularies.
 
 use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
@@ -29,8 +36,11 @@ pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
         0 => 0,
         1 => 1,
         _ if ranks.rank(piece).is_some() => 1,
-        n if n < 100 => count_small(piece, ranks),
-        _ => count_large(piece, ranks),
+        n if n < 32 => count_small(piece, ranks),
+        // Below a few thousand bytes a plain heap of (rank, start) is in
+        // cache and cheapest; past that, the buckets (see `Queue`).
+        n if n < 4096 => count_large::<Heap>(piece, ranks),
+        _ => count_large::<Queue>(piece, ranks),
     }
 }
 
@@ -91,23 +101,54 @@ struct Queue {
     ranks: BinaryHeap<std::cmp::Reverse<Rank>>,
 }
 
+/// A rank's starts: `first`, then `sorted`, in increasing order, and
+/// `others` in any. Most ranks of a piece of prose or Chinese have one
+/// candidate: `first` holds it without allocating.
 #[derive(Default)]
 struct Bucket {
+    first: Option<u32>,
     sorted: std::collections::VecDeque<u32>,
     others: BinaryHeap<std::cmp::Reverse<u32>>,
 }
 
-impl Queue {
+/// The candidate merges of [`count_large`], popped lowest rank first and
+/// leftmost on ties.
+trait Candidates: Default {
+    fn push(&mut self, rank: Rank, start: usize);
+    fn pop(&mut self) -> Option<(Rank, usize)>;
+}
+
+/// (rank, start) in one word, in a min-heap.
+#[derive(Default)]
+struct Heap(BinaryHeap<std::cmp::Reverse<u64>>);
+
+impl Candidates for Heap {
+    #[inline]
+    fn push(&mut self, rank: Rank, start: usize) {
+        self.0
+            .push(std::cmp::Reverse((rank as u64) << 32 | start as u64));
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(Rank, usize)> {
+        let std::cmp::Reverse(v) = self.0.pop()?;
+        Some(((v >> 32) as Rank, (v & 0xffff_ffff) as usize))
+    }
+}
+
+impl Candidates for Queue {
     fn push(&mut self, rank: Rank, start: usize) {
         let start = start as u32;
         let bucket = self.buckets.entry(rank).or_insert_with(|| {
             self.ranks.push(std::cmp::Reverse(rank));
             Bucket::default()
         });
-        if bucket.sorted.back().is_none_or(|&last| last <= start) {
-            bucket.sorted.push_back(start);
-        } else {
-            bucket.others.push(std::cmp::Reverse(start));
+        match (bucket.first, bucket.sorted.back()) {
+            (None, None) => bucket.first = Some(start),
+            (Some(last), None) | (_, Some(&last)) if last <= start => {
+                bucket.sorted.push_back(start)
+            }
+            _ => bucket.others.push(std::cmp::Reverse(start)),
         }
     }
 
@@ -119,11 +160,11 @@ impl Queue {
                 self.ranks.pop();
                 continue;
             };
-            let front = bucket.sorted.front().copied();
+            let front = bucket.first.or(bucket.sorted.front().copied());
             let other = bucket.others.peek().map(|r| r.0);
             let start = match (front, other) {
                 (Some(f), Some(o)) if o < f => bucket.others.pop().map(|r| r.0),
-                (Some(_), _) => bucket.sorted.pop_front(),
+                (Some(_), _) => bucket.first.take().or_else(|| bucket.sorted.pop_front()),
                 (None, Some(_)) => bucket.others.pop().map(|r| r.0),
                 (None, None) => None,
             };
@@ -149,15 +190,59 @@ struct Part {
     next_rank: Rank,
 }
 
-fn count_large(piece: &[u8], ranks: &impl Ranks) -> usize {
+fn count_large<Q: Candidates>(piece: &[u8], ranks: &impl Ranks) -> usize {
     let n = piece.len();
     if n >= u32::MAX as usize {
         // Unreachable from the CLI and the workbench (every input is at
         // most the 256 MB session limit); a library caller gets the sum of
         // the halves, an estimate, rather than an overflow.
         let half = n / 2;
-        return count_large(&piece[..half], ranks) + count_large(&piece[half..], ranks);
+        return count_large::<Q>(&piece[..half], ranks) + count_large::<Q>(&piece[half..], ranks);
     }
+    match period(piece) {
+        // A run of one character (or of up to four bytes repeated):
+        // `piece[a..b]` is then fixed by `a % p` and `b - a`, so each
+        // string's rank is looked up once, not once per merge (the lookups,
+        // hashing strings of up to twice the longest token, were a third
+        // of the time on a megabyte of spaces).
+        Some(p) => {
+            let cap = piece.len().min(MEMO_LEN);
+            let mut memo = vec![MEMO_EMPTY; (cap + 1) * p];
+            merge::<Q>(piece, |a, b| {
+                let len = b - a;
+                if len > cap {
+                    return ranks.rank(&piece[a..b]);
+                }
+                let slot = &mut memo[len * p + a % p];
+                if *slot == MEMO_EMPTY {
+                    *slot = ranks.rank(&piece[a..b]).map_or(MEMO_NONE, |r| r);
+                }
+                (*slot != MEMO_NONE).then_some(*slot)
+            })
+        }
+        None => merge::<Q>(piece, |a, b| ranks.rank(&piece[a..b])),
+    }
+}
+
+/// The memo's markers (ranks are below 2^24).
+const MEMO_EMPTY: Rank = Rank::MAX;
+const MEMO_NONE: Rank = Rank::MAX - 1;
+/// Strings up to this long are memoised (tokens are shorter).
+const MEMO_LEN: usize = 4096;
+
+/// The shortest `p` of 1 to 4 with `piece[i] == piece[i % p]` throughout,
+/// if any.
+fn period(piece: &[u8]) -> Option<usize> {
+    (1..=4).find(|&p| piece.len() > p && piece[p..].iter().zip(piece).all(|(a, b)| a == b))
+}
+
+/// [`count_large`]'s merging, with `rank_of(a, b)` the rank of
+/// `piece[a..b]`.
+fn merge<Q: Candidates>(
+    piece: &[u8],
+    mut rank_of: impl FnMut(usize, usize) -> Option<Rank>,
+) -> usize {
+    let n = piece.len();
     let mut parts: Vec<Part> = (0..n)
         .map(|i| Part {
             prev: (i as u32).wrapping_sub(1),
@@ -166,18 +251,18 @@ fn count_large(piece: &[u8], ranks: &impl Ranks) -> usize {
             next_rank: Rank::MAX,
         })
         .collect();
-    let mut queue = Queue::default();
-    for i in 0..n - 1 {
-        if let Some(rank) = ranks.rank(&piece[i..i + 2]) {
+    let mut queue = Q::default();
+    for (i, part) in parts[..n - 1].iter_mut().enumerate() {
+        if let Some(rank) = rank_of(i, i + 2) {
             queue.push(rank, i);
-            parts[i].next_rank = rank;
+            part.next_rank = rank;
         }
     }
-    let consider = |parts: &mut Vec<Part>, queue: &mut Queue, start: usize, end: usize| {
+    let mut consider = |parts: &mut Vec<Part>, queue: &mut Q, start: usize, end: usize| {
         parts[start].next_end = end as u32;
         parts[start].next_rank = Rank::MAX;
         if end <= n {
-            if let Some(rank) = ranks.rank(&piece[start..end]) {
+            if let Some(rank) = rank_of(start, end) {
                 queue.push(rank, start);
                 parts[start].next_rank = rank;
             }
@@ -232,9 +317,11 @@ mod tests {
                         b"ab "[(seed >> 33) as usize % 3]
                     })
                     .collect();
+                let want = tiktoken_rs::byte_pair_split(&piece, &r).len();
+                assert_eq!(count_large::<Heap>(&piece, &r), want);
                 assert_eq!(
-                    count_large(&piece, &r),
-                    tiktoken_rs::byte_pair_split(&piece, &r).len(),
+                    count_large::<Queue>(&piece, &r),
+                    want,
                     "{:?}",
                     String::from_utf8_lossy(&piece)
                 );
@@ -249,11 +336,21 @@ mod tests {
                 String::from_utf8_lossy(&piece)
             );
         }
-        let same = vec![b'a'; 5000];
-        assert_eq!(
-            count_large(&same, &r),
-            tiktoken_rs::byte_pair_split(&same, &r).len()
-        );
+        // Runs (memoised by period) and runs broken at the end or in the
+        // middle (not periodic, merged as any piece).
+        for unit in ["a", "ab", "ab ", " aab"] {
+            for tail in ["", "b", "aa"] {
+                let mut same = unit.repeat(5000 / unit.len()).into_bytes();
+                same.extend_from_slice(tail.as_bytes());
+                if tail == "aa" {
+                    same[2500] = b'b';
+                }
+                assert_eq!(period(&same).is_some(), tail.is_empty() && unit.len() <= 4);
+                let want = tiktoken_rs::byte_pair_split(&same, &r).len();
+                assert_eq!(count_large::<Heap>(&same, &r), want, "{unit:?} {tail:?}");
+                assert_eq!(count_large::<Queue>(&same, &r), want, "{unit:?} {tail:?}");
+            }
+        }
     }
 
     #[test]
@@ -266,9 +363,11 @@ mod tests {
             for unit in ["a", "中", "0", "=", "-", "ab", "é"] {
                 for reps in [100, 101, 257, 1000, 2049] {
                     let piece = unit.repeat(reps);
+                    let want = tiktoken_rs::byte_pair_split(piece.as_bytes(), &map).len();
+                    assert_eq!(count_large::<Heap>(piece.as_bytes(), ranks), want);
                     assert_eq!(
-                        count_large(piece.as_bytes(), ranks),
-                        tiktoken_rs::byte_pair_split(piece.as_bytes(), &map).len(),
+                        count_large::<Queue>(piece.as_bytes(), ranks),
+                        want,
                         "{vocab:?} {unit:?} × {reps}"
                     );
                 }

@@ -2,7 +2,6 @@
 //! chooses them (tiktoken 0.13), with `o200k_base` for unknown names as
 //! AgentScope falls back.
 
-use super::counting::CountingBpe;
 use super::specials::Specials;
 use super::whitespace::{self, Runs};
 use super::Vocab;
@@ -128,7 +127,7 @@ impl Encoding {
         }
         Ok(match counting {
             // The common encodings count over the embedded rank table.
-            Some(c) => count_exactly(c, self.runs(), text, false),
+            Some(c) => c.count(text, false),
             None => count_ordinary_core(self.bpe(), self.runs(), text),
         })
     }
@@ -140,21 +139,6 @@ impl Encoding {
             _ => Runs::NewlinesApart,
         }
     }
-}
-
-/// [`CountingBpe::count`] (with its specials or as ordinary text), exact
-/// even where the regex gives up on a huge whitespace stretch
-/// ([`super::whitespace`]).
-pub fn count_exactly(bpe: &CountingBpe, runs: Runs, text: &str, specials: bool) -> usize {
-    let regex = |t: &str| bpe.count(t, specials);
-    regex(text)
-        .or_else(|| {
-            whitespace::count(text, runs, &regex, &|piece| {
-                super::bpe::count(piece, bpe.ranks())
-            })
-        })
-        // Not reached: every piece left to the regex is short.
-        .unwrap_or(text.len())
 }
 
 /// The same for the rarely used encodings kept on tiktoken-rs's `CoreBPE`

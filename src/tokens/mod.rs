@@ -13,6 +13,7 @@ mod encoding;
 pub mod media_cost;
 pub mod models;
 pub mod offsets;
+mod pretokenize;
 mod provider;
 mod rank_slots;
 mod specials;

@@ -19,9 +19,9 @@
 
 use super::bpe::Ranks;
 use super::counting::CountingBpe;
-use super::encoding::{count_exactly, Encoding};
+use super::encoding::Encoding;
+use super::pretokenize::Pattern;
 use super::specials::Specials;
-use super::whitespace::Runs;
 use fancy_regex::Regex;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -49,14 +49,21 @@ macro_rules! table {
     };
 }
 
-/// cl100k_base's pattern, as tiktoken-rs builds it.
-const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
+/// cl100k_base's pattern, as tiktoken-rs builds it. The patterns but
+/// DeepSeek's are split by hand (`pretokenize`); these are what the tests
+/// check the hand-written splitters against.
+#[cfg(test)]
+pub(crate) const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 pub(crate) const QWEN_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-const CLAUDE_PATTERN: &str =
+#[cfg(test)]
+pub(crate) const CLAUDE_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 const DEEPSEEK_DIGITS: &str = r"\p{N}{1,3}";
 const DEEPSEEK_CJK: &str = r"[\x{4e00}-\x{9fa5}\x{3040}-\x{309f}\x{30a0}-\x{30ff}]+";
-const DEEPSEEK_MAIN: &str = r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"##;
+/// DeepSeek's main split, written out by hand in `pretokenize` (this is
+/// what the tests check it against).
+#[cfg(test)]
+pub(crate) const DEEPSEEK_MAIN: &str = r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"##;
 
 impl Vocab {
     pub const ALL: [Vocab; 6] = [
@@ -102,15 +109,15 @@ impl Vocab {
             // o200k_harmony has o200k_base's ranks and pattern; as ordinary
             // text its extra specials do not count.
             Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => {
-                count_exactly(self.counting(), Runs::NewlinesApart, text, false)
+                self.counting().count(text, false)
             }
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_exactly(self.counting(), Runs::NewlinesApart, &text, true)
+                self.counting().count(&text, true)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_exactly(self.counting(), Runs::Plain, &text, true)
+                self.counting().count(&text, true)
             }
             Vocab::DeepSeek => deepseek().count(text),
         }
@@ -123,11 +130,11 @@ impl Vocab {
         match self {
             Vocab::Qwen => {
                 let text: String = text.nfc().collect();
-                count_exactly(self.counting(), Runs::NewlinesApart, &text, false)
+                self.counting().count(&text, false)
             }
             Vocab::ClaudeLegacy => {
                 let text: String = text.nfkc().collect();
-                count_exactly(self.counting(), Runs::Plain, &text, false)
+                self.counting().count(&text, false)
             }
             Vocab::DeepSeek => deepseek().count_plain(text),
             _ => self.count(text),
@@ -146,7 +153,7 @@ impl Vocab {
             Vocab::Cl100kBase => CL100K.get_or_init(|| {
                 CountingBpe::new(
                     table!("cl100k_base"),
-                    CL100K_PATTERN,
+                    Pattern::Cl100k,
                     Specials::new(Encoding::Cl100kBase.special_texts()),
                 )
             }),
@@ -154,12 +161,12 @@ impl Vocab {
                 // dashscope's own table, not Qwen2.5's tokenizer.json.
                 let specials = parse_specials(include_str!("../../assets/tokenizers/qwen.special"));
                 let texts = specials.into_iter().map(|s| s.text).collect();
-                CountingBpe::new(table!("qwen"), QWEN_PATTERN, Specials::new(texts))
+                CountingBpe::new(table!("qwen"), Pattern::Qwen, Specials::new(texts))
             }),
             Vocab::ClaudeLegacy => CLAUDE.get_or_init(|| {
                 CountingBpe::new(
                     table!("claude_legacy"),
-                    CLAUDE_PATTERN,
+                    Pattern::Gpt2,
                     // claude.json's special_tokens.
                     Specials::from_strs(&[
                         "<EOT>",
@@ -173,7 +180,7 @@ impl Vocab {
             _ => O200K.get_or_init(|| {
                 CountingBpe::new(
                     table!("o200k_base"),
-                    tiktoken_rs::O200K_BASE_PAT_STR,
+                    Pattern::O200k,
                     Specials::new(Encoding::O200kBase.special_texts()),
                 )
             }),
@@ -202,7 +209,9 @@ fn parse_specials(data: &str) -> Vec<SpecialLine> {
 
 /// DeepSeek's HF tokenizer: added tokens, then three isolated regex splits
 /// (digits, CJK runs, the main pattern; the gaps between matches are pieces
-/// too), then byte-level BPE on each piece.
+/// too), then byte-level BPE on each piece. The first two are plain
+/// regexes (no look-ahead: the regex crate's automata, fast and never
+/// giving up); the main one is written out in `pretokenize`.
 struct DeepSeekTokenizer {
     ranks: super::counting::StaticRanks,
     /// Added tokens HF matches in the raw text first...
@@ -211,7 +220,6 @@ struct DeepSeekTokenizer {
     added_normalized: Specials,
     digits: Regex,
     cjk: Regex,
-    main: Regex,
 }
 
 fn deepseek() -> &'static DeepSeekTokenizer {
@@ -228,7 +236,6 @@ fn deepseek() -> &'static DeepSeekTokenizer {
             added_normalized: Specials::new(texts(normalized)),
             digits: Regex::new(DEEPSEEK_DIGITS).expect("digit pattern"),
             cjk: Regex::new(DEEPSEEK_CJK).expect("CJK pattern"),
-            main: Regex::new(DEEPSEEK_MAIN).expect("DeepSeek pattern"),
         }
     })
 }
@@ -267,19 +274,9 @@ impl DeepSeekTokenizer {
     /// left, exact on huge whitespace stretches too (HF applies the regex to
     /// each gap alone, so a gap's end is the end of the text for it).
     fn count_main(&self, gap: &str) -> usize {
-        let regex = |t: &str| {
-            let mut n = 0;
-            let complete = isolated_split(&self.main, t, &mut |piece, _| n += self.bpe_len(piece));
-            complete.then_some(n)
-        };
-        regex(gap)
-            .or_else(|| {
-                super::whitespace::count(gap, Runs::NewlinesApart, &regex, &|piece| {
-                    super::bpe::count(piece, &self.ranks)
-                })
-            })
-            // Not reached: every piece left to the regex is short.
-            .unwrap_or(gap.len())
+        let mut n = 0;
+        super::pretokenize::deepseek_main_split(gap, &mut |piece| n += self.bpe_len(piece));
+        n
     }
 
     fn bpe_len(&self, piece: &str) -> usize {
@@ -290,7 +287,8 @@ impl DeepSeekTokenizer {
             1
         } else {
             // Long pieces (80,000 letters in one word) merge in O(n log n).
-            super::bpe::count(bytes, &self.ranks)
+            self.ranks
+                .with_cache(|ranks| super::bpe::count(bytes, ranks))
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Huge whitespace runs, counted exactly.
 //!
-//! The pre-tokenizer regexes run on fancy-regex, whose backtracking stack
+//! The pre-tokenizer regexes still on fancy-regex (DeepSeek's main split,
+//! and the encodings kept on tiktoken-rs's `CoreBPE`; the others are split
+//! by hand, `pretokenize`, and never give up) have a backtracking stack that
 //! overflows on a stretch of about a million spaces or tabs with no newline
 //! (`\s+(?!\S)` keeps a backtrack point per character); shorter stretches,
 //! and newline runs of any length, are fine. When the regex gives up, the
