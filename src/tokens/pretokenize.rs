@@ -135,17 +135,6 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    /// The regex it stands for (the tests compare with it).
-    #[cfg(test)]
-    pub fn regex(self) -> &'static str {
-        match self {
-            Pattern::O200k => tiktoken_rs::O200K_BASE_PAT_STR,
-            Pattern::Cl100k => super::vocab::CL100K_PATTERN,
-            Pattern::Qwen => super::vocab::QWEN_PATTERN,
-            Pattern::Gpt2 => super::vocab::CLAUDE_PATTERN,
-        }
-    }
-
     /// The end of the piece that starts at `p` (< `t.len()`).
     #[inline]
     pub fn piece_end(self, t: &[u8], p: usize) -> usize {
