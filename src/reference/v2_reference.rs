@@ -188,7 +188,7 @@ mod tests {
     use std::sync::Arc;
 
     fn session(extra: Value) -> Session {
-        let mut v = serde_json::json!({"messages": [
+        let mut v = crate::json!({"messages": [
             {"name": "user", "role": "user", "content": [
                 {"type": "text", "text": "what is this?"},
                 {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
@@ -207,7 +207,7 @@ mod tests {
         let env = MediaEnv::new(std::env::temp_dir(), Arc::new(NoNetwork));
         let with_image = V2_0_11.format(&session(Value::Null), &SIX[0], Mode::Chat, &env);
         let text_only = V2_0_11.format(
-            &session(serde_json::json!({"v2": {"input_types": ["text/plain"]}})),
+            &session(crate::json!({"v2": {"input_types": ["text/plain"]}})),
             &SIX[0],
             Mode::Chat,
             &env,
@@ -235,11 +235,11 @@ mod tests {
     fn the_sessions_tool_choice_and_its_tool_list_filter_the_schemas() {
         let env = MediaEnv::new(std::env::temp_dir(), Arc::new(NoNetwork));
         let tool = |name: &str| {
-            serde_json::json!({"type": "function", "function": {"name": name, "description": name,
+            crate::json!({"type": "function", "function": {"name": name, "description": name,
                 "parameters": {"type": "object", "properties": {}}}})
         };
-        let tools = serde_json::json!([tool("search"), tool("weather")]);
-        let chosen = session(serde_json::json!({
+        let tools = crate::json!([tool("search"), tool("weather")]);
+        let chosen = session(crate::json!({
             "tools": tools,
             "request": {"tool_choice": "required"},
             "v2": {"tool_choice_tools": ["weather"]}
@@ -254,7 +254,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["weather"], "{sent}");
         assert!(sent.get("tool_choice").is_some(), "{sent}");
-        let no_mode = session(serde_json::json!({
+        let no_mode = session(crate::json!({
             "tools": tools,
             "v2": {"tool_choice_tools": ["weather"]}
         }));

@@ -7,7 +7,8 @@
 use super::common::{self, Ctx};
 use super::jackson::hash_map_order;
 use super::msg::{Block, Msg, Role, Source, ToolSchema};
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 
 /// Which DashScope endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

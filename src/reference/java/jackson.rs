@@ -133,7 +133,7 @@ pub fn hash_map_order(map: &Map<String, Value>) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn hash_map_order_matches_java() {

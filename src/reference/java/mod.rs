@@ -14,13 +14,14 @@ pub mod ollama;
 pub mod openai;
 pub mod reference;
 
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
 use common::Ctx;
 use dashscope::Endpoint;
 use msg::{Msg, ToolSchema};
 use openai::Flavor;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 /// The ten formatter classes of AgentScope Java 2.0.2 covered here.

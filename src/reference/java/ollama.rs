@@ -7,7 +7,8 @@
 use super::common::{self, Ctx};
 use super::dashscope::extension;
 use super::msg::{Block, Msg, Role, Source, ToolSchema};
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 
 /// Java's `Object.toString()` of a `Base64Source` (its identity hash varies
 /// per run; the vectors' comparator reads any hash as the same).

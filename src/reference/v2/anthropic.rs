@@ -6,8 +6,9 @@
 use super::base::{parse_tool_input, Ctx};
 use super::msgs::{Block, Data, Item, Items, Msg, Source};
 use super::multi_agent::skeleton;
+use crate::json;
 use crate::py::{truthy, PyErr};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// `_format_anthropic_data_block` (`video`: MiniMax's addition).
 pub fn data_block(ctx: &Ctx, block: &Data, video: bool) -> Result<Option<Value>, PyErr> {

@@ -251,7 +251,12 @@ pub fn parse_tool_input(input: &str) -> Result<Value, PyErr> {
     if input.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    let error_message = match serde_json::from_str::<Value>(input) {
+    // Python's json.loads: NaN and ±Infinity are numbers (serde_json has
+    // no such numbers; its message stands in for Python's when both fail).
+    let loaded = crate::json::parse(input.as_bytes(), Default::default())
+        .map(|p| p.value)
+        .or_else(|_| serde_json::from_str::<Value>(input));
+    let error_message = match loaded {
         Ok(mut v @ Value::Object(_)) => {
             crate::py::normalize_numbers(&mut v);
             return Ok(v);
@@ -267,7 +272,9 @@ pub fn parse_tool_input(input: &str) -> Result<Value, PyErr> {
     if let Ok(repaired @ crate::response::json_repair::Value::Dict(_)) =
         crate::response::json_repair::repair_value_v0_64(input)
     {
-        if let Ok(mut v) = serde_json::from_str::<Value>(&repaired.dumps()) {
+        if let Ok(mut v) =
+            crate::json::parse(repaired.dumps().as_bytes(), Default::default()).map(|p| p.value)
+        {
             crate::py::normalize_numbers(&mut v);
             return Ok(v);
         }

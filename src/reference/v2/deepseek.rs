@@ -6,8 +6,9 @@ use super::base::Ctx;
 use super::msgs::{Block, Item, Items, Msg};
 use super::multi_agent::skeleton;
 use super::openai::{openai_data_block, string_system};
+use crate::json;
 use crate::py::PyErr;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const DATA_BLOCK_CLASS: &str = "<class 'agentscope.message._block.DataBlock'>";
 

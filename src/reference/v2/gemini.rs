@@ -8,8 +8,9 @@ use super::anthropic::wrap_history;
 use super::base::{parse_tool_input, Ctx};
 use super::msgs::{Block, Data, Item, Items, Msg, Source};
 use super::multi_agent::skeleton;
+use crate::json;
 use crate::py::{b64decode, b64encode, PyErr};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// `_format_gemini_data_block`.
 pub fn data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, PyErr> {

@@ -21,11 +21,12 @@ pub mod tools;
 pub mod validate;
 pub mod xai;
 
+use crate::json;
 use crate::media::{MediaEnv, WebRoot};
 use crate::py::PyErr;
 use base::Ctx;
 use msgs::Msg;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

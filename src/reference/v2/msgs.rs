@@ -4,7 +4,8 @@
 //! dicts as a user migrating would (the reference README's rules).
 //! Validation is in `validate`.
 
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The constant timestamp the reference pins generated timestamps to.

@@ -5,8 +5,9 @@
 use super::base::{parse_tool_input, Ctx};
 use super::msgs::{Block, Data, Item, Items, Msg};
 use super::multi_agent::skeleton;
+use crate::json;
 use crate::py::PyErr;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const CLASS_PREFIX: &str = "<class 'agentscope.message._block.";
 

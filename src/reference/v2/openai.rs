@@ -6,8 +6,9 @@
 
 use super::base::Ctx;
 use super::msgs::{Block, Data, Item, Items, Msg, Source};
+use crate::json;
 use crate::py::{b64encode, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub type DataFn = fn(&Ctx, &Data) -> Result<Option<Value>, PyErr>;
 

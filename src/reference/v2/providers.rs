@@ -8,8 +8,9 @@ use super::multi_agent::skeleton;
 use super::openai::{self, Reasoning, Style};
 use super::{anthropic, deepseek, gemini, ollama, responses, xai};
 use super::{Class, Family};
+use crate::json;
 use crate::py::{b64encode, PyErr};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub const DASHSCOPE: Style = Style {
     name: false,

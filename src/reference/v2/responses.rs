@@ -7,8 +7,9 @@ use super::base::Ctx;
 use super::msgs::{Block, Data, Item, Items, Msg};
 use super::multi_agent::skeleton;
 use super::openai::{openai_data_block, string_system};
+use crate::json;
 use crate::py::PyErr;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// `_format_response_data_block`.
 pub fn data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, PyErr> {

@@ -3,8 +3,9 @@
 //! checked, applied to the schemas and turned into the provider's value.
 
 use super::Family;
+use crate::json;
 use crate::py::{dumps, py_repr, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const LITERAL_MODES: [&str; 3] = ["auto", "none", "required"];
 

@@ -8,8 +8,9 @@
 
 use super::msgs::{self, Block, Data, Item, Items, Msg, Source, FIXED_TIMESTAMP};
 use super::schema;
+use crate::json;
 use crate::py::{py_repr, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Generated ids (`id-0001`, ...), as the reference's id factory.

@@ -4,8 +4,9 @@
 
 use super::base::Ctx;
 use super::msgs::{Block, Item, Items, Msg, Source};
+use crate::json;
 use crate::py::{b64encode, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// A `user(...)` / `image(...)` argument.
 enum Arg {
