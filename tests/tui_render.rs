@@ -157,7 +157,7 @@ fn failures_are_shown_in_every_pane_not_left_counting() {
     let (app, _computer) = folder_app(empty.path(), (120, 30));
     let screen = screen_text(&app, 120, 30);
     assert!(
-        screen.contains("this folder has no .json session files"),
+        screen.contains("this folder has no files that are sessions"),
         "{screen}"
     );
     assert!(!screen.contains("counting…"), "{screen}");

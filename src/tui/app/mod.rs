@@ -236,7 +236,7 @@ impl App {
             && self.opening.is_none()
         {
             return Some(
-                "No session to format: this folder has no .json session files. Save one here and it opens."
+                "No session to format: this folder has no files that are sessions (a messages list, whatever the name). Save one here and it opens."
                     .into(),
             );
         }
