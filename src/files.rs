@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const MB: u64 = 1024 * 1024;
 
@@ -276,4 +276,16 @@ mod tests {
             .unwrap_err()
             .is_not_found());
     }
+}
+
+/// Where the user's own files go: `$VAR/formatscope/NAME` (`var`:
+/// `XDG_CONFIG_HOME`, `XDG_STATE_HOME`), else `~/HOME_DIR/formatscope/NAME`
+/// (`.config`, `.local/state`); None when neither is set. The one answer for
+/// prices, profiles, trusted folders, recovery files and recent sessions.
+pub fn user_file(var: &str, home_dir: &str, name: &str) -> Option<PathBuf> {
+    let base = std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(home_dir)))?;
+    Some(base.join("formatscope").join(name))
 }

@@ -211,22 +211,14 @@ pub(crate) fn build(
         },
     };
     #[cfg(feature = "net")]
-    let from_profile = profile
-        .as_ref()
-        .filter(|_| choice.assumed())
-        .and_then(|p| p.model.clone().map(|m| (m, p.name.clone())));
+    let profile_model = profile.as_ref().is_some_and(|p| p.model.is_some());
     #[cfg(not(feature = "net"))]
-    let from_profile: Option<(String, String)> = None;
-    match from_profile {
-        Some((model, name)) => {
-            say(format!("note: model {model} from profile {name}"));
-            settings.model = Some(model);
-        }
-        None if choice.assumed() => say(format!(
+    let profile_model = false;
+    if choice.assumed() && !profile_model {
+        say(format!(
             "note: no model given: assuming {}, {}'s default (--model names one)",
             choice.name, formatter.provider
-        )),
-        None => {}
+        ));
     }
     if args.tool_choice.is_some() {
         settings.tool_choice = args.tool_choice.clone();
@@ -265,10 +257,13 @@ pub(crate) fn build(
             option.python_name()
         )));
     }
-    // The profile's base URL over the session's; a flag over both.
+    // The profile's base URL over the session's (a flag over both, in
+    // `adjust`), and its model over an assumed one.
     #[cfg(feature = "net")]
     if let Some(p) = &profile {
-        p.apply(&mut settings);
+        if let Some(m) = p.apply(&mut settings, choice.assumed()) {
+            say(format!("note: model {m} from profile {}", p.name));
+        }
     }
     adjust(formatter.provider, &mut settings);
     let request = ReferenceRequest {

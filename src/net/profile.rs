@@ -163,14 +163,15 @@ impl Profile {
     }
 
     /// The request's settings through the profile: its base URL over the
-    /// session's, its model when the session names none.
-    pub fn apply(&self, settings: &mut crate::wire::Settings) {
+    /// session's, and its model when the model was only assumed (neither a
+    /// flag nor the session named one). Returns the model it put in.
+    pub fn apply(&self, settings: &mut crate::wire::Settings, model_assumed: bool) -> Option<&str> {
         if let Some(url) = &self.base_url {
             super::set_base_url(self.provider, &mut settings.model_kwargs, url);
         }
-        if settings.model.is_none() {
-            settings.model.clone_from(&self.model);
-        }
+        let model = self.model.as_deref().filter(|_| model_assumed)?;
+        settings.model = Some(model.to_string());
+        Some(model)
     }
 
     /// The profile's headers added to the request (a header the request
@@ -190,11 +191,7 @@ impl Profile {
 
 /// The user's profiles file, whether or not it exists.
 pub fn file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("formatscope").join("profiles.toml"))
+    crate::files::user_file("XDG_CONFIG_HOME", ".config", "profiles.toml")
 }
 
 fn path_hint() -> String {
@@ -255,7 +252,7 @@ base_url = "https://proxy.example.com"
         let local = profiles.get("local").expect("found");
         assert_eq!(local.provider, Provider::OpenAi);
         let mut settings = crate::wire::Settings::default();
-        local.apply(&mut settings);
+        assert_eq!(local.apply(&mut settings, true), Some("qwen2.5-7b"));
         assert_eq!(settings.model.as_deref(), Some("qwen2.5-7b"));
         assert_eq!(
             settings.model_kwargs["client_kwargs"]["base_url"],
@@ -266,7 +263,7 @@ base_url = "https://proxy.example.com"
             model: Some("gpt-4o".into()),
             ..Default::default()
         };
-        local.apply(&mut named);
+        assert_eq!(local.apply(&mut named, false), None);
         assert_eq!(named.model.as_deref(), Some("gpt-4o"));
         let env = |v: &str| (v == "LOCAL_KEY").then(|| "sk-local".to_string());
         assert!(local.key(env).expect("found").is_some());

@@ -148,11 +148,7 @@ impl PriceTable {
 
 /// The user's price file, whether or not it exists.
 pub fn user_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("formatscope").join("prices.json"))
+    crate::files::user_file("XDG_CONFIG_HOME", ".config", "prices.json")
 }
 
 /// The embedded table with the file at `path` over it, if it exists.

@@ -158,11 +158,7 @@ impl Consent {
 /// `$XDG_CONFIG_HOME/formatscope/trusted-folders` (else `~/.config/...`),
 /// one absolute path a line.
 pub fn trust_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("formatscope").join("trusted-folders"))
+    crate::files::user_file("XDG_CONFIG_HOME", ".config", "trusted-folders")
 }
 
 /// The remembered trusted folders.

@@ -12,11 +12,7 @@ pub const KEEP: usize = 50;
 
 /// Where the list lives, if a state folder can be named.
 pub fn default_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
-    Some(base.join("formatscope/recent"))
+    crate::files::user_file("XDG_STATE_HOME", ".local/state", "recent")
 }
 
 /// The paths in `list`, newest first (none when it cannot be read).

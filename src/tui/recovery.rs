@@ -78,10 +78,7 @@ pub fn path_for(session: &Path) -> PathBuf {
 /// `~/.local/state/...`), the hash naming the session's absolute path.
 pub fn fallback_path_for(session: &Path) -> Option<PathBuf> {
     use sha2::{Digest, Sha256};
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+    let base = crate::files::user_file("XDG_STATE_HOME", ".local/state", "recovery")?;
     let absolute = std::path::absolute(session).unwrap_or_else(|_| session.to_path_buf());
     let digest = Sha256::digest(absolute.as_os_str().as_encoded_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -89,10 +86,7 @@ pub fn fallback_path_for(session: &Path) -> Option<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Some(
-        base.join("formatscope/recovery")
-            .join(format!("{hex}-{name}")),
-    )
+    Some(base.join(format!("{hex}-{name}")))
 }
 
 impl Recovery {
@@ -238,29 +232,13 @@ pub fn wall_clock() -> String {
     timestamp()[11..].to_string()
 }
 
-/// `YYYY-MM-DD HH:MM:SS` (UTC) now.
+/// `YYYY-MM-DD HH:MM:SS` (UTC) now, as the history writes its times.
 pub fn timestamp() -> String {
-    let secs = std::time::SystemTime::now()
+    let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
+        .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+    crate::history::utc(ms)
 }
 
 #[cfg(test)]

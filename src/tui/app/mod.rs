@@ -284,12 +284,8 @@ impl App {
         // The profile's base URL over the session's; its model when the
         // session names none.
         if let Some(p) = self.profile_for(provider) {
-            if crate::model_choice::choose_model(session, provider, None).assumed() {
-                if let Some(m) = &p.model {
-                    settings.model = Some(m.clone());
-                }
-            }
-            p.apply(&mut settings);
+            let assumed = crate::model_choice::choose_model(session, provider, None).assumed();
+            p.apply(&mut settings, assumed);
         }
         Ok((session.clone(), settings))
     }
