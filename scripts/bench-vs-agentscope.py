@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
 """AgentScope 1.0.21 and formatscope on the same benchmark sessions, timed in
-the same run, printed as ratios.
+the same run, printed as ratios (a Markdown table for the README).
 
     # the reference venv (AgentScope + offline tiktoken cache):
     bash ../shared/reference/setup.sh .venv      # or any venv with agentscope==1.0.21
-    .venv/bin/python scripts/bench-vs-agentscope.py [--sizes 100 1000 10000] [--runs 3] [--truncate-10k]
+    .venv/bin/python scripts/bench-vs-agentscope.py [--sizes 1000 10000 100000] [--runs 3] [--truncate-10k]
 
 Sessions come from benches/gen_session.py (OpenAI multi-agent, gpt-4o). For
-each size: AgentScope's `OpenAIMultiAgentFormatter.format` (no budget), the
-same plus `OpenAITokenCounter("gpt-4o").count`, and the formatter with that
-counter and a budget (its FIFO truncation: half the tokens, or 2% dropped at
-10,000 messages, which takes about a minute and runs only with
---truncate-10k). formatscope's figures come from `formatscope timing` on the
-same file (in-process medians, tokenizer loaded first).
+each size, alternating the two so the machine's load falls on both:
+
+- whole process: `formatscope format --count SESSION` against a Python
+  process that does what it does with AgentScope (read the file,
+  `Msg.from_dict`, `OpenAIMultiAgentFormatter.format`,
+  `OpenAITokenCounter("gpt-4o").count`, print the JSON);
+- in process: AgentScope's `format` (no budget) and its counter's `count` of
+  the formatted request (the encoding loaded first) against `formatscope
+  timing`'s `format_ms` and `count_cold_ms` (a new budget model: format and
+  count from nothing, the tokenizer loaded), and AgentScope's format + count
+  against the warm count, a recount after one edit and the truncation plan;
+- the formatter with that counter and a budget (AgentScope's FIFO
+  truncation: half the tokens, or 2% dropped past 5,000 messages, which
+  takes about a minute at 10,000 and runs only with --truncate-10k; never
+  at 100,000).
+
+Then how the warm count and the plan grow from 10,000 to 100,000 messages
+(linear is 10x).
 """
 import argparse
 import asyncio
@@ -62,10 +74,12 @@ def agentscope_times(path: Path, runs: int, truncate: bool, budget_for) -> dict:
     counter = OpenAITokenCounter("gpt-4o")
     plain = OpenAIMultiAgentFormatter()
     run = asyncio.run
-    run(counter.count(run(plain.format(msgs))))  # load the encoding first
+    formatted = run(plain.format(msgs))
+    run(counter.count(formatted))  # load the encoding first
     out = {"format_ms": median_ms(runs, lambda: run(plain.format(msgs)))}
+    out["count_ms"] = median_ms(runs, lambda: run(counter.count(formatted)))
     out["format_count_ms"] = median_ms(runs, lambda: run(counter.count(run(plain.format(msgs)))))
-    total = run(counter.count(run(plain.format(msgs))))
+    total = run(counter.count(formatted))
     out["tokens"] = total
     out["max_tokens"] = budget_for(len(msgs), total)
     if truncate:
@@ -76,9 +90,38 @@ def agentscope_times(path: Path, runs: int, truncate: bool, budget_for) -> dict:
     return out
 
 
+# AgentScope's side of `formatscope format --count SESSION`, as one process.
+AGENTSCOPE_PROCESS = """
+import asyncio, json, sys
+from agentscope.formatter import OpenAIMultiAgentFormatter
+from agentscope.message import Msg
+from agentscope.token import OpenAITokenCounter
+session = json.load(open(sys.argv[1], encoding="utf-8"))
+msgs = [Msg.from_dict(m) for m in session["messages"]]
+formatted = asyncio.run(OpenAIMultiAgentFormatter().format(msgs))
+tokens = asyncio.run(OpenAITokenCounter("gpt-4o").count(formatted))
+json.dump({"messages": formatted, "tokens": tokens}, sys.stdout, ensure_ascii=False, indent=2)
+"""
+
+
+def process_ms(runs: int, argv: list) -> float:
+    def once():
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    once()  # page the binary and the file in first
+    return median_ms(runs, once)
+
+
+def whole_process_times(path: Path, runs: int) -> tuple:
+    binary = ROOT / "target" / "release" / "formatscope"
+    theirs, ours = [], []
+    for _ in range(max(1, runs)):
+        theirs.append(process_ms(1, [sys.executable, "-c", AGENTSCOPE_PROCESS, str(path)]))
+        ours.append(process_ms(1, [str(binary), "format", "--count", str(path)]))
+    return statistics.median(theirs), statistics.median(ours)
+
+
 def formatscope_times(path: Path, runs: int, max_tokens: int) -> dict:
     binary = ROOT / "target" / "release" / "formatscope"
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     res = subprocess.run([str(binary), "timing", str(path), "--max-tokens", str(max_tokens),
                           "--runs", str(runs)], check=True, capture_output=True, text=True)
     return json.loads(res.stdout)
@@ -86,35 +129,51 @@ def formatscope_times(path: Path, runs: int, max_tokens: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--truncate-10k", action="store_true",
                     help="also time AgentScope's truncation at 10,000 messages (about a minute)")
     args = ap.parse_args()
     ensure_tiktoken_cache()
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
 
     def budget_for(n: int, total: int) -> int:
         return total * 98 // 100 if n > 5000 else total // 2
 
     rows = []
+    growth = {}
     for n in args.sizes:
         path = session_file(n)
-        a = agentscope_times(path, args.runs, n <= 5000 or args.truncate_10k, budget_for)
+        theirs, ours = whole_process_times(path, args.runs)
+        rows.append(("format --count, whole process", n, theirs, ours))
+        truncate = n <= 5000 or (n <= 10000 and args.truncate_10k)
+        a = agentscope_times(path, args.runs, truncate, budget_for)
         f = formatscope_times(path, max(args.runs, 5), a["max_tokens"])
-        rows.append(("format (no budget)", n, a["format_ms"], f["format_ms"]))
-        rows.append(("format + count (cold)", n, a["format_count_ms"], f["count_cold_ms"]))
-        rows.append(("format + count (warm)", n, a["format_count_ms"], f["count_warm_ms"]))
-        rows.append(("recount after one edit", n, a["format_count_ms"], f["recount_one_edit_ms"]))
+        growth[n] = f
+        rows.append(("format (no budget), in process", n, a["format_ms"], f["format_ms"]))
+        rows.append(("cold count, in process", n, a["count_ms"], f["count_cold_ms"]))
+        rows.append(("format + count: warm count", n, a["format_count_ms"], f["count_warm_ms"]))
+        rows.append(("format + count: recount after one edit", n, a["format_count_ms"],
+                     f["recount_one_edit_ms"]))
         if "truncation_ms" in a:
             rows.append((f"truncate to {a['max_tokens']} (AgentScope counter)", n, a["truncation_ms"],
                          f["agentscope_truncation_ms"]))
             rows.append((f"truncate to {a['max_tokens']} (planned, warm)", n, a["truncation_ms"], f["plan_ms"]))
         print(f"# {n} messages: AgentScope {a['tokens']} tokens", file=sys.stderr)
 
-    print(f"{'what':44} {'msgs':>6} {'AgentScope ms':>14} {'formatscope ms':>15} {'ratio':>10}")
+    print("| what | messages | AgentScope ms | formatscope ms | AgentScope / formatscope |")
+    print("| --- | --- | --- | --- | --- |")
     for what, n, base, ours in rows:
         ratio = base / ours if ours > 0 else float("inf")
-        print(f"{what:44} {n:>6} {base:>14.2f} {ours:>15.3f} {ratio:>9.1f}x")
+        print(f"| {what} | {n:,} | {base:,.1f} | {ours:,.2f} | {ratio:,.1f}x |")
+    if 10000 in growth and 100000 in growth:
+        small, large = growth[10000], growth[100000]
+        print()
+        print("| formatscope, 10,000 -> 100,000 messages (linear = 10x) | 10,000 | 100,000 | growth |")
+        print("| --- | --- | --- | --- |")
+        for key, what in [("format_ms", "format"), ("count_cold_ms", "cold count"),
+                          ("count_warm_ms", "warm count"), ("plan_ms", "plan")]:
+            print(f"| {what} | {small[key]:.2f} ms | {large[key]:.2f} ms | {large[key] / small[key]:.1f}x |")
 
 
 if __name__ == "__main__":

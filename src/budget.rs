@@ -358,6 +358,7 @@ impl BudgetModel {
             });
         }
         let units: Vec<_> = self.request.seg.units.clone();
+        self.split_groups(&units, &in_full);
         for (unit, cost) in units.iter().zip(in_full) {
             by_category += cost;
             let shares = if unit.kind == UnitKind::AgentGroup && unit.range.len() > 1 {
@@ -404,45 +405,56 @@ impl BudgetModel {
 
     /// A history group's count split over its members by their own text's
     /// tokens (the group's framing goes to its first member).
-    fn group_shares(&mut self, key: u64, range: std::ops::Range<usize>, total: i64) -> Vec<i64> {
-        if let Some(s) = self
-            .shares
-            .get(&key)
-            .filter(|s| s.iter().sum::<i64>() == total)
-        {
-            return s.clone();
-        }
-        let tokenizer = self.counter.info.tokenizer;
-        let own: Vec<i64> = range
-            .clone()
-            .map(|i| {
-                let Ok(msg) = self.msgs[i].msg() else {
-                    return 0;
-                };
-                let name = py::py_str(msg.name());
-                msg.blocks_of("text")
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|b| b.get("text").and_then(Value::as_str))
-                    .map(|t| tokenizer.count(&format!("{name}: {t}")) + 1)
-                    .sum()
+    /// Fills the cache of each `<history>` group's split among its
+    /// members: the groups not split before, on every core (each member's
+    /// text is counted again on its own, as much BPE as the count itself).
+    fn split_groups(&mut self, units: &[Arc<formatter::Unit>], costs: &[Cost]) {
+        let missing: Vec<(u64, std::ops::Range<usize>, i64)> = units
+            .iter()
+            .zip(costs)
+            .filter(|(u, _)| u.kind == UnitKind::AgentGroup && u.range.len() > 1)
+            .filter(|(u, c)| {
+                !self
+                    .shares
+                    .get(&u.key)
+                    .is_some_and(|s| s.iter().sum::<i64>() == c.total())
             })
+            .map(|(u, c)| (u.key, u.range.clone(), c.total()))
             .collect();
-        let sum: i64 = own.iter().sum();
-        let mut shares = own.clone();
-        if sum <= total {
-            shares[0] += total - sum;
-        } else {
-            // Cross-line merges made the group cheaper than its lines.
-            let mut left = total;
-            for (k, s) in shares.iter_mut().enumerate().skip(1) {
-                *s = own[k] * total / sum.max(1);
-                left -= *s;
-            }
-            shares[0] = left;
+        let tokenizer = self.counter.info.tokenizer;
+        let msgs = &self.msgs;
+        let split = crate::parallel::chunks(&missing, |chunk| {
+            chunk
+                .iter()
+                .map(|(key, range, total)| {
+                    let own = range
+                        .clone()
+                        .map(|i| {
+                            let Ok(msg) = msgs[i].msg() else {
+                                return 0;
+                            };
+                            let name = py::py_str(msg.name());
+                            msg.blocks_of("text")
+                                .unwrap_or_default()
+                                .iter()
+                                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                                .map(|t| tokenizer.count(&format!("{name}: {t}")) + 1)
+                                .sum()
+                        })
+                        .collect();
+                    (*key, shares_of(own, *total))
+                })
+                .collect::<Vec<_>>()
+        });
+        self.shares.extend(split.into_iter().flatten());
+    }
+
+    /// A group's count split among its members (see [`Self::split_groups`]).
+    fn group_shares(&self, key: u64, range: std::ops::Range<usize>, total: i64) -> Vec<i64> {
+        match self.shares.get(&key) {
+            Some(s) if s.len() == range.len() => s.clone(),
+            _ => vec![total / range.len().max(1) as i64; range.len()],
         }
-        self.shares.insert(key, shares.clone());
-        shares
     }
 
     /// The counter truncation plans with (default: AgentScope's
@@ -636,4 +648,24 @@ fn segment_error(e: SegmentError) -> BudgetError {
         // Not raised: promotion is allowed when counting.
         SegmentError::Promotion => BudgetError::Format(PyErr::value("promoted media")),
     }
+}
+
+/// A group's `total` split by its members' own counts `own`: what the
+/// members' lines do not account for (the group's framing) goes to the
+/// first; when cross-line merges made the group cheaper than its lines, in
+/// proportion.
+fn shares_of(own: Vec<i64>, total: i64) -> Vec<i64> {
+    let sum: i64 = own.iter().sum();
+    let mut shares = own.clone();
+    if sum <= total {
+        shares[0] += total - sum;
+    } else {
+        let mut left = total;
+        for (k, s) in shares.iter_mut().enumerate().skip(1) {
+            *s = own[k] * total / sum.max(1);
+            left -= *s;
+        }
+        shares[0] = left;
+    }
+    shares
 }

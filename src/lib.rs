@@ -17,6 +17,7 @@ pub mod media;
 pub mod model_choice;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod parallel;
 pub mod pipeline;
 pub mod provider;
 pub mod py;

@@ -9,7 +9,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 // mimalloc's arenas are committed lazily: see .cargo/config.toml.
 fn main() {
-    return_freed_memory_at_once();
     std::process::exit(cli::run());
 }
 
@@ -19,12 +18,15 @@ fn main() {
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// mimalloc 3 keeps freed pages for a second before giving them back. The
-/// workbench's jobs free as much as they keep (a unit formatted, then
-/// packed; a message laid out, then dropped), so pages held a second raise
-/// its resident memory by a tenth (10,000 messages: 50 -> 46 MB), for no
-/// measurable speed (first budget number, `format` and `count` of 100,000
-/// messages: within the noise). `MIMALLOC_PURGE_DELAY` still decides when set.
-fn return_freed_memory_at_once() {
+/// workbench runs for hours and its jobs free as much as they keep (a unit
+/// formatted, then packed; a message laid out, then dropped), so pages held
+/// a second raise its resident memory by a tenth (10,000 messages: 50 -> 46
+/// MB); the workbench alone asks for them back at once. A command exits
+/// within seconds, and giving pages back only to fault them in again cost
+/// it a quarter of its time (`format` of 100,000 messages in process: 105
+/// -> 77 ms with the default delay), so commands keep mimalloc's default.
+/// `MIMALLOC_PURGE_DELAY` still decides when set.
+pub(crate) fn return_freed_memory_at_once() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one of mimalloc's integer options; mimalloc reads it
         // at each purge, so setting it after start-up is allowed.

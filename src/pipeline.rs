@@ -186,19 +186,27 @@ fn run_with(
     // output takes the messages without a copy.
     out.insert("messages".into(), Value::Null);
     if request.count || request.max_tokens.is_some() {
-        match truncation_counter.count(&formatted) {
+        let tokens = truncation_counter.count(&formatted);
+        match &tokens {
             Ok(n) => out.insert("tokens".into(), json!(n)),
             Err(e) => out.insert(
                 "tokens_error".into(),
-                Value::Object(error_object("count", &e)),
+                Value::Object(error_object("count", e)),
             ),
         };
         let tools = session.tools.as_ref().filter(|t| py::truthy(t));
         if let (true, Some(tools)) = (request.count, tools) {
+            // The messages are counted once: `count(messages, tools)` is
+            // `count(messages)` plus the tools' share, and raises where it
+            // raises (the messages come first).
             let with_tools = match &spec {
-                CounterSpec::OpenAi(_) => Some(counter.count(&formatted, Some(tools), env.web())),
+                CounterSpec::OpenAi(_) => Some(
+                    tokens
+                        .clone()
+                        .and_then(|n| Ok(n + counter.tools_tokens(tools)?)),
+                ),
                 // `"\n".join([str(m) for m in messages] + [str(tools)])`.
-                CounterSpec::Char => Some(truncation_counter.count(&formatted).map(|n| {
+                CounterSpec::Char => Some(tokens.clone().map(|n| {
                     n + i64::from(!formatted.is_empty()) + py::py_repr(tools).chars().count() as i64
                 })),
                 // Tools in a chat template, or not AgentScope's: not counted.

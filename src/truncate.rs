@@ -73,42 +73,14 @@ pub fn cost_units(
 ) -> Result<Vec<UnitCost>, PyErr> {
     let mut costs: Vec<Option<UnitCost>> = units.iter().map(|u| known(u)).collect();
     let missing: Vec<usize> = (0..units.len()).filter(|&i| costs[i].is_none()).collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || missing.len() < 256 {
-        for i in missing {
-            costs[i] = Some(cost_unit(counter, &units[i])?);
-        }
-    } else {
-        let per = missing.len().div_ceil(threads);
-        let counted: Vec<Result<UnitCost, PyErr>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = missing
-                .chunks(per)
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .map(|&i| cost_unit(counter, &units[i]))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .zip(missing.chunks(per))
-                .flat_map(|(w, chunk)| {
-                    // A worker that panicked counts its units again here.
-                    w.join().unwrap_or_else(|_| {
-                        chunk
-                            .iter()
-                            .map(|&i| cost_unit(counter, &units[i]))
-                            .collect()
-                    })
-                })
-                .collect()
-        });
-        for (i, cost) in missing.into_iter().zip(counted) {
-            costs[i] = Some(cost?);
-        }
+    let counted = crate::parallel::chunks(&missing, |chunk| {
+        chunk
+            .iter()
+            .map(|&i| cost_unit(counter, &units[i]))
+            .collect::<Vec<_>>()
+    });
+    for (i, cost) in missing.into_iter().zip(counted.into_iter().flatten()) {
+        costs[i] = Some(cost?);
     }
     Ok(costs.into_iter().flatten().collect())
 }

@@ -317,6 +317,7 @@ pub(crate) fn print_json(value: &Value) {
 
 #[cfg(feature = "tui")]
 fn workbench(target: Option<PathBuf>, theme: String, log: Option<PathBuf>, offline: bool) -> i32 {
+    crate::return_freed_memory_at_once();
     formatscope::tui::run(formatscope::tui::Options {
         target,
         theme,

@@ -28,18 +28,21 @@ impl OpenAiTokenCounter {
         self.encoding
     }
 
-    /// `await counter.count(messages, tools)`. Web images are fetched
-    /// through `web` to learn their size.
+    /// `await counter.count(messages, tools)`, on every core for a long
+    /// request (the first bad message in order raises). Web images are
+    /// fetched through `web` to learn their size.
     pub fn count(
         &self,
         messages: &[Value],
         tools: Option<&Value>,
         web: &dyn WebFetcher,
     ) -> Result<i64, PyErr> {
-        let mut n: i64 = 3;
-        for message in messages {
-            n += self.message_tokens(message, web)?;
-        }
+        let sums = crate::parallel::chunks(messages, |chunk| {
+            chunk
+                .iter()
+                .try_fold(0, |n, m| Ok(n + self.message_tokens(m, web)?))
+        });
+        let mut n: i64 = 3 + sums.into_iter().sum::<Result<i64, PyErr>>()?;
         if let Some(tools) = tools.filter(|t| py::truthy(t)) {
             n += self.tools_tokens(tools)?;
         }
