@@ -13,8 +13,8 @@ use crate::session::{live_items, msgs_of, Msg, MsgItem, Names, PackedMessage};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
 use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One input message's share of the count.
@@ -107,13 +107,16 @@ pub struct BudgetModel {
     tool_schemas: i64,
     request: CostedRequest,
     total: i64,
-    shares: HashMap<u64, Vec<i64>>,
+    shares: FxHashMap<u64, Vec<i64>>,
+    /// Whether a report has split the groups (the split is then cached,
+    /// and the next report costs only what changed).
+    split: bool,
     /// What truncation counts with (AgentScope's `token_counter`), its
     /// unit costs by content, and the request costed with it (made again
     /// after an edit, from the cache, when a plan needs it).
     truncation: CounterSpec,
     trunc_counter: Box<dyn MessageCounter>,
-    trunc_costs: HashMap<u64, UnitCost>,
+    trunc_costs: FxHashMap<u64, UnitCost>,
     trunc_request: Option<CostedRequest>,
 }
 
@@ -179,10 +182,11 @@ impl BudgetModel {
             tool_schemas: 0,
             request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
             total: 0,
-            shares: HashMap::new(),
+            shares: FxHashMap::default(),
+            split: false,
             truncation: CounterSpec::Provider,
             trunc_counter: Box::new(CharCounter),
-            trunc_costs: HashMap::new(),
+            trunc_costs: FxHashMap::default(),
             trunc_request: None,
         };
         model.set_truncation_counter(CounterSpec::default());
@@ -258,17 +262,27 @@ impl BudgetModel {
         messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
     ) -> Result<(), BudgetError> {
         let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
-        let mut by_key: HashMap<u64, MsgItem> = self
-            .keys
-            .iter()
-            .copied()
-            .zip(self.msgs.iter().cloned())
-            .collect();
+        // A message where it was is taken from there; only a moved one is
+        // looked up by content (the map is built on the first).
+        let mut by_key: Option<FxHashMap<u64, MsgItem>> = None;
         let mut msgs = Vec::with_capacity(messages.len());
         let mut keys = Vec::with_capacity(messages.len());
         for (index, m) in messages.into_iter().enumerate() {
             let key = m.key();
-            let msg = match by_key.remove(&key) {
+            let here = (self.keys.get(index) == Some(&key)).then(|| self.msgs[index].clone());
+            let moved = || {
+                by_key
+                    .get_or_insert_with(|| {
+                        self.keys
+                            .iter()
+                            .copied()
+                            .zip(self.msgs.iter().cloned())
+                            .collect()
+                    })
+                    .get(&key)
+                    .cloned()
+            };
+            let msg = match here.or_else(moved) {
                 Some(msg) => msg,
                 None => MsgItem::packed(m, &mut self.names)
                     .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?,
@@ -304,7 +318,7 @@ impl BudgetModel {
         // What the request before this one counted, by content: an edit
         // counts only the units it changed. (Kept as the request's own
         // costs, not as a second map beside them.)
-        let known: HashMap<u64, UnitCost> = self
+        let known: FxHashMap<u64, UnitCost> = self
             .request
             .seg
             .units
@@ -338,6 +352,23 @@ impl BudgetModel {
     }
 
     pub fn report(&mut self) -> TokenReport {
+        self.report_with(true)
+    }
+
+    /// Whether a full report was made (later ones reuse its split).
+    pub fn has_split(&self) -> bool {
+        self.split
+    }
+
+    /// [`Self::report`] without the per-message figures (`messages` is
+    /// empty): every total, without splitting the `<history>` groups among
+    /// their members, which costs as much BPE again. The workbench shows
+    /// the budget with it while the split is made.
+    pub fn totals(&mut self) -> TokenReport {
+        self.report_with(false)
+    }
+
+    fn report_with(&mut self, per_message: bool) -> TokenReport {
         let in_full = self
             .request
             .unit_costs_in_full(&self.counter, &self.env)
@@ -345,9 +376,9 @@ impl BudgetModel {
         let mut by_category = self.request.system;
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
-        let mut messages = Vec::with_capacity(self.msgs.len());
+        let mut messages = Vec::with_capacity(if per_message { self.msgs.len() } else { 0 });
         let describe = |i: usize, msgs: &[MsgItem]| (msgs[i].name(), msgs[i].role().as_str());
-        if self.request.seg.pinned {
+        if self.request.seg.pinned && per_message {
             let (name, role) = describe(0, &self.msgs);
             messages.push(MessageTokens {
                 index: 0,
@@ -358,9 +389,15 @@ impl BudgetModel {
             });
         }
         let units: Vec<_> = self.request.seg.units.clone();
-        self.split_groups(&units, &in_full);
+        if per_message {
+            self.split_groups(&units, &in_full);
+            self.split = true;
+        }
         for (unit, cost) in units.iter().zip(in_full) {
             by_category += cost;
+            if !per_message {
+                continue;
+            }
             let shares = if unit.kind == UnitKind::AgentGroup && unit.range.len() > 1 {
                 self.group_shares(unit.key, unit.range.clone(), cost.total())
             } else {

@@ -457,7 +457,9 @@ fn only_the_messages_on_screen_are_highlighted() {
 }
 
 /// The budget is published as soon as the request is counted, before the
-/// truncation plan (which may count it again with the agent's counter).
+/// truncation plan (which may count it again with the agent's counter);
+/// for a model made afresh (a provider switch), its totals even before
+/// the `<history>` groups are split among their members.
 #[test]
 fn counts_are_published_before_the_plan() {
     let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
@@ -465,16 +467,36 @@ fn counts_are_published_before_the_plan() {
         panic!("reformat")
     };
     let mut early = Vec::new();
-    let done = computer.compute_phased(*job, &mut |p| early.push(p));
-    // Counts, then the plan, then (in the final preview) the lint
-    // findings, which format the request again.
-    assert_eq!(early.len(), 2);
-    assert!(early[0].report.is_some(), "the counts come first");
-    assert!(early[0].plan.is_none(), "then the plan");
-    assert!(early[1].plan.is_some() && early[1].lint.is_none());
+    let done = computer.compute_phased((*job).clone(), &mut |p| early.push(p));
+    // Totals, then the split, then the plan, then (in the final preview)
+    // the lint findings, which format the request again.
+    assert_eq!(early.len(), 3);
+    let (totals, split) = (
+        early[0].report.as_ref().expect("the totals come first"),
+        early[1].report.as_ref().expect("then the split"),
+    );
+    assert!(totals.messages.is_empty() && !split.messages.is_empty());
+    assert_eq!(totals.total, split.total);
+    assert_eq!(totals.by_category, split.by_category);
+    assert!(
+        early[0].plan.is_none() && early[1].plan.is_none(),
+        "then the plan"
+    );
+    assert!(early[2].plan.is_some() && early[2].lint.is_none());
     assert!(done.plan.is_some() && done.lint.is_some());
     app.update(Event::PreviewReady(Box::new(early.remove(0))));
     assert!(screen_text(&app, 120, 40).contains("planning the truncation"));
+    // The same job again (as after an edit): the split is kept, so the
+    // counts come once.
+    let mut again = Vec::new();
+    computer.compute_phased(*job, &mut |p| again.push(p));
+    assert_eq!(again.len(), 2);
+    assert!(!again[0]
+        .report
+        .as_ref()
+        .expect("counts")
+        .messages
+        .is_empty());
 }
 
 /// `s` sets the model, the budget and the token counter from the

@@ -17,8 +17,8 @@ use crate::json::Packed;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
 use crate::session::{msgs_of, Msg, MsgItem, PackedMessage, Role};
+use rustc_hash::FxHashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -120,10 +120,20 @@ impl Segmented {
         previous: Option<&Segmented>,
         allow_promotion: bool,
     ) -> Result<Segmented, SegmentError> {
-        let reuse: HashMap<u64, &Arc<Unit>> = previous
-            .filter(|p| p.id == id && p.options == *options)
-            .map(|p| p.units.iter().map(|u| (u.key, u)).collect())
-            .unwrap_or_default();
+        let previous = previous.filter(|p| p.id == id && p.options == *options);
+        // The unit at the same place first; the map (built on first use)
+        // only for units that moved.
+        let mut moved: Option<FxHashMap<u64, &Arc<Unit>>> = None;
+        let mut reuse = |at: usize, key: u64| -> Option<&Arc<Unit>> {
+            let p = previous?;
+            match p.units.get(at) {
+                Some(u) if u.key == key => Some(u),
+                _ => moved
+                    .get_or_insert_with(|| p.units.iter().map(|u| (u.key, u)).collect())
+                    .get(&key)
+                    .copied(),
+            }
+        };
         let pinned = msgs.first().is_some_and(|m| m.role() == Role::System);
         let start = usize::from(pinned);
         let provider = id.provider;
@@ -141,8 +151,8 @@ impl Segmented {
         let mut unit_of = vec![usize::MAX; msgs.len()];
         let mut add = |kind: UnitKind, range: Range<usize>, units: &mut Vec<Arc<Unit>>| {
             let key = unit_key(kind, &keys[range.clone()]);
-            let unit = match reuse.get(&key) {
-                Some(u) if u.range == range => Arc::clone(*u),
+            let unit = match reuse(units.len(), key) {
+                Some(u) if u.range == range => Arc::clone(u),
                 Some(u) if u.range.len() == range.len() => Arc::new(Unit {
                     kind,
                     range: range.clone(),

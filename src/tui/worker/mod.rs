@@ -284,6 +284,10 @@ impl Computer {
                 ),
             ),
         };
+        // A model made afresh (the first job, a provider switch) has every
+        // count to make: the budget is published as soon as its totals are
+        // known, the per-message split after.
+        let fresh = !matches!(&reused, Ok(m) if m.has_split());
         let mut model = match reused {
             Ok(m) => m,
             Err(e) => {
@@ -355,6 +359,10 @@ impl Computer {
                 .collect();
             preview.tool_lines = highlight_json(&plain, &job.syntax);
             preview.tool_plain = plain.into();
+        }
+        if fresh {
+            preview.report = Some(model.totals());
+            early(preview.clone());
         }
         preview.report = Some(model.report());
         if job.budget.is_some_and(|b| b > 0) {
