@@ -6,6 +6,8 @@ use super::{line_col, pointer_token, DuplicateKey, Member, Node, NodeKind, Packe
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
+mod every_core;
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Build the span tree (`Parsed::tree`).
@@ -120,6 +122,7 @@ fn error_at(bytes: &[u8], offset: usize, message: String) -> SyntaxError {
 }
 
 /// Where the parser is, for the pointer of a duplicate key.
+#[derive(Clone)]
 enum PathStep {
     /// A member's key, as its span in the text (decoded only when needed).
     Key(Range<usize>),
@@ -212,13 +215,21 @@ impl Parser<'_> {
         let mut items = Vec::new();
         let mut nodes = Vec::new();
         let pack = self.pack.filter(|_| self.at_messages());
+        if let Some(prepare) = pack.filter(|_| !self.spans) {
+            if let Some(packed) = self.pack_on_every_core(prepare) {
+                self.depth -= 1;
+                self.packed = Some(packed);
+                return Ok((Value::Array(Vec::new()), None));
+            }
+        }
         let mut packed = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
             loop {
-                self.path.push(PathStep::Index(items.len()));
+                // Packed items are not in `items`: count both.
+                self.path.push(PathStep::Index(items.len() + packed.len()));
                 let (v, n) = self.value()?;
                 self.path.pop();
                 match pack {
@@ -589,6 +600,11 @@ mod tests {
         let p = parse(br#"{"messag\u0065s": [{"n": 1}]}"#, options).expect("parses");
         assert!(p.packed.is_none());
         assert_eq!(p.value["messages"], serde_json::json!([{"n": 1}]));
+        // A repeated key is placed in the message that repeats it.
+        let text = br#"{"messages": [{"n": 1}, {"n": 2}, {"n": 3, "n": 4}]}"#;
+        let p = parse(text, options).expect("parses");
+        assert_eq!(p.duplicates.len(), 1);
+        assert_eq!(p.duplicates[0].pointer, "/messages/2");
     }
 
     #[test]
