@@ -43,7 +43,7 @@ fn model_for(session: &Session, id: FormatterId) -> BudgetModel {
         id,
         FormatOptions::default(),
         models::resolve(id.provider, session.model()),
-        session.messages.clone(),
+        session.messages.iter().cloned(),
         session.tools.clone(),
         env_for(session),
     )
@@ -78,7 +78,7 @@ fn benches(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("count_warm", n), &n, |b, _| {
             b.iter(|| {
                 model
-                    .set_messages(session.messages.clone())
+                    .set_messages(session.messages.iter().cloned())
                     .expect("recounts");
                 model.report().total
             })

@@ -97,7 +97,7 @@ fn benches(c: &mut Criterion) {
                 id,
                 FormatOptions::default(),
                 models::resolve(id.provider, session.model()),
-                session.messages.clone(),
+                session.messages.iter().cloned(),
                 session.tools.clone(),
                 MediaEnv::new(session.base_dir(), Arc::new(NoNetwork)),
             )

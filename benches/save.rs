@@ -40,7 +40,7 @@ fn edited(n: usize) -> (String, Session, Session) {
     let i = session.messages.len() / 2;
     let mut m = session.messages[i].value();
     m["content"] = "an edited message".into();
-    session.messages[i] = (&m).into();
+    std::sync::Arc::make_mut(&mut session.messages)[i] = (&m).into();
     (text, base, session)
 }
 

@@ -451,10 +451,9 @@ impl BudgetModel {
             .zip(costs)
             .filter(|(u, _)| u.kind == UnitKind::AgentGroup && u.range.len() > 1)
             .filter(|(u, c)| {
-                !self
-                    .shares
+                self.shares
                     .get(&u.key)
-                    .is_some_and(|s| s.iter().sum::<i64>() == c.total())
+                    .is_none_or(|s| s.iter().sum::<i64>() != c.total())
             })
             .map(|(u, c)| (u.key, u.range.clone(), c.total()))
             .collect();

@@ -100,7 +100,7 @@ pub fn run_reference_owned(
     request: &ReferenceRequest,
     env: &MediaEnv,
 ) -> (Map<String, Value>, Option<usize>) {
-    let msgs = std::mem::take(&mut session.messages)
+    let msgs = std::sync::Arc::unwrap_or_clone(std::mem::take(&mut session.messages))
         .into_iter()
         .enumerate()
         .map(|(i, m)| m.msg().map(Arc::new).map_err(|(e, _)| (i, e)))

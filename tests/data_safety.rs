@@ -219,7 +219,7 @@ fn item5_save_mine_picks_a_free_name_and_never_overwrites_an_earlier_one() {
     );
     let mine = dir.path().join("chat_plain.mine-2.json");
     let saved = formatscope::session::read_session(&mine).expect("mine-2 written");
-    assert_eq!(saved.messages, edited);
+    assert_eq!(*saved.messages, edited);
     assert!(
         app.status.contains("chat_plain.mine-2.json"),
         "{}",
@@ -753,7 +753,7 @@ fn item6_a_recovery_file_is_offered_and_restores_the_edits() {
     assert!(app.unsaved());
     send(&mut app, &mut computer, ctrl('s'));
     assert_eq!(
-        formatscope::session::read_session(&path)
+        *formatscope::session::read_session(&path)
             .expect("saved")
             .messages,
         edited

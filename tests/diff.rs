@@ -445,7 +445,7 @@ fn before_and_after_truncation_pair_messages_by_identity() {
         id,
         FormatOptions::default(),
         formatscope::tokens::models::resolve(id.provider, session.model()),
-        session.messages.clone(),
+        session.messages.iter().cloned(),
         session.tools.clone(),
         MediaEnv::new(session.base_dir(), Arc::new(formatscope::media::NoNetwork)),
     )

@@ -178,7 +178,7 @@ fn item7_after_a_link_is_repointed_a_save_asks_and_goes_only_to_the_original() {
     send(&mut app, &mut computer, key('o'));
     assert_eq!(std::fs::read_to_string(&other).expect("read"), other_text);
     let saved = formatscope::session::read_session(&original).expect("original saved");
-    assert_eq!(saved.messages, edited, "the edits went to their own file");
+    assert_eq!(*saved.messages, edited, "the edits went to their own file");
     assert!(
         app.status.contains("the file your edits came from"),
         "{}",
@@ -272,7 +272,7 @@ fn item11_an_openai_body_is_saved_as_a_new_session_file_beside_it() {
     );
     let new = dir.path().join("body.session-2.json");
     let saved = formatscope::session::read_session(&new).expect("saved as a session");
-    assert_eq!(saved.messages, edited);
+    assert_eq!(*saved.messages, edited);
     assert_eq!(
         app.path(),
         Some(&new),

@@ -56,7 +56,7 @@ fn an_open_sessions_messages_are_held_in_less_than_its_text() {
         id,
         FormatOptions::default(),
         formatscope::tokens::models::resolve(id.provider, None),
-        session.messages.clone(),
+        session.messages.iter().cloned(),
         None,
         MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork)),
     )

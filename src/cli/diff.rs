@@ -461,7 +461,7 @@ fn prompt_prefix(
         n_formatter,
         FormatOptions::default(),
         formatscope::model_choice::choose_model(n_session, n_formatter.provider, None).info(),
-        n_session.messages.clone(),
+        n_session.messages.iter().cloned(),
         n_session.tools.clone(),
         media_env(n_session, web_fetcher(&[], offline)),
     )

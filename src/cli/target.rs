@@ -73,7 +73,7 @@ pub(crate) fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result
     report_session(&session);
     let env = media_env(&session, web_fetcher(&[], target.offline));
     let mut session = session;
-    let messages = std::mem::take(&mut session.messages);
+    let messages = std::sync::Arc::unwrap_or_clone(std::mem::take(&mut session.messages));
     let mut model = BudgetModel::new(
         FormatterId::new(provider, mode),
         FormatOptions::default(),

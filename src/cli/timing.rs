@@ -56,7 +56,7 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
             id,
             options.clone(),
             info.clone(),
-            session.messages.clone(),
+            session.messages.iter().cloned(),
             session.tools.clone(),
             MediaEnv::new(session.base_dir(), Arc::new(NoNetwork)),
         )
@@ -68,11 +68,21 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
     let format_ms = median_ms(runs, || {
         let _ = formatscope::formatter::format(id, &options, &msgs, &env, None);
     });
+    // AgentScope's own work: its counter over the formatted request.
+    let reference = OpenAiTokenCounter::new(pipeline::REFERENCE_TOKEN_MODEL);
+    let formatted =
+        formatscope::formatter::format(id, &options, &msgs, &env, None).unwrap_or_default();
+    let count_request_ms = median_ms(runs, || {
+        let _ = reference.count(&formatted, None, &NoNetwork);
+    });
+    drop(formatted);
+    // The workbench's: a budget model from nothing (format, count, and
+    // each message's share).
     let count_cold_ms = median_ms(runs, || {
         let _ = new_model().map(|mut m| m.report().total);
     });
     let count_warm_ms = median_ms(runs, || {
-        let _ = model.set_messages(session.messages.clone());
+        let _ = model.set_messages(session.messages.iter().cloned());
         let _ = model.report().total;
     });
     let middle = msgs.len() / 2;
@@ -88,7 +98,6 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
     let plan_ms = median_ms(runs, || {
         let _ = model.plan(args.max_tokens);
     });
-    let reference = OpenAiTokenCounter::new(pipeline::REFERENCE_TOKEN_MODEL);
     let agentscope = AgentScopeCounter {
         counter: &reference,
         web: &NoNetwork,
@@ -111,6 +120,7 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
         "formatter": id.class_name(),
         "max_tokens": args.max_tokens,
         "format_ms": format_ms,
+        "count_request_ms": count_request_ms,
         "count_cold_ms": count_cold_ms,
         "count_warm_ms": count_warm_ms,
         "recount_one_edit_ms": recount_ms,

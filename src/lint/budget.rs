@@ -14,7 +14,7 @@ pub(super) fn checks(id: FormatterId, input: &Input<'_>, sink: &mut Sink<'_>) {
         id,
         super::options(),
         model.clone(),
-        session.messages.clone(),
+        session.messages.iter().cloned(),
         session.tools.clone(),
         input.env.another_run(),
     ) else {

@@ -87,7 +87,7 @@ fn alone(session: &Session, m: &Value) -> Session {
     Session {
         path: session.path.clone(),
         shape: session.shape,
-        messages: vec![PackedMessage::new(m)],
+        messages: vec![PackedMessage::new(m)].into(),
         tools: None,
         settings: session.settings.clone(),
         warnings: Vec::new(),
@@ -106,7 +106,7 @@ pub(super) fn first_raising(
     let family = release.family_of(id.provider)?;
     let fails = |n: usize| {
         let prefix = Session {
-            messages: session.messages[..n].to_vec(),
+            messages: session.messages[..n].to_vec().into(),
             ..alone(session, &Value::Null)
         };
         release

@@ -24,6 +24,13 @@ pub enum InputShape {
 /// and the session's own settings. The file's text is not kept here:
 /// saving writes over the text it was loaded from (`render_saved`), so
 /// whatever was not edited keeps its bytes.
+/// A session's messages: one list behind an `Arc`, so a job for the
+/// worker takes the list, not 100,000 handles to its messages (each
+/// clone and drop touched every message's count: most of a key's time at
+/// 100,000 messages). An edit copies the list only while a job still holds
+/// the old one (`Arc::make_mut`).
+pub type Messages = std::sync::Arc<Vec<PackedMessage>>;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     pub path: Option<PathBuf>,
@@ -31,7 +38,7 @@ pub struct Session {
     /// Packed, and shared with the worker's jobs and the budget model, so
     /// a session is held once however many views read it, at about its
     /// text's size.
-    pub messages: Vec<PackedMessage>,
+    pub messages: Messages,
     pub tools: Option<Value>,
     /// The session's own settings: every top-level key but `messages`
     /// (absent in the other shapes).
@@ -173,7 +180,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         Value::Array(_) => Session {
             path: None,
             shape: InputShape::BareArray,
-            messages: packed,
+            messages: packed.into(),
             tools: None,
             settings: Map::new(),
             warnings: Vec::new(),
@@ -203,7 +210,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                 Session {
                     path: None,
                     shape: InputShape::OpenAiRequest,
-                    messages: pack_messages(body.messages),
+                    messages: pack_messages(body.messages).into(),
                     tools: body.tools,
                     settings: body.settings,
                     warnings: Vec::new(),
@@ -216,7 +223,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                 Session {
                     path: None,
                     shape: InputShape::Session,
-                    messages,
+                    messages: messages.into(),
                     tools: settings.get("tools").cloned(),
                     settings,
                     warnings: Vec::new(),
@@ -237,7 +244,8 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
                                 other => other.clone(),
                             })
                             .collect(),
-                    ),
+                    )
+                    .into(),
                     tools: None,
                     settings: Map::new(),
                     warnings: Vec::new(),

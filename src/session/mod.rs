@@ -11,8 +11,8 @@ pub mod settings;
 mod sniff;
 
 pub use load::{
-    parse_session, parse_session_bytes, read_session, read_session_bytes, InputShape, Session,
-    SessionError,
+    parse_session, parse_session_bytes, read_session, read_session_bytes, InputShape, Messages,
+    Session, SessionError,
 };
 pub use locate::{locate_pointer, Locator};
 pub use message::{live_items, msgs_of, MsgItem, Names, PackedMessage, PackedMsg};

@@ -23,7 +23,7 @@ pub enum SaveError {
 impl Session {
     /// Replaces the messages.
     pub fn set_messages(&mut self, messages: Vec<super::PackedMessage>) {
-        self.messages = messages;
+        self.messages = messages.into();
     }
 
     /// Whether a save can write the session back over its own file.
@@ -482,7 +482,7 @@ mod tests {
         assert_eq!(render_saved(text, &session).unwrap(), text);
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
-        session.messages[1] = edited.into();
+        std::sync::Arc::make_mut(&mut session.messages)[1] = edited.into();
         assert_eq!(
             render_saved(text, &session).unwrap(),
             text.replace("\"yo\"", "\"hello\"")
@@ -493,8 +493,7 @@ mod tests {
     fn a_bare_array_saves_as_a_bare_array() {
         let text = "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"}\n]\n";
         let mut session = parse_session(text, "s").unwrap();
-        session
-            .messages
+        std::sync::Arc::make_mut(&mut session.messages)
             .push(serde_json::json!({"name": "b"}).into());
         assert_eq!(
             render_saved(text, &session).unwrap(),
@@ -517,8 +516,8 @@ mod tests {
         assert_eq!(render_saved(text, &session).unwrap(), text);
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
-        session.messages[1] = edited.into();
-        session.messages.push(
+        std::sync::Arc::make_mut(&mut session.messages)[1] = edited.into();
+        std::sync::Arc::make_mut(&mut session.messages).push(
             serde_json::json!({"id": "m3", "name": "c", "role": "user", "content": "new"}).into(),
         );
         let saved = render_saved(text, &session).unwrap();
@@ -537,7 +536,7 @@ mod tests {
         let mut session = parse_session(&text, "m.json").unwrap();
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
-        session.messages[1] = edited.into();
+        std::sync::Arc::make_mut(&mut session.messages)[1] = edited.into();
         let saved = render_saved(&text, &session).unwrap();
         assert_eq!(saved, text.replace("\"yo\"", "\"hello\""));
     }

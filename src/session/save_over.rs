@@ -27,7 +27,11 @@ pub fn render_saved_over(
         return render_saved(original, session);
     };
     let (old, new) = (&base.messages, &session.messages);
-    let same_start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let same_start = old
+        .iter()
+        .zip(new.iter())
+        .take_while(|(a, b)| a == b)
+        .count();
     if same_start == old.len() && old.len() == new.len() {
         return Ok(original.to_string());
     }
@@ -49,7 +53,7 @@ pub fn render_saved_over(
     let cut = Session {
         path: None,
         shape: session.shape,
-        messages: new[lo..new.len() - kept_after].to_vec(),
+        messages: new[lo..new.len() - kept_after].to_vec().into(),
         tools: session.tools.clone(),
         settings: session.settings.clone(),
         warnings: Vec::new(),
@@ -216,26 +220,26 @@ mod tests {
         type Edit<'a> = Box<dyn Fn(&mut Session) + 'a>;
         let edits: Vec<Edit> = vec![
             Box::new(|_| {}),
-            Box::new(|s| s.messages[0] = m("x").into()),
-            Box::new(|s| s.messages[1] = m("x").into()),
-            Box::new(|s| s.messages[3] = m("x").into()),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages)[0] = m("x").into()),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages)[1] = m("x").into()),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages)[3] = m("x").into()),
             Box::new(|s| {
-                s.messages[1] = m("x").into();
-                s.messages[2] = m("y").into();
+                std::sync::Arc::make_mut(&mut s.messages)[1] = m("x").into();
+                std::sync::Arc::make_mut(&mut s.messages)[2] = m("y").into();
             }),
             Box::new(|s| {
-                s.messages.remove(0);
+                std::sync::Arc::make_mut(&mut s.messages).remove(0);
             }),
             Box::new(|s| {
-                s.messages.remove(2);
+                std::sync::Arc::make_mut(&mut s.messages).remove(2);
             }),
             Box::new(|s| {
-                s.messages.pop();
+                std::sync::Arc::make_mut(&mut s.messages).pop();
             }),
-            Box::new(|s| s.messages.push(m("z").into())),
-            Box::new(|s| s.messages.insert(0, m("z").into())),
-            Box::new(|s| s.messages.insert(2, m("z").into())),
-            Box::new(|s| s.messages.clear()),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).push(m("z").into())),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).insert(0, m("z").into())),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).insert(2, m("z").into())),
+            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).clear()),
             Box::new(|s| {
                 s.settings.insert("model".into(), json!("qwen-max"));
             }),
@@ -258,7 +262,7 @@ mod tests {
         let array = "[{\"name\": \"a\"},\n {\"name\": \"b\"}]";
         let base = parse_session(array, "s").unwrap();
         let mut session = base.clone();
-        session.messages[1] = m("x").into();
+        std::sync::Arc::make_mut(&mut session.messages)[1] = m("x").into();
         assert_eq!(
             render_saved_over(array, &base, &session).unwrap(),
             render_saved(array, &session).unwrap()

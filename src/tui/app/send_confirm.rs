@@ -65,9 +65,9 @@ impl App {
         let built = self
             .wire_settings_for(provider)
             .and_then(|(mut session, mut settings)| {
-                session.messages = vec![crate::session::PackedMessage::new(
+                session.messages = std::sync::Arc::new(vec![crate::session::PackedMessage::new(
                     &serde_json::json!({"name": "user", "role": "user", "content": "."}),
-                )];
+                )]);
                 crate::net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
                 let formatter = FormatterId::new(provider, self.formatter.mode);
                 let out = crate::pipeline::build_request_local(&session, formatter, &settings);

@@ -145,7 +145,8 @@ impl ListPane {
             .and_then(|r| {
                 r.messages
                     .iter()
-                    .map(|t| t.tokens.to_string().len() + usize::from(t.shared))
+                    // Digits counted, not printed: 100,000 messages a frame.
+                    .map(|t| digits(t.tokens) + usize::from(t.shared))
                     .max()
             })
             .unwrap_or(0)
@@ -289,6 +290,15 @@ fn pair_colour(id: &str) -> Color {
     COLOURS[h as usize % COLOURS.len()]
 }
 
+/// How many characters `n` takes printed.
+fn digits(n: i64) -> usize {
+    let magnitude = n
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| d as usize + 1);
+    magnitude + usize::from(n < 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,5 +312,12 @@ mod tests {
         assert_eq!(fit("图书馆管理员小王", 10), "图书馆管… ");
         assert_eq!(fit("图书馆", 10), "图书馆    ");
         assert_eq!(fit("a图书馆管理", 6), "a图…  ");
+    }
+
+    #[test]
+    fn digits_are_the_printed_width() {
+        for n in [0, 7, 9, 10, 99, 100, 123_456, -1, -10, i64::MAX, i64::MIN] {
+            assert_eq!(super::digits(n), n.to_string().len(), "{n}");
+        }
     }
 }

@@ -55,8 +55,8 @@ pub struct Job {
     pub generation: u64,
     pub formatter: FormatterId,
     pub model: ModelInfo,
-    /// Shared with the document: a job copies no message.
-    pub messages: Vec<PackedMessage>,
+    /// Shared with the document: a job copies no message, nor the list.
+    pub messages: crate::session::Messages,
     pub tools: Option<Value>,
     pub base_dir: PathBuf,
     /// The truncation budget (the session's `max_tokens`).
@@ -268,7 +268,7 @@ impl Computer {
         let messages = std::mem::take(&mut job.messages);
         let job = &job;
         let reused = match self.model.take() {
-            Some((k, mut m)) if k == key => match m.set_messages(messages) {
+            Some((k, mut m)) if k == key => match m.set_messages(messages.iter().cloned()) {
                 Ok(()) => Ok(m),
                 Err(e) => Err(e),
             },
@@ -276,7 +276,7 @@ impl Computer {
                 job.formatter,
                 FormatOptions::default(),
                 job.model.clone(),
-                messages,
+                messages.iter().cloned(),
                 job.tools.clone(),
                 MediaEnv::with_gate(
                     Arc::clone(&gate),
@@ -406,9 +406,12 @@ impl Computer {
         if let Some((l, r)) = job.compare {
             let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
             let side = |spec: SideSpec| match spec.view {
-                SideView::Release(i) => {
-                    release_side(job, release_messages.as_deref().unwrap_or(&[]), spec, i)
-                }
+                SideView::Release(i) => release_side(
+                    job,
+                    release_messages.as_ref().map_or(&[], |m| m.as_slice()),
+                    spec,
+                    i,
+                ),
                 _ => compare_side(job, &model, preview.plan.as_ref(), earlier, spec),
             };
             let (mut ls, mut rs) = (side(l), side(r));

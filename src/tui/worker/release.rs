@@ -58,7 +58,7 @@ pub(super) fn release_format(
     let session = crate::session::Session {
         path: None,
         shape: crate::session::InputShape::Session,
-        messages: messages.to_vec(),
+        messages: messages.to_vec().into(),
         tools: job.tools.clone(),
         settings: (*job.session_settings).clone(),
         warnings: Vec::new(),
