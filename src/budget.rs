@@ -154,19 +154,39 @@ impl BudgetModel {
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
+        Self::new_after(None, formatter, options, model, messages, tools, env)
+    }
+
+    /// [`Self::new`] for messages that `previous` (a model of another
+    /// formatter or model: a provider switch) already read: each message
+    /// where it was is taken as `previous` checked it (`Msg.from_dict`),
+    /// not checked again; the rest is read afresh.
+    pub fn new_after(
+        previous: Option<&BudgetModel>,
+        formatter: FormatterId,
+        options: FormatOptions,
+        model: ModelInfo,
+        messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
+        tools: Option<Value>,
+        env: MediaEnv,
+    ) -> Result<Self, BudgetError> {
         let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(&messages);
-        let mut names = Names::default();
-        let msgs =
-            messages
-                .into_iter()
-                .enumerate()
-                .map(|(index, m)| {
-                    MsgItem::packed(m, &mut names)
-                        .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+        let mut names = previous.map(|p| p.names.clone()).unwrap_or_default();
+        let checked = |index: usize| {
+            let p = previous?;
+            (p.keys.get(index) == Some(&keys[index])).then(|| p.msgs[index].clone())
+        };
+        let msgs = messages
+            .into_iter()
+            .enumerate()
+            .map(|(index, m)| match checked(index) {
+                Some(msg) => Ok(msg),
+                None => MsgItem::packed(m, &mut names)
+                    .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         // Promotion allowed: right for counting; plans then run the reference loop.
         let seg = Segmented::build_with(formatter, &options, &msgs, &keys, &env, None, true)
             .map_err(segment_error)?;

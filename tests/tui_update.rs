@@ -826,3 +826,33 @@ fn p_sends_to_several_providers_at_once() {
     let cmds = app.update(code(KeyCode::Esc));
     assert!(matches!(cmds.as_slice(), [Command::CancelSend(id)] if *id == sent[1].0));
 }
+
+/// A provider switch reads the messages as the last model read them (not
+/// again): its counts, split and plan are a fresh model's.
+#[test]
+fn a_switched_model_counts_as_a_fresh_one() {
+    let (mut app, mut computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+    let Command::Reformat(first) = app.update(key('1')).remove(0) else {
+        panic!("reformat")
+    };
+    computer.compute(&first);
+    for provider in ['2', '3', '4', '5', '6'] {
+        let Command::Reformat(job) = app.update(key(provider)).remove(0) else {
+            panic!("reformat")
+        };
+        let switched = computer.compute(&job);
+        let (_, mut fresh_computer) = loaded_app(&session_path("library_trip.json"), (120, 40));
+        let fresh = fresh_computer.compute(&job);
+        assert_eq!(switched.report, fresh.report, "provider {provider}");
+        assert_eq!(
+            format!("{:?}", switched.plan),
+            format!("{:?}", fresh.plan),
+            "provider {provider}"
+        );
+        assert_eq!(
+            switched.plain.len(),
+            fresh.plain.len(),
+            "provider {provider}"
+        );
+    }
+}

@@ -272,7 +272,10 @@ impl Computer {
                 Ok(()) => Ok(m),
                 Err(e) => Err(e),
             },
-            _ => BudgetModel::new(
+            // Another provider or model: the messages as the last model
+            // read them are taken where they did not change.
+            previous => BudgetModel::new_after(
+                previous.as_ref().map(|(_, m)| m),
                 job.formatter,
                 FormatOptions::default(),
                 job.model.clone(),
