@@ -9,6 +9,9 @@ the caches, so that both binaries are read the same way.
 
     python3 scripts/startup.py target/release/formatscope SESSION [BASELINE_BINARY]
 
+Once the number is up, the provider switch: `3` (DashScope) is pressed and
+the time until the meter shows a different number is taken.
+
 With a baseline binary (an earlier build), both run in turn, three times
 each, and the ratios are printed: this machine is shared, so a figure
 means something only beside a baseline measured in the same run.
@@ -41,8 +44,22 @@ def measure(binary, session):
         if first is not None and time.time() - t0 > first + 2:
             break
         time.sleep(0.01)
+    switch = None
+    if first is not None:
+        number = lambda: (re.search(r"\d+ / \d+ (max_tokens|context)",
+                                    subprocess.run(["tmux", "capture-pane", "-p", "-t", name],
+                                                   capture_output=True, text=True).stdout) or [None])[0]
+        before = number()
+        t1 = time.time()
+        subprocess.run(["tmux", "send-keys", "-t", name, "3"], check=True)
+        while time.time() - t1 < 20:
+            now = number()
+            if now is not None and now != before:
+                switch = time.time() - t1
+                break
+            time.sleep(0.01)
     subprocess.run(["tmux", "kill-session", "-t", name])
-    return first, peak / 1024
+    return first, peak / 1024, switch
 
 
 def main():
@@ -59,12 +76,15 @@ def main():
         first = sorted(r[0] for r in rs if r[0] is not None)
         mem = sorted(r[1] for r in rs)
         med = first[len(first) // 2] if first else float("nan")
-        print(f"{b}: first budget number {med:.2f} s (median of 3), peak RSS (VmHWM, median) {mem[1]:.1f} MiB ({mem[1]/size:.2f}x the {size:.2f} MiB session)")
+        switches = sorted(r[2] for r in rs if r[2] is not None)
+        sw = switches[len(switches) // 2] if switches else float("nan")
+        print(f"{b}: first budget number {med:.2f} s (median of 3), provider switch to its new number {sw:.2f} s, peak RSS (VmHWM, median) {mem[1]:.1f} MiB ({mem[1]/size:.2f}x the {size:.2f} MiB session)")
     if baseline:
         def med(b, k):
             v = sorted(r[k] for r in runs[b] if r[k] is not None)
             return v[len(v) // 2]
-        print(f"ratio baseline/new: time {med(baseline, 0) / med(binary, 0):.2f}x, memory {med(baseline, 1) / med(binary, 1):.2f}x")
+        print(f"ratio baseline/new: first number {med(baseline, 0) / med(binary, 0):.2f}x, "
+              f"switch {med(baseline, 2) / med(binary, 2):.2f}x, memory {med(baseline, 1) / med(binary, 1):.2f}x")
 
 
 main()
