@@ -1,44 +1,31 @@
 //! Work over a long list on every core, results in the list's order. A
 //! count of 100,000 messages is mostly BPE over independent messages, so
-//! it splits into one contiguous chunk per core; callers fold the chunks'
-//! results in order, so the first error in the list's order is the one
-//! returned, as the reference's single pass raises it.
+//! it splits into contiguous chunks; callers fold the chunks' results in
+//! order, so the first error in the list's order is the one returned, as
+//! the reference's single pass raises it.
 //!
-//! Scoped threads rather than a pool crate: one call per count, chunks of
-//! similar cost (messages of a session), and nothing to keep alive between
-//! calls; a thread costs tens of microseconds against the milliseconds a
-//! chunk of at least [`MIN_ITEMS`] takes.
+//! On rayon's pool rather than threads spawned per call: AgentScope's
+//! truncation loop counts the request again after each dropped message,
+//! and threads made for each count started with cold tokenizer caches (the
+//! per-thread cache of short strings), which made that loop a third slower.
+
+use rayon::prelude::*;
 
 /// Lists shorter than this run on the calling thread.
 pub const MIN_ITEMS: usize = 256;
 
-/// The cores a count may use (at most four: past that, the chunks' BPE
-/// contends for the memory bus more than it gains).
-pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-}
-
-/// `work` over contiguous chunks of `items`, one chunk per core when there
-/// are at least [`MIN_ITEMS`] (else one chunk, on this thread); the chunks'
-/// results in order. A chunk whose thread panicked is run again here, so
-/// its panic reaches the caller as it would without threads.
+/// `work` over contiguous chunks of `items`, a few per core when there are
+/// at least [`MIN_ITEMS`] (else one chunk, on this thread); the chunks'
+/// results in order. A panic in a chunk reaches the caller.
 pub fn chunks<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    let threads = threads();
+    let threads = rayon::current_num_threads();
     if threads < 2 || items.len() < MIN_ITEMS {
         return vec![work(items)];
     }
-    let per = items.len().div_ceil(threads);
+    // A few chunks per core, so one slow chunk does not hold the rest.
+    let per = items.len().div_ceil(threads * 4).max(MIN_ITEMS / 4);
     let work = &work;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(per)
-            .map(|chunk| (chunk, scope.spawn(move || work(chunk))))
-            .collect();
-        workers
-            .into_iter()
-            .map(|(chunk, worker)| worker.join().unwrap_or_else(|_| work(chunk)))
-            .collect()
-    })
+    items.par_chunks(per).map(work).collect()
 }
 
 #[cfg(test)]

@@ -170,12 +170,19 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         }))
         .collect();
     let doc = parsed.value;
-    let packed: Vec<PackedMessage> = parsed
-        .packed
-        .unwrap_or_default()
-        .into_iter()
-        .map(PackedMessage::from_packed)
-        .collect();
+    // Each message's key is hashed here, on every core.
+    let packed: Vec<PackedMessage> = crate::parallel::chunks(
+        &parsed.packed.unwrap_or_default(),
+        |run| -> Vec<PackedMessage> {
+            run.iter()
+                .cloned()
+                .map(PackedMessage::from_packed)
+                .collect()
+        },
+    )
+    .into_iter()
+    .flatten()
+    .collect();
     let mut session = match doc {
         Value::Array(_) => Session {
             path: None,

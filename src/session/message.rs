@@ -17,18 +17,25 @@ use std::sync::Arc;
 #[derive(Clone, PartialEq, Eq)]
 pub struct PackedMessage {
     packed: Packed,
+    /// [`Self::key`], hashed once when packed: every job asks for every
+    /// message's key, and hashing 30 MB of messages on each was a fifth of
+    /// a warm count at 100,000 messages.
+    key: u64,
 }
 
 impl PackedMessage {
     pub fn new(value: &Value) -> PackedMessage {
-        PackedMessage {
-            packed: Packed::pack_one(value),
-        }
+        PackedMessage::from_packed(Packed::pack_one(value))
     }
 
     /// A message the parser packed.
     pub(crate) fn from_packed(packed: Packed) -> PackedMessage {
-        PackedMessage { packed }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        hasher.write(packed.as_bytes());
+        PackedMessage {
+            key: hasher.finish(),
+            packed,
+        }
     }
 
     /// The dict, equal to the one packed (key order and number text kept).
@@ -38,9 +45,7 @@ impl PackedMessage {
 
     /// A content hash: equal keys, equal dicts (key order included).
     pub fn key(&self) -> u64 {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        hasher.write(self.packed.as_bytes());
-        hasher.finish()
+        self.key
     }
 
     /// This very message (a clone of it), not only an equal one: what a
