@@ -1,0 +1,287 @@
+//! The tables of the backtracking encoder (`backtrack.rs`), shared by
+//! build.rs (which computes them from a vocabulary, once, at build time)
+//! and the counters (which read them from the binary: no load-time work).
+//! build.rs includes this file with `#[path]`, so it depends on `std` only.
+//!
+//! They are the `bpe` crate's (github/rust-gems), made static: for each
+//! token, by rank, its length, the longest token that is a proper prefix
+//! of it (`next_prefix`), and the two tokens byte-pair merging last joined
+//! to make it (`split`, found as the crate finds them). Instead of the
+//! crate's Aho-Corasick automata (built or deserialised at load: 17-92 ms)
+//! the longest token at a position is found by extending a string while
+//! it is a prefix of some token; two hashed bit sets (no false negatives)
+//! say which strings are proper prefixes of tokens and which may be
+//! tokens, so the rank table is asked only where a token may end. And
+//! instead of the crate's map of pairs, a pair is looked up as the text it
+//! covers (the two tokens are always adjacent in the text) in the rank
+//! table, then checked against `split`.
+//!
+//! Tokens byte-pair merging can never make (several parts and no two
+//! adjacent ones merge) are left out: never matched, never a prefix. Then
+//! the encoder's tokens are tiktoken's (the tests check every vocabulary).
+//!
+//! Layout (all little-endian): `ids` (u32), `bits` (u32, log2 of each bit
+//! set's size), the longest token's length (u32), the 256 byte tokens' ranks (u32), then per id its length
+//! (u16, 0 for no or an unmakeable token), `next_prefix` (u24, `NONE` for
+//! none), `split` (two u24; a token that is no merge has itself twice),
+//! then the prefix bits and the token bits. An empty blob: no tables (a
+//! vocabulary without all 256 bytes as tokens).
+
+/// No token, in `next_prefix`.
+pub const NONE: u32 = 0xff_ffff;
+const HEADER: usize = 12 + 256 * 4;
+
+/// The bit sets' hash of a string, a byte at a time (the encoder extends
+/// strings a byte at a time).
+#[inline]
+pub fn step(h: u64, byte: u8) -> u64 {
+    (h ^ byte as u64 ^ 0x100).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The hash of the empty string.
+pub const SEED: u64 = 0x2545_f491_4f6c_dd1d;
+
+/// The blob's views, borrowed from the binary.
+#[derive(Clone, Copy)]
+pub struct Links {
+    ids: usize,
+    /// The longest token's length.
+    pub longest: usize,
+    bits: u32,
+    data: &'static [u8],
+}
+
+fn u24(s: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([s[i], s[i + 1], s[i + 2], 0])
+}
+
+impl Links {
+    /// The tables of a blob from [`build`], if it has any.
+    pub fn parse(data: &'static [u8]) -> Option<Links> {
+        let word = |i: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(data.get(i..i + 4)?.try_into().ok()?))
+        };
+        let ids = word(0)? as usize;
+        let bits = word(4)?;
+        let longest = word(8)? as usize;
+        let size = HEADER + ids * 11 + 2 * ((1usize << bits) / 8);
+        (data.len() == size && ids < NONE as usize).then_some(Links {
+            ids,
+            longest,
+            bits,
+            data,
+        })
+    }
+
+    /// The rank of the one-byte token `b`.
+    #[inline]
+    pub fn byte(&self, b: u8) -> u32 {
+        let i = 12 + b as usize * 4;
+        u32::from_le_bytes([
+            self.data[i],
+            self.data[i + 1],
+            self.data[i + 2],
+            self.data[i + 3],
+        ])
+    }
+
+    /// A token's length in bytes (0 if the encoder never makes it).
+    #[inline]
+    pub fn len(&self, id: u32) -> usize {
+        let i = HEADER + id as usize * 2;
+        u16::from_le_bytes([self.data[i], self.data[i + 1]]) as usize
+    }
+
+    /// The longest token the encoder makes that is a proper prefix of `id`.
+    #[inline]
+    pub fn next_prefix(&self, id: u32) -> Option<u32> {
+        let p = u24(self.data, HEADER + self.ids * 2 + id as usize * 3);
+        (p != NONE).then_some(p)
+    }
+
+    /// The two tokens merged last to make `id` (itself twice if none).
+    #[inline]
+    pub fn split(&self, id: u32) -> (u32, u32) {
+        let i = HEADER + self.ids * 5 + id as usize * 6;
+        (u24(self.data, i), u24(self.data, i + 3))
+    }
+
+    /// Whether the tables know `id` (a rank the rank table returned).
+    #[inline]
+    pub fn knows(&self, id: u32) -> bool {
+        (id as usize) < self.ids && self.len(id) > 0
+    }
+
+    fn bit(&self, set: usize, h: u64) -> bool {
+        let i = (h >> (64 - self.bits)) as usize;
+        let base = HEADER + self.ids * 11 + set * ((1usize << self.bits) / 8);
+        self.data[base + i / 8] & (1 << (i % 8)) != 0
+    }
+
+    /// Whether the string hashed to `h` may be a proper prefix of a token.
+    #[inline]
+    pub fn may_extend(&self, h: u64) -> bool {
+        self.bit(0, h)
+    }
+
+    /// Whether the string hashed to `h` may be a token.
+    #[inline]
+    pub fn may_be_token(&self, h: u64) -> bool {
+        self.bit(1, h)
+    }
+}
+
+/// The tables for a vocabulary of (bytes, rank) entries; a token listed
+/// twice keeps its last rank, as the rank table does.
+#[allow(dead_code)] // build.rs builds; the counters read
+pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
+    use std::collections::HashMap;
+    let mut by_bytes: HashMap<&[u8], u32> = HashMap::new();
+    for (bytes, rank) in entries {
+        by_bytes.insert(bytes, *rank);
+    }
+    let ids = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
+    let mut bytes_of: Vec<Option<&[u8]>> = vec![None; ids];
+    for (bytes, rank) in &by_bytes {
+        bytes_of[*rank as usize] = Some(bytes);
+    }
+    let byte_ranks: Option<Vec<u32>> = (0..=255u8)
+        .map(|b| by_bytes.get(&[b][..]).copied())
+        .collect();
+    let (Some(byte_ranks), true) = (byte_ranks, ids < NONE as usize) else {
+        return Vec::new();
+    };
+    assert!(bytes_of.iter().flatten().all(|b| b.len() < 1 << 16));
+
+    // Splits in rank order, as the `bpe` crate finds them: the longest
+    // prefix token whose rest is a token, both of lower rank, that
+    // byte-pair merging would leave side by side.
+    let mut split: Vec<(u32, u32)> = (0..ids as u32).map(|id| (id, id)).collect();
+    let mut made = vec![false; ids];
+    let mut pairs: HashMap<(u32, u32), u32> = HashMap::new();
+    let made_token = |made: &[bool], bytes: &[u8], below: u32| -> Option<u32> {
+        by_bytes
+            .get(bytes)
+            .copied()
+            .filter(|&t| t < below && made[t as usize])
+    };
+    for id in 0..ids as u32 {
+        let Some(bytes) = bytes_of[id as usize] else {
+            continue;
+        };
+        if bytes.len() == 1 {
+            made[id as usize] = true;
+            continue;
+        }
+        for cut in (1..bytes.len()).rev() {
+            let (Some(t1), Some(t2)) = (
+                made_token(&made, &bytes[..cut], id),
+                made_token(&made, &bytes[cut..], id),
+            ) else {
+                continue;
+            };
+            if valid_pair(&pairs, &split, t1, t2) {
+                pairs.insert((t1, t2), id);
+                split[id as usize] = (t1, t2);
+                made[id as usize] = true;
+                break;
+            }
+        }
+    }
+
+    let bits = (usize::BITS - (by_bytes.len() * 12).leading_zeros()).max(10);
+    let set_bytes = (1usize << bits) / 8;
+    let mut prefix_bits = vec![0u8; set_bytes];
+    let mut token_bits = vec![0u8; set_bytes];
+    let set = |v: &mut Vec<u8>, h: u64| {
+        let i = (h >> (64 - bits)) as usize;
+        v[i / 8] |= 1 << (i % 8);
+    };
+    let mut next_prefix = vec![NONE; ids];
+    for id in 0..ids {
+        let (Some(bytes), true) = (bytes_of[id], made[id]) else {
+            continue;
+        };
+        let mut h = SEED;
+        for (i, &b) in bytes.iter().enumerate() {
+            if i > 0 {
+                set(&mut prefix_bits, h);
+                if let Some(t) = by_bytes.get(&bytes[..i]).filter(|&&t| made[t as usize]) {
+                    next_prefix[id] = *t;
+                }
+            }
+            h = step(h, b);
+        }
+        set(&mut token_bits, h);
+    }
+
+    let mut out = Vec::new();
+    out.extend_from_slice(&(ids as u32).to_le_bytes());
+    out.extend_from_slice(&bits.to_le_bytes());
+    let longest = bytes_of
+        .iter()
+        .flatten()
+        .map(|b| b.len())
+        .max()
+        .unwrap_or(0);
+    out.extend_from_slice(&(longest as u32).to_le_bytes());
+    for r in byte_ranks {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    for id in 0..ids {
+        let len = match bytes_of[id] {
+            Some(b) if made[id] => b.len() as u16,
+            _ => 0,
+        };
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    for p in next_prefix {
+        out.extend_from_slice(&p.to_le_bytes()[..3]);
+    }
+    for (a, b) in split {
+        out.extend_from_slice(&a.to_le_bytes()[..3]);
+        out.extend_from_slice(&b.to_le_bytes()[..3]);
+    }
+    out.extend(prefix_bits);
+    out.extend(token_bits);
+    out
+}
+
+/// The `bpe` crate's `is_valid_token_pair`: whether byte-pair merging of
+/// the two tokens' bytes leaves them side by side, undoing their merges
+/// from the last while no merge across the boundary came first.
+#[allow(dead_code)]
+fn valid_pair(
+    pairs: &std::collections::HashMap<(u32, u32), u32>,
+    split: &[(u32, u32)],
+    mut t1: u32,
+    mut t2: u32,
+) -> bool {
+    let mut limit = u32::MAX;
+    loop {
+        if pairs.get(&(t1, t2)).is_some_and(|&c| c < limit) {
+            return false;
+        }
+        if t1 > t2 {
+            limit = t1;
+            t1 = split[t1 as usize].1;
+            if t1 == limit {
+                limit = t2 + 1;
+                t2 = split[t2 as usize].0;
+                if t2 + 1 == limit {
+                    return true;
+                }
+            }
+        } else {
+            limit = t2 + 1;
+            t2 = split[t2 as usize].0;
+            if t2 + 1 == limit {
+                limit = t1;
+                t1 = split[t1 as usize].1;
+                if t1 == limit {
+                    return true;
+                }
+            }
+        }
+    }
+}
