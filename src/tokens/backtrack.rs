@@ -14,36 +14,46 @@
 //! others out, and the tests check each vocabulary), in about linear time.
 //!
 //! Runs of one character (a megabyte of spaces) take the same path, and
-//! repeat themselves: in a piece that repeats with a period of up to four
-//! bytes a string is fixed by where it starts modulo the period and its
-//! length, so the longest token at a position and the pair checks are
-//! remembered by that, not looked up again.
+//! repeat themselves: a stretch of a run of a unit of up to four bytes is
+//! fixed by the unit and its length, so the longest token at a position
+//! and the pair checks, which depend on a stretch only, are remembered by
+//! that (across pieces: whitespace between words is many short runs), not
+//! looked up again.
 
 use super::backtrack_tables::{step, Links, SEED};
 use super::bpe::Ranks;
-use rustc_hash::FxHashMap;
+use std::cell::Cell;
 
-/// Tokens in `piece` (at least two bytes), or None if the encoder found no
-/// way to the end (not with our vocabularies; merging counts then).
-///
-/// Bounded: a step back closes the position it leaves for good (no token
-/// ends there again), so there are at most as many as bytes, and as many
-/// tokens taken as steps back plus the count; each tries at most the
-/// token's prefixes.
-pub fn count(
-    piece: &[u8],
-    links: &Links,
-    ranks: &impl Ranks,
-    period: Option<usize>,
-) -> Option<usize> {
-    let n = piece.len();
-    let mut e = Encoder {
+/// Tokens in `piece` (at least two bytes), or None when the encoder gave
+/// up: it found no way to the end (not with our vocabularies), or it took
+/// more than [`STEPS_PER_BYTE`] steps a byte. A step back closes the
+/// position it leaves for good (no token ends there again), so the work is
+/// bounded by the bytes times the longest token's prefixes; but some runs
+/// come near that: a run of `-` takes o200k_base's encoder about 30 steps
+/// a byte (bpe-openai's too: it is its slowest text), where merging, with
+/// its memo for runs, is several times faster. Merging counts then.
+pub fn count(piece: &[u8], links: &Links, ranks: &impl Ranks) -> Option<usize> {
+    count_within(
         piece,
         links,
         ranks,
-        period,
-        matches: FxHashMap::default(),
-        pairs: FxHashMap::default(),
+        STEPS_PER_BYTE * piece.len() + STEPS_AT_LEAST,
+    )
+}
+
+/// [`count`], giving up after `budget` steps.
+fn count_within(
+    piece: &[u8],
+    links: &Links,
+    ranks: &impl Ranks,
+    mut budget: usize,
+) -> Option<usize> {
+    let n = piece.len();
+    let e = Encoder {
+        piece,
+        links,
+        ranks,
+        run: Cell::new((0, 0, 0)),
     };
     let mut tokens: Vec<u32> = Vec::with_capacity(n / 3 + 1);
     // Positions not yet known to be dead ends (a token ending there cannot
@@ -55,6 +65,7 @@ pub fn count(
     while let Some(mut token) = next {
         let last = tokens.last().copied();
         loop {
+            budget = budget.checked_sub(1)?;
             let end = pos + links.len(token);
             if is_open(&open, end) && last.is_none_or(|l| e.valid_pair(pos, l, token)) {
                 tokens.push(token);
@@ -75,32 +86,57 @@ pub fn count(
     (pos == n).then_some(tokens.len())
 }
 
+/// Steps (tokens tried) a byte before the encoder gives up: ordinary text
+/// takes one or two (a megabyte of Chinese, of spaces, of `a`: about 1).
+const STEPS_PER_BYTE: usize = 4;
+/// And at least this many (a short run of spaces tries many of the
+/// run's tokens at each position).
+const STEPS_AT_LEAST: usize = 2048;
+
 struct Encoder<'a, R> {
     piece: &'a [u8],
     links: &'a Links,
     ranks: &'a R,
-    period: Option<usize>,
-    /// For a periodic piece: the longest token at a start modulo the
-    /// period, far enough from the end for it not to matter.
-    matches: FxHashMap<usize, u32>,
-    /// For a periodic piece: `valid_pair` by boundary modulo the period.
-    pairs: FxHashMap<(usize, u32, u32), bool>,
+    /// The last run found: `start..end` repeats a unit of `period` bytes.
+    run: Cell<(usize, usize, usize)>,
 }
 
 impl<R: Ranks> Encoder<'_, R> {
-    /// The longest token at `pos` (the byte's own at least).
-    fn longest(&mut self, pos: usize) -> u32 {
-        match self.period {
-            Some(p) if self.piece.len() - pos > self.links.longest => {
-                if let Some(&t) = self.matches.get(&(pos % p)) {
-                    return t;
-                }
-                let t = self.search(pos);
-                self.matches.insert(pos % p, t);
-                t
+    /// The unit `piece[a..b]` repeats, if it is a run of a unit of 1 to 4
+    /// bytes (shorter than it): the unit's bytes and length. The run it is
+    /// in is found once, not for every window of it.
+    fn unit(&self, a: usize, b: usize) -> Option<(u64, u64)> {
+        let (start, end, p) = self.run.get();
+        let p = if start <= a && b <= end && p > 0 {
+            p
+        } else {
+            let s = &self.piece[a..b];
+            let p = (1..=4).find(|&p| s.len() > p && s[p..] == s[..s.len() - p])?;
+            let mut end = b;
+            while end < self.piece.len() && self.piece[end] == self.piece[end - p] {
+                end += 1;
             }
-            _ => self.search(pos),
+            self.run.set((a, end, p));
+            p
+        };
+        if b - a <= p {
+            return None;
         }
+        let mut u = [0u8; 4];
+        u[..p].copy_from_slice(&self.piece[a..a + p]);
+        Some((u32::from_le_bytes(u) as u64, p as u64))
+    }
+
+    /// The longest token at `pos` (the byte's own at least). In a run of
+    /// a unit of up to four bytes, remembered by the unit and the length
+    /// of the run within reach (what the answer depends on).
+    fn longest(&self, pos: usize) -> u32 {
+        let reach = self.piece.len().min(pos + self.links.longest);
+        let Some((u, p)) = self.unit(pos, reach) else {
+            return self.search(pos);
+        };
+        let key = [u | p << 32 | ((reach - pos) as u64) << 35 | 1 << 63, 0];
+        memo(self.links, key, || self.search(pos) + 1) - 1
     }
 
     /// Extends the string at `pos` a byte at a time while it may be a
@@ -128,16 +164,13 @@ impl<R: Ranks> Encoder<'_, R> {
     /// starting there, side by side: the `bpe` crate's
     /// `is_valid_token_pair`, with its pair map read from the text (the
     /// two are adjacent in it: the merged token is the text they cover).
-    fn valid_pair(&mut self, at: usize, t1: u32, t2: u32) -> bool {
-        let Some(p) = self.period else {
+    /// Remembered, in a run, by the unit and the two tokens.
+    fn valid_pair(&self, at: usize, t1: u32, t2: u32) -> bool {
+        let Some((u, p)) = self.unit(at - self.links.len(t1), at + self.links.len(t2)) else {
             return self.check_pair(at, t1, t2);
         };
-        if let Some(&v) = self.pairs.get(&(at % p, t1, t2)) {
-            return v;
-        }
-        let v = self.check_pair(at, t1, t2);
-        self.pairs.insert((at % p, t1, t2), v);
-        v
+        let key = [u | p << 32 | (t1 as u64) << 35, (t2 as u64) << 32];
+        memo(self.links, key, || 1 + self.check_pair(at, t1, t2) as u32) == 2
     }
 
     fn check_pair(&self, at: usize, mut t1: u32, mut t2: u32) -> bool {
@@ -175,10 +208,43 @@ impl<R: Ranks> Encoder<'_, R> {
     }
 }
 
+/// The runs' answers: a direct-mapped cache per thread, shared by the
+/// vocabularies (each entry says whose tables it came from) and kept from
+/// piece to piece (whitespace between words is many short runs). A key
+/// packs what the answer depends on; values are never 0, the empty mark.
+const MEMO_BITS: u32 = 12;
+
+#[derive(Clone, Copy)]
+struct MemoEntry {
+    key: [u64; 2],
+    value: u32,
+}
+
+thread_local! {
+    static MEMO: [Cell<MemoEntry>; 1 << MEMO_BITS] = const {
+        [const { Cell::new(MemoEntry { key: [0, 0], value: 0 }) }; 1 << MEMO_BITS]
+    };
+}
+
+fn memo(links: &Links, mut key: [u64; 2], value: impl FnOnce() -> u32) -> u32 {
+    key[1] |= links.tag() as u64;
+    let mix = (key[0] ^ key[1].rotate_left(23)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let i = (mix >> (64 - MEMO_BITS)) as usize;
+    MEMO.with(|memo| {
+        let entry = memo[i].get();
+        if entry.key == key && entry.value != 0 {
+            return entry.value;
+        }
+        let value = value();
+        memo[i].set(MemoEntry { key, value });
+        value
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::bpe::{merge_count, period};
+    use crate::tokens::bpe::merge_count;
     use crate::tokens::counting::StaticRanks;
     use crate::tokens::Vocab;
 
@@ -196,9 +262,16 @@ mod tests {
         v
     }
 
+    /// The encoder's count, never giving up; and the count's, which does
+    /// when the encoder takes too long.
     fn backtrack(piece: &[u8], ranks: &StaticRanks) -> Option<usize> {
         let links = ranks.links().expect("every vocabulary has the tables");
-        ranks.with_cache(|cached| count(piece, &links, cached, period(piece)))
+        let n = ranks.with_cache(|cached| count_within(piece, &links, cached, usize::MAX));
+        assert_eq!(
+            n,
+            Some(ranks.with_cache(|cached| crate::tokens::bpe::count(piece, cached)))
+        );
+        n
     }
 
     /// Every token the tables keep merges to itself, and every one they

@@ -106,6 +106,12 @@ impl Links {
         (u24(self.data, i), u24(self.data, i + 3))
     }
 
+    /// Which tables these are (the low bits of their address in the
+    /// binary, distinct for each vocabulary's).
+    pub fn tag(&self) -> u32 {
+        self.data.as_ptr() as usize as u32
+    }
+
     /// Whether the tables know `id` (a rank the rank table returned).
     #[inline]
     pub fn knows(&self, id: u32) -> bool {

@@ -43,7 +43,7 @@ pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
         1 => 1,
         _ if ranks.rank(piece).is_some() => 1,
         n if n >= BACKTRACK_FROM => match ranks.links() {
-            Some(links) => super::backtrack::count(piece, &links, ranks, period(piece))
+            Some(links) => super::backtrack::count(piece, &links, ranks)
                 .unwrap_or_else(|| merge_count(piece, ranks)),
             None => merge_count(piece, ranks),
         },
@@ -254,7 +254,7 @@ const MEMO_LEN: usize = 4096;
 
 /// The shortest `p` of 1 to 4 with `piece[i] == piece[i % p]` throughout,
 /// if any.
-pub(crate) fn period(piece: &[u8]) -> Option<usize> {
+fn period(piece: &[u8]) -> Option<usize> {
     (1..=4).find(|&p| piece.len() > p && piece[p..].iter().zip(piece).all(|(a, b)| a == b))
 }
 
