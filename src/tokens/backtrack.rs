@@ -86,6 +86,9 @@ fn count_within(
     (pos == n).then_some(tokens.len())
 }
 
+/// How many of the lengths that may be tokens [`Encoder::search`] keeps.
+const CANDIDATES: usize = 16;
+
 /// Steps (tokens tried) a byte before the encoder gives up: ordinary text
 /// takes one or two (a megabyte of Chinese, of spaces, of `a`: about 1).
 const STEPS_PER_BYTE: usize = 4;
@@ -111,7 +114,12 @@ impl<R: Ranks> Encoder<'_, R> {
             p
         } else {
             let s = &self.piece[a..b];
-            let p = (1..=4).find(|&p| s.len() > p && s[p..] == s[..s.len() - p])?;
+            // The first bytes rule most out without a call to memcmp.
+            let p = (1..=4).find(|&p| {
+                s.len() > p
+                    && s[p..].iter().zip(s).take(8).all(|(a, b)| a == b)
+                    && s[p..] == s[..s.len() - p]
+            })?;
             let mut end = b;
             while end < self.piece.len() && self.piece[end] == self.piece[end - p] {
                 end += 1;
@@ -140,24 +148,42 @@ impl<R: Ranks> Encoder<'_, R> {
     }
 
     /// Extends the string at `pos` a byte at a time while it may be a
-    /// proper prefix of a token, asking the rank table where it may be one.
+    /// proper prefix of a token, noting the lengths where it may be one;
+    /// then asks the rank table about those, longest first, until one is
+    /// (usually the first: one lookup, not one per token on the way).
     fn search(&self, pos: usize) -> u32 {
         let piece = &self.piece[pos..];
-        let mut best = self.links.byte(piece[0]);
+        // The last `CANDIDATES` lengths that may be tokens, in a ring.
+        let mut lens = [0usize; CANDIDATES];
+        let mut found = 0;
         let mut h = step(SEED, piece[0]);
         let mut len = 1;
         while len < piece.len() && self.links.may_extend(h) {
             h = step(h, piece[len]);
             len += 1;
             if self.links.may_be_token(h) {
+                lens[found % CANDIDATES] = len;
+                found += 1;
+            }
+        }
+        for k in (found.saturating_sub(CANDIDATES)..found).rev() {
+            if let Some(t) = self.ranks.rank(&piece[..lens[k % CANDIDATES]]) {
+                if self.links.knows(t) {
+                    return t;
+                }
+            }
+        }
+        if found > CANDIDATES {
+            // All the last ones were false hits (not seen): the rest, in turn.
+            for len in (2..lens[found % CANDIDATES]).rev() {
                 if let Some(t) = self.ranks.rank(&piece[..len]) {
                     if self.links.knows(t) {
-                        best = t;
+                        return t;
                     }
                 }
             }
         }
-        best
+        self.links.byte(piece[0])
     }
 
     /// Whether byte-pair merging leaves `t1`, ending at `at`, and `t2`,
@@ -177,10 +203,12 @@ impl<R: Ranks> Encoder<'_, R> {
         let links = self.links;
         let mut limit = u32::MAX;
         loop {
-            let span = &self.piece[at - links.len(t1)..at + links.len(t2)];
-            if let Some(c) = self.ranks.rank(span) {
-                if c < limit && links.knows(c) && links.split(c) == (t1, t2) {
-                    return false;
+            if links.may_be_split(t1, t2) {
+                let span = &self.piece[at - links.len(t1)..at + links.len(t2)];
+                if let Some(c) = self.ranks.rank(span) {
+                    if c < limit && links.knows(c) && links.split(c) == (t1, t2) {
+                        return false;
+                    }
                 }
             }
             if t1 > t2 {

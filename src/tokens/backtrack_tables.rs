@@ -14,28 +14,42 @@
 //! tokens, so the rank table is asked only where a token may end. And
 //! instead of the crate's map of pairs, a pair is looked up as the text it
 //! covers (the two tokens are always adjacent in the text) in the rank
-//! table, then checked against `split`.
+//! table, then checked against `split`; two small filters in each token's
+//! record say which pairs may be a split, so most of the pair checks'
+//! questions (is this pair some token's split? mostly no) are answered
+//! without a lookup.
 //!
 //! Tokens byte-pair merging can never make (several parts and no two
 //! adjacent ones merge) are left out: never matched, never a prefix. Then
 //! the encoder's tokens are tiktoken's (the tests check every vocabulary).
 //!
 //! Layout (all little-endian): `ids` (u32), `bits` (u32, log2 of each bit
-//! set's size), the longest token's length (u32), the 256 byte tokens' ranks (u32), then per id its length
-//! (u16, 0 for no or an unmakeable token), `next_prefix` (u24, `NONE` for
-//! none), `split` (two u24; a token that is no merge has itself twice),
+//! set's size), the longest token's length (u32), the 256 byte tokens'
+//! ranks (u32), then a 20-byte record per id: its length (u16, 0 for no
+//! or an unmakeable token), `next_prefix` (u24, `NONE` for none), `split`
+//! (two u24; a token that is no merge has itself twice), the filter of
+//! its right partners and that of its left partners (u32 each), a zero;
 //! then the prefix bits and the token bits. An empty blob: no tables (a
 //! vocabulary without all 256 bytes as tokens).
 
 /// No token, in `next_prefix`.
 pub const NONE: u32 = 0xff_ffff;
 const HEADER: usize = 12 + 256 * 4;
+/// A token's record: what the encoder reads about it together, in one
+/// cache line.
+const RECORD: usize = 20;
 
 /// The bit sets' hash of a string, a byte at a time (the encoder extends
 /// strings a byte at a time).
 #[inline]
 pub fn step(h: u64, byte: u8) -> u64 {
     (h ^ byte as u64 ^ 0x100).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// A token's bit in its partners' 32-bit filters.
+#[inline]
+pub fn partner_bit(t: u32) -> u32 {
+    1 << (t.wrapping_mul(0x9e37_79b1) >> 27)
 }
 
 /// The hash of the empty string.
@@ -64,7 +78,7 @@ impl Links {
         let ids = word(0)? as usize;
         let bits = word(4)?;
         let longest = word(8)? as usize;
-        let size = HEADER + ids * 11 + 2 * ((1usize << bits) / 8);
+        let size = HEADER + ids * RECORD + 2 * ((1usize << bits) / 8);
         (data.len() == size && ids < NONE as usize).then_some(Links {
             ids,
             longest,
@@ -88,21 +102,21 @@ impl Links {
     /// A token's length in bytes (0 if the encoder never makes it).
     #[inline]
     pub fn len(&self, id: u32) -> usize {
-        let i = HEADER + id as usize * 2;
+        let i = HEADER + id as usize * RECORD;
         u16::from_le_bytes([self.data[i], self.data[i + 1]]) as usize
     }
 
     /// The longest token the encoder makes that is a proper prefix of `id`.
     #[inline]
     pub fn next_prefix(&self, id: u32) -> Option<u32> {
-        let p = u24(self.data, HEADER + self.ids * 2 + id as usize * 3);
+        let p = u24(self.data, HEADER + id as usize * RECORD + 2);
         (p != NONE).then_some(p)
     }
 
     /// The two tokens merged last to make `id` (itself twice if none).
     #[inline]
     pub fn split(&self, id: u32) -> (u32, u32) {
-        let i = HEADER + self.ids * 5 + id as usize * 6;
+        let i = HEADER + id as usize * RECORD + 5;
         (u24(self.data, i), u24(self.data, i + 3))
     }
 
@@ -120,7 +134,7 @@ impl Links {
 
     fn bit(&self, set: usize, h: u64) -> bool {
         let i = (h >> (64 - self.bits)) as usize;
-        let base = HEADER + self.ids * 11 + set * ((1usize << self.bits) / 8);
+        let base = HEADER + self.ids * RECORD + set * ((1usize << self.bits) / 8);
         self.data[base + i / 8] & (1 << (i % 8)) != 0
     }
 
@@ -134,6 +148,25 @@ impl Links {
     #[inline]
     pub fn may_be_token(&self, h: u64) -> bool {
         self.bit(1, h)
+    }
+
+    /// Whether `(t1, t2)` may be some token's split: each token's
+    /// record has a 32-bit filter of the tokens it is split from on the
+    /// right, and one of those on the left (a token that has many, a byte,
+    /// has a full filter, but rarely both of the two).
+    #[inline]
+    pub fn may_be_split(&self, t1: u32, t2: u32) -> bool {
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                self.data[i],
+                self.data[i + 1],
+                self.data[i + 2],
+                self.data[i + 3],
+            ])
+        };
+        let rights = word(HEADER + t1 as usize * RECORD + 11);
+        let lefts = word(HEADER + t2 as usize * RECORD + 15);
+        rights & partner_bit(t2) != 0 && lefts & partner_bit(t1) != 0
     }
 }
 
@@ -199,6 +232,8 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
     let set_bytes = (1usize << bits) / 8;
     let mut prefix_bits = vec![0u8; set_bytes];
     let mut token_bits = vec![0u8; set_bytes];
+    let mut rights = vec![0u32; ids];
+    let mut lefts = vec![0u32; ids];
     let set = |v: &mut Vec<u8>, h: u64| {
         let i = (h >> (64 - bits)) as usize;
         v[i / 8] |= 1 << (i % 8);
@@ -219,6 +254,11 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
             h = step(h, b);
         }
         set(&mut token_bits, h);
+        if bytes.len() > 1 {
+            let (t1, t2) = split[id];
+            rights[t1 as usize] |= partner_bit(t2);
+            lefts[t2 as usize] |= partner_bit(t1);
+        }
     }
 
     let mut out = Vec::new();
@@ -240,13 +280,12 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
             _ => 0,
         };
         out.extend_from_slice(&len.to_le_bytes());
-    }
-    for p in next_prefix {
-        out.extend_from_slice(&p.to_le_bytes()[..3]);
-    }
-    for (a, b) in split {
-        out.extend_from_slice(&a.to_le_bytes()[..3]);
-        out.extend_from_slice(&b.to_le_bytes()[..3]);
+        out.extend_from_slice(&next_prefix[id].to_le_bytes()[..3]);
+        out.extend_from_slice(&split[id].0.to_le_bytes()[..3]);
+        out.extend_from_slice(&split[id].1.to_le_bytes()[..3]);
+        out.extend_from_slice(&rights[id].to_le_bytes());
+        out.extend_from_slice(&lefts[id].to_le_bytes());
+        out.push(0);
     }
     out.extend(prefix_bits);
     out.extend(token_bits);
