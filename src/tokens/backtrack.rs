@@ -54,11 +54,17 @@ fn count_within(
         links,
         ranks,
         run: Cell::new((0, 0, 0)),
+        runs: has_run(piece),
+        last: [Cell::new(([0, 0], 0)), Cell::new(([0, 0], 0))],
     };
-    let mut tokens: Vec<u32> = Vec::with_capacity(n / 3 + 1);
+    // The buffers of the last piece (most pieces are short: allocating
+    // two per piece was a twentieth of a count of Chinese).
+    let (mut tokens, mut open) = BUFFERS.take();
+    tokens.clear();
+    open.clear();
     // Positions not yet known to be dead ends (a token ending there cannot
     // be followed to the end of the piece).
-    let mut open = vec![u64::MAX; n / 64 + 1];
+    open.resize(n / 64 + 1, u64::MAX);
     let is_open = |open: &[u64], i: usize| open[i / 64] & (1 << (i % 64)) != 0;
     let mut pos = 0;
     let mut next = Some(e.longest(0));
@@ -83,7 +89,9 @@ fn count_within(
             }
         }
     }
-    (pos == n).then_some(tokens.len())
+    let count = (pos == n).then_some(tokens.len());
+    BUFFERS.set((tokens, open));
+    count
 }
 
 /// How many of the lengths that may be tokens [`Encoder::search`] keeps.
@@ -102,13 +110,44 @@ struct Encoder<'a, R> {
     ranks: &'a R,
     /// The last run found: `start..end` repeats a unit of `period` bytes.
     run: Cell<(usize, usize, usize)>,
+    /// Whether the piece has a run long enough to look for.
+    runs: bool,
+    /// The last answer [`memo`] gave to each kind of question (in a run,
+    /// the same ones come again and again).
+    last: [Cell<([u64; 2], u32)>; 2],
 }
+
+thread_local! {
+    static BUFFERS: Cell<(Vec<u32>, Vec<u64>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// Whether `piece` has a stretch of [`RUN`] bytes or more that repeats a
+/// unit of 1 to 4 bytes: else the runs are not looked for (one pass over
+/// the piece instead of a check at every token of a Chinese sentence).
+fn has_run(piece: &[u8]) -> bool {
+    (1..=4).any(|p| {
+        let mut same = 0;
+        piece[p.min(piece.len())..]
+            .iter()
+            .zip(piece)
+            .any(|(a, b)| {
+                same = if a == b { same + 1 } else { 0 };
+                same >= RUN
+            })
+    })
+}
+
+/// See [`has_run`].
+const RUN: usize = 16;
 
 impl<R: Ranks> Encoder<'_, R> {
     /// The unit `piece[a..b]` repeats, if it is a run of a unit of 1 to 4
     /// bytes (shorter than it): the unit's bytes and length. The run it is
     /// in is found once, not for every window of it.
     fn unit(&self, a: usize, b: usize) -> Option<(u64, u64)> {
+        if !self.runs {
+            return None;
+        }
         let (start, end, p) = self.run.get();
         let p = if start <= a && b <= end && p > 0 {
             p
@@ -144,7 +183,7 @@ impl<R: Ranks> Encoder<'_, R> {
             return self.search(pos);
         };
         let key = [u | p << 32 | ((reach - pos) as u64) << 35 | 1 << 63, 0];
-        memo(self.links, key, || self.search(pos) + 1) - 1
+        self.memo(0, key, || self.search(pos) + 1) - 1
     }
 
     /// Extends the string at `pos` a byte at a time while it may be a
@@ -186,17 +225,27 @@ impl<R: Ranks> Encoder<'_, R> {
         self.links.byte(piece[0])
     }
 
+    /// [`memo`], asking the last answer first.
+    fn memo(&self, kind: usize, key: [u64; 2], value: impl FnOnce() -> u32) -> u32 {
+        let (last, answer) = self.last[kind].get();
+        if last == key && answer != 0 {
+            return answer;
+        }
+        let answer = memo(self.links, key, value);
+        self.last[kind].set((key, answer));
+        answer
+    }
+
     /// Whether byte-pair merging leaves `t1`, ending at `at`, and `t2`,
     /// starting there, side by side: the `bpe` crate's
     /// `is_valid_token_pair`, with its pair map read from the text (the
     /// two are adjacent in it: the merged token is the text they cover).
-    /// Remembered, in a run, by the unit and the two tokens.
+    /// The answer depends on the two tokens only, and text repeats its
+    /// pairs (a language's frequent words, a run's two tokens): it is
+    /// remembered by them.
     fn valid_pair(&self, at: usize, t1: u32, t2: u32) -> bool {
-        let Some((u, p)) = self.unit(at - self.links.len(t1), at + self.links.len(t2)) else {
-            return self.check_pair(at, t1, t2);
-        };
-        let key = [u | p << 32 | (t1 as u64) << 35, (t2 as u64) << 32];
-        memo(self.links, key, || 1 + self.check_pair(at, t1, t2) as u32) == 2
+        let key = [t1 as u64 | (t2 as u64) << 24, 0];
+        self.memo(1, key, || 1 + self.check_pair(at, t1, t2) as u32) == 2
     }
 
     fn check_pair(&self, at: usize, mut t1: u32, mut t2: u32) -> bool {
@@ -240,7 +289,7 @@ impl<R: Ranks> Encoder<'_, R> {
 /// vocabularies (each entry says whose tables it came from) and kept from
 /// piece to piece (whitespace between words is many short runs). A key
 /// packs what the answer depends on; values are never 0, the empty mark.
-const MEMO_BITS: u32 = 12;
+const MEMO_BITS: u32 = 13;
 
 #[derive(Clone, Copy)]
 struct MemoEntry {

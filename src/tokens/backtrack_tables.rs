@@ -23,13 +23,14 @@
 //! adjacent ones merge) are left out: never matched, never a prefix. Then
 //! the encoder's tokens are tiktoken's (the tests check every vocabulary).
 //!
-//! Layout (all little-endian): `ids` (u32), `bits` (u32, log2 of each bit
-//! set's size), the longest token's length (u32), the 256 byte tokens'
+//! Layout (all little-endian): `ids` (u32), `bits` (u32, log2 of the bit
+//! sets' size), the longest token's length (u32), the 256 byte tokens'
 //! ranks (u32), then a 20-byte record per id: its length (u16, 0 for no
 //! or an unmakeable token), `next_prefix` (u24, `NONE` for none), `split`
 //! (two u24; a token that is no merge has itself twice), the filter of
 //! its right partners and that of its left partners (u32 each), a zero;
-//! then the prefix bits and the token bits. An empty blob: no tables (a
+//! then the bit sets, a slot of two bits (a proper prefix, a token) per
+//! hash. An empty blob: no tables (a
 //! vocabulary without all 256 bytes as tokens).
 
 /// No token, in `next_prefix`.
@@ -78,7 +79,7 @@ impl Links {
         let ids = word(0)? as usize;
         let bits = word(4)?;
         let longest = word(8)? as usize;
-        let size = HEADER + ids * RECORD + 2 * ((1usize << bits) / 8);
+        let size = HEADER + ids * RECORD + (1usize << bits) / 4;
         (data.len() == size && ids < NONE as usize).then_some(Links {
             ids,
             longest,
@@ -132,10 +133,11 @@ impl Links {
         (id as usize) < self.ids && self.len(id) > 0
     }
 
-    fn bit(&self, set: usize, h: u64) -> bool {
+    /// Slot `h`'s bit `kind` (0: a proper prefix, 1: a token): the two
+    /// side by side, because the search asks both about each string.
+    fn bit(&self, kind: usize, h: u64) -> bool {
         let i = (h >> (64 - self.bits)) as usize;
-        let base = HEADER + self.ids * RECORD + set * ((1usize << self.bits) / 8);
-        self.data[base + i / 8] & (1 << (i % 8)) != 0
+        self.data[HEADER + self.ids * RECORD + i / 4] & (1 << (i % 4 * 2 + kind)) != 0
     }
 
     /// Whether the string hashed to `h` may be a proper prefix of a token.
@@ -229,14 +231,12 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
     }
 
     let bits = (usize::BITS - (by_bytes.len() * 12).leading_zeros()).max(10);
-    let set_bytes = (1usize << bits) / 8;
-    let mut prefix_bits = vec![0u8; set_bytes];
-    let mut token_bits = vec![0u8; set_bytes];
+    let mut slots = vec![0u8; (1usize << bits) / 4];
     let mut rights = vec![0u32; ids];
     let mut lefts = vec![0u32; ids];
-    let set = |v: &mut Vec<u8>, h: u64| {
+    let set = |v: &mut Vec<u8>, kind: usize, h: u64| {
         let i = (h >> (64 - bits)) as usize;
-        v[i / 8] |= 1 << (i % 8);
+        v[i / 4] |= 1 << (i % 4 * 2 + kind);
     };
     let mut next_prefix = vec![NONE; ids];
     for id in 0..ids {
@@ -246,14 +246,14 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
         let mut h = SEED;
         for (i, &b) in bytes.iter().enumerate() {
             if i > 0 {
-                set(&mut prefix_bits, h);
+                set(&mut slots, 0, h);
                 if let Some(t) = by_bytes.get(&bytes[..i]).filter(|&&t| made[t as usize]) {
                     next_prefix[id] = *t;
                 }
             }
             h = step(h, b);
         }
-        set(&mut token_bits, h);
+        set(&mut slots, 1, h);
         if bytes.len() > 1 {
             let (t1, t2) = split[id];
             rights[t1 as usize] |= partner_bit(t2);
@@ -287,8 +287,7 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
         out.extend_from_slice(&lefts[id].to_le_bytes());
         out.push(0);
     }
-    out.extend(prefix_bits);
-    out.extend(token_bits);
+    out.extend(slots);
     out
 }
 
