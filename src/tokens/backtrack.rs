@@ -127,13 +127,10 @@ thread_local! {
 fn has_run(piece: &[u8]) -> bool {
     (1..=4).any(|p| {
         let mut same = 0;
-        piece[p.min(piece.len())..]
-            .iter()
-            .zip(piece)
-            .any(|(a, b)| {
-                same = if a == b { same + 1 } else { 0 };
-                same >= RUN
-            })
+        piece[p.min(piece.len())..].iter().zip(piece).any(|(a, b)| {
+            same = if a == b { same + 1 } else { 0 };
+            same >= RUN
+        })
     })
 }
 

@@ -41,10 +41,47 @@ const HEADER: usize = 12 + 256 * 4;
 const RECORD: usize = 20;
 
 /// The bit sets' hash of a string, a byte at a time (the encoder extends
-/// strings a byte at a time).
+/// strings a byte at a time): the string's, and that of its first
+/// [`BLOCK_KEY`] bytes, which picks the slot's block. The search extends
+/// the string at one position byte by byte, so past the first few bytes
+/// every bit it reads is in one block of two cache lines, not each in its
+/// own (the bit sets are larger than the cache: those misses were most of
+/// the search's time).
+#[derive(Clone, Copy)]
+pub struct Hash {
+    h: u64,
+    block: u64,
+    len: u32,
+}
+
+/// See [`Hash`]: strings sharing their first four bytes share a block.
+const BLOCK_KEY: u32 = 4;
+/// Slots in a block (two bits each: 128 bytes).
+const BLOCK_BITS: u32 = 9;
+
 #[inline]
-pub fn step(h: u64, byte: u8) -> u64 {
-    (h ^ byte as u64 ^ 0x100).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+pub fn step(s: Hash, byte: u8) -> Hash {
+    let h = (s.h ^ byte as u64 ^ 0x100).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let len = s.len + 1;
+    Hash {
+        h,
+        block: if len <= BLOCK_KEY { h } else { s.block },
+        len,
+    }
+}
+
+/// The hash of the empty string.
+pub const SEED: Hash = Hash {
+    h: 0x2545_f491_4f6c_dd1d,
+    block: 0,
+    len: 0,
+};
+
+/// The slot of a string's hash among `1 << bits`.
+#[inline]
+fn slot(bits: u32, s: Hash) -> usize {
+    let block = s.block >> (64 - (bits - BLOCK_BITS));
+    ((block << BLOCK_BITS) | (s.h >> 40) & ((1 << BLOCK_BITS) - 1)) as usize
 }
 
 /// A token's bit in its partners' 32-bit filters.
@@ -52,9 +89,6 @@ pub fn step(h: u64, byte: u8) -> u64 {
 pub fn partner_bit(t: u32) -> u32 {
     1 << (t.wrapping_mul(0x9e37_79b1) >> 27)
 }
-
-/// The hash of the empty string.
-pub const SEED: u64 = 0x2545_f491_4f6c_dd1d;
 
 /// The blob's views, borrowed from the binary.
 #[derive(Clone, Copy)]
@@ -135,20 +169,20 @@ impl Links {
 
     /// Slot `h`'s bit `kind` (0: a proper prefix, 1: a token): the two
     /// side by side, because the search asks both about each string.
-    fn bit(&self, kind: usize, h: u64) -> bool {
-        let i = (h >> (64 - self.bits)) as usize;
+    fn bit(&self, kind: usize, h: Hash) -> bool {
+        let i = slot(self.bits, h);
         self.data[HEADER + self.ids * RECORD + i / 4] & (1 << (i % 4 * 2 + kind)) != 0
     }
 
     /// Whether the string hashed to `h` may be a proper prefix of a token.
     #[inline]
-    pub fn may_extend(&self, h: u64) -> bool {
+    pub fn may_extend(&self, h: Hash) -> bool {
         self.bit(0, h)
     }
 
     /// Whether the string hashed to `h` may be a token.
     #[inline]
-    pub fn may_be_token(&self, h: u64) -> bool {
+    pub fn may_be_token(&self, h: Hash) -> bool {
         self.bit(1, h)
     }
 
@@ -234,8 +268,8 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
     let mut slots = vec![0u8; (1usize << bits) / 4];
     let mut rights = vec![0u32; ids];
     let mut lefts = vec![0u32; ids];
-    let set = |v: &mut Vec<u8>, kind: usize, h: u64| {
-        let i = (h >> (64 - bits)) as usize;
+    let set = |v: &mut Vec<u8>, kind: usize, h: Hash| {
+        let i = slot(bits, h);
         v[i / 4] |= 1 << (i % 4 * 2 + kind);
     };
     let mut next_prefix = vec![NONE; ids];
