@@ -15,10 +15,10 @@
 //!
 //! Runs of one character (a megabyte of spaces) take the same path, and
 //! repeat themselves: a stretch of a run of a unit of up to four bytes is
-//! fixed by the unit and its length, so the longest token at a position
-//! and the pair checks, which depend on a stretch only, are remembered by
-//! that (across pieces: whitespace between words is many short runs), not
-//! looked up again.
+//! fixed by the unit and its length, so the longest token at a position,
+//! which depends on the stretch within reach only, is remembered by that
+//! (across pieces: whitespace between words is many short runs); a pair
+//! check depends on its two tokens only and is remembered by them.
 
 use super::backtrack_tables::{step, Links, SEED};
 use super::bpe::Ranks;
@@ -413,7 +413,7 @@ mod tests {
         }
     }
 
-    /// Runs of one character or a few, long and short (the memo by period).
+    /// Runs of one character or a few, long and short (the memo by unit).
     #[test]
     fn runs_count_as_merging_counts_them() {
         for (name, ranks) in vocabularies() {

@@ -10,10 +10,11 @@
 //! Same merges, same order (lowest rank first, leftmost on ties), so the
 //! same count.
 //!
-//! Why not the `bpe` crate's linear-time encoder (bpe-openai's): it needs
-//! three Aho-Corasick automata and two hash maps over the vocabulary,
-//! built or deserialised when it loads (bpe-openai's cold count took
-//! 17-92 ms in our runs, ours 0.2 ms), and it has only OpenAI's vocabularies.
+//! Pieces that are no token go first to the `bpe` crate's backtracking
+//! encoder (`backtrack.rs`) when the vocabulary has its tables (all of
+//! ours embedded: not the `CoreBPE` ranks of `encoding.rs`); this merging
+//! counts what it gives up on (a long run of `-`, where it takes tens of
+//! steps a byte) and what has no tables.
 
 use super::backtrack_tables::Links;
 use rustc_hash::FxHashMap;
