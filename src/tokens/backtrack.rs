@@ -124,14 +124,20 @@ thread_local! {
 /// Whether `piece` has a stretch of [`RUN`] bytes or more that repeats a
 /// unit of 1 to 4 bytes: else the runs are not looked for (one pass over
 /// the piece instead of a check at every token of a Chinese sentence).
+/// Such a stretch also repeats every 12 bytes (a multiple of each unit's
+/// length), so one comparison a byte finds where to check the four.
 fn has_run(piece: &[u8]) -> bool {
-    (1..=4).any(|p| {
-        let mut same = 0;
-        piece[p.min(piece.len())..].iter().zip(piece).any(|(a, b)| {
-            same = if a == b { same + 1 } else { 0 };
-            same >= RUN
-        })
-    })
+    let mut same = 0;
+    for (i, (a, b)) in piece[12.min(piece.len())..].iter().zip(piece).enumerate() {
+        same = if a == b { same + 1 } else { 0 };
+        if same >= RUN - 12 {
+            let last = &piece[i + 13 - RUN..i + 13];
+            if (1..=4).any(|p| last[p..] == last[..RUN - p]) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// See [`has_run`].
@@ -411,6 +417,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `has_run` finds every stretch of 16 bytes or more that repeats a
+    /// unit of up to four bytes, wherever it is, and nothing else.
+    #[test]
+    fn runs_are_found_where_they_are() {
+        for unit in ["a", "ab", "中", "abcd", " \n"] {
+            for len in [15, 16, 17, 40] {
+                for (before, after) in [("", ""), ("xyz我们今天", ""), ("", "qrs"), ("12345", "67")]
+                {
+                    let run: Vec<u8> = unit.bytes().cycle().take(len).collect();
+                    let piece = [before.as_bytes(), &run, after.as_bytes()].concat();
+                    let brute = (0..piece.len()).any(|a| {
+                        (a + RUN..=piece.len()).any(|b| {
+                            let s = &piece[a..b];
+                            (1..=4).any(|p| s[p..] == s[..s.len() - p])
+                        })
+                    });
+                    assert_eq!(
+                        has_run(&piece),
+                        brute,
+                        "{unit:?} {len} {before:?} {after:?}"
+                    );
+                }
+            }
+        }
+        assert!(!has_run("我们今天我们今天我们今天我们今天".as_bytes()));
     }
 
     /// Runs of one character or a few, long and short (the memo by unit).
