@@ -5,7 +5,8 @@
 //!
 //! Table format: for each token, in file order, its rank and length in a
 //! small header, then its bytes; beside it NAME.slots, the hash index over
-//! it (both described in src/tokens/rank_slots.rs).
+//! it (both described in src/tokens/rank_slots.rs); and NAME.backtrack, the
+//! backtracking encoder's tables (src/tokens/backtrack_tables.rs).
 
 use std::path::Path;
 
@@ -13,6 +14,10 @@ use std::path::Path;
 #[allow(dead_code)]
 #[path = "src/tokens/rank_slots.rs"]
 mod rank_slots;
+// The reading half is for the counters.
+#[allow(dead_code)]
+#[path = "src/tokens/backtrack_tables.rs"]
+mod backtrack_tables;
 
 const VOCABS: [&str; 5] = [
     "o200k_base",
@@ -29,6 +34,7 @@ fn main() {
         println!("cargo:rerun-if-changed={source}");
         let text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{source}: {e}"));
         let mut table = Vec::with_capacity(text.len());
+        let mut entries = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let mut parts = line.split_whitespace();
             let (Some(token), Some(rank)) = (parts.next(), parts.next()) else {
@@ -40,6 +46,7 @@ fn main() {
                 .parse()
                 .unwrap_or_else(|_| panic!("{source}:{}: bad rank", i + 1));
             rank_slots::push_entry(&mut table, rank, &bytes);
+            entries.push((bytes, rank));
         }
         // The index over it, so a process probes the embedded table
         // directly instead of building a hash map of 200,000 keys.
@@ -48,11 +55,18 @@ fn main() {
             .expect("OUT_DIR is writable");
         std::fs::write(Path::new(&out_dir).join(format!("{name}.ranks")), table)
             .expect("OUT_DIR is writable");
+        // The backtracking encoder's tables (src/tokens/backtrack.rs).
+        std::fs::write(
+            Path::new(&out_dir).join(format!("{name}.backtrack")),
+            backtrack_tables::build(&entries),
+        )
+        .expect("OUT_DIR is writable");
     }
     std::fs::write(Path::new(&out_dir).join("char_classes.bin"), char_classes())
         .expect("OUT_DIR is writable");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/tokens/rank_slots.rs");
+    println!("cargo:rerun-if-changed=src/tokens/backtrack_tables.rs");
 }
 
 /// The Unicode classes the pre-tokenizers ask about (src/tokens/pretokenize.rs),

@@ -10,11 +10,13 @@
 //! Same merges, same order (lowest rank first, leftmost on ties), so the
 //! same count.
 //!
-//! Why not the `bpe` crate's linear-time encoder (bpe-openai's): it needs
-//! three Aho-Corasick automata and two hash maps over the vocabulary,
-//! built or deserialised when it loads (bpe-openai's cold count took
-//! 17-92 ms in our runs, ours 0.2 ms), and it has only OpenAI's vocabularies.
+//! Pieces that are no token go first to the `bpe` crate's backtracking
+//! encoder (`backtrack.rs`) when the vocabulary has its tables (all of
+//! ours embedded: not the `CoreBPE` ranks of `encoding.rs`); this merging
+//! counts what it gives up on (a long run of `-`, where it takes tens of
+//! steps a byte) and what has no tables.
 
+use super::backtrack_tables::Links;
 use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
 use tiktoken_rs::Rank;
@@ -22,6 +24,11 @@ use tiktoken_rs::Rank;
 /// A vocabulary's ranks, however they are held.
 pub trait Ranks {
     fn rank(&self, bytes: &[u8]) -> Option<Rank>;
+
+    /// The backtracking encoder's tables, if the vocabulary has them.
+    fn links(&self) -> Option<Links> {
+        None
+    }
 }
 
 impl Ranks for FxHashMap<Vec<u8>, Rank> {
@@ -36,6 +43,22 @@ pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
         0 => 0,
         1 => 1,
         _ if ranks.rank(piece).is_some() => 1,
+        n if n >= BACKTRACK_FROM => match ranks.links() {
+            Some(links) => super::backtrack::count(piece, &links, ranks)
+                .unwrap_or_else(|| merge_count(piece, ranks)),
+            None => merge_count(piece, ranks),
+        },
+        _ => merge_count(piece, ranks),
+    }
+}
+
+/// Pieces this long or longer go to the backtracking encoder, when the
+/// vocabulary has its tables.
+const BACKTRACK_FROM: usize = 2;
+
+/// [`count`] by merging (a piece of at least two bytes that is no token).
+pub(crate) fn merge_count(piece: &[u8], ranks: &impl Ranks) -> usize {
+    match piece.len() {
         n if n < 32 => count_small(piece, ranks),
         // Below a few thousand bytes a plain heap of (rank, start) is in
         // cache and cheapest; past that, the buckets (see `Queue`).

@@ -10,6 +10,7 @@
 //! nothing and no memory of its own (the pages a count touches are read
 //! from the binary). Token ids are never needed to count.
 
+use super::backtrack_tables::Links;
 use super::bpe::{self, Ranks};
 use super::pretokenize::Pattern;
 use super::rank_slots;
@@ -79,11 +80,21 @@ impl CountingBpe {
 pub struct StaticRanks {
     table: &'static [u8],
     slots: &'static [u8],
+    /// The backtracking encoder's tables (`backtrack_tables`).
+    links: &'static [u8],
 }
 
 impl StaticRanks {
-    pub const fn new(table: &'static [u8], slots: &'static [u8]) -> StaticRanks {
-        StaticRanks { table, slots }
+    pub const fn new(
+        table: &'static [u8],
+        slots: &'static [u8],
+        links: &'static [u8],
+    ) -> StaticRanks {
+        StaticRanks {
+            table,
+            slots,
+            links,
+        }
     }
 
     /// Every (bytes, rank) entry, in the table's order.
@@ -103,6 +114,10 @@ impl Ranks for StaticRanks {
     fn rank(&self, bytes: &[u8]) -> Option<Rank> {
         rank_slots::lookup(self.table, self.slots, bytes)
     }
+
+    fn links(&self) -> Option<Links> {
+        Links::parse(self.links)
+    }
 }
 
 impl StaticRanks {
@@ -121,9 +136,13 @@ pub struct Cached<'a> {
 }
 
 impl Ranks for Cached<'_> {
+    fn links(&self) -> Option<Links> {
+        self.ranks.links()
+    }
+
     #[inline]
     fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        let StaticRanks { table, slots } = *self.ranks;
+        let StaticRanks { table, slots, .. } = *self.ranks;
         if bytes.len() > 15 {
             return rank_slots::lookup(table, slots, bytes);
         }

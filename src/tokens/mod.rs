@@ -4,6 +4,8 @@
 //! uses; `provider` counts what a provider is actually sent.
 
 mod agentscope;
+mod backtrack;
+mod backtrack_tables;
 pub mod boundary;
 mod bpe;
 pub mod cost;

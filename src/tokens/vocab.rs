@@ -45,6 +45,7 @@ macro_rules! table {
         super::counting::StaticRanks::new(
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".ranks")),
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".slots")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".backtrack")),
         )
     };
 }
@@ -238,6 +239,12 @@ fn deepseek() -> &'static DeepSeekTokenizer {
             cjk: Regex::new(DEEPSEEK_CJK).expect("CJK pattern"),
         }
     })
+}
+
+/// DeepSeek's rank table, for the tests of the merging.
+#[cfg(test)]
+pub(crate) fn deepseek_ranks() -> super::counting::StaticRanks {
+    deepseek().ranks
 }
 
 impl DeepSeekTokenizer {

@@ -1,0 +1,470 @@
+//! The `bpe` crate's backtracking encoder (github/rust-gems; bpe-openai's),
+//! counting only, over tables build.rs computed (`backtrack_tables.rs`).
+//!
+//! Why: merging a piece byte pair by byte pair asks the rank table about
+//! every adjacent pair, then again after every merge, in rank order through
+//! a heap: a Chinese sentence is one piece of 30 to 300 bytes, and that was
+//! most of the time of a count of Chinese. This encoder walks the piece
+//! left to right instead, taking the longest token at each position and
+//! checking that byte-pair merging would leave it beside the previous one
+//! (`valid_pair`, which undoes the two tokens' merges: a few lookups);
+//! when not, it tries the next shorter token there, and past the last one
+//! steps back. Same tokens as tiktoken's merging (for the vocabularies
+//! whose every token merging can make: `backtrack_tables` leaves the
+//! others out, and the tests check each vocabulary), in about linear time.
+//!
+//! Runs of one character (a megabyte of spaces) take the same path, and
+//! repeat themselves: a stretch of a run of a unit of up to four bytes is
+//! fixed by the unit and its length, so the longest token at a position,
+//! which depends on the stretch within reach only, is remembered by that
+//! (across pieces: whitespace between words is many short runs); a pair
+//! check depends on its two tokens only and is remembered by them.
+
+use super::backtrack_tables::{step, Links, SEED};
+use super::bpe::Ranks;
+use std::cell::Cell;
+
+/// Tokens in `piece` (at least two bytes), or None when the encoder gave
+/// up: it found no way to the end (not with our vocabularies), or it took
+/// more than [`STEPS_PER_BYTE`] steps a byte. A step back closes the
+/// position it leaves for good (no token ends there again), so the work is
+/// bounded by the bytes times the longest token's prefixes; but some runs
+/// come near that: a run of `-` takes o200k_base's encoder about 30 steps
+/// a byte (bpe-openai's too: it is its slowest text), where merging, with
+/// its memo for runs, is several times faster. Merging counts then.
+pub fn count(piece: &[u8], links: &Links, ranks: &impl Ranks) -> Option<usize> {
+    count_within(
+        piece,
+        links,
+        ranks,
+        STEPS_PER_BYTE * piece.len() + STEPS_AT_LEAST,
+    )
+}
+
+/// [`count`], giving up after `budget` steps.
+fn count_within(
+    piece: &[u8],
+    links: &Links,
+    ranks: &impl Ranks,
+    mut budget: usize,
+) -> Option<usize> {
+    let n = piece.len();
+    let e = Encoder {
+        piece,
+        links,
+        ranks,
+        run: Cell::new((0, 0, 0)),
+        runs: has_run(piece),
+        last: [Cell::new(([0, 0], 0)), Cell::new(([0, 0], 0))],
+    };
+    // The buffers of the last piece (most pieces are short: allocating
+    // two per piece was a twentieth of a count of Chinese).
+    let (mut tokens, mut open) = BUFFERS.take();
+    tokens.clear();
+    open.clear();
+    // Positions not yet known to be dead ends (a token ending there cannot
+    // be followed to the end of the piece).
+    open.resize(n / 64 + 1, u64::MAX);
+    let is_open = |open: &[u64], i: usize| open[i / 64] & (1 << (i % 64)) != 0;
+    let mut pos = 0;
+    let mut next = Some(e.longest(0));
+    while let Some(mut token) = next {
+        let last = tokens.last().copied();
+        loop {
+            budget = budget.checked_sub(1)?;
+            let end = pos + links.len(token);
+            if is_open(&open, end) && last.is_none_or(|l| e.valid_pair(pos, l, token)) {
+                tokens.push(token);
+                pos = end;
+                next = (pos < n).then(|| e.longest(pos));
+                break;
+            } else if let Some(shorter) = links.next_prefix(token) {
+                token = shorter;
+            } else {
+                open[pos / 64] &= !(1 << (pos % 64));
+                let last = tokens.pop()?;
+                pos -= links.len(last);
+                next = Some(last);
+                break;
+            }
+        }
+    }
+    let count = (pos == n).then_some(tokens.len());
+    BUFFERS.set((tokens, open));
+    count
+}
+
+/// How many of the lengths that may be tokens [`Encoder::search`] keeps.
+const CANDIDATES: usize = 16;
+
+/// Steps (tokens tried) a byte before the encoder gives up: ordinary text
+/// takes one or two (a megabyte of Chinese, of spaces, of `a`: about 1).
+const STEPS_PER_BYTE: usize = 4;
+/// And at least this many (a short run of spaces tries many of the
+/// run's tokens at each position).
+const STEPS_AT_LEAST: usize = 2048;
+
+struct Encoder<'a, R> {
+    piece: &'a [u8],
+    links: &'a Links,
+    ranks: &'a R,
+    /// The last run found: `start..end` repeats a unit of `period` bytes.
+    run: Cell<(usize, usize, usize)>,
+    /// Whether the piece has a run long enough to look for.
+    runs: bool,
+    /// The last answer [`memo`] gave to each kind of question (in a run,
+    /// the same ones come again and again).
+    last: [Cell<([u64; 2], u32)>; 2],
+}
+
+thread_local! {
+    static BUFFERS: Cell<(Vec<u32>, Vec<u64>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// Whether `piece` has a stretch of [`RUN`] bytes or more that repeats a
+/// unit of 1 to 4 bytes: else the runs are not looked for (one pass over
+/// the piece instead of a check at every token of a Chinese sentence).
+/// Such a stretch also repeats every 12 bytes (a multiple of each unit's
+/// length), so one comparison a byte finds where to check the four.
+fn has_run(piece: &[u8]) -> bool {
+    let mut same = 0;
+    for (i, (a, b)) in piece[12.min(piece.len())..].iter().zip(piece).enumerate() {
+        same = if a == b { same + 1 } else { 0 };
+        if same >= RUN - 12 {
+            let last = &piece[i + 13 - RUN..i + 13];
+            if (1..=4).any(|p| last[p..] == last[..RUN - p]) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// See [`has_run`].
+const RUN: usize = 16;
+
+impl<R: Ranks> Encoder<'_, R> {
+    /// The unit `piece[a..b]` repeats, if it is a run of a unit of 1 to 4
+    /// bytes (shorter than it): the unit's bytes and length. The run it is
+    /// in is found once, not for every window of it.
+    fn unit(&self, a: usize, b: usize) -> Option<(u64, u64)> {
+        if !self.runs {
+            return None;
+        }
+        let (start, end, p) = self.run.get();
+        let p = if start <= a && b <= end && p > 0 {
+            p
+        } else {
+            let s = &self.piece[a..b];
+            // The first bytes rule most out without a call to memcmp.
+            let p = (1..=4).find(|&p| {
+                s.len() > p
+                    && s[p..].iter().zip(s).take(8).all(|(a, b)| a == b)
+                    && s[p..] == s[..s.len() - p]
+            })?;
+            let mut end = b;
+            while end < self.piece.len() && self.piece[end] == self.piece[end - p] {
+                end += 1;
+            }
+            self.run.set((a, end, p));
+            p
+        };
+        if b - a <= p {
+            return None;
+        }
+        let mut u = [0u8; 4];
+        u[..p].copy_from_slice(&self.piece[a..a + p]);
+        Some((u32::from_le_bytes(u) as u64, p as u64))
+    }
+
+    /// The longest token at `pos` (the byte's own at least). In a run of
+    /// a unit of up to four bytes, remembered by the unit and the length
+    /// of the run within reach (what the answer depends on).
+    fn longest(&self, pos: usize) -> u32 {
+        let reach = self.piece.len().min(pos + self.links.longest);
+        let Some((u, p)) = self.unit(pos, reach) else {
+            return self.search(pos);
+        };
+        let key = [u | p << 32 | ((reach - pos) as u64) << 35 | 1 << 63, 0];
+        self.memo(0, key, || self.search(pos) + 1) - 1
+    }
+
+    /// Extends the string at `pos` a byte at a time while it may be a
+    /// proper prefix of a token, noting the lengths where it may be one;
+    /// then asks the rank table about those, longest first, until one is
+    /// (usually the first: one lookup, not one per token on the way).
+    fn search(&self, pos: usize) -> u32 {
+        let piece = &self.piece[pos..];
+        // The last `CANDIDATES` lengths that may be tokens, in a ring.
+        let mut lens = [0usize; CANDIDATES];
+        let mut found = 0;
+        let mut h = step(SEED, piece[0]);
+        let mut len = 1;
+        while len < piece.len() && self.links.may_extend(h) {
+            h = step(h, piece[len]);
+            len += 1;
+            if self.links.may_be_token(h) {
+                lens[found % CANDIDATES] = len;
+                found += 1;
+            }
+        }
+        for k in (found.saturating_sub(CANDIDATES)..found).rev() {
+            if let Some(t) = self.ranks.rank(&piece[..lens[k % CANDIDATES]]) {
+                if self.links.knows(t) {
+                    return t;
+                }
+            }
+        }
+        if found > CANDIDATES {
+            // All the last ones were false hits (not seen): the rest, in turn.
+            for len in (2..lens[found % CANDIDATES]).rev() {
+                if let Some(t) = self.ranks.rank(&piece[..len]) {
+                    if self.links.knows(t) {
+                        return t;
+                    }
+                }
+            }
+        }
+        self.links.byte(piece[0])
+    }
+
+    /// [`memo`], asking the last answer first.
+    fn memo(&self, kind: usize, key: [u64; 2], value: impl FnOnce() -> u32) -> u32 {
+        let (last, answer) = self.last[kind].get();
+        if last == key && answer != 0 {
+            return answer;
+        }
+        let answer = memo(self.links, key, value);
+        self.last[kind].set((key, answer));
+        answer
+    }
+
+    /// Whether byte-pair merging leaves `t1`, ending at `at`, and `t2`,
+    /// starting there, side by side: the `bpe` crate's
+    /// `is_valid_token_pair`, with its pair map read from the text (the
+    /// two are adjacent in it: the merged token is the text they cover).
+    /// The answer depends on the two tokens only, and text repeats its
+    /// pairs (a language's frequent words, a run's two tokens): it is
+    /// remembered by them.
+    fn valid_pair(&self, at: usize, t1: u32, t2: u32) -> bool {
+        let key = [t1 as u64 | (t2 as u64) << 24, 0];
+        self.memo(1, key, || 1 + self.check_pair(at, t1, t2) as u32) == 2
+    }
+
+    fn check_pair(&self, at: usize, mut t1: u32, mut t2: u32) -> bool {
+        let links = self.links;
+        let mut limit = u32::MAX;
+        loop {
+            if links.may_be_split(t1, t2) {
+                let span = &self.piece[at - links.len(t1)..at + links.len(t2)];
+                if let Some(c) = self.ranks.rank(span) {
+                    if c < limit && links.knows(c) && links.split(c) == (t1, t2) {
+                        return false;
+                    }
+                }
+            }
+            if t1 > t2 {
+                limit = t1;
+                t1 = links.split(t1).1;
+                if t1 == limit {
+                    limit = t2 + 1;
+                    t2 = links.split(t2).0;
+                    if t2 + 1 == limit {
+                        return true;
+                    }
+                }
+            } else {
+                limit = t2 + 1;
+                t2 = links.split(t2).0;
+                if t2 + 1 == limit {
+                    limit = t1;
+                    t1 = links.split(t1).1;
+                    if t1 == limit {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The runs' answers: a direct-mapped cache per thread, shared by the
+/// vocabularies (each entry says whose tables it came from) and kept from
+/// piece to piece (whitespace between words is many short runs). A key
+/// packs what the answer depends on; values are never 0, the empty mark.
+const MEMO_BITS: u32 = 13;
+
+#[derive(Clone, Copy)]
+struct MemoEntry {
+    key: [u64; 2],
+    value: u32,
+}
+
+thread_local! {
+    static MEMO: [Cell<MemoEntry>; 1 << MEMO_BITS] = const {
+        [const { Cell::new(MemoEntry { key: [0, 0], value: 0 }) }; 1 << MEMO_BITS]
+    };
+}
+
+fn memo(links: &Links, mut key: [u64; 2], value: impl FnOnce() -> u32) -> u32 {
+    key[1] |= links.tag() as u64;
+    let mix = (key[0] ^ key[1].rotate_left(23)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let i = (mix >> (64 - MEMO_BITS)) as usize;
+    MEMO.with(|memo| {
+        let entry = memo[i].get();
+        if entry.key == key && entry.value != 0 {
+            return entry.value;
+        }
+        let value = value();
+        memo[i].set(MemoEntry { key, value });
+        value
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::bpe::merge_count;
+    use crate::tokens::counting::StaticRanks;
+    use crate::tokens::Vocab;
+
+    fn vocabularies() -> Vec<(&'static str, StaticRanks)> {
+        let mut v: Vec<(&'static str, StaticRanks)> = [
+            Vocab::O200kBase,
+            Vocab::Cl100kBase,
+            Vocab::Qwen,
+            Vocab::ClaudeLegacy,
+        ]
+        .into_iter()
+        .map(|v| (v.name(), *v.counting().ranks()))
+        .collect();
+        v.push(("deepseek", crate::tokens::vocab::deepseek_ranks()));
+        v
+    }
+
+    /// The encoder's count, never giving up; and the count's, which does
+    /// when the encoder takes too long.
+    fn backtrack(piece: &[u8], ranks: &StaticRanks) -> Option<usize> {
+        let links = ranks.links().expect("every vocabulary has the tables");
+        let n = ranks.with_cache(|cached| count_within(piece, &links, cached, usize::MAX));
+        assert_eq!(
+            n,
+            Some(ranks.with_cache(|cached| crate::tokens::bpe::count(piece, cached)))
+        );
+        n
+    }
+
+    /// Every token the tables keep merges to itself, and every one they
+    /// leave out does not: the condition under which backtracking finds
+    /// merging's tokens.
+    #[test]
+    fn the_tables_keep_exactly_the_tokens_merging_makes() {
+        for (name, ranks) in vocabularies() {
+            let links = ranks.links().expect("tables");
+            let mut left_out = 0;
+            for (bytes, rank) in ranks.entries() {
+                if bytes.len() < 2 || ranks.rank(bytes) != Some(rank) {
+                    continue;
+                }
+                let merged = merge_count(bytes, &ranks);
+                assert_eq!(links.knows(rank), merged == 1, "{name} {bytes:?}");
+                assert_eq!(backtrack(bytes, &ranks), Some(merged), "{name} {bytes:?}");
+                left_out += usize::from(merged != 1);
+            }
+            // Reported by `cargo test -- --nocapture`.
+            println!("{name}: {left_out} tokens merging never makes");
+        }
+    }
+
+    /// Random strings of Chinese, Japanese, English, digits, punctuation,
+    /// whitespace, runs of one character and stray bytes: backtracking
+    /// counts as merging does, on every vocabulary.
+    #[test]
+    fn backtracking_counts_as_merging_on_random_text() {
+        const PARTS: [&str; 24] = [
+            "中", "文", "的", "是", "人", "们", "在", "说", "。", "，", "の", "は", "テ", "the",
+            " world", "ing", "0", "12", "!", "=", "\n", " ", "  ", "é",
+        ];
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut next = |below: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % below
+        };
+        let vocabs = vocabularies();
+        for case in 0..3000 {
+            let mut piece = Vec::new();
+            let len = 2 + next(if case % 10 == 0 { 2000 } else { 200 });
+            while piece.len() < len {
+                match next(10) {
+                    0 => {
+                        let part = PARTS[next(PARTS.len())];
+                        for _ in 0..next(300) {
+                            piece.extend_from_slice(part.as_bytes());
+                        }
+                    }
+                    1 => piece.push(next(256) as u8),
+                    _ => piece.extend_from_slice(PARTS[next(PARTS.len())].as_bytes()),
+                }
+            }
+            for (name, ranks) in &vocabs {
+                assert_eq!(
+                    backtrack(&piece, ranks),
+                    Some(merge_count(&piece, ranks)),
+                    "{name} {:?}",
+                    String::from_utf8_lossy(&piece)
+                );
+            }
+        }
+    }
+
+    /// `has_run` finds every stretch of 16 bytes or more that repeats a
+    /// unit of up to four bytes, wherever it is, and nothing else.
+    #[test]
+    fn runs_are_found_where_they_are() {
+        for unit in ["a", "ab", "中", "abcd", " \n"] {
+            for len in [15, 16, 17, 40] {
+                for (before, after) in [("", ""), ("xyz我们今天", ""), ("", "qrs"), ("12345", "67")]
+                {
+                    let run: Vec<u8> = unit.bytes().cycle().take(len).collect();
+                    let piece = [before.as_bytes(), &run, after.as_bytes()].concat();
+                    let brute = (0..piece.len()).any(|a| {
+                        (a + RUN..=piece.len()).any(|b| {
+                            let s = &piece[a..b];
+                            (1..=4).any(|p| s[p..] == s[..s.len() - p])
+                        })
+                    });
+                    assert_eq!(
+                        has_run(&piece),
+                        brute,
+                        "{unit:?} {len} {before:?} {after:?}"
+                    );
+                }
+            }
+        }
+        assert!(!has_run("我们今天我们今天我们今天我们今天".as_bytes()));
+    }
+
+    /// Runs of one character or a few, long and short (the memo by unit).
+    #[test]
+    fn runs_count_as_merging_counts_them() {
+        for (name, ranks) in vocabularies() {
+            for unit in [
+                " ", "a", "中", "0", "=", "\n", "ab", " a", "é", "abc", "\t ",
+            ] {
+                for reps in [1, 2, 3, 7, 100, 129, 1000, 1025, 5000] {
+                    let piece = unit.repeat(reps);
+                    if piece.len() < 2 {
+                        continue;
+                    }
+                    assert_eq!(
+                        backtrack(piece.as_bytes(), &ranks),
+                        Some(merge_count(piece.as_bytes(), &ranks)),
+                        "{name} {unit:?} × {reps}"
+                    );
+                }
+            }
+        }
+    }
+}
