@@ -116,7 +116,9 @@ fn json_leaves_raw(c: char) -> bool {
 /// leaves raw written as `\uXXXX`. They can only stand inside strings, so
 /// the result is the same JSON value.
 pub fn escape_json_controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(json_leaves_raw) {
+    // ASCII below DEL first: a byte test the compiler vectorises, where
+    // most of a request's text is.
+    if text.bytes().all(|b| b < 0x7f) || !text.chars().any(json_leaves_raw) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 12);
