@@ -16,26 +16,11 @@
 //! counts what it gives up on (a long run of `-`, where it takes tens of
 //! steps a byte) and what has no tables.
 
-use super::backtrack_tables::Links;
 use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
 use tiktoken_rs::Rank;
 
-/// A vocabulary's ranks, however they are held.
-pub trait Ranks {
-    fn rank(&self, bytes: &[u8]) -> Option<Rank>;
-
-    /// The backtracking encoder's tables, if the vocabulary has them.
-    fn links(&self) -> Option<Links> {
-        None
-    }
-}
-
-impl Ranks for FxHashMap<Vec<u8>, Rank> {
-    fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        self.get(bytes).copied()
-    }
-}
+pub use super::ranks::Ranks;
 
 /// Tokens byte-pair merging makes of `piece`.
 pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {

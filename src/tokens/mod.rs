@@ -6,6 +6,8 @@
 mod agentscope;
 mod backtrack;
 mod backtrack_tables;
+#[cfg(test)]
+mod backtrack_tests;
 pub mod boundary;
 mod bpe;
 pub mod cost;
@@ -18,6 +20,7 @@ pub mod offsets;
 mod pretokenize;
 mod provider;
 mod rank_slots;
+mod ranks;
 mod specials;
 pub mod truncation_counter;
 mod vocab;
