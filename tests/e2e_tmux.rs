@@ -92,9 +92,11 @@ impl Tmux {
         assert!(status.success());
     }
 
-    /// Polls the screen until `pred` holds (up to 10 s).
+    /// Polls the screen until `pred` holds (up to 30 s: the suite runs
+    /// these workbenches side by side on a loaded 2-core machine, where
+    /// one once took over 10 s to show the compare view).
     fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let screen = self.screen();
             if pred(&screen) {
