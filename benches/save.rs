@@ -40,7 +40,7 @@ fn edited(n: usize) -> (String, Session, Session) {
     let i = session.messages.len() / 2;
     let mut m = session.messages[i].value();
     m["content"] = "an edited message".into();
-    std::sync::Arc::make_mut(&mut session.messages)[i] = (&m).into();
+    session.messages_mut()[i] = (&m).into();
     (text, base, session)
 }
 

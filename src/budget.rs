@@ -460,11 +460,10 @@ impl BudgetModel {
         }
     }
 
-    /// A history group's count split over its members by their own text's
-    /// tokens (the group's framing goes to its first member).
-    /// Fills the cache of each `<history>` group's split among its
-    /// members: the groups not split before, on every core (each member's
-    /// text is counted again on its own, as much BPE as the count itself).
+    /// Fills the cache of each `<history>` group's count split over its
+    /// members by their own text's tokens ([`shares_of`]): the groups not
+    /// split before, on every core (each member's text is counted again on
+    /// its own, as much BPE as the count itself).
     fn split_groups(&mut self, units: &[Arc<formatter::Unit>], costs: &[Cost]) {
         let missing: Vec<(u64, std::ops::Range<usize>, i64)> = units
             .iter()
@@ -710,18 +709,17 @@ fn segment_error(e: SegmentError) -> BudgetError {
 /// members' lines do not account for (the group's framing) goes to the
 /// first; when cross-line merges made the group cheaper than its lines, in
 /// proportion.
-fn shares_of(own: Vec<i64>, total: i64) -> Vec<i64> {
+fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
     let sum: i64 = own.iter().sum();
-    let mut shares = own.clone();
     if sum <= total {
-        shares[0] += total - sum;
+        own[0] += total - sum;
     } else {
         let mut left = total;
-        for (k, s) in shares.iter_mut().enumerate().skip(1) {
-            *s = own[k] * total / sum.max(1);
+        for s in own.iter_mut().skip(1) {
+            *s = *s * total / sum.max(1);
             left -= *s;
         }
-        shares[0] = left;
+        own[0] = left;
     }
-    shares
+    own
 }

@@ -324,7 +324,8 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
     let name = args.name.clone().unwrap_or_else(|| {
         formatscope::response::reply_speaker(session.messages.iter().map(PackedMessage::value))
     });
-    std::sync::Arc::make_mut(&mut session.messages)
+    session
+        .messages_mut()
         .push(PackedMessage::new(&reply.to_message(&name)));
     let text = match formatscope::session::render_saved(original, &session) {
         Ok(t) => t,

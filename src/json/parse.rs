@@ -84,18 +84,9 @@ pub fn parse(bytes: &[u8], options: Options) -> Result<Parsed, SyntaxError> {
             ));
         }
     };
-    let mut parser = Parser {
-        text,
-        bytes,
-        pos: 0,
-        spans: options.spans,
-        pack: options.pack_messages,
-        depth: 0,
-        path: Vec::new(),
-        duplicates: Vec::new(),
-        lone_surrogates: Vec::new(),
-        packed: None,
-    };
+    let mut parser = Parser::new(text, bytes, 0);
+    parser.spans = options.spans;
+    parser.pack = options.pack_messages;
     parser.skip_ws();
     let (value, tree) = parser.value()?;
     parser.skip_ws();
@@ -144,7 +135,24 @@ struct Parser<'a> {
 
 type Parse<T> = Result<T, SyntaxError>;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// A parser at `pos` of `text` (`bytes` is the same text): no spans,
+    /// nothing packed, at the top level.
+    fn new(text: &'a str, bytes: &'a [u8], pos: usize) -> Parser<'a> {
+        Parser {
+            text,
+            bytes,
+            pos,
+            spans: false,
+            pack: None,
+            depth: 0,
+            path: Vec::new(),
+            duplicates: Vec::new(),
+            lone_surrogates: Vec::new(),
+            packed: None,
+        }
+    }
+
     fn err(&self, message: &str) -> SyntaxError {
         error_at(self.bytes, self.pos, message.to_string())
     }
@@ -364,20 +372,9 @@ impl Parser<'_> {
                 PathStep::Index(i) => out.push_str(&i.to_string()),
                 PathStep::Key(span) => {
                     // Already parsed once, so it decodes.
-                    let key = Parser {
-                        text: self.text,
-                        bytes: self.bytes,
-                        pos: span.start,
-                        spans: false,
-                        pack: None,
-                        depth: 0,
-                        path: Vec::new(),
-                        duplicates: Vec::new(),
-                        lone_surrogates: Vec::new(),
-                        packed: None,
-                    }
-                    .string()
-                    .unwrap_or_default();
+                    let key = Parser::new(self.text, self.bytes, span.start)
+                        .string()
+                        .unwrap_or_default();
                     out.push_str(&pointer_token(&key));
                 }
             }

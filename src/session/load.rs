@@ -28,7 +28,7 @@ pub enum InputShape {
 /// worker takes the list, not 100,000 handles to its messages (each
 /// clone and drop touched every message's count: most of a key's time at
 /// 100,000 messages). An edit copies the list only while a job still holds
-/// the old one (`Arc::make_mut`).
+/// the old one (`Session::messages_mut`).
 pub type Messages = std::sync::Arc<Vec<PackedMessage>>;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -21,6 +21,12 @@ pub enum SaveError {
 }
 
 impl Session {
+    /// The messages to edit in place: the list is copied first only while
+    /// a workbench job still holds it ([`super::Messages`]).
+    pub fn messages_mut(&mut self) -> &mut Vec<super::PackedMessage> {
+        std::sync::Arc::make_mut(&mut self.messages)
+    }
+
     /// Replaces the messages.
     pub fn set_messages(&mut self, messages: Vec<super::PackedMessage>) {
         self.messages = messages.into();
@@ -482,7 +488,7 @@ mod tests {
         assert_eq!(render_saved(text, &session).unwrap(), text);
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
-        std::sync::Arc::make_mut(&mut session.messages)[1] = edited.into();
+        session.messages_mut()[1] = edited.into();
         assert_eq!(
             render_saved(text, &session).unwrap(),
             text.replace("\"yo\"", "\"hello\"")
@@ -493,7 +499,8 @@ mod tests {
     fn a_bare_array_saves_as_a_bare_array() {
         let text = "[\n\t{\"name\": \"a\", \"role\": \"user\", \"content\": \"x\"}\n]\n";
         let mut session = parse_session(text, "s").unwrap();
-        std::sync::Arc::make_mut(&mut session.messages)
+        session
+            .messages_mut()
             .push(serde_json::json!({"name": "b"}).into());
         assert_eq!(
             render_saved(text, &session).unwrap(),
@@ -516,8 +523,8 @@ mod tests {
         assert_eq!(render_saved(text, &session).unwrap(), text);
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
-        std::sync::Arc::make_mut(&mut session.messages)[1] = edited.into();
-        std::sync::Arc::make_mut(&mut session.messages).push(
+        session.messages_mut()[1] = edited.into();
+        session.messages_mut().push(
             serde_json::json!({"id": "m3", "name": "c", "role": "user", "content": "new"}).into(),
         );
         let saved = render_saved(text, &session).unwrap();
@@ -536,7 +543,7 @@ mod tests {
         let mut session = parse_session(&text, "m.json").unwrap();
         let mut edited = session.messages[1].value();
         edited["content"] = "hello".into();
-        std::sync::Arc::make_mut(&mut session.messages)[1] = edited.into();
+        session.messages_mut()[1] = edited.into();
         let saved = render_saved(&text, &session).unwrap();
         assert_eq!(saved, text.replace("\"yo\"", "\"hello\""));
     }

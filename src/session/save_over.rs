@@ -220,26 +220,26 @@ mod tests {
         type Edit<'a> = Box<dyn Fn(&mut Session) + 'a>;
         let edits: Vec<Edit> = vec![
             Box::new(|_| {}),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages)[0] = m("x").into()),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages)[1] = m("x").into()),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages)[3] = m("x").into()),
+            Box::new(|s| s.messages_mut()[0] = m("x").into()),
+            Box::new(|s| s.messages_mut()[1] = m("x").into()),
+            Box::new(|s| s.messages_mut()[3] = m("x").into()),
             Box::new(|s| {
-                std::sync::Arc::make_mut(&mut s.messages)[1] = m("x").into();
-                std::sync::Arc::make_mut(&mut s.messages)[2] = m("y").into();
+                s.messages_mut()[1] = m("x").into();
+                s.messages_mut()[2] = m("y").into();
             }),
             Box::new(|s| {
-                std::sync::Arc::make_mut(&mut s.messages).remove(0);
+                s.messages_mut().remove(0);
             }),
             Box::new(|s| {
-                std::sync::Arc::make_mut(&mut s.messages).remove(2);
+                s.messages_mut().remove(2);
             }),
             Box::new(|s| {
-                std::sync::Arc::make_mut(&mut s.messages).pop();
+                s.messages_mut().pop();
             }),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).push(m("z").into())),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).insert(0, m("z").into())),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).insert(2, m("z").into())),
-            Box::new(|s| std::sync::Arc::make_mut(&mut s.messages).clear()),
+            Box::new(|s| s.messages_mut().push(m("z").into())),
+            Box::new(|s| s.messages_mut().insert(0, m("z").into())),
+            Box::new(|s| s.messages_mut().insert(2, m("z").into())),
+            Box::new(|s| s.messages_mut().clear()),
             Box::new(|s| {
                 s.settings.insert("model".into(), json!("qwen-max"));
             }),
@@ -262,7 +262,7 @@ mod tests {
         let array = "[{\"name\": \"a\"},\n {\"name\": \"b\"}]";
         let base = parse_session(array, "s").unwrap();
         let mut session = base.clone();
-        std::sync::Arc::make_mut(&mut session.messages)[1] = m("x").into();
+        session.messages_mut()[1] = m("x").into();
         assert_eq!(
             render_saved_over(array, &base, &session).unwrap(),
             render_saved(array, &session).unwrap()

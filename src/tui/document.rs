@@ -176,7 +176,9 @@ impl Document {
         let insert: Vec<PackedMessage> = insert.iter().map(PackedMessage::new).collect();
         let at = at.min(self.session.messages.len());
         let end = (at + remove).min(self.session.messages.len());
-        let before: Vec<PackedMessage> = std::sync::Arc::make_mut(&mut self.session.messages)
+        let before: Vec<PackedMessage> = self
+            .session
+            .messages_mut()
             .splice(at..end, insert.iter().cloned())
             .collect();
         let new_state = self.fresh_state();
@@ -284,7 +286,7 @@ impl Document {
             )
         };
         let end = (change.at + remove).min(self.session.messages.len());
-        std::sync::Arc::make_mut(&mut self.session.messages).splice(change.at..end, insert);
+        self.session.messages_mut().splice(change.at..end, insert);
         if let Some(s) = settings {
             self.session.settings = s;
         }

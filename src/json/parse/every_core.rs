@@ -25,18 +25,9 @@ impl Parser<'_> {
         let (text, bytes, depth, path) = (self.text, self.bytes, self.depth, &self.path);
         type Run = (Vec<Packed>, Vec<DuplicateKey>, Vec<usize>);
         let runs = crate::parallel::chunks(&indexed, |run| -> Parse<Run> {
-            let mut parser = Parser {
-                text,
-                bytes,
-                pos: 0,
-                spans: false,
-                pack: None,
-                depth,
-                path: path.clone(),
-                duplicates: Vec::new(),
-                lone_surrogates: Vec::new(),
-                packed: None,
-            };
+            let mut parser = Parser::new(text, bytes, 0);
+            parser.depth = depth;
+            parser.path = path.clone();
             let mut packed = Vec::with_capacity(run.len());
             for (index, span) in run {
                 parser.pos = span.start;
