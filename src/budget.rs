@@ -174,19 +174,35 @@ impl BudgetModel {
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(&messages);
         let mut names = previous.map(|p| p.names.clone()).unwrap_or_default();
-        let checked = |index: usize| {
-            let p = previous?;
-            (p.keys.get(index) == Some(&keys[index])).then(|| p.msgs[index].clone())
-        };
-        let msgs = messages
-            .into_iter()
-            .enumerate()
-            .map(|(index, m)| match checked(index) {
-                Some(msg) => Ok(msg),
-                None => MsgItem::packed(m, &mut names)
-                    .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why }),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let (known_keys, known) =
+            previous.map_or((&[][..], &[][..]), |p| (&p.keys[..], &p.msgs[..]));
+        // Checked on every core; names shared after, in order, so the first
+        // bad message in order is the one reported.
+        let checked = crate::parallel::chunks_at(&messages, |first, chunk| {
+            chunk
+                .iter()
+                .enumerate()
+                .map(|(k, m)| {
+                    let index = first + k;
+                    if known_keys.get(index) == Some(&keys[index]) {
+                        Ok(Read::Known(known[index].clone()))
+                    } else {
+                        MsgItem::check(m.clone()).map(Read::Fresh)
+                    }
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut msgs = Vec::with_capacity(messages.len());
+        for (index, item) in checked.into_iter().flatten().enumerate() {
+            msgs.push(match item {
+                Ok(Read::Known(known)) => known,
+                Ok(Read::Fresh(fresh)) => fresh.named(&mut names),
+                Err((error, why)) => {
+                    return Err(BudgetError::PackedMessage { index, error, why });
+                }
+            });
+        }
+        drop(messages);
         // Promotion allowed: right for counting; plans then run the reference loop.
         let seg = Segmented::build_with(formatter, &options, &msgs, &keys, &env, None, true)
             .map_err(segment_error)?;
@@ -636,14 +652,14 @@ impl BudgetModel {
         Ok(out)
     }
 
-    /// [`BudgetModel::formatted_with_spans`] a piece at a time (see
-    /// [`Segmented::visit`]): each unit's output messages and the input
-    /// messages they came from.
-    pub fn visit_formatted(
+    /// [`BudgetModel::formatted_with_spans`] a run of pieces at a time, on
+    /// every core (see [`Segmented::visit_chunks`]): each unit's output
+    /// messages and the input messages they came from.
+    pub fn visit_formatted<R: Send>(
         &self,
-        f: impl FnMut(std::ops::Range<usize>, Vec<Value>),
-    ) -> Result<(), PyErr> {
-        self.request.seg.visit(0, &self.env, f)
+        work: impl Fn(Vec<(std::ops::Range<usize>, Vec<Value>)>) -> R + Sync,
+    ) -> Result<Vec<R>, PyErr> {
+        self.request.seg.visit_chunks(&self.env, work)
     }
 
     /// The attribution of `request` (this model's formatted request) to
@@ -695,6 +711,13 @@ fn formatted_items_with_spans(
         })?;
     let (messages, spans) = seg.assemble_with_spans(0, env)?;
     Ok(FormattedRequest { messages, spans })
+}
+
+/// A message as [`BudgetModel::new_after`] reads it: as the previous model
+/// checked it, or checked now.
+enum Read {
+    Known(MsgItem),
+    Fresh(crate::session::Checked),
 }
 
 fn segment_error(e: SegmentError) -> BudgetError {

@@ -18,14 +18,23 @@ pub const MIN_ITEMS: usize = 256;
 /// at least [`MIN_ITEMS`] (else one chunk, on this thread); the chunks'
 /// results in order. A panic in a chunk reaches the caller.
 pub fn chunks<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    chunks_at(items, |_, chunk| work(chunk))
+}
+
+/// [`chunks`], `work` also told where its chunk starts in `items`.
+pub fn chunks_at<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &[T]) -> R + Sync) -> Vec<R> {
     let threads = rayon::current_num_threads();
     if threads < 2 || items.len() < MIN_ITEMS {
-        return vec![work(items)];
+        return vec![work(0, items)];
     }
     // A few chunks per core, so one slow chunk does not hold the rest.
     let per = items.len().div_ceil(threads * 4).max(MIN_ITEMS / 4);
     let work = &work;
-    items.par_chunks(per).map(work).collect()
+    items
+        .par_chunks(per)
+        .enumerate()
+        .map(|(k, chunk)| work(k * per, chunk))
+        .collect()
 }
 
 #[cfg(test)]
@@ -38,6 +47,14 @@ mod tests {
             let items: Vec<usize> = (0..n).collect();
             let out: Vec<usize> = chunks(&items, |c| c.to_vec()).concat();
             assert_eq!(out, items, "{n} items");
+        }
+    }
+
+    #[test]
+    fn each_chunk_is_told_where_it_starts() {
+        let items: Vec<usize> = (0..10_001).collect();
+        for (start, chunk) in chunks_at(&items, |at, c| (at, c.to_vec())) {
+            assert_eq!(chunk.first(), Some(&start));
         }
     }
 

@@ -6,6 +6,7 @@
 mod anthropic;
 mod dashscope;
 mod deepseek;
+mod every_core;
 mod gemini;
 mod ollama;
 mod openai;
@@ -207,35 +208,30 @@ fn multi_agent(
         history_prompt: None,
         ..options.clone()
     };
-    let mut is_first_history = true;
-    let mut emit = |is_tool: bool, group: &[Arc<Msg>], out: &mut Vec<Value>| -> Result<(), PyErr> {
-        if is_tool {
-            // `ChatFormatter(...).format(group)` works on its own copy.
-            let mut copy = group.to_vec();
-            out.extend(chat(provider, &chat_options, &mut copy, env)?);
-        } else {
-            let prompt = if is_first_history {
-                options.history_prompt()
-            } else {
-                ""
-            };
-            out.extend(history_message(provider, env, group, prompt)?);
-            is_first_history = false;
-        }
-        Ok(())
-    };
     // Grouping is lazy in AgentScope (an async generator): a group is
     // formatted as soon as the next message shows it has ended, which fixes
-    // which error wins when several messages are bad.
+    // which error wins when several messages are bad. So the groups are cut
+    // first, up to a message whose tool blocks cannot be told; those cut
+    // are formatted (on every core, see `every_core`), and that message's
+    // error comes after theirs.
     let rest = &msgs[start..];
+    let mut groups: Vec<(bool, std::ops::Range<usize>)> = Vec::new();
+    let mut cut_error = None;
     let mut group_start = 0;
     let mut group_is_tool: Option<bool> = None;
     for (i, msg) in rest.iter().enumerate() {
-        let is_tool = msg.has_tool_blocks()?;
+        let is_tool = match msg.has_tool_blocks() {
+            Ok(t) => t,
+            Err(e) => {
+                cut_error = Some(e);
+                group_is_tool = None;
+                break;
+            }
+        };
         match group_is_tool {
             None => group_is_tool = Some(is_tool),
             Some(current) if current != is_tool => {
-                emit(current, &rest[group_start..i], &mut out)?;
+                groups.push((current, group_start..i));
                 group_start = i;
                 group_is_tool = Some(is_tool);
             }
@@ -243,8 +239,37 @@ fn multi_agent(
         }
     }
     if let Some(current) = group_is_tool {
-        emit(current, &rest[group_start..], &mut out)?;
+        groups.push((current, group_start..rest.len()));
     }
+    // Only the first history group gets the prompt.
+    let first_history = groups
+        .iter()
+        .find(|(is_tool, _)| !is_tool)
+        .map(|(_, range)| range.start);
+    let formatted = every_core::in_order(
+        &groups,
+        env,
+        |(_, range)| rest[range.clone()].iter().any(|m| m.may_read_media()),
+        |(is_tool, range), env| {
+            let group = &rest[range.clone()];
+            if *is_tool {
+                // `ChatFormatter(...).format(group)` works on its own copy.
+                let mut copy = group.to_vec();
+                chat(provider, &chat_options, &mut copy, env)
+            } else {
+                let prompt = if first_history == Some(range.start) {
+                    options.history_prompt()
+                } else {
+                    ""
+                };
+                history_message(provider, env, group, prompt)
+            }
+        },
+    )?;
+    if let Some(e) = cut_error {
+        return Err(e);
+    }
+    out.extend(formatted.into_iter().flatten());
     Ok(out)
 }
 

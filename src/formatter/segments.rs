@@ -11,7 +11,8 @@
 
 use super::shared::history_line;
 use super::{
-    anthropic, chat, history_message, system_message, FormatOptions, FormatterId, Mode, Provider,
+    anthropic, chat, every_core, history_message, system_message, FormatOptions, FormatterId, Mode,
+    Provider,
 };
 use crate::json::Packed;
 use crate::media::MediaEnv;
@@ -147,13 +148,25 @@ impl Segmented {
             }
             (true, Mode::MultiAgent) => vec![system_message(provider, &*msgs[0].msg()?)?],
         };
-        let mut units: Vec<Arc<Unit>> = Vec::new();
-        let mut unit_of = vec![usize::MAX; msgs.len()];
-        let mut add = |kind: UnitKind, range: Range<usize>, units: &mut Vec<Arc<Unit>>| {
+        // Cut first (which units, from which messages), then format what
+        // is not reused, on every core when it reads no media. A message
+        // whose tool blocks cannot be told raises after the units cut
+        // before it are formatted, as cutting and formatting in one pass did.
+        let mut cut: Vec<(UnitKind, Range<usize>)> = Vec::new();
+        let cut_error = match id.mode {
+            Mode::Chat => {
+                cut.extend((start..msgs.len()).map(|i| (UnitKind::Message, i..i + 1)));
+                None
+            }
+            Mode::MultiAgent => cut_runs(msgs, start, &mut cut).err(),
+        };
+        let mut fresh: Vec<(usize, UnitKind, Range<usize>, u64)> = Vec::new();
+        let mut slots: Vec<Option<Arc<Unit>>> = Vec::with_capacity(cut.len());
+        for (kind, range) in cut {
             let key = unit_key(kind, &keys[range.clone()]);
-            let unit = match reuse(units.len(), key) {
-                Some(u) if u.range == range => Arc::clone(u),
-                Some(u) if u.range.len() == range.len() => Arc::new(Unit {
+            let unit = match reuse(slots.len(), key) {
+                Some(u) if u.range == range => Some(Arc::clone(u)),
+                Some(u) if u.range.len() == range.len() => Some(Arc::new(Unit {
                     kind,
                     range: range.clone(),
                     formatted: u.formatted.clone(),
@@ -161,47 +174,33 @@ impl Segmented {
                     prompted: u.prompted.clone(),
                     key,
                     inserts: u.inserts,
-                }),
-                _ => Arc::new(format_unit(
-                    id,
-                    options,
-                    msgs,
-                    kind,
-                    range.clone(),
-                    key,
-                    env,
-                )?),
+                })),
+                _ => None,
             };
-            for i in range {
-                unit_of[i] = units.len();
+            if unit.is_none() {
+                fresh.push((slots.len(), kind, range, key));
             }
-            units.push(unit);
-            Ok::<(), SegmentError>(())
-        };
-        match id.mode {
-            Mode::Chat => {
-                for i in start..msgs.len() {
-                    add(UnitKind::Message, i..i + 1, &mut units)?;
-                }
-            }
-            Mode::MultiAgent => {
-                let mut i = start;
-                while i < msgs.len() {
-                    let is_tool = msgs[i].has_tool_blocks()?;
-                    let mut end = i + 1;
-                    while end < msgs.len() && msgs[end].has_tool_blocks()? == is_tool {
-                        end += 1;
-                    }
-                    if is_tool {
-                        for j in i..end {
-                            let kind = UnitKind::ToolMessage { run_start: j == i };
-                            add(kind, j..j + 1, &mut units)?;
-                        }
-                    } else {
-                        add(UnitKind::AgentGroup, i..end, &mut units)?;
-                    }
-                    i = end;
-                }
+            slots.push(unit);
+        }
+        let formatted = every_core::in_order(
+            &fresh,
+            env,
+            |(_, _, range, _)| msgs[range.clone()].iter().any(MsgItem::may_read_media),
+            |(_, kind, range, key), env| {
+                format_unit(id, options, msgs, *kind, range.clone(), *key, env)
+            },
+        )?;
+        for ((slot, ..), unit) in fresh.iter().zip(formatted) {
+            slots[*slot] = Some(Arc::new(unit));
+        }
+        if let Some(e) = cut_error {
+            return Err(e);
+        }
+        let units: Vec<Arc<Unit>> = slots.into_iter().flatten().collect();
+        let mut unit_of = vec![usize::MAX; msgs.len()];
+        for (u, unit) in units.iter().enumerate() {
+            for i in unit.range.clone() {
+                unit_of[i] = u;
             }
         }
         let rewrites_list = rewrites_list || units.iter().any(|u| u.inserts);
@@ -327,6 +326,52 @@ impl Segmented {
         Ok(())
     }
 
+    /// [`Segmented::visit`] of the whole request on every core: `work`
+    /// takes a run of consecutive pieces, each with the input messages it
+    /// came from, and the runs' results come back in order (the pinned
+    /// system prompt's first, alone). Only the first history group's
+    /// prompted output is made here, on `env`: every other piece is
+    /// unpacked where it is laid out.
+    pub fn visit_chunks<R: Send>(
+        &self,
+        env: &MediaEnv,
+        work: impl Fn(Vec<(Range<usize>, Vec<Value>)>) -> R + Sync,
+    ) -> Result<Vec<R>, PyErr> {
+        let mut out = Vec::new();
+        if self.pinned {
+            out.push(work(vec![(0..1, self.system.clone())]));
+        }
+        let first_group = self
+            .units
+            .iter()
+            .position(|u| u.kind == UnitKind::AgentGroup);
+        let prompted = match first_group {
+            Some(g) => Some(self.prompted(&self.units[g], env)?),
+            None => None,
+        };
+        let indexed: Vec<(usize, &Arc<Unit>)> = self.units.iter().enumerate().collect();
+        out.extend(crate::parallel::chunks(&indexed, |chunk| {
+            let pieces = chunk
+                .iter()
+                .map(|&(k, unit)| {
+                    let at_front = match unit.kind {
+                        UnitKind::Message => k == 0 && !self.pinned,
+                        UnitKind::ToolMessage { run_start } => k == 0 || run_start,
+                        UnitKind::AgentGroup => false,
+                    };
+                    let values = match (&prompted, &unit.front) {
+                        (Some(p), _) if first_group == Some(k) => p.clone(),
+                        (_, Some(front)) if at_front => front.unpack(),
+                        _ => unit.formatted.unpack(),
+                    };
+                    (unit.range.clone(), values)
+                })
+                .collect();
+            work(pieces)
+        }));
+        Ok(out)
+    }
+
     /// A history group's output as the first group (with the prompt).
     pub fn prompted(&self, unit: &Unit, env: &MediaEnv) -> Result<Vec<Value>, PyErr> {
         if let Some(p) = unit.prompted.get() {
@@ -380,6 +425,32 @@ impl Segmented {
             self.options.history_prompt(),
         )
     }
+}
+
+/// Multi-agent mode's units from message `start` on: each run of messages
+/// with tool blocks gives one unit per message, each run without one
+/// `<history>` group. Stops at the first message whose tool blocks cannot
+/// be told, with the runs that ended before it cut.
+fn cut_runs(
+    msgs: &[MsgItem],
+    start: usize,
+    cut: &mut Vec<(UnitKind, Range<usize>)>,
+) -> Result<(), SegmentError> {
+    let mut i = start;
+    while i < msgs.len() {
+        let is_tool = msgs[i].has_tool_blocks()?;
+        let mut end = i + 1;
+        while end < msgs.len() && msgs[end].has_tool_blocks()? == is_tool {
+            end += 1;
+        }
+        if is_tool {
+            cut.extend((i..end).map(|j| (UnitKind::ToolMessage { run_start: j == i }, j..j + 1)));
+        } else {
+            cut.push((UnitKind::AgentGroup, i..end));
+        }
+        i = end;
+    }
+    Ok(())
 }
 
 fn format_unit(

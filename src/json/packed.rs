@@ -147,6 +147,14 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// An object key as it is packed (its length, then its bytes): a packed
+/// value holds a key only if its bytes hold these.
+pub fn packed_key(key: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len() + 2);
+    put_str(&mut out, key);
+    out
+}
+
 /// Reads what `put_value` wrote. The bytes are only ever ours, so a short
 /// read is a bug; it still yields `null`s and empty strings, never a panic.
 struct Reader<'a> {

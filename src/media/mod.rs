@@ -23,6 +23,21 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+/// Runs through one gate and web, made on any thread: see
+/// [`MediaEnv::runs`].
+#[derive(Clone)]
+pub struct Runs {
+    gate: Arc<Gate>,
+    web: Arc<dyn WebFetcher>,
+}
+
+impl Runs {
+    /// A fresh run (nothing saved, no warnings).
+    pub fn run(&self) -> MediaEnv {
+        MediaEnv::with_gate(Arc::clone(&self.gate), Arc::clone(&self.web))
+    }
+}
+
 /// Where AgentScope's `tempfile` puts base64 tool-result media.
 pub const TEMP_DIR: &str = "/tmp";
 
@@ -74,7 +89,23 @@ impl MediaEnv {
 
     /// Another run through the same gate and web (nothing saved yet).
     pub fn another_run(&self) -> Self {
-        Self::with_gate(Arc::clone(&self.gate), Arc::clone(&self.web.inner))
+        self.runs().run()
+    }
+
+    /// What makes more runs like this one on other threads (a run itself
+    /// is not shared between threads).
+    pub fn runs(&self) -> Runs {
+        Runs {
+            gate: Arc::clone(&self.gate),
+            web: Arc::clone(&self.web.inner),
+        }
+    }
+
+    /// Logs `run`'s warnings after this run's, as if its work had been
+    /// done here (a run that read, fetched or saved nothing).
+    pub fn absorb(&self, run: MediaEnv) {
+        debug_assert!(run.saved.borrow().is_empty(), "a run that saved media");
+        self.warnings.borrow_mut().extend(run.warnings.into_inner());
     }
 
     pub fn base_dir(&self) -> &Path {

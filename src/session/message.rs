@@ -54,6 +54,14 @@ impl PackedMessage {
         self.packed.same(&other.packed)
     }
 
+    /// Whether formatting it may read, fetch or save media: every media
+    /// block names its media under a `"source"` key, so a message without
+    /// one anywhere never does. (A text that happens to hold the key's
+    /// packed bytes only answers yes wrongly, which costs nothing but speed.)
+    pub fn may_read_media(&self) -> bool {
+        memchr::memmem::find(self.packed.as_bytes(), &crate::json::packed_key("source")).is_some()
+    }
+
     /// `Msg.from_dict` on this message.
     pub fn msg(&self) -> Result<Msg, (PyErr, Option<String>)> {
         Msg::from_value(self.value())
@@ -131,6 +139,27 @@ impl Names {
     }
 }
 
+/// A message checked as `Msg.from_dict` checks it, its name not yet shared.
+#[derive(Debug)]
+pub struct Checked {
+    message: PackedMessage,
+    role: Role,
+    tools: Option<bool>,
+    name: String,
+}
+
+impl Checked {
+    /// The item, its name shared through `names`.
+    pub fn named(self, names: &mut Names) -> MsgItem {
+        MsgItem::Packed(PackedMsg {
+            role: self.role,
+            tools: self.tools,
+            name: names.get(&self.name),
+            message: self.message,
+        })
+    }
+}
+
 impl MsgItem {
     /// A session message, checked as `Msg.from_dict` checks it; its name
     /// shared through `names`.
@@ -138,13 +167,19 @@ impl MsgItem {
         message: PackedMessage,
         names: &mut Names,
     ) -> Result<MsgItem, (PyErr, Option<String>)> {
+        Ok(MsgItem::check(message)?.named(names))
+    }
+
+    /// [`MsgItem::packed`]'s check, which any thread can make; the name is
+    /// shared after ([`Checked::named`]).
+    pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
         let msg = message.msg()?;
-        Ok(MsgItem::Packed(PackedMsg {
+        Ok(Checked {
             role: msg.role,
             tools: msg.has_tool_blocks().ok(),
-            name: names.get(&py::py_str(msg.name())),
+            name: py::py_str(msg.name()),
             message,
-        }))
+        })
     }
 
     pub fn role(&self) -> Role {
@@ -166,6 +201,15 @@ impl MsgItem {
         match self {
             MsgItem::Packed(PackedMsg { tools: Some(t), .. }) => Ok(*t),
             _ => self.msg()?.has_tool_blocks(),
+        }
+    }
+
+    /// Whether formatting it may read, fetch or save media (see
+    /// [`PackedMessage::may_read_media`]).
+    pub fn may_read_media(&self) -> bool {
+        match self {
+            MsgItem::Live(m) => m.may_read_media(),
+            MsgItem::Packed(p) => p.message.may_read_media(),
         }
     }
 

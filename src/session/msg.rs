@@ -36,6 +36,19 @@ pub struct Msg {
 }
 
 impl Msg {
+    /// Whether formatting it may read, fetch or save media: every media
+    /// block (a tool result's too) names its media under a `"source"` key.
+    pub fn may_read_media(&self) -> bool {
+        fn has_source(v: &Value) -> bool {
+            match v {
+                Value::Object(map) => map.contains_key("source") || map.values().any(has_source),
+                Value::Array(items) => items.iter().any(has_source),
+                _ => false,
+            }
+        }
+        self.blocks.iter().any(has_source)
+    }
+
     /// `Msg.from_dict`: `name`, `content` and `role` are required (KeyError),
     /// content must be a str or list, role one of the three (AssertionError).
     pub fn from_dict(v: &Value) -> Result<Msg, PyErr> {

@@ -49,6 +49,25 @@ impl Lines {
         u32::try_from(self.text.len()).unwrap_or(u32::MAX)
     }
 
+    /// Room for `bytes` more text in `lines` more lines.
+    pub fn reserve(&mut self, bytes: usize, lines: usize) {
+        self.text.reserve(bytes);
+        self.ends.reserve(lines);
+    }
+
+    /// The bytes of all the lines' text.
+    pub fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// `other`'s lines after these.
+    pub fn append(&mut self, other: &Lines) {
+        let offset = self.text_len();
+        self.text.push_str(&other.text);
+        self.ends
+            .extend(other.ends.iter().map(|end| end.saturating_add(offset)));
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }

@@ -261,7 +261,13 @@ impl Computer {
         // list it; then the messages (shared with the document) go to the
         // budget model.
         let asks = if job.access.mode == AccessMode::Ask {
-            gate.wanted_by(job.messages.iter().map(PackedMessage::value))
+            // Only a message that may read media is unpacked to look.
+            gate.wanted_by(
+                job.messages
+                    .iter()
+                    .filter(|m| m.may_read_media())
+                    .map(PackedMessage::value),
+            )
         } else {
             Vec::new()
         };
@@ -302,21 +308,21 @@ impl Computer {
                 return preview;
             }
         };
-        // Until the plan is known, the whole request; laid out unit by
-        // unit from the model, never all of it unpacked at once.
+        // Until the plan is known, the whole request; laid out a run of
+        // units at a time on every core, never all of it unpacked at once.
         let formatted = match job.shown {
             Shown::Messages | Shown::Truncated => {
-                let mut pretty = PrettyRequest::new(job.raw_media);
-                let mut spans = Vec::new();
-                match model.visit_formatted(|input, values| {
-                    let start = pretty.messages();
-                    for v in &values {
-                        pretty.push(v);
+                let raw = job.raw_media;
+                match model.visit_formatted(|pieces| {
+                    let mut piece = PrettyRequest::piece(raw);
+                    for (input, values) in pieces {
+                        piece.push_unit(input, &values);
                     }
-                    spans.push((input, start..pretty.messages()));
+                    piece
                 }) {
-                    Ok(()) => {
-                        let (plain, spans, chunks) = pretty.finish(&spans);
+                    Ok(pieces) => {
+                        let pretty = PrettyRequest::joined(raw, pieces);
+                        let (plain, spans, chunks) = pretty.finish_units();
                         preview.plain = Arc::new(plain);
                         preview.spans = spans;
                         preview.chunks = chunks;

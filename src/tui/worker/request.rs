@@ -202,22 +202,89 @@ pub fn pretty_with_spans(
 }
 
 /// [`pretty_with_spans`] one message at a time, so a large request is laid
-/// out without all of its messages in memory at once.
+/// out without all of its messages in memory at once; or a piece at a time
+/// on every core, the pieces then joined in order ([`PrettyRequest::append`]).
 pub struct PrettyRequest {
     lines: Lines,
     message_lines: Vec<Range<usize>>,
     raw: bool,
+    /// Input messages -> output messages, as pushed with [`Self::push_unit`].
+    spans: Vec<Span>,
 }
 
 impl PrettyRequest {
     pub fn new(raw: bool) -> PrettyRequest {
-        let mut lines = Lines::new();
-        lines.push("[");
+        let mut request = PrettyRequest::piece(raw);
+        request.lines.push("[");
+        request
+    }
+
+    /// A part of a request's layout, to [`append`](Self::append) to one.
+    pub fn piece(raw: bool) -> PrettyRequest {
         PrettyRequest {
-            lines,
+            lines: Lines::new(),
             message_lines: Vec::new(),
             raw,
+            spans: Vec::new(),
         }
+    }
+
+    /// The output messages of the input messages `input`.
+    pub fn push_unit(&mut self, input: Range<usize>, values: &[Value]) {
+        let start = self.messages();
+        for v in values {
+            self.push(v);
+        }
+        self.spans.push((input, start..self.messages()));
+    }
+
+    /// A request laid out from its `pieces`, in order.
+    pub fn joined(raw: bool, pieces: Vec<PrettyRequest>) -> PrettyRequest {
+        let mut request = PrettyRequest::new(raw);
+        // One allocation for the whole text: 23 MB at 100,000 messages,
+        // grown piece by piece, was copied over and over.
+        let (bytes, lines) = pieces.iter().fold((2, 2), |(b, l), p| {
+            (b + p.lines.bytes() + 1, l + p.lines.len())
+        });
+        request.lines.reserve(bytes, lines);
+        request
+            .message_lines
+            .reserve(pieces.iter().map(|p| p.messages()).sum());
+        for piece in pieces {
+            request.append(piece);
+        }
+        request
+    }
+
+    /// `piece`'s messages (and units) after these.
+    pub fn append(&mut self, piece: PrettyRequest) {
+        if piece.message_lines.is_empty() {
+            self.spans.extend(piece.spans);
+            return;
+        }
+        if !self.message_lines.is_empty() {
+            self.lines.append_to_last(",");
+        }
+        let (lines, messages) = (self.lines.len(), self.messages());
+        self.lines.append(&piece.lines);
+        self.message_lines.extend(
+            piece
+                .message_lines
+                .into_iter()
+                .map(|r| r.start + lines..r.end + lines),
+        );
+        self.spans.extend(
+            piece
+                .spans
+                .into_iter()
+                .map(|(input, out)| (input, out.start + messages..out.end + messages)),
+        );
+    }
+
+    /// [`Self::finish`] with the spans pushed with [`Self::push_unit`].
+    pub fn finish_units(mut self) -> (Lines, Vec<Span>, Vec<Range<usize>>) {
+        let spans = std::mem::take(&mut self.spans);
+        self.finish(&spans)
     }
 
     /// Messages laid out so far.
@@ -310,6 +377,38 @@ mod tests {
             .range(line_spans[1].1.clone())
             .collect::<String>()
             .contains("\"b\""));
+    }
+
+    #[test]
+    fn a_request_joined_from_pieces_is_the_one_laid_out_whole() {
+        // Units of 0 to 2 output messages; pieces cut at every place.
+        let units: Vec<(Range<usize>, Vec<Value>)> = (0..7)
+            .map(|i| {
+                let values = (0..i % 3)
+                    .map(|k| json!({"role": "user", "content": format!("{i}.{k}\nline")}))
+                    .collect();
+                (i..i + 1, values)
+            })
+            .collect();
+        let all: Vec<Value> = units.iter().flat_map(|(_, v)| v.clone()).collect();
+        let mut spans = Vec::new();
+        let mut at = 0;
+        for (input, values) in &units {
+            spans.push((input.clone(), at..at + values.len()));
+            at += values.len();
+        }
+        let whole = pretty_with_spans(&all.iter().collect::<Vec<_>>(), &spans, false);
+        for cut in 0..=units.len() {
+            let pieces = [&units[..cut], &units[cut..]].map(|part| {
+                let mut piece = PrettyRequest::piece(false);
+                for (input, values) in part {
+                    piece.push_unit(input.clone(), values);
+                }
+                piece
+            });
+            let joined = PrettyRequest::joined(false, pieces.into()).finish_units();
+            assert_eq!(joined, whole, "cut at unit {cut}");
+        }
     }
 
     #[test]
