@@ -56,13 +56,21 @@ pub fn invalid_message(session: &Session) -> Option<(usize, PyErr)> {
     build_msgs_at(session).err()
 }
 
+/// On every core (each message is unpacked and checked on its own); the
+/// first bad message in order is the one reported.
 fn build_msgs_at(session: &Session) -> Result<Vec<Arc<Msg>>, (usize, PyErr)> {
-    session
-        .messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| m.msg().map(Arc::new).map_err(|(e, _)| (i, e)))
-        .collect()
+    let chunks = crate::parallel::chunks_at(&session.messages, |first, chunk| {
+        chunk
+            .iter()
+            .enumerate()
+            .map(|(k, m)| m.msg().map(Arc::new).map_err(|(e, _)| (first + k, e)))
+            .collect::<Result<Vec<_>, _>>()
+    });
+    let mut msgs = Vec::with_capacity(session.messages.len());
+    for chunk in chunks {
+        msgs.extend(chunk?);
+    }
+    Ok(msgs)
 }
 
 fn error_object(stage: &str, err: &PyErr) -> Map<String, Value> {
@@ -100,11 +108,9 @@ pub fn run_reference_owned(
     request: &ReferenceRequest,
     env: &MediaEnv,
 ) -> (Map<String, Value>, Option<usize>) {
-    let msgs = std::sync::Arc::unwrap_or_clone(std::mem::take(&mut session.messages))
-        .into_iter()
-        .enumerate()
-        .map(|(i, m)| m.msg().map(Arc::new).map_err(|(e, _)| (i, e)))
-        .collect::<Result<Vec<_>, _>>();
+    let msgs = build_msgs_at(session);
+    // The packed copy is not read again.
+    session.messages = Default::default();
     let invalid = msgs.as_ref().err().map(|(i, _)| *i);
     (run_with(session, msgs, request, env), invalid)
 }

@@ -192,6 +192,92 @@ pub fn write_json<W: std::io::Write, T: serde::Serialize + ?Sized>(
     value.serialize(&mut ser)
 }
 
+/// [`write_json`] of a JSON value, its long lists (a request's messages)
+/// written on every core: each item is written alone and its lines are
+/// indented to its depth, which is what the pretty formatter writes for it
+/// in place (a JSON string holds no raw newline), so the bytes are the same.
+pub fn write_json_value<W: std::io::Write>(
+    mut writer: W,
+    value: &serde_json::Value,
+) -> std::io::Result<()> {
+    write_at(&mut writer, value, 0)
+}
+
+const INDENT: &[u8] = b"  ";
+
+fn write_at<W: std::io::Write>(
+    w: &mut W,
+    value: &serde_json::Value,
+    depth: usize,
+) -> std::io::Result<()> {
+    use serde_json::Value;
+    let long =
+        |v: &Value| matches!(v, Value::Array(items) if items.len() >= crate::parallel::MIN_ITEMS);
+    match value {
+        Value::Array(items) if long(value) => {
+            w.write_all(b"[")?;
+            // A batch at a time: the text of a few thousand items is held,
+            // never the whole list's.
+            for (b, batch) in items.chunks(4_096).enumerate() {
+                let pieces = crate::parallel::chunks(batch, |chunk| {
+                    let mut out = Vec::new();
+                    for (k, item) in chunk.iter().enumerate() {
+                        if k > 0 {
+                            out.push(b',');
+                        }
+                        out.push(b'\n');
+                        out.extend_from_slice(&INDENT.repeat(depth + 1));
+                        indented(&mut out, json_text(item).as_bytes(), depth + 1);
+                    }
+                    out
+                });
+                for (k, piece) in pieces.iter().enumerate() {
+                    if b > 0 || k > 0 {
+                        w.write_all(b",")?;
+                    }
+                    w.write_all(piece)?;
+                }
+            }
+            w.write_all(b"\n")?;
+            w.write_all(&INDENT.repeat(depth))?;
+            w.write_all(b"]")
+        }
+        Value::Object(map) if !map.is_empty() && map.values().any(long) => {
+            w.write_all(b"{")?;
+            for (k, (key, item)) in map.iter().enumerate() {
+                w.write_all(if k > 0 { b",\n" } else { b"\n" })?;
+                w.write_all(&INDENT.repeat(depth + 1))?;
+                w.write_all(json_text(key).as_bytes())?;
+                w.write_all(b": ")?;
+                write_at(w, item, depth + 1)?;
+            }
+            w.write_all(b"\n")?;
+            w.write_all(&INDENT.repeat(depth))?;
+            w.write_all(b"}")
+        }
+        _ => {
+            let mut out = Vec::new();
+            indented(&mut out, json_text(value).as_bytes(), depth);
+            w.write_all(&out)
+        }
+    }
+}
+
+/// `text` into `out`, each line after the first indented `depth` levels.
+fn indented(out: &mut Vec<u8>, text: &[u8], depth: usize) {
+    let mut lines = text.split(|b| *b == b'\n');
+    if let Some(first) = lines.next() {
+        out.extend_from_slice(first);
+    }
+    for line in lines {
+        out.push(b'\n');
+        for _ in 0..depth {
+            out.extend_from_slice(INDENT);
+        }
+        out.extend_from_slice(line);
+    }
+}
+
 /// `value` as pretty JSON text, safe for a terminal ([`SafeJson`]).
 pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::new();
@@ -202,6 +288,37 @@ pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lists_written_on_every_core_are_the_bytes_written_on_one() {
+        use serde_json::json;
+        let item = |i: usize| match i % 4 {
+            0 => {
+                json!({"role": "user", "content": [{"type": "text", "text": format!("a\nb\u{9b} {i}")}]})
+            }
+            1 => json!([]),
+            2 => json!({}),
+            _ => json!({"nested": [1, 2, {"deep": [i]}], "s": "\u{202e}"}),
+        };
+        let list: Vec<serde_json::Value> = (0..9_000).map(item).collect();
+        for value in [
+            json!({"messages": list, "count": 5, "empty": {}, "more": [list.clone(), []]}),
+            json!([list.clone(), {"inner": list.clone()}]),
+            serde_json::Value::Array(list.clone()),
+            json!({"small": [1, 2], "n": null}),
+            json!("plain"),
+            json!({}),
+        ] {
+            let mut one = Vec::new();
+            write_json(&mut one, &value).expect("writes");
+            let mut every = Vec::new();
+            write_json_value(&mut every, &value).expect("writes");
+            assert_eq!(
+                String::from_utf8_lossy(&every),
+                String::from_utf8_lossy(&one)
+            );
+        }
+    }
 
     #[test]
     fn controls_become_visible_escapes() {

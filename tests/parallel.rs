@@ -74,3 +74,30 @@ fn the_first_bad_message_in_order_is_the_one_reported() {
     };
     assert_eq!(agentscope.count(&messages).expect_err("bad"), first);
 }
+
+#[test]
+fn the_first_message_msg_from_dict_rejects_is_found_on_every_core() {
+    let mut messages: Vec<Value> = (0..3_000)
+        .map(|i| json!({"name": "Ann", "role": "user", "content": format!("m{i}")}))
+        .collect();
+    messages[2_900] = json!({"name": "Ann", "role": "tool", "content": "x"});
+    messages[700] = json!({"name": "Ann", "role": "user"});
+    let text = json!({"provider": "openai", "messages": messages}).to_string();
+    let session = formatscope::session::parse_session(&text, "s.json").expect("parses");
+    let (index, error) = formatscope::pipeline::invalid_message(&session).expect("a bad one");
+    assert_eq!((index, error.kind), (700, "KeyError"));
+    messages[700] = json!({"name": "Ann", "role": "user", "content": "fixed"});
+    let text = json!({"provider": "openai", "messages": messages}).to_string();
+    let session = formatscope::session::parse_session(&text, "s.json").expect("parses");
+    let msgs = formatscope::pipeline::build_msgs(&session);
+    assert_eq!(msgs.expect_err("2,900 is bad").kind, "AssertionError");
+    messages[2_900] = json!({"name": "Ann", "role": "user", "content": "fixed"});
+    let text = json!({"provider": "openai", "messages": messages}).to_string();
+    let session = formatscope::session::parse_session(&text, "s.json").expect("parses");
+    let msgs = formatscope::pipeline::build_msgs(&session).expect("all good");
+    assert_eq!(msgs.len(), 3_000);
+    assert_eq!(
+        msgs[2_999].text_content().ok().flatten().as_deref(),
+        Some("m2999")
+    );
+}
