@@ -652,14 +652,15 @@ impl BudgetModel {
         Ok(out)
     }
 
-    /// [`BudgetModel::formatted_with_spans`] a run of pieces at a time, on
-    /// every core (see [`Segmented::visit_chunks`]): each unit's output
-    /// messages and the input messages they came from.
+    /// [`BudgetModel::formatted_with_spans`] a run of pieces at a time,
+    /// with `spread` on every core (see [`Segmented::visit_chunks`]): each
+    /// unit's output messages and the input messages they came from.
     pub fn visit_formatted<R: Send>(
         &self,
-        work: impl Fn(Vec<(std::ops::Range<usize>, Vec<Value>)>) -> R + Sync,
+        spread: bool,
+        work: impl Fn(bool, Vec<(std::ops::Range<usize>, Vec<Value>)>) -> R + Sync,
     ) -> Result<Vec<R>, PyErr> {
-        self.request.seg.visit_chunks(&self.env, work)
+        self.request.seg.visit_chunks(&self.env, spread, work)
     }
 
     /// The attribution of `request` (this model's formatted request) to

@@ -326,21 +326,19 @@ impl Segmented {
         Ok(())
     }
 
-    /// [`Segmented::visit`] of the whole request on every core: `work`
-    /// takes a run of consecutive pieces, each with the input messages it
-    /// came from, and the runs' results come back in order (the pinned
-    /// system prompt's first, alone). Only the first history group's
-    /// prompted output is made here, on `env`: every other piece is
-    /// unpacked where it is laid out.
+    /// [`Segmented::visit`] of the whole request, with `spread` on every
+    /// core: `work` takes a run of consecutive pieces, each with the input
+    /// messages it came from (the first run, told so, starts with the
+    /// pinned system prompt's), and the runs' results come back in order.
+    /// Only the first history group's prompted output is made here, on
+    /// `env`: every other piece is unpacked where it is laid out.
     pub fn visit_chunks<R: Send>(
         &self,
         env: &MediaEnv,
-        work: impl Fn(Vec<(Range<usize>, Vec<Value>)>) -> R + Sync,
+        spread: bool,
+        work: impl Fn(bool, Vec<(Range<usize>, Vec<Value>)>) -> R + Sync,
     ) -> Result<Vec<R>, PyErr> {
-        let mut out = Vec::new();
-        if self.pinned {
-            out.push(work(vec![(0..1, self.system.clone())]));
-        }
+        let system = self.pinned.then(|| (0..1, self.system.clone()));
         let first_group = self
             .units
             .iter()
@@ -349,27 +347,33 @@ impl Segmented {
             Some(g) => Some(self.prompted(&self.units[g], env)?),
             None => None,
         };
+        let piece = |&(k, unit): &(usize, &Arc<Unit>)| {
+            let at_front = match unit.kind {
+                UnitKind::Message => k == 0 && !self.pinned,
+                UnitKind::ToolMessage { run_start } => k == 0 || run_start,
+                UnitKind::AgentGroup => false,
+            };
+            let values = match (&prompted, &unit.front) {
+                (Some(p), _) if first_group == Some(k) => p.clone(),
+                (_, Some(front)) if at_front => front.unpack(),
+                _ => unit.formatted.unpack(),
+            };
+            (unit.range.clone(), values)
+        };
+        let run = |at: usize, chunk: &[(usize, &Arc<Unit>)]| {
+            let mut pieces = Vec::with_capacity(chunk.len() + 1);
+            if at == 0 {
+                pieces.extend(system.clone());
+            }
+            pieces.extend(chunk.iter().map(piece));
+            work(at == 0, pieces)
+        };
         let indexed: Vec<(usize, &Arc<Unit>)> = self.units.iter().enumerate().collect();
-        out.extend(crate::parallel::chunks(&indexed, |chunk| {
-            let pieces = chunk
-                .iter()
-                .map(|&(k, unit)| {
-                    let at_front = match unit.kind {
-                        UnitKind::Message => k == 0 && !self.pinned,
-                        UnitKind::ToolMessage { run_start } => k == 0 || run_start,
-                        UnitKind::AgentGroup => false,
-                    };
-                    let values = match (&prompted, &unit.front) {
-                        (Some(p), _) if first_group == Some(k) => p.clone(),
-                        (_, Some(front)) if at_front => front.unpack(),
-                        _ => unit.formatted.unpack(),
-                    };
-                    (unit.range.clone(), values)
-                })
-                .collect();
-            work(pieces)
-        }));
-        Ok(out)
+        Ok(if spread {
+            crate::parallel::chunks_at(&indexed, run)
+        } else {
+            vec![run(0, &indexed)]
+        })
     }
 
     /// A history group's output as the first group (with the prompt).

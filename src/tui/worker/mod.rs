@@ -309,19 +309,26 @@ impl Computer {
             }
         };
         // Until the plan is known, the whole request; laid out a run of
-        // units at a time on every core, never all of it unpacked at once.
+        // units at a time, never all of it unpacked at once, on every core
+        // when it is large (the runs' lines are copied once more to join
+        // them, which a smaller request's peak memory would show).
         let formatted = match job.shown {
             Shown::Messages | Shown::Truncated => {
                 let raw = job.raw_media;
-                match model.visit_formatted(|pieces| {
-                    let mut piece = PrettyRequest::piece(raw);
+                let spread = messages.len() >= SPREAD_LAYOUT_FROM;
+                match model.visit_formatted(spread, |first, pieces| {
+                    let mut piece = if first {
+                        PrettyRequest::new(raw)
+                    } else {
+                        PrettyRequest::piece(raw)
+                    };
                     for (input, values) in pieces {
                         piece.push_unit(input, &values);
                     }
                     piece
                 }) {
                     Ok(pieces) => {
-                        let pretty = PrettyRequest::joined(raw, pieces);
+                        let pretty = PrettyRequest::joined(pieces);
                         let (plain, spans, chunks) = pretty.finish_units();
                         preview.plain = Arc::new(plain);
                         preview.spans = spans;
@@ -449,6 +456,10 @@ impl Computer {
         }
     }
 }
+
+/// Requests of this many messages and more are laid out on every core
+/// (at 100,000 messages: 120 -> 60 ms a job).
+const SPREAD_LAYOUT_FROM: usize = 20_000;
 
 /// The lint panel's findings for the formatter on screen; under 2.x or
 /// Java (V) also what that release sends otherwise, as `lint --agentscope`
