@@ -18,6 +18,13 @@ means something only beside a baseline measured in the same run.
 """
 import subprocess, time, sys, re, os
 
+# Seconds between two looks at the screen. Each look is a tmux client and
+# a capture by the tmux server: every 10 ms they took a third of a core of
+# this 2-core machine from a workbench that spreads its work over both,
+# which slowed what was measured; every 50 ms they take a few percent, and
+# a figure may read up to 50 ms late.
+POLL = 0.05
+
 
 def measure(binary, session):
     name = "su%d" % os.getpid()
@@ -43,7 +50,7 @@ def measure(binary, session):
             first = time.time() - t0
         if first is not None and time.time() - t0 > first + 2:
             break
-        time.sleep(0.01)
+        time.sleep(POLL)
     switch = None
     if first is not None:
         number = lambda: (re.search(r"\d+ / \d+ (max_tokens|context)",
@@ -57,7 +64,7 @@ def measure(binary, session):
             if now is not None and now != before:
                 switch = time.time() - t1
                 break
-            time.sleep(0.01)
+            time.sleep(POLL)
     subprocess.run(["tmux", "kill-session", "-t", name])
     return first, peak / 1024, switch
 
