@@ -178,22 +178,15 @@ impl BudgetModel {
             previous.map_or((&[][..], &[][..]), |p| (&p.keys[..], &p.msgs[..]));
         // Checked on every core; names shared after, in order, so the first
         // bad message in order is the one reported.
-        let checked = crate::parallel::chunks_at(&messages, |first, chunk| {
-            chunk
-                .iter()
-                .enumerate()
-                .map(|(k, m)| {
-                    let index = first + k;
-                    if known_keys.get(index) == Some(&keys[index]) {
-                        Ok(Read::Known(known[index].clone()))
-                    } else {
-                        MsgItem::check(m.clone()).map(Read::Fresh)
-                    }
-                })
-                .collect::<Vec<_>>()
+        let checked = crate::parallel::map(&messages, |index, m| {
+            if known_keys.get(index) == Some(&keys[index]) {
+                Ok(Read::Known(known[index].clone()))
+            } else {
+                MsgItem::check(m.clone()).map(Read::Fresh)
+            }
         });
         let mut msgs = Vec::with_capacity(messages.len());
-        for (index, item) in checked.into_iter().flatten().enumerate() {
+        for (index, item) in checked.into_iter().enumerate() {
             msgs.push(match item {
                 Ok(Read::Known(known)) => known,
                 Ok(Read::Fresh(fresh)) => fresh.named(&mut names),
@@ -494,30 +487,25 @@ impl BudgetModel {
             .collect();
         let tokenizer = self.counter.info.tokenizer;
         let msgs = &self.msgs;
-        let split = crate::parallel::chunks(&missing, |chunk| {
-            chunk
+        let own_count = |i: usize| {
+            let Ok(msg) = msgs[i].msg() else {
+                return 0;
+            };
+            let name = py::py_str(msg.name());
+            msg.blocks_of("text")
+                .unwrap_or_default()
                 .iter()
-                .map(|(key, range, total)| {
-                    let own = range
-                        .clone()
-                        .map(|i| {
-                            let Ok(msg) = msgs[i].msg() else {
-                                return 0;
-                            };
-                            let name = py::py_str(msg.name());
-                            msg.blocks_of("text")
-                                .unwrap_or_default()
-                                .iter()
-                                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                                .map(|t| tokenizer.count(&format!("{name}: {t}")) + 1)
-                                .sum()
-                        })
-                        .collect();
-                    (*key, shares_of(own, *total))
-                })
-                .collect::<Vec<_>>()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .map(|t| tokenizer.count(&format!("{name}: {t}")) + 1)
+                .sum()
+        };
+        let split = crate::parallel::map(&missing, |_, (key, range, total)| {
+            (
+                *key,
+                shares_of(range.clone().map(own_count).collect(), *total),
+            )
         });
-        self.shares.extend(split.into_iter().flatten());
+        self.shares.extend(split);
     }
 
     /// A group's count split among its members (see [`Self::split_groups`]).

@@ -37,6 +37,35 @@ pub fn chunks_at<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &[T]) -> R 
         .collect()
 }
 
+/// `work(index, item)` for every item, the results in the items' order
+/// (collect them into a `Result` for the first error in order).
+pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let runs = chunks_at(items, |first, chunk| {
+        chunk
+            .iter()
+            .enumerate()
+            .map(|(k, item)| work(first + k, item))
+            .collect::<Vec<_>>()
+    });
+    let mut out = Vec::with_capacity(items.len());
+    for run in runs {
+        out.extend(run);
+    }
+    out
+}
+
+/// The sum of `work` over the items, or the first error in order.
+pub fn try_sum<T: Sync, E: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> Result<i64, E> + Sync,
+) -> Result<i64, E> {
+    chunks(items, |chunk| {
+        chunk.iter().try_fold(0, |n, item| Ok(n + work(item)?))
+    })
+    .into_iter()
+    .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +85,17 @@ mod tests {
         for (start, chunk) in chunks_at(&items, |at, c| (at, c.to_vec())) {
             assert_eq!(chunk.first(), Some(&start));
         }
+    }
+
+    #[test]
+    fn a_map_keeps_order_and_indices_and_a_sum_stops_at_the_first_error() {
+        let items: Vec<i64> = (0..10_001).collect();
+        let mapped = map(&items, |i, &x| (i as i64, x * 2));
+        assert!(mapped.iter().all(|&(i, x)| x == 2 * i));
+        assert_eq!(mapped.len(), items.len());
+        assert_eq!(try_sum(&items, |&x| Ok::<_, i64>(x)), Ok(50_005_000));
+        let failing = try_sum(&items, |&x| if x % 3_000 == 2_999 { Err(x) } else { Ok(x) });
+        assert_eq!(failing, Err(2_999));
     }
 
     #[test]

@@ -59,18 +59,11 @@ pub fn invalid_message(session: &Session) -> Option<(usize, PyErr)> {
 /// On every core (each message is unpacked and checked on its own); the
 /// first bad message in order is the one reported.
 fn build_msgs_at(session: &Session) -> Result<Vec<Arc<Msg>>, (usize, PyErr)> {
-    let chunks = crate::parallel::chunks_at(&session.messages, |first, chunk| {
-        chunk
-            .iter()
-            .enumerate()
-            .map(|(k, m)| m.msg().map(Arc::new).map_err(|(e, _)| (first + k, e)))
-            .collect::<Result<Vec<_>, _>>()
-    });
-    let mut msgs = Vec::with_capacity(session.messages.len());
-    for chunk in chunks {
-        msgs.extend(chunk?);
-    }
-    Ok(msgs)
+    crate::parallel::map(&session.messages, |i, m| {
+        m.msg().map(Arc::new).map_err(|(e, _)| (i, e))
+    })
+    .into_iter()
+    .collect()
 }
 
 fn error_object(stage: &str, err: &PyErr) -> Map<String, Value> {

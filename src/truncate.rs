@@ -73,13 +73,8 @@ pub fn cost_units(
 ) -> Result<Vec<UnitCost>, PyErr> {
     let mut costs: Vec<Option<UnitCost>> = units.iter().map(|u| known(u)).collect();
     let missing: Vec<usize> = (0..units.len()).filter(|&i| costs[i].is_none()).collect();
-    let counted = crate::parallel::chunks(&missing, |chunk| {
-        chunk
-            .iter()
-            .map(|&i| cost_unit(counter, &units[i]))
-            .collect::<Vec<_>>()
-    });
-    for (i, cost) in missing.into_iter().zip(counted.into_iter().flatten()) {
+    let counted = crate::parallel::map(&missing, |_, &i| cost_unit(counter, &units[i]));
+    for (i, cost) in missing.into_iter().zip(counted) {
         costs[i] = Some(cost?);
     }
     Ok(costs.into_iter().flatten().collect())

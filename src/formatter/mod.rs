@@ -208,39 +208,8 @@ fn multi_agent(
         history_prompt: None,
         ..options.clone()
     };
-    // Grouping is lazy in AgentScope (an async generator): a group is
-    // formatted as soon as the next message shows it has ended, which fixes
-    // which error wins when several messages are bad. So the groups are cut
-    // first, up to a message whose tool blocks cannot be told; those cut
-    // are formatted (on every core, see `every_core`), and that message's
-    // error comes after theirs.
     let rest = &msgs[start..];
-    let mut groups: Vec<(bool, std::ops::Range<usize>)> = Vec::new();
-    let mut cut_error = None;
-    let mut group_start = 0;
-    let mut group_is_tool: Option<bool> = None;
-    for (i, msg) in rest.iter().enumerate() {
-        let is_tool = match msg.has_tool_blocks() {
-            Ok(t) => t,
-            Err(e) => {
-                cut_error = Some(e);
-                group_is_tool = None;
-                break;
-            }
-        };
-        match group_is_tool {
-            None => group_is_tool = Some(is_tool),
-            Some(current) if current != is_tool => {
-                groups.push((current, group_start..i));
-                group_start = i;
-                group_is_tool = Some(is_tool);
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some(current) = group_is_tool {
-        groups.push((current, group_start..rest.len()));
-    }
+    let (groups, cut_error) = tool_runs(rest, |m| m.has_tool_blocks());
     // Only the first history group gets the prompt.
     let first_history = groups
         .iter()
@@ -271,6 +240,40 @@ fn multi_agent(
     }
     out.extend(formatted.into_iter().flatten());
     Ok(out)
+}
+
+/// Multi-agent grouping: the runs of consecutive messages with tool blocks
+/// and without, as `(is_tool, range)`. Grouping is lazy in AgentScope (an
+/// async generator): a group is formatted as soon as the next message
+/// shows it has ended, which fixes which error wins when several messages
+/// are bad. So the runs are cut up to the first message whose tool blocks
+/// cannot be told, and its error is returned beside them, to be raised
+/// after the runs cut before it are formatted.
+fn tool_runs<M>(
+    msgs: &[M],
+    has_tool_blocks: impl Fn(&M) -> Result<bool, PyErr>,
+) -> (Vec<(bool, std::ops::Range<usize>)>, Option<PyErr>) {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    let mut current: Option<bool> = None;
+    for (i, msg) in msgs.iter().enumerate() {
+        let is_tool = match has_tool_blocks(msg) {
+            Ok(t) => t,
+            Err(e) => return (runs, Some(e)),
+        };
+        match current {
+            Some(c) if c != is_tool => {
+                runs.push((c, start..i));
+                start = i;
+            }
+            _ => {}
+        }
+        current = Some(is_tool);
+    }
+    if let Some(c) = current {
+        runs.push((c, start..msgs.len()));
+    }
+    (runs, None)
 }
 
 fn system_message(provider: Provider, msg: &Msg) -> Result<Value, PyErr> {

@@ -11,8 +11,8 @@
 
 use super::shared::history_line;
 use super::{
-    anthropic, chat, every_core, history_message, system_message, FormatOptions, FormatterId, Mode,
-    Provider,
+    anthropic, chat, every_core, history_message, system_message, tool_runs, FormatOptions,
+    FormatterId, Mode, Provider,
 };
 use crate::json::Packed;
 use crate::media::MediaEnv;
@@ -158,7 +158,26 @@ impl Segmented {
                 cut.extend((start..msgs.len()).map(|i| (UnitKind::Message, i..i + 1)));
                 None
             }
-            Mode::MultiAgent => cut_runs(msgs, start, &mut cut).err(),
+            Mode::MultiAgent => {
+                // One unit per message of a tool run, one per history group.
+                let (runs, error) = tool_runs(&msgs[start..], MsgItem::has_tool_blocks);
+                for (is_tool, run) in runs {
+                    let run = run.start + start..run.end + start;
+                    if is_tool {
+                        cut.extend(run.clone().map(|j| {
+                            (
+                                UnitKind::ToolMessage {
+                                    run_start: j == run.start,
+                                },
+                                j..j + 1,
+                            )
+                        }));
+                    } else {
+                        cut.push((UnitKind::AgentGroup, run));
+                    }
+                }
+                error.map(SegmentError::Format)
+            }
         };
         let mut fresh: Vec<(usize, UnitKind, Range<usize>, u64)> = Vec::new();
         let mut slots: Vec<Option<Arc<Unit>>> = Vec::with_capacity(cut.len());
@@ -307,23 +326,30 @@ impl Segmented {
         }
         let mut prompt_used = false;
         for (k, unit) in self.units[first..].iter().enumerate() {
-            let at_front = match unit.kind {
-                UnitKind::Message => k == 0 && !self.pinned,
-                UnitKind::ToolMessage { run_start } => k == 0 || run_start,
-                UnitKind::AgentGroup => false,
-            };
             let values = if unit.kind == UnitKind::AgentGroup && !prompt_used {
                 prompt_used = true;
                 self.prompted(unit, env)?
             } else {
-                match (&unit.front, at_front) {
-                    (Some(front), true) => front.unpack(),
-                    _ => unit.formatted.unpack(),
-                }
+                self.placed(k, unit)
             };
             f(unit.range.clone(), values);
         }
         Ok(())
+    }
+
+    /// A unit's output as the `k`th unit of what is assembled (the first
+    /// history group's prompted output aside): its front form where the
+    /// front differs and it is there.
+    fn placed(&self, k: usize, unit: &Unit) -> Vec<Value> {
+        let at_front = match unit.kind {
+            UnitKind::Message => k == 0 && !self.pinned,
+            UnitKind::ToolMessage { run_start } => k == 0 || run_start,
+            UnitKind::AgentGroup => false,
+        };
+        match (&unit.front, at_front) {
+            (Some(front), true) => front.unpack(),
+            _ => unit.formatted.unpack(),
+        }
     }
 
     /// [`Segmented::visit`] of the whole request, with `spread` on every
@@ -348,15 +374,9 @@ impl Segmented {
             None => None,
         };
         let piece = |&(k, unit): &(usize, &Arc<Unit>)| {
-            let at_front = match unit.kind {
-                UnitKind::Message => k == 0 && !self.pinned,
-                UnitKind::ToolMessage { run_start } => k == 0 || run_start,
-                UnitKind::AgentGroup => false,
-            };
-            let values = match (&prompted, &unit.front) {
-                (Some(p), _) if first_group == Some(k) => p.clone(),
-                (_, Some(front)) if at_front => front.unpack(),
-                _ => unit.formatted.unpack(),
+            let values = match &prompted {
+                Some(p) if first_group == Some(k) => p.clone(),
+                _ => self.placed(k, unit),
             };
             (unit.range.clone(), values)
         };
@@ -429,32 +449,6 @@ impl Segmented {
             self.options.history_prompt(),
         )
     }
-}
-
-/// Multi-agent mode's units from message `start` on: each run of messages
-/// with tool blocks gives one unit per message, each run without one
-/// `<history>` group. Stops at the first message whose tool blocks cannot
-/// be told, with the runs that ended before it cut.
-fn cut_runs(
-    msgs: &[MsgItem],
-    start: usize,
-    cut: &mut Vec<(UnitKind, Range<usize>)>,
-) -> Result<(), SegmentError> {
-    let mut i = start;
-    while i < msgs.len() {
-        let is_tool = msgs[i].has_tool_blocks()?;
-        let mut end = i + 1;
-        while end < msgs.len() && msgs[end].has_tool_blocks()? == is_tool {
-            end += 1;
-        }
-        if is_tool {
-            cut.extend((i..end).map(|j| (UnitKind::ToolMessage { run_start: j == i }, j..j + 1)));
-        } else {
-            cut.push((UnitKind::AgentGroup, i..end));
-        }
-        i = end;
-    }
-    Ok(())
 }
 
 fn format_unit(

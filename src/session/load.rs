@@ -20,10 +20,6 @@ pub enum InputShape {
     MemoryState,
 }
 
-/// A loaded session: the MSG dictionaries the formatters read, the tools
-/// and the session's own settings. The file's text is not kept here:
-/// saving writes over the text it was loaded from (`render_saved`), so
-/// whatever was not edited keeps its bytes.
 /// A session's messages: one list behind an `Arc`, so a job for the
 /// worker takes the list, not 100,000 handles to its messages (each
 /// clone and drop touched every message's count: most of a key's time at
@@ -31,6 +27,10 @@ pub enum InputShape {
 /// the old one (`Session::messages_mut`).
 pub type Messages = std::sync::Arc<Vec<PackedMessage>>;
 
+/// A loaded session: the MSG dictionaries the formatters read, the tools
+/// and the session's own settings. The file's text is not kept here:
+/// saving writes over the text it was loaded from (`render_saved`), so
+/// whatever was not edited keeps its bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     pub path: Option<PathBuf>,
@@ -172,18 +172,9 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
         .collect();
     let doc = parsed.value;
     // Each message's key is hashed here, on every core.
-    let packed: Vec<PackedMessage> = crate::parallel::chunks(
-        &parsed.packed.unwrap_or_default(),
-        |run| -> Vec<PackedMessage> {
-            run.iter()
-                .cloned()
-                .map(PackedMessage::from_packed)
-                .collect()
-        },
-    )
-    .into_iter()
-    .flatten()
-    .collect();
+    let packed = crate::parallel::map(&parsed.packed.unwrap_or_default(), |_, p| {
+        PackedMessage::from_packed(p.clone())
+    });
     let mut session = match doc {
         Value::Array(_) => Session {
             path: None,

@@ -37,12 +37,7 @@ impl OpenAiTokenCounter {
         tools: Option<&Value>,
         web: &dyn WebFetcher,
     ) -> Result<i64, PyErr> {
-        let sums = crate::parallel::chunks(messages, |chunk| {
-            chunk
-                .iter()
-                .try_fold(0, |n, m| Ok(n + self.message_tokens(m, web)?))
-        });
-        let mut n: i64 = 3 + sums.into_iter().sum::<Result<i64, PyErr>>()?;
+        let mut n = 3 + crate::parallel::try_sum(messages, |m| self.message_tokens(m, web))?;
         if let Some(tools) = tools.filter(|t| py::truthy(t)) {
             n += self.tools_tokens(tools)?;
         }

@@ -134,12 +134,7 @@ pub trait MessageCounter: Send + Sync {
     /// On every core for a long request; the first bad message in order
     /// raises, as in the reference's single pass.
     fn count(&self, messages: &[Value]) -> Result<i64, PyErr> {
-        let sums = crate::parallel::chunks(messages, |chunk| {
-            chunk
-                .iter()
-                .try_fold(0, |n, m| Ok(n + self.message(m)?.total()))
-        });
-        let messages: i64 = sums.into_iter().sum::<Result<i64, PyErr>>()?;
+        let messages = crate::parallel::try_sum(messages, |m| Ok(self.message(m)?.total()))?;
         Ok(self.base() + messages)
     }
 }

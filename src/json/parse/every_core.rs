@@ -21,17 +21,16 @@ impl Parser<'_> {
         if items.len() < crate::parallel::MIN_ITEMS {
             return None;
         }
-        let indexed: Vec<(usize, Range<usize>)> = items.into_iter().enumerate().collect();
         let (text, bytes, depth, path) = (self.text, self.bytes, self.depth, &self.path);
         type Run = (Vec<Packed>, Vec<DuplicateKey>, Vec<usize>);
-        let runs = crate::parallel::chunks(&indexed, |run| -> Parse<Run> {
+        let runs = crate::parallel::chunks_at(&items, |first, run| -> Parse<Run> {
             let mut parser = Parser::new(text, bytes, 0);
             parser.depth = depth;
             parser.path = path.clone();
             let mut packed = Vec::with_capacity(run.len());
-            for (index, span) in run {
+            for (k, span) in run.iter().enumerate() {
                 parser.pos = span.start;
-                parser.path.push(PathStep::Index(*index));
+                parser.path.push(PathStep::Index(first + k));
                 let (mut value, _) = parser.value()?;
                 parser.path.pop();
                 parser.skip_ws();
@@ -43,7 +42,7 @@ impl Parser<'_> {
             }
             Ok((packed, parser.duplicates, parser.lone_surrogates))
         });
-        let mut packed = Vec::with_capacity(indexed.len());
+        let mut packed = Vec::with_capacity(items.len());
         for run in runs {
             let (p, duplicates, surrogates) = run.ok()?;
             packed.extend(p);
