@@ -40,33 +40,26 @@ fn bench(c: &mut Criterion) {
         let mut terminal =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
         let tx = rt.sender();
-        let mut down = true;
         // The 1,000-message figure keeps its old name (README's baseline).
         let name = |what: &str| match n {
             1_000 => format!("loop_{what}_key_to_frame"),
             _ => format!("loop_{what}_key_to_frame_{n}"),
         };
-        c.bench_function(&name("move"), |b| {
-            b.iter(|| {
-                let _ = tx.send(key(if down { 'j' } else { 'k' }));
-                down = !down;
-                let _ = rt.step(Duration::from_secs(5));
-                terminal
-                    .draw(|f| formatscope::tui::view::draw(f, &rt.app))
-                    .expect("draw");
-            })
-        });
-        let mut openai = true;
-        c.bench_function(&name("switch"), |b| {
-            b.iter(|| {
-                let _ = tx.send(key(if openai { '2' } else { '1' }));
-                openai = !openai;
-                let _ = rt.step(Duration::from_secs(5));
-                terminal
-                    .draw(|f| formatscope::tui::view::draw(f, &rt.app))
-                    .expect("draw");
-            })
-        });
+        // Two keys in turn (down and up; Anthropic and OpenAI), each into
+        // the loop and on to its frame.
+        for (what, keys) in [("move", ['j', 'k']), ("switch", ['2', '1'])] {
+            let mut turn = 0;
+            c.bench_function(&name(what), |b| {
+                b.iter(|| {
+                    let _ = tx.send(key(keys[turn % 2]));
+                    turn += 1;
+                    let _ = rt.step(Duration::from_secs(5));
+                    terminal
+                        .draw(|f| formatscope::tui::view::draw(f, &rt.app))
+                        .expect("draw");
+                })
+            });
+        }
     }
 }
 
