@@ -2,8 +2,8 @@
 //! thinking as `reasoning_content`.
 
 use super::shared::{
-    block_type, collect_history, get_or_null, join_field, openai_tool_call, tool_message,
-    tool_result_text, unsupported_warning, wrap_history,
+    block_type, collect_history, get_or_null, join_field, join_field_owned, openai_tool_call,
+    tool_message, tool_result_text, unsupported_warning, wrap_history,
 };
 use crate::json;
 use crate::media::MediaEnv;
@@ -71,6 +71,6 @@ pub fn history(msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
         |text| json!({"text": text}),
     )?;
     Ok(vec![
-        json!({"role": "user", "content": join_field(&parts, "text")?}),
+        json!({"role": "user", "content": join_field_owned(parts, "text")?}),
     ])
 }

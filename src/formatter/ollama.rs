@@ -1,9 +1,9 @@
 //! `OllamaChatFormatter` and `OllamaMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, get_or, get_or_null, join_field, promoted_message,
-    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, wrap_history,
-    Promotion,
+    block_type, collect_history, get_or, get_or_null, join_field, join_field_owned,
+    promoted_message, strip_file_scheme, tool_message, tool_result_text, unsupported_warning,
+    wrap_history, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -97,7 +97,7 @@ pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Va
         "<history>\n",
         |text| json!({"text": text}),
     )?;
-    let mut out = json!({"role": "user", "content": join_field(&parts, "text")?});
+    let mut out = json!({"role": "user", "content": join_field_owned(parts, "text")?});
     if !images.is_empty() {
         out["images"] = Value::Array(images);
     }

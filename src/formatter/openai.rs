@@ -1,8 +1,9 @@
 //! `OpenAIChatFormatter` and `OpenAIMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, join_field, openai_tool_call, promoted_message, strip_file_scheme,
-    tool_message, tool_result_text, unsupported_warning, wrap_history, Promotion,
+    block_type, collect_history, join_field_owned, openai_tool_call, promoted_message,
+    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, wrap_history,
+    Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -99,7 +100,7 @@ pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Va
         "<history>\n",
         |text| json!({"text": text}),
     )?;
-    let text = join_field(&parts, "text")?;
+    let text = join_field_owned(parts, "text")?;
     let mut content = Vec::new();
     if !text.is_empty() {
         content.push(json!({"type": "text", "text": text}));

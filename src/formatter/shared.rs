@@ -190,36 +190,50 @@ pub fn collect_history(
     mut media: impl FnMut(&Msg, &Value, &str) -> Result<Option<Value>, PyErr>,
 ) -> Result<Vec<Value>, PyErr> {
     let mut parts = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
+    // The lines so far, joined by "\n" as they come (one buffer, not a
+    // string per line joined after), and whether there are any.
+    let mut lines = String::new();
+    let mut any = false;
     for msg in msgs {
         for block in msg.blocks() {
             let typ = get_item(block, "type")?.as_str().unwrap_or_default();
             if typ == "text" {
-                lines.push(history_line(msg, block)?);
+                if any {
+                    lines.push('\n');
+                }
+                push_history_line(&mut lines, msg, block)?;
+                any = true;
                 continue;
             }
             if let Some(part) = media(msg, block, typ)? {
-                if !lines.is_empty() {
-                    parts.push(text_part(lines.join("\n")));
-                    lines.clear();
+                if any {
+                    parts.push(text_part(std::mem::take(&mut lines)));
+                    any = false;
                 }
                 parts.push(part);
             }
         }
     }
-    if !lines.is_empty() {
-        parts.push(text_part(lines.join("\n")));
+    if any {
+        parts.push(text_part(lines));
     }
     Ok(parts)
 }
 
 /// `f"{msg.name}: {block['text']}"`, a history line.
 pub fn history_line(msg: &Msg, block: &Value) -> Result<String, PyErr> {
-    Ok(format!(
-        "{}: {}",
-        py_str(msg.name()),
-        py_str(get_item(block, "text")?)
-    ))
+    let mut line = String::new();
+    push_history_line(&mut line, msg, block)?;
+    Ok(line)
+}
+
+/// [`history_line`] appended to `out`.
+fn push_history_line(out: &mut String, msg: &Msg, block: &Value) -> Result<(), PyErr> {
+    let text = get_item(block, "text")?;
+    py::push_py_str(out, msg.name());
+    out.push_str(": ");
+    py::push_py_str(out, text);
+    Ok(())
 }
 
 /// Wraps a history group's parts in `<prompt><history>` ... `</history>`:
@@ -234,22 +248,35 @@ pub fn wrap_history(
     if parts.is_empty() {
         return Ok(());
     }
+    const CLOSE: &str = "\n</history>";
     let head = format!("{prompt}{open}");
-    if py::truthy(&get_or_null(&parts[0], "text")?) {
-        let text = get_item(&parts[0], "text")?.clone();
-        parts[0]["text"] = Value::String(py::str_concat(&head, &text)?);
+    if py_get(&parts[0], "text")?.is_some_and(py::truthy) {
+        let joined = match get_item(&parts[0], "text")? {
+            // Room for the closing tag too: a group of text alone is one
+            // part, first and last.
+            Value::String(text) => {
+                let mut joined = String::with_capacity(head.len() + text.len() + CLOSE.len());
+                joined.push_str(&head);
+                joined.push_str(text);
+                joined
+            }
+            other => py::str_concat(&head, other)?,
+        };
+        parts[0]["text"] = Value::String(joined);
     } else {
         parts.insert(0, new_part(head));
     }
     let last = parts.len() - 1;
-    match get_or_null(&parts[last], "text")? {
-        Value::String(text) if !text.is_empty() => {
-            parts[last]["text"] = Value::String(format!("{text}\n</history>"));
+    match py_get(&parts[last], "text")? {
+        Some(Value::String(text)) if !text.is_empty() => {
+            if let Some(Value::String(text)) = parts[last].get_mut("text") {
+                text.push_str(CLOSE);
+            }
         }
-        other if py::truthy(&other) => {
+        Some(other) if py::truthy(other) => {
             return Err(PyErr::type_error(format!(
                 "unsupported operand type(s) for +=: '{}' and 'str'",
-                py::type_name(&other)
+                py::type_name(other)
             )))
         }
         _ => parts.push(new_part("</history>".to_string())),
@@ -259,11 +286,23 @@ pub fn wrap_history(
 
 /// `"\n".join(part.get(key, "") for part in parts)`.
 pub fn join_field(parts: &[Value], key: &str) -> Result<String, PyErr> {
+    let empty = Value::String(String::new());
     let mut texts = Vec::with_capacity(parts.len());
     for part in parts {
-        texts.push(get_or(part, key, Value::String(String::new()))?);
+        texts.push(py_get(part, key)?.unwrap_or(&empty));
     }
-    py::join_strs("\n", &texts)
+    py::join_strs("\n", texts)
+}
+
+/// [`join_field`] of parts no longer needed: one part's string is taken,
+/// not copied (a history group of text alone).
+pub fn join_field_owned(mut parts: Vec<Value>, key: &str) -> Result<String, PyErr> {
+    if let [only] = parts.as_mut_slice() {
+        if let Some(Value::String(text)) = only.get_mut(key) {
+            return Ok(std::mem::take(text));
+        }
+    }
+    join_field(&parts, key)
 }
 
 /// A Python set of tool ids as `repr()` prints it (insertion order; Python's

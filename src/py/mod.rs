@@ -19,4 +19,4 @@ pub use json::{dumps, normalize_numbers, python_float_repr};
 pub use ops::{
     get_item, get_str_method_target, iterate, join_strs, py_get, str_concat, truthy, type_name,
 };
-pub use repr::{py_repr, py_str};
+pub use repr::{push_py_str, py_repr, py_str};

@@ -42,10 +42,27 @@ pub fn truthy(v: &Value) -> bool {
     }
 }
 
+/// `map[key]`, looked up as a dict would find it. serde_json's maps keep
+/// key order in an `IndexMap` whose hasher is SipHash with a random key:
+/// hashing "type" or "text" cost more than comparing the few keys a
+/// content block or message has (a sixth of formatting a long session was
+/// these lookups). Keys are unique, so a scan finds what the hash finds.
+#[inline]
+pub fn field<'a>(map: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if map.len() <= SCAN_UP_TO {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
+}
+
+/// Maps up to this many keys are scanned, not hashed (see [`field`]).
+const SCAN_UP_TO: usize = 8;
+
 /// `obj[key]` with a string key.
 pub fn get_item<'a>(obj: &'a Value, key: &str) -> Result<&'a Value, PyErr> {
     match obj {
-        Value::Object(map) => map.get(key).ok_or_else(|| PyErr::key(key)),
+        Value::Object(map) => field(map, key).ok_or_else(|| PyErr::key(key)),
         Value::Array(_) => Err(PyErr::type_error(
             "list indices must be integers or slices, not str",
         )),
@@ -62,7 +79,7 @@ pub fn get_item<'a>(obj: &'a Value, key: &str) -> Result<&'a Value, PyErr> {
 /// `obj.get(key)`: `None` when absent; AttributeError when `obj` is no dict.
 pub fn py_get<'a>(obj: &'a Value, key: &str) -> Result<Option<&'a Value>, PyErr> {
     match obj {
-        Value::Object(map) => Ok(map.get(key)),
+        Value::Object(map) => Ok(field(map, key)),
         other => Err(PyErr::attribute(type_name(other), "get")),
     }
 }
@@ -93,7 +110,14 @@ pub fn join_strs<'a>(
     sep: &str,
     items: impl IntoIterator<Item = &'a Value>,
 ) -> Result<String, PyErr> {
-    let mut out = String::new();
+    // Python's join sizes the result before copying: one allocation, not
+    // a doubling per long history group.
+    let items: Vec<&Value> = items.into_iter().collect();
+    let len: usize = items
+        .iter()
+        .map(|v| v.as_str().map_or(0, |s| s.len() + sep.len()))
+        .sum();
+    let mut out = String::with_capacity(len);
     for (i, item) in items.into_iter().enumerate() {
         match item {
             Value::String(s) => {

@@ -11,6 +11,14 @@ pub fn py_str(v: &Value) -> String {
     }
 }
 
+/// Appends `str(x)` to `out`, a string without copying it first.
+pub fn push_py_str(out: &mut String, v: &Value) {
+    match v {
+        Value::String(s) => out.push_str(s),
+        other => write_repr(out, other),
+    }
+}
+
 /// `repr(x)`, as Python prints dicts and lists (`{'k': 'v'}`, `None`, `True`).
 pub fn py_repr(v: &Value) -> String {
     let mut out = String::new();

@@ -41,7 +41,7 @@ impl Msg {
     pub fn may_read_media(&self) -> bool {
         fn has_source(v: &Value) -> bool {
             match v {
-                Value::Object(map) => map.contains_key("source") || map.values().any(has_source),
+                Value::Object(map) => map.iter().any(|(k, v)| k == "source" || has_source(v)),
                 Value::Array(items) => items.iter().any(has_source),
                 _ => false,
             }
