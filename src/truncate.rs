@@ -43,8 +43,18 @@ pub fn cost_of(counter: &dyn MessageCounter, messages: &[Value]) -> Result<Cost,
 }
 
 pub fn cost_unit(counter: &dyn MessageCounter, unit: &Unit) -> Result<UnitCost, PyErr> {
+    cost_variants(counter, unit, cost_of(counter, &unit.formatted.unpack())?)
+}
+
+/// A unit's cost given its middle output's (`formatted`): its front and
+/// prompted forms counted.
+pub fn cost_variants(
+    counter: &dyn MessageCounter,
+    unit: &Unit,
+    formatted: Cost,
+) -> Result<UnitCost, PyErr> {
     Ok(UnitCost {
-        formatted: cost_of(counter, &unit.formatted.unpack())?,
+        formatted,
         front: unit
             .front
             .as_ref()
@@ -71,9 +81,19 @@ pub fn cost_units(
     units: &[Arc<Unit>],
     known: impl Fn(&Unit) -> Option<UnitCost>,
 ) -> Result<Vec<UnitCost>, PyErr> {
-    let mut costs: Vec<Option<UnitCost>> = units.iter().map(|u| known(u)).collect();
+    cost_units_by(units, known, |u| cost_unit(counter, u))
+}
+
+/// [`cost_units`] with each unit not known costed by `cost` (the budget's
+/// also learns a history group's shares as it counts it).
+pub fn cost_units_by<T: Send>(
+    units: &[Arc<Unit>],
+    known: impl Fn(&Unit) -> Option<T>,
+    cost: impl Fn(&Unit) -> Result<T, PyErr> + Sync,
+) -> Result<Vec<T>, PyErr> {
+    let mut costs: Vec<Option<T>> = units.iter().map(|u| known(u)).collect();
     let missing: Vec<usize> = (0..units.len()).filter(|&i| costs[i].is_none()).collect();
-    let counted = crate::parallel::map(&missing, |_, &i| cost_unit(counter, &units[i]));
+    let counted = crate::parallel::map(&missing, |_, &i| cost(&units[i]));
     for (i, cost) in missing.into_iter().zip(counted) {
         costs[i] = Some(cost?);
     }

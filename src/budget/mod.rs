@@ -12,10 +12,12 @@ use crate::py::{self, PyErr};
 use crate::session::{live_items, msgs_of, Msg, MsgItem, Names, PackedMessage};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
-use crate::truncate::{self, cost_unit, CostedRequest, TruncationPlan, UnitCost};
+use crate::truncate::{self, CostedRequest, TruncationPlan, UnitCost};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+
+mod shares;
 
 /// One input message's share of the count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +110,9 @@ pub struct BudgetModel {
     request: CostedRequest,
     total: i64,
     shares: FxHashMap<u64, Vec<i64>>,
+    /// Each `<history>` group's members' own counts, by the group's key,
+    /// learnt as the group was counted (`shares`): what `shares` splits by.
+    own: FxHashMap<u64, Vec<i64>>,
     /// Whether a report has split the groups (the split is then cached,
     /// and the next report costs only what changed).
     split: bool,
@@ -212,6 +217,7 @@ impl BudgetModel {
             request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
             total: 0,
             shares: FxHashMap::default(),
+            own: FxHashMap::default(),
             split: false,
             truncation: CounterSpec::Provider,
             trunc_counter: Box::new(CharCounter),
@@ -273,7 +279,13 @@ impl BudgetModel {
                 prompted: None,
             }
         } else {
-            cost_unit(&self.counter, &self.request.seg.units[u]).map_err(BudgetError::Format)?
+            let unit = &self.request.seg.units[u];
+            let (cost, own) =
+                shares::cost_unit(&self.counter, &self.msgs, unit).map_err(BudgetError::Format)?;
+            if let Some(own) = own {
+                self.own.insert(unit.key, own);
+            }
+            cost
         };
         self.request.set_cost(u, cost);
         self.trunc_request = None;
@@ -355,9 +367,25 @@ impl BudgetModel {
             .zip(&self.request.units)
             .map(|(u, c)| (u.key, *c))
             .collect();
-        let units = truncate::cost_units(&self.counter, &seg.units, |u| known.get(&u.key).copied())
-            .map_err(BudgetError::Format)?;
+        let counted = truncate::cost_units_by(
+            &seg.units,
+            |u| known.get(&u.key).map(|c| (*c, None)),
+            |u| shares::cost_unit(&self.counter, &self.msgs, u),
+        )
+        .map_err(BudgetError::Format)?;
         drop(known);
+        let mut units = Vec::with_capacity(counted.len());
+        for (unit, (cost, own)) in seg.units.iter().zip(counted) {
+            units.push(cost);
+            if let Some(own) = own {
+                self.own.insert(unit.key, own);
+            }
+        }
+        // Groups no longer in the request.
+        if self.own.len() > seg.units.len() {
+            let keys: rustc_hash::FxHashSet<u64> = seg.units.iter().map(|u| u.key).collect();
+            self.own.retain(|k, _| keys.contains(k));
+        }
         let req = CostedRequest::new(seg, self.counter.base(), system, units);
         self.total = req
             .total(&self.counter, &self.env)
@@ -470,9 +498,9 @@ impl BudgetModel {
     }
 
     /// Fills the cache of each `<history>` group's count split over its
-    /// members by their own text's tokens ([`shares_of`]): the groups not
-    /// split before, on every core (each member's text is counted again on
-    /// its own, as much BPE as the count itself).
+    /// members ([`shares::shares_of`]): the groups not split before, by
+    /// their members' own counts learnt when the group was counted, else
+    /// (see `shares`) counted now, on every core.
     fn split_groups(&mut self, units: &[Arc<formatter::Unit>], costs: &[Cost]) {
         let missing: Vec<(u64, std::ops::Range<usize>, i64)> = units
             .iter()
@@ -485,25 +513,12 @@ impl BudgetModel {
             })
             .map(|(u, c)| (u.key, u.range.clone(), c.total()))
             .collect();
-        let tokenizer = self.counter.info.tokenizer;
-        let msgs = &self.msgs;
-        let own_count = |i: usize| {
-            let Ok(msg) = msgs[i].msg() else {
-                return 0;
-            };
-            let name = py::py_str(msg.name());
-            msg.blocks_of("text")
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .map(|t| tokenizer.count(&format!("{name}: {t}")) + 1)
-                .sum()
-        };
         let split = crate::parallel::map(&missing, |_, (key, range, total)| {
-            (
-                *key,
-                shares_of(range.clone().map(own_count).collect(), *total),
-            )
+            let own = match self.own.get(key) {
+                Some(own) if own.len() == range.len() => own.clone(),
+                _ => shares::counted_apart(&self.counter, &self.msgs, range.clone()),
+            };
+            (*key, shares::shares_of(own, *total))
         });
         self.shares.extend(split);
     }
@@ -715,23 +730,4 @@ fn segment_error(e: SegmentError) -> BudgetError {
         // Not raised: promotion is allowed when counting.
         SegmentError::Promotion => BudgetError::Format(PyErr::value("promoted media")),
     }
-}
-
-/// A group's `total` split by its members' own counts `own`: what the
-/// members' lines do not account for (the group's framing) goes to the
-/// first; when cross-line merges made the group cheaper than its lines, in
-/// proportion.
-fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
-    let sum: i64 = own.iter().sum();
-    if sum <= total {
-        own[0] += total - sum;
-    } else {
-        let mut left = total;
-        for s in own.iter_mut().skip(1) {
-            *s = *s * total / sum.max(1);
-            left -= *s;
-        }
-        own[0] = left;
-    }
-    own
 }

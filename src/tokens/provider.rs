@@ -93,6 +93,131 @@ impl ProviderCounter {
         }
     }
 
+    /// [`MessageCounter::message`], with the message's own texts (what
+    /// its content says, not its framing) counted raw by `count_text`: the
+    /// budget counts a `<history>` text line by line there, to learn each
+    /// member's share in the same pass (`budget::shares`).
+    pub fn message_with(
+        &self,
+        message: &Value,
+        count_text: &mut dyn FnMut(&str) -> i64,
+    ) -> Result<Cost, PyErr> {
+        let p = parts(message);
+        let main = main_category(p.role);
+        let mut raw = Cost::default();
+        let text_of = |cat: Category| -> String {
+            p.texts
+                .iter()
+                .filter(|(c, _)| *c == cat)
+                .map(|(_, t)| t.as_ref())
+                .collect::<Vec<_>>()
+                .concat()
+        };
+        match self.template() {
+            Template::OpenAi => {
+                // The cookbook: 3 per message, every string field, 1 per name.
+                raw.add(main, 3 + self.raw(p.role));
+                if let Some(name) = p.name {
+                    raw.add(main, self.raw(name) + 1);
+                }
+                if let Some(id) = p.tool_call_id {
+                    raw.add(main, self.raw(id));
+                }
+                for (cat, text) in &p.texts {
+                    raw.add(*cat, count_text(text));
+                }
+                if let Some(calls) = p.openai_tool_calls {
+                    raw.add(Category::ToolCalls, self.raw(&py::dumps(calls)));
+                } else {
+                    for (name, args) in &p.tool_calls {
+                        raw.add(Category::ToolCalls, self.raw(name) + self.raw(args));
+                    }
+                }
+            }
+            Template::ChatMl => {
+                // <|im_start|>role\ncontent<|im_end|>\n; specials split the
+                // text, so each piece between them counts on its own exactly.
+                let body = Category::ALL
+                    .iter()
+                    .filter(|c| **c != Category::Media)
+                    .map(|c| text_of(*c))
+                    .collect::<String>();
+                // The markers the template writes around tool results and
+                // calls (<tool_response>, </tool_response>, <tool_call>,
+                // </tool_call>) are single tokens of Qwen2.5/3's vocabulary
+                // (151665, 151666, 151657, 151658): one each, as <|im_start|>
+                // and <|im_end|> are. The same strings typed in a message are
+                // text to the reference tokenizer, dashscope's, whose table
+                // lacks them (vocab.rs): only the template's count as one.
+                let header = if p.role == "tool" { "user" } else { p.role };
+                let framed = if p.role == "tool" {
+                    2 + self.raw(&format!("{header}\n")) + count_text(&format!("\n{body}\n"))
+                } else if !p.tool_calls.is_empty() && !body.is_empty() {
+                    count_text(&format!("{header}\n{body}\n"))
+                } else {
+                    count_text(&format!("{header}\n{body}"))
+                };
+                raw.add(main, 3 + framed);
+                for (name, args) in &p.tool_calls {
+                    let call = format!(
+                        "\n{{\"name\": {}, \"arguments\": {args}}}\n",
+                        py::dumps(&Value::String(name.clone()))
+                    );
+                    raw.add(Category::ToolCalls, 2 + self.raw(&call));
+                }
+            }
+            Template::DeepSeek => {
+                let body: String = p
+                    .texts
+                    .iter()
+                    .map(|(_, t)| t.as_ref())
+                    .collect::<Vec<_>>()
+                    .concat();
+                let framing = match p.role {
+                    "system" => 0,
+                    "user" => 1,
+                    "assistant" => 2,
+                    // <｜tool▁outputs▁begin｜><｜tool▁output▁begin｜> ... <｜tool▁output▁end｜><｜tool▁outputs▁end｜>
+                    "tool" => 4,
+                    _ => 1,
+                };
+                raw.add(main, framing + count_text(&body));
+                if !p.tool_calls.is_empty() {
+                    raw.add(Category::ToolCalls, 2);
+                }
+                for (name, args) in &p.tool_calls {
+                    raw.add(
+                        Category::ToolCalls,
+                        3 + self.raw("function")
+                            + self.raw(&format!("{name}\n```json\n{args}\n```")),
+                    );
+                }
+            }
+            Template::Llama3 | Template::Gemma | Template::Anthropic | Template::Gemini => {
+                let (specials, header) = match self.template() {
+                    Template::Llama3 => (3, format!("{}\n\n", p.role)),
+                    Template::Gemma => (2, format!("{}\n", p.role)),
+                    Template::Anthropic => (0, format!("\n\n{}: ", p.role)),
+                    _ => (0, String::new()),
+                };
+                raw.add(main, specials + self.raw(&header));
+                for (cat, text) in &p.texts {
+                    raw.add(*cat, count_text(text));
+                }
+                for (name, args) in &p.tool_calls {
+                    raw.add(Category::ToolCalls, self.raw(name) + self.raw(args) + 3);
+                }
+            }
+        }
+        // Estimates scale the vocabulary's count; media rules are in real tokens.
+        let mut cost = Cost::default();
+        for cat in Category::ALL {
+            cost.add(cat, self.info.tokenizer.scale(raw.get(cat)));
+        }
+        cost.add(Category::Media, self.media_cost(&p));
+        Ok(cost)
+    }
+
     fn media_cost(&self, parts: &Parts<'_>) -> i64 {
         parts
             .media
@@ -299,120 +424,7 @@ impl MessageCounter for ProviderCounter {
     }
 
     fn message(&self, message: &Value) -> Result<Cost, PyErr> {
-        let p = parts(message);
-        let main = main_category(p.role);
-        let mut raw = Cost::default();
-        let text_of = |cat: Category| -> String {
-            p.texts
-                .iter()
-                .filter(|(c, _)| *c == cat)
-                .map(|(_, t)| t.as_ref())
-                .collect::<Vec<_>>()
-                .concat()
-        };
-        match self.template() {
-            Template::OpenAi => {
-                // The cookbook: 3 per message, every string field, 1 per name.
-                raw.add(main, 3 + self.raw(p.role));
-                if let Some(name) = p.name {
-                    raw.add(main, self.raw(name) + 1);
-                }
-                if let Some(id) = p.tool_call_id {
-                    raw.add(main, self.raw(id));
-                }
-                for (cat, text) in &p.texts {
-                    raw.add(*cat, self.raw(text));
-                }
-                if let Some(calls) = p.openai_tool_calls {
-                    raw.add(Category::ToolCalls, self.raw(&py::dumps(calls)));
-                } else {
-                    for (name, args) in &p.tool_calls {
-                        raw.add(Category::ToolCalls, self.raw(name) + self.raw(args));
-                    }
-                }
-            }
-            Template::ChatMl => {
-                // <|im_start|>role\ncontent<|im_end|>\n; specials split the
-                // text, so each piece between them counts on its own exactly.
-                let body = Category::ALL
-                    .iter()
-                    .filter(|c| **c != Category::Media)
-                    .map(|c| text_of(*c))
-                    .collect::<String>();
-                // The markers the template writes around tool results and
-                // calls (<tool_response>, </tool_response>, <tool_call>,
-                // </tool_call>) are single tokens of Qwen2.5/3's vocabulary
-                // (151665, 151666, 151657, 151658): one each, as <|im_start|>
-                // and <|im_end|> are. The same strings typed in a message are
-                // text to the reference tokenizer, dashscope's, whose table
-                // lacks them (vocab.rs): only the template's count as one.
-                let header = if p.role == "tool" { "user" } else { p.role };
-                let framed = if p.role == "tool" {
-                    2 + self.raw(&format!("{header}\n")) + self.raw(&format!("\n{body}\n"))
-                } else if !p.tool_calls.is_empty() && !body.is_empty() {
-                    self.raw(&format!("{header}\n{body}\n"))
-                } else {
-                    self.raw(&format!("{header}\n{body}"))
-                };
-                raw.add(main, 3 + framed);
-                for (name, args) in &p.tool_calls {
-                    let call = format!(
-                        "\n{{\"name\": {}, \"arguments\": {args}}}\n",
-                        py::dumps(&Value::String(name.clone()))
-                    );
-                    raw.add(Category::ToolCalls, 2 + self.raw(&call));
-                }
-            }
-            Template::DeepSeek => {
-                let body: String = p
-                    .texts
-                    .iter()
-                    .map(|(_, t)| t.as_ref())
-                    .collect::<Vec<_>>()
-                    .concat();
-                let framing = match p.role {
-                    "system" => 0,
-                    "user" => 1,
-                    "assistant" => 2,
-                    // <｜tool▁outputs▁begin｜><｜tool▁output▁begin｜> ... <｜tool▁output▁end｜><｜tool▁outputs▁end｜>
-                    "tool" => 4,
-                    _ => 1,
-                };
-                raw.add(main, framing + self.raw(&body));
-                if !p.tool_calls.is_empty() {
-                    raw.add(Category::ToolCalls, 2);
-                }
-                for (name, args) in &p.tool_calls {
-                    raw.add(
-                        Category::ToolCalls,
-                        3 + self.raw("function")
-                            + self.raw(&format!("{name}\n```json\n{args}\n```")),
-                    );
-                }
-            }
-            Template::Llama3 | Template::Gemma | Template::Anthropic | Template::Gemini => {
-                let (specials, header) = match self.template() {
-                    Template::Llama3 => (3, format!("{}\n\n", p.role)),
-                    Template::Gemma => (2, format!("{}\n", p.role)),
-                    Template::Anthropic => (0, format!("\n\n{}: ", p.role)),
-                    _ => (0, String::new()),
-                };
-                raw.add(main, specials + self.raw(&header));
-                for (cat, text) in &p.texts {
-                    raw.add(*cat, self.raw(text));
-                }
-                for (name, args) in &p.tool_calls {
-                    raw.add(Category::ToolCalls, self.raw(name) + self.raw(args) + 3);
-                }
-            }
-        }
-        // Estimates scale the vocabulary's count; media rules are in real tokens.
-        let mut cost = Cost::default();
-        for cat in Category::ALL {
-            cost.add(cat, self.info.tokenizer.scale(raw.get(cat)));
-        }
-        cost.add(Category::Media, self.media_cost(&p));
-        Ok(cost)
+        self.message_with(message, &mut |text| self.raw(text))
     }
 
     fn splits_after_newline(&self, first: char) -> bool {
