@@ -20,30 +20,62 @@
 //! starts where the counter does not cut (media between the lines, a name
 //! starting with `_`), they are counted apart: the same figures.
 
-use crate::formatter::{history_line, Unit, UnitKind};
+use crate::formatter::{Unit, UnitKind};
+use crate::json::View;
 use crate::py::{self, PyErr};
 use crate::session::MsgItem;
 use crate::tokens::{Cost, MessageCounter, ProviderCounter};
 use crate::truncate::{self, UnitCost};
+use std::borrow::Cow;
 use std::ops::Range;
 
-/// A group's lines: each with the offset of its member in the group.
-pub(super) struct Lines {
-    lines: Vec<(usize, String)>,
+/// A group's lines, each `name: text` with the offset of its member in
+/// the group (borrowed from the packed messages where it can be).
+pub(super) struct Lines<'a> {
+    lines: Vec<(usize, Line<'a>)>,
     members: usize,
 }
 
-impl Lines {
+struct Line<'a> {
+    name: Cow<'a, str>,
+    text: Cow<'a, str>,
+}
+
+impl Line<'_> {
+    fn len(&self) -> usize {
+        self.name.len() + 2 + self.text.len()
+    }
+
+    /// Whether `text` starts with this line.
+    fn starts(&self, text: &str) -> bool {
+        text.strip_prefix(&*self.name)
+            .and_then(|rest| rest.strip_prefix(": "))
+            .is_some_and(|rest| rest.starts_with(&*self.text))
+    }
+}
+
+impl<'a> Lines<'a> {
     /// The lines of the messages `range`, as the history formatters write
-    /// them; `None` when a message does not unpack or a text block has no
-    /// text (formatting the group has raised then).
-    pub(super) fn of(msgs: &[MsgItem], range: Range<usize>) -> Option<Lines> {
+    /// them (`history_line`); `None` when a message does not unpack or a
+    /// text block has no text (formatting the group has raised then).
+    pub(super) fn of(msgs: &'a [MsgItem], range: Range<usize>) -> Option<Lines<'a>> {
         let mut lines = Vec::new();
         for (member, i) in range.clone().enumerate() {
-            let msg = msgs.get(i)?.msg().ok()?;
-            for block in msg.blocks() {
-                if py::get_item(block, "type").ok()?.as_str() == Some("text") {
-                    lines.push((member, history_line(&msg, block).ok()?));
+            let item = msgs.get(i)?;
+            match item.as_packed().and_then(|p| plain_lines(&p.view())) {
+                // Read in place: a message unpacked is a tree of allocations.
+                Some(found) => lines.extend(found.into_iter().map(|line| (member, line))),
+                None => {
+                    let msg = item.msg().ok()?;
+                    for block in msg.blocks() {
+                        if py::get_item(block, "type").ok()?.as_str() == Some("text") {
+                            let line = Line {
+                                name: Cow::Owned(py::py_str(msg.name())),
+                                text: Cow::Owned(py::py_str(py::get_item(block, "text").ok()?)),
+                            };
+                            lines.push((member, line));
+                        }
+                    }
                 }
             }
         }
@@ -58,8 +90,9 @@ impl Lines {
     fn locate(&self, text: &str) -> Option<Vec<usize>> {
         let (_, first) = self.lines.first()?;
         // The first line's first places (a history prompt could hold it).
-        text.match_indices(first.as_str())
+        text.match_indices(&*first.name)
             .map(|(at, _)| at)
+            .filter(|&at| first.starts(&text[at..]))
             .take(4)
             .find_map(|start| {
                 let mut starts = Vec::with_capacity(self.lines.len());
@@ -71,7 +104,7 @@ impl Lines {
                         }
                         at += 1;
                     }
-                    if !text[at..].starts_with(line.as_str()) {
+                    if !line.starts(&text[at..]) {
                         return None;
                     }
                     starts.push(at);
@@ -149,7 +182,7 @@ impl Lines {
     fn counted_apart(&self, counter: &ProviderCounter) -> Vec<i64> {
         let mut own = vec![0; self.members];
         for (member, line) in &self.lines {
-            own[*member] += line_cost(counter, line);
+            own[*member] += line_cost(counter, &format!("{}: {}", line.name, line.text));
         }
         own.into_iter()
             .map(|n| counter.info.tokenizer.scale(n))
@@ -226,4 +259,28 @@ pub(super) fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
         own[0] = left;
     }
     own
+}
+
+/// The lines of a message dict of the plain shape (a string name; string
+/// content, or blocks each with a string type, text blocks with a string
+/// text), read in place; `None` for any other shape (read as a `Msg`).
+fn plain_lines<'a>(message: &View<'a>) -> Option<Vec<Line<'a>>> {
+    let name = message.get("name")?.as_str()?;
+    let line = |text: &'a str| Line {
+        name: Cow::Borrowed(name),
+        text: Cow::Borrowed(text),
+    };
+    match message.get("content")? {
+        View::String(text) => Some(vec![line(text)]),
+        View::Array(blocks) => {
+            let mut lines = Vec::new();
+            for block in blocks {
+                if block.get("type")?.as_str()? == "text" {
+                    lines.push(line(block.get("text")?.as_str()?));
+                }
+            }
+            Some(lines)
+        }
+        _ => None,
+    }
 }

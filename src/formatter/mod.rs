@@ -24,7 +24,6 @@ use std::sync::Arc;
 pub use segments::{
     message_keys, FormattedRequest, SegmentError, Segmented, Span, Unit, UnitKind, SYSTEM_UNIT,
 };
-pub use shared::history_line;
 pub use tools::format_tools;
 // The shared enums live below every layer that uses them.
 pub use crate::provider::{FormatterId, FormatterOption, Mode, Provider};

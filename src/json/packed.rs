@@ -71,6 +71,16 @@ impl Packed {
         r.value()
     }
 
+    /// The first value read in place, its strings borrowed (`Null` when
+    /// none was packed): for a look at a few fields without unpacking.
+    pub fn view_one(&self) -> View<'_> {
+        let mut r = Reader::new(&self.bytes);
+        if r.len() == 0 {
+            return View::Null;
+        }
+        r.view()
+    }
+
     /// The same buffer (a clone of this one), not only equal bytes.
     pub fn same(&self, other: &Packed) -> bool {
         Arc::ptr_eq(&self.bytes, &other.bytes)
@@ -155,6 +165,35 @@ pub fn packed_key(key: &str) -> Vec<u8> {
     out
 }
 
+/// A packed value read in place: strings and number text borrowed from
+/// the bytes, only the lists allocated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum View<'a> {
+    Null,
+    Bool(bool),
+    Number(&'a str),
+    String(&'a str),
+    Array(Vec<View<'a>>),
+    Object(Vec<(&'a str, View<'a>)>),
+}
+
+impl<'a> View<'a> {
+    /// The member `key` of an object.
+    pub fn get(&self, key: &str) -> Option<&View<'a>> {
+        match self {
+            View::Object(members) => members.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&'a str> {
+        match self {
+            View::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
 /// Reads what `put_value` wrote. The bytes are only ever ours, so a short
 /// read is a bug; it still yields `null`s and empty strings, never a panic.
 struct Reader<'a> {
@@ -197,11 +236,44 @@ impl<'a> Reader<'a> {
 
     fn bytes_of(&mut self, n: usize) -> String {
         let end = (self.at + n).min(self.bytes.len());
-        let s = std::str::from_utf8(&self.bytes[self.at.min(end)..end])
+        let s = simdutf8::basic::from_utf8(&self.bytes[self.at.min(end)..end])
             .unwrap_or_default()
             .to_owned();
         self.at = end;
         s
+    }
+
+    fn str_ref(&mut self) -> &'a str {
+        let n = self.len();
+        let end = (self.at + n).min(self.bytes.len());
+        let s = simdutf8::basic::from_utf8(&self.bytes[self.at.min(end)..end]).unwrap_or_default();
+        self.at = end;
+        s
+    }
+
+    fn view(&mut self) -> View<'a> {
+        match self.byte() {
+            FALSE => View::Bool(false),
+            TRUE => View::Bool(true),
+            NUMBER => View::Number(self.str_ref()),
+            STRING => View::String(self.str_ref()),
+            ARRAY => {
+                let n = self.len().min(self.bytes.len());
+                View::Array((0..n).map(|_| self.view()).collect())
+            }
+            OBJECT => {
+                let n = self.len().min(self.bytes.len());
+                View::Object(
+                    (0..n)
+                        .map(|_| {
+                            let k = self.str_ref();
+                            (k, self.view())
+                        })
+                        .collect(),
+                )
+            }
+            _ => View::Null,
+        }
     }
 
     fn value(&mut self) -> Value {
@@ -248,6 +320,29 @@ mod tests {
             serde_json::to_string(&back).expect("prints"),
             serde_json::to_string(&values).expect("prints")
         );
+    }
+
+    #[test]
+    fn a_view_reads_what_unpacking_reads() {
+        let value = serde_json::json!({"name": "Bob", "n": 1.50, "content": [
+            {"type": "text", "text": "hi \u{e9}"}, null, true, []
+        ]});
+        let packed = Packed::pack_one(&value);
+        let view = packed.view_one();
+        assert_eq!(view.get("name").and_then(View::as_str), Some("Bob"));
+        assert_eq!(view.get("n"), Some(&View::Number("1.5")));
+        let Some(View::Array(blocks)) = view.get("content") else {
+            panic!("a list: {view:?}");
+        };
+        assert_eq!(
+            blocks[0].get("text").and_then(View::as_str),
+            Some("hi \u{e9}")
+        );
+        assert_eq!(
+            &blocks[1..],
+            [View::Null, View::Bool(true), View::Array(vec![])]
+        );
+        assert_eq!(view.get("missing"), None);
     }
 
     #[test]

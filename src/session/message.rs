@@ -62,6 +62,11 @@ impl PackedMessage {
         memchr::memmem::find(self.packed.as_bytes(), &crate::json::packed_key("source")).is_some()
     }
 
+    /// The dict read in place (see [`crate::json::View`]).
+    pub fn view(&self) -> crate::json::View<'_> {
+        self.packed.view_one()
+    }
+
     /// `Msg.from_dict` on this message.
     pub fn msg(&self) -> Result<Msg, (PyErr, Option<String>)> {
         Msg::from_value(self.value())
@@ -210,6 +215,14 @@ impl MsgItem {
         match self {
             MsgItem::Live(m) => m.may_read_media(),
             MsgItem::Packed(p) => p.message.may_read_media(),
+        }
+    }
+
+    /// The packed message, when it is one.
+    pub fn as_packed(&self) -> Option<&PackedMessage> {
+        match self {
+            MsgItem::Packed(p) => Some(&p.message),
+            MsgItem::Live(_) => None,
         }
     }
 
