@@ -178,6 +178,15 @@ impl MsgItem {
     /// [`MsgItem::packed`]'s check, which any thread can make; the name is
     /// shared after ([`Checked::named`]).
     pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
+        if let Some((role, tools, name)) = plain_check(&message.view()) {
+            let name = name.to_owned();
+            return Ok(Checked {
+                role,
+                tools: Some(tools),
+                name,
+                message,
+            });
+        }
         let msg = message.msg()?;
         Ok(Checked {
             role: msg.role,
@@ -233,6 +242,39 @@ impl MsgItem {
             MsgItem::Packed(p) => p.message.msg().map(Arc::new).map_err(|(e, _)| e),
         }
     }
+}
+
+/// [`MsgItem::check`] of a message dict of the plain shape, read in place
+/// (unpacking one is a tree of allocations; a session is mostly these): a
+/// string name, a role AgentScope knows, and string content or blocks that
+/// each have a `"type"`. Its role, whether it has tool blocks and its name;
+/// `None` for any other dict, which is checked as a `Msg` (and raises as
+/// `Msg.from_dict` raises).
+fn plain_check<'a>(message: &crate::json::View<'a>) -> Option<(Role, bool, &'a str)> {
+    use crate::json::View;
+    let name = message.get("name")?.as_str()?;
+    let role = match message.get("role")?.as_str()? {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => Role::System,
+        _ => return None,
+    };
+    let tools = match message.get("content")? {
+        View::String(_) => false,
+        View::Array(blocks) => {
+            let mut tools = false;
+            for block in blocks {
+                let View::Object(_) = block else {
+                    return None;
+                };
+                let typ = block.get("type")?;
+                tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
+            }
+            tools
+        }
+        _ => return None,
+    };
+    Some((role, tools, name))
 }
 
 impl From<Arc<Msg>> for MsgItem {
@@ -311,5 +353,52 @@ mod tests {
         )
         .expect_err("role tool");
         assert_eq!(err.0.kind, "AssertionError");
+    }
+
+    /// A message read in place is checked as one unpacked into a `Msg`:
+    /// same role, tool blocks and name, and the odd shapes go the long way.
+    #[test]
+    fn a_plain_message_read_in_place_checks_as_a_msg() {
+        let messages = [
+            json!({"name": "Bob", "role": "user", "content": "hi"}),
+            json!({"name": "Bob", "role": "assistant", "content": [{"type": "text", "text": "x"}]}),
+            json!({"name": "F", "role": "assistant", "content": [
+                {"type": "text", "text": "x"}, {"type": "tool_use", "id": "1", "name": "f", "input": {}}]}),
+            json!({"name": "s", "role": "system", "content": [{"type": "tool_result", "id": "1"}]}),
+            json!({"name": "s", "role": "system", "content": [{"type": 3}]}),
+            json!({"name": "s", "role": "system", "content": []}),
+            json!({"name": "s", "role": "system", "content": [{"text": "no type"}]}),
+            json!({"name": "s", "role": "system", "content": ["not a block"]}),
+            json!({"name": 7, "role": "user", "content": "a number's name"}),
+            json!({"name": null, "role": "user", "content": []}),
+            json!({"name": "t", "role": "tool", "content": "x"}),
+            json!({"name": "t", "role": "user", "content": 5}),
+            json!({"role": "user", "content": "no name"}),
+        ];
+        let mut plain = 0;
+        for value in messages {
+            let packed = PackedMessage::new(&value);
+            let long_way = packed
+                .msg()
+                .map(|m| (m.role, m.has_tool_blocks().ok(), py::py_str(m.name())));
+            match plain_check(&packed.view()) {
+                Some((role, tools, name)) => {
+                    plain += 1;
+                    let Ok(expected) = long_way else {
+                        panic!("{value}: read in place, but Msg.from_dict raises");
+                    };
+                    assert_eq!((role, Some(tools), name.to_string()), expected, "{value}");
+                }
+                None => assert!(
+                    long_way.is_err()
+                        || value["name"].as_str().is_none()
+                        || value["content"][0].get("type").is_none(),
+                    "{value}: a plain message went the long way"
+                ),
+            }
+            let checked = MsgItem::check(packed.clone());
+            assert_eq!(checked.is_ok(), packed.msg().is_ok(), "{value}");
+        }
+        assert_eq!(plain, 6);
     }
 }
