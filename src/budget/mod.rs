@@ -27,8 +27,8 @@ pub struct MessageTokens {
     pub name: Arc<str>,
     pub role: &'static str,
     pub tokens: i64,
-    /// A share of a `<history>` group's count (split by the members' text),
-    /// not a count of its own.
+    /// A share of a `<history>` group's count (what the member's lines
+    /// cost in it; see `budget::shares`), not a count of its own.
     pub shared: bool,
 }
 
@@ -109,12 +109,12 @@ pub struct BudgetModel {
     tool_schemas: i64,
     request: CostedRequest,
     total: i64,
-    shares: FxHashMap<u64, Vec<i64>>,
-    /// Each `<history>` group's members' own counts, by the group's key,
-    /// learnt as the group was counted (`shares`): what `shares` splits by.
+    /// Each `<history>` group's members' own counts, by the group's key:
+    /// learnt as the group was counted, or counted apart when a report
+    /// first needs them (`shares`). A group's shares are made from them.
     own: FxHashMap<u64, Vec<i64>>,
-    /// Whether a report has split the groups (the split is then cached,
-    /// and the next report costs only what changed).
+    /// Whether a full report was made: every group's own counts are then
+    /// known, and the next report costs only what changed.
     split: bool,
     /// What truncation counts with (AgentScope's `token_counter`), its
     /// unit costs by content, and the request costed with it (made again
@@ -216,7 +216,6 @@ impl BudgetModel {
             tool_schemas: 0,
             request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
             total: 0,
-            shares: FxHashMap::default(),
             own: FxHashMap::default(),
             split: false,
             truncation: CounterSpec::Provider,
@@ -419,7 +418,8 @@ impl BudgetModel {
 
     /// [`Self::report`] without the per-message figures (`messages` is
     /// empty): every total, without splitting the `<history>` groups among
-    /// their members, which costs as much BPE again. The workbench shows
+    /// their members (free where the count learnt the members' own counts,
+    /// BPE again where their lines are counted apart). The workbench shows
     /// the budget with it while the split is made.
     pub fn totals(&mut self) -> TokenReport {
         self.report_with(false)
@@ -447,7 +447,7 @@ impl BudgetModel {
         }
         let units: Vec<_> = self.request.seg.units.clone();
         if per_message {
-            self.split_groups(&units, &in_full);
+            self.count_own_apart(&units);
             self.split = true;
         }
         for (unit, cost) in units.iter().zip(in_full) {
@@ -497,36 +497,30 @@ impl BudgetModel {
         }
     }
 
-    /// Fills the cache of each `<history>` group's count split over its
-    /// members ([`shares::shares_of`]): the groups not split before, by
-    /// their members' own counts learnt when the group was counted, else
-    /// (see `shares`) counted now, on every core.
-    fn split_groups(&mut self, units: &[Arc<formatter::Unit>], costs: &[Cost]) {
-        let missing: Vec<(u64, std::ops::Range<usize>, i64)> = units
+    /// Counts apart, on every core, the members' own counts of the
+    /// `<history>` groups whose count did not give them (see `shares`).
+    fn count_own_apart(&mut self, units: &[Arc<formatter::Unit>]) {
+        let missing: Vec<(u64, std::ops::Range<usize>)> = units
             .iter()
-            .zip(costs)
-            .filter(|(u, _)| u.kind == UnitKind::AgentGroup && u.range.len() > 1)
-            .filter(|(u, c)| {
-                self.shares
+            .filter(|u| u.kind == UnitKind::AgentGroup && u.range.len() > 1)
+            .filter(|u| {
+                self.own
                     .get(&u.key)
-                    .is_none_or(|s| s.iter().sum::<i64>() != c.total())
+                    .is_none_or(|o| o.len() != u.range.len())
             })
-            .map(|(u, c)| (u.key, u.range.clone(), c.total()))
+            .map(|u| (u.key, u.range.clone()))
             .collect();
-        let split = crate::parallel::map(&missing, |_, (key, range, total)| {
-            let own = match self.own.get(key) {
-                Some(own) if own.len() == range.len() => own.clone(),
-                _ => shares::counted_apart(&self.counter, &self.msgs, range.clone()),
-            };
-            (*key, shares::shares_of(own, *total))
+        let counted = crate::parallel::map(&missing, |_, (key, range)| {
+            let own = shares::counted_apart(&self.counter, &self.msgs, range.clone());
+            (*key, own)
         });
-        self.shares.extend(split);
+        self.own.extend(counted);
     }
 
-    /// A group's count split among its members (see [`Self::split_groups`]).
+    /// A group's count split among its members by their own counts.
     fn group_shares(&self, key: u64, range: std::ops::Range<usize>, total: i64) -> Vec<i64> {
-        match self.shares.get(&key) {
-            Some(s) if s.len() == range.len() => s.clone(),
+        match self.own.get(&key) {
+            Some(own) if own.len() == range.len() => shares::shares_of(own.clone(), total),
             _ => vec![total / range.len().max(1) as i64; range.len()],
         }
     }
