@@ -191,30 +191,27 @@ pub fn collect_history(
 ) -> Result<Vec<Value>, PyErr> {
     let mut parts = Vec::new();
     // The lines so far, joined by "\n" as they come (one buffer, not a
-    // string per line joined after), and whether there are any.
+    // string per line joined after); a line is never empty (`name: `).
     let mut lines = String::new();
-    let mut any = false;
     for msg in msgs {
         for block in msg.blocks() {
             let typ = get_item(block, "type")?.as_str().unwrap_or_default();
             if typ == "text" {
-                if any {
+                if !lines.is_empty() {
                     lines.push('\n');
                 }
                 push_history_line(&mut lines, msg, block)?;
-                any = true;
                 continue;
             }
             if let Some(part) = media(msg, block, typ)? {
-                if any {
+                if !lines.is_empty() {
                     parts.push(text_part(std::mem::take(&mut lines)));
-                    any = false;
                 }
                 parts.push(part);
             }
         }
     }
-    if any {
+    if !lines.is_empty() {
         parts.push(text_part(lines));
     }
     Ok(parts)
