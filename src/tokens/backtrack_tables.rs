@@ -24,7 +24,8 @@
 //! the encoder's tokens are tiktoken's (the tests check every vocabulary).
 //!
 //! Layout (all little-endian): `ids` (u32), `bits` (u32, log2 of the bit
-//! sets' size), the longest token's length (u32), the 256 byte tokens'
+//! sets' size), the longest token's length (u32), the longest unmakeable
+//! token's (u32, 0 for none: our vocabularies have none), the 256 byte tokens'
 //! ranks (u32), then a 20-byte record per id: its length (u16, 0 for no
 //! or an unmakeable token), `next_prefix` (u24, `NONE` for none), `split`
 //! (two u24; a token that is no merge has itself twice), the filter of
@@ -35,7 +36,7 @@
 
 /// No token, in `next_prefix`.
 pub const NONE: u32 = 0xff_ffff;
-const HEADER: usize = 12 + 256 * 4;
+const HEADER: usize = 16 + 256 * 4;
 /// A token's record: what the encoder reads about it together, in one
 /// cache line.
 const RECORD: usize = 20;
@@ -96,6 +97,9 @@ pub struct Links {
     ids: usize,
     /// The longest token's length.
     pub longest: usize,
+    /// The longest unmakeable token's length (0 for none): a longer piece
+    /// is a token only if the encoder finds it one.
+    pub unmade: usize,
     bits: u32,
     data: &'static [u8],
 }
@@ -113,10 +117,12 @@ impl Links {
         let ids = word(0)? as usize;
         let bits = word(4)?;
         let longest = word(8)? as usize;
+        let unmade = word(12)? as usize;
         let size = HEADER + ids * RECORD + (1usize << bits) / 4;
         (data.len() == size && ids < NONE as usize).then_some(Links {
             ids,
             longest,
+            unmade,
             bits,
             data,
         })
@@ -125,7 +131,7 @@ impl Links {
     /// The rank of the one-byte token `b`.
     #[inline]
     pub fn byte(&self, b: u8) -> u32 {
-        let i = 12 + b as usize * 4;
+        let i = 16 + b as usize * 4;
         u32::from_le_bytes([
             self.data[i],
             self.data[i + 1],
@@ -162,9 +168,11 @@ impl Links {
     }
 
     /// Whether the tables know `id` (a rank the rank table returned).
+    /// Without unmakeable tokens, every one: the record is not read (on a
+    /// large vocabulary, a cache miss).
     #[inline]
     pub fn knows(&self, id: u32) -> bool {
-        (id as usize) < self.ids && self.len(id) > 0
+        self.unmade == 0 || ((id as usize) < self.ids && self.len(id) > 0)
     }
 
     /// Slot `h`'s bit `kind` (0: a proper prefix, 1: a token): the two
@@ -305,6 +313,13 @@ pub fn build(entries: &[(Vec<u8>, u32)]) -> Vec<u8> {
         .max()
         .unwrap_or(0);
     out.extend_from_slice(&(longest as u32).to_le_bytes());
+    let unmade = (0..ids)
+        .filter(|&id| !made[id])
+        .filter_map(|id| bytes_of[id])
+        .map(|b| b.len())
+        .max()
+        .unwrap_or(0);
+    out.extend_from_slice(&(unmade as u32).to_le_bytes());
     for r in byte_ranks {
         out.extend_from_slice(&r.to_le_bytes());
     }

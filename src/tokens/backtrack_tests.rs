@@ -148,3 +148,44 @@ fn runs_count_as_merging_counts_them() {
         }
     }
 }
+
+/// A piece that is a token counts one, even one merging never makes
+/// and longer than the short-string cache keeps: tiktoken asks the table
+/// about the whole piece first. A vocabulary of its own, as ours have no
+/// such token (the tables say so, and the count then skips that lookup).
+#[test]
+fn a_long_token_merging_never_makes_counts_one() {
+    use crate::tokens::backtrack_tables;
+    use crate::tokens::rank_slots;
+    let leak = |v: Vec<u8>| -> &'static [u8] { Vec::leak(v) };
+    let mut entries: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+    for (i, bytes) in ["ab", "cd", "xx", "xxxx", "xxxxxxxx", "xxxxxxxxxxxxxxxx"]
+        .iter()
+        .enumerate()
+    {
+        entries.push((bytes.as_bytes().to_vec(), 256 + i as u32));
+    }
+    let unmade = b"abcdefghijklmnopqrst";
+    entries.push((unmade.to_vec(), 300));
+    let mut table = Vec::new();
+    for (bytes, rank) in &entries {
+        rank_slots::push_entry(&mut table, *rank, bytes);
+    }
+    let slots = rank_slots::build(&table);
+    let links = backtrack_tables::build(&entries);
+    let ranks = StaticRanks::new(leak(table), leak(slots), leak(links));
+    assert_eq!(ranks.links().map(|l| l.unmade), Some(unmade.len()));
+    let count = |piece: &[u8]| ranks.with_cache(|cached| crate::tokens::bpe::count(piece, cached));
+    assert_eq!(count(unmade), 1);
+    assert_eq!(
+        count(b"abcdefghijklmnopqrstu"),
+        merge_count(b"abcdefghijklmnopqrstu", &ranks)
+    );
+    assert_eq!(count(b"abcdefghijklmnopqrstu"), 19);
+    assert_eq!(count(&[b'x'; 16]), 1);
+    assert_eq!(count(&[b'x'; 17]), 2);
+    // Our vocabularies: every token merging makes, so no lookup to skip.
+    for (name, ranks) in vocabularies() {
+        assert_eq!(ranks.links().map(|l| l.unmade), Some(0), "{name}");
+    }
+}

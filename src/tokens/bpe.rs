@@ -24,22 +24,28 @@ pub use super::ranks::Ranks;
 
 /// Tokens byte-pair merging makes of `piece`.
 pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
-    match piece.len() {
-        0 => 0,
-        1 => 1,
-        _ if ranks.rank(piece).is_some() => 1,
-        n if n >= BACKTRACK_FROM => match ranks.links() {
-            Some(links) => super::backtrack::count(piece, &links, ranks)
-                .unwrap_or_else(|| merge_count(piece, ranks)),
-            None => merge_count(piece, ranks),
-        },
-        _ => merge_count(piece, ranks),
+    let n = piece.len();
+    if n < 2 {
+        return n;
+    }
+    let links = ranks.links();
+    // A short piece asks the table first: most words are a token, and the
+    // short-string cache answers. A longer one (a sentence of Chinese is
+    // one piece) skips that lookup when the encoder would find the token
+    // itself: every token it makes is its longest at the piece's start.
+    let ask = n <= SHORT || links.is_none_or(|links| n <= links.unmade);
+    if ask && ranks.rank(piece).is_some() {
+        return 1;
+    }
+    match links {
+        Some(links) => super::backtrack::count(piece, &links, ranks)
+            .unwrap_or_else(|| merge_count(piece, ranks)),
+        None => merge_count(piece, ranks),
     }
 }
 
-/// Pieces this long or longer go to the backtracking encoder, when the
-/// vocabulary has its tables.
-const BACKTRACK_FROM: usize = 2;
+/// The longest string the short-string cache keeps (`counting::Cached`).
+pub(crate) const SHORT: usize = 15;
 
 /// [`count`] by merging (a piece of at least two bytes that is no token).
 pub(crate) fn merge_count(piece: &[u8], ranks: &impl Ranks) -> usize {

@@ -65,7 +65,7 @@ impl CountingBpe {
             let mut p = 0;
             while p < t.len() {
                 let end = self.pattern.piece_end(t, p);
-                // A piece that is a token counts one (`bpe::count` asks first).
+                // A piece that is a token counts one (`bpe::count` sees to it).
                 n += bpe::count(&t[p..end], ranks);
                 p = end;
             }
@@ -143,24 +143,15 @@ impl Ranks for Cached<'_> {
     #[inline]
     fn rank(&self, bytes: &[u8]) -> Option<Rank> {
         let StaticRanks { table, slots, .. } = *self.ranks;
-        if bytes.len() > 15 {
+        if bytes.len() > bpe::SHORT {
             return rank_slots::lookup(table, slots, bytes);
         }
         // Short strings (the byte pairs, characters and words a merge asks
         // about again and again) go through a small cache first: a table
         // probe is two cache misses (the slot, then the entry to compare),
         // most of a count's time on Chinese, where every piece is merged.
-        let mut packed = [0u8; 16];
-        packed[..bytes.len()].copy_from_slice(bytes);
-        packed[15] = bytes.len() as u8 + 1;
-        let low = u64::from_le_bytes([
-            packed[0], packed[1], packed[2], packed[3], packed[4], packed[5], packed[6], packed[7],
-        ]);
-        let high = u64::from_le_bytes([
-            packed[8], packed[9], packed[10], packed[11], packed[12], packed[13], packed[14],
-            packed[15],
-        ]);
-        let key = [low, high];
+        let key = pack(bytes);
+        let [low, high] = key;
         let tag = table.as_ptr() as usize as u32;
         let mix = (low ^ high.rotate_left(29) ^ tag as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let slot = &self.cache[(mix >> (64 - CACHE_BITS)) as usize];
@@ -176,6 +167,44 @@ impl Ranks for Cached<'_> {
         });
         rank
     }
+}
+
+/// The cache's key of a string of up to 15 bytes: its bytes, zeros, then
+/// its length plus one in the last byte, read with overlapping loads
+/// rather than copied into a buffer (a copy of a length known only at run
+/// time is a call to memmove: a twentieth of a count of Chinese).
+#[inline]
+fn pack(bytes: &[u8]) -> [u64; 2] {
+    let n = bytes.len();
+    debug_assert!(n <= bpe::SHORT);
+    let word = |at: usize| {
+        u64::from_le_bytes([
+            bytes[at],
+            bytes[at + 1],
+            bytes[at + 2],
+            bytes[at + 3],
+            bytes[at + 4],
+            bytes[at + 5],
+            bytes[at + 6],
+            bytes[at + 7],
+        ])
+    };
+    let half = |at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as u64
+    };
+    let (low, high) = match n {
+        // The last eight bytes, shifted down to the ninth: the overlap
+        // with the first eight falls off.
+        9.. => (word(0), word(n - 8) >> (8 * (16 - n))),
+        8 => (word(0), 0),
+        // Two overlapping halves: the overlap's bytes are the same in both.
+        4.. => (half(0) | half(n - 4) << (8 * (n - 4)), 0),
+        _ => (
+            bytes.iter().rev().fold(0u64, |acc, &b| acc << 8 | b as u64),
+            0,
+        ),
+    };
+    [low, high | ((n as u64 + 1) << 56)]
 }
 
 /// The short-string cache: direct-mapped, per thread, shared by the
@@ -224,6 +253,26 @@ mod tests {
                 assert_eq!(ranks.rank(bytes), Some(*rank), "{vocab:?} {bytes:?}");
             }
             assert_eq!(ranks.rank(b"\xff\xfe not a token \x00"), None);
+        }
+    }
+
+    /// The packed key is the string's bytes, zeros, and its length plus
+    /// one last: every length, from different places in a buffer.
+    #[test]
+    fn a_key_packs_the_bytes_and_the_length() {
+        let text: Vec<u8> = (1..=40).collect();
+        for at in 0..20 {
+            for n in 0..=15 {
+                let bytes = &text[at..at + n];
+                let mut buffer = [0u8; 16];
+                buffer[..n].copy_from_slice(bytes);
+                buffer[15] = n as u8 + 1;
+                let want = [
+                    u64::from_le_bytes(buffer[..8].try_into().unwrap()),
+                    u64::from_le_bytes(buffer[8..].try_into().unwrap()),
+                ];
+                assert_eq!(pack(bytes), want, "{n} bytes at {at}");
+            }
         }
     }
 
