@@ -13,7 +13,7 @@
 //! regexes matched with), so loading costs nothing and a piece costs a few
 //! table lookups per character. Each function below follows its pattern's
 //! alternatives in order, with the backtracking resolved by hand (said at
-//! each); `tests/pretokenize.rs` checks them against the regexes on random
+//! each); `pretokenize_tests.rs` checks them against the regexes on random
 //! text over every class the patterns name.
 
 /// `\s` (Unicode White_Space).
@@ -76,7 +76,9 @@ static ASCII: [u8; 128] = {
 };
 
 /// The character at `i` of valid UTF-8: its class bits and its length.
-#[inline]
+/// Always inlined: left to itself the compiler made it a call, one per
+/// character, a tenth of a cold count at 100,000 messages.
+#[inline(always)]
 fn at(t: &[u8], i: usize) -> (u8, usize) {
     let b = t[i];
     if b < 0x80 {
