@@ -247,21 +247,21 @@ pub fn wrap_history(
     }
     const CLOSE: &str = "\n</history>";
     let head = format!("{prompt}{open}");
-    if py_get(&parts[0], "text")?.is_some_and(py::truthy) {
-        let joined = match get_item(&parts[0], "text")? {
-            // Room for the closing tag too: a group of text alone is one
-            // part, first and last.
-            Value::String(text) => {
-                let mut joined = String::with_capacity(head.len() + text.len() + CLOSE.len());
-                joined.push_str(&head);
-                joined.push_str(text);
-                joined
-            }
-            other => py::str_concat(&head, other)?,
-        };
-        parts[0]["text"] = Value::String(joined);
-    } else {
-        parts.insert(0, new_part(head));
+    let joined = match py_get(&parts[0], "text")? {
+        // Room for the closing tag too: a group of text alone is one
+        // part, first and last.
+        Some(Value::String(text)) if !text.is_empty() => {
+            let mut joined = String::with_capacity(head.len() + text.len() + CLOSE.len());
+            joined.push_str(&head);
+            joined.push_str(text);
+            Some(joined)
+        }
+        Some(other) if py::truthy(other) => Some(py::str_concat(&head, other)?),
+        _ => None,
+    };
+    match joined {
+        Some(joined) => parts[0]["text"] = Value::String(joined),
+        None => parts.insert(0, new_part(head)),
     }
     let last = parts.len() - 1;
     match py_get(&parts[last], "text")? {

@@ -28,13 +28,16 @@ pub fn count(piece: &[u8], ranks: &impl Ranks) -> usize {
     if n < 2 {
         return n;
     }
-    let links = ranks.links();
     // A short piece asks the table first: most words are a token, and the
-    // short-string cache answers. A longer one (a sentence of Chinese is
-    // one piece) skips that lookup when the encoder would find the token
-    // itself: every token it makes is its longest at the piece's start.
-    let ask = n <= SHORT || links.is_none_or(|links| n <= links.unmade);
-    if ask && ranks.rank(piece).is_some() {
+    // short-string cache answers.
+    if n <= SHORT && ranks.rank(piece).is_some() {
+        return 1;
+    }
+    // A longer one (a sentence of Chinese is one piece) skips that lookup
+    // when the encoder would find the token itself: every token it makes
+    // is its longest at the piece's start.
+    let links = ranks.links();
+    if n > SHORT && links.is_none_or(|links| n <= links.unmade) && ranks.rank(piece).is_some() {
         return 1;
     }
     match links {
