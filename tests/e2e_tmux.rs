@@ -9,12 +9,23 @@
 #[path = "support/provider.rs"]
 mod provider;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 struct Tmux {
     name: String,
+    socket: PathBuf,
+}
+
+/// tmux run against this workbench's own server, its socket in the test's
+/// folder (gone with it): tests run side by side, and on a shared server
+/// one test closing the last session stops the server while another's
+/// `new-session` is connecting to it ("server exited unexpectedly").
+fn tmux(socket: &Path) -> Command {
+    let mut command = Command::new("tmux");
+    command.arg("-S").arg(socket);
+    command
 }
 
 impl Tmux {
@@ -28,7 +39,8 @@ impl Tmux {
         let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("formatscope-e2e-{}-{n}", std::process::id());
         let bin = env!("CARGO_BIN_EXE_formatscope");
-        let status = Command::new("tmux")
+        let socket = dir.join(format!(".tmux-{n}"));
+        let status = tmux(&socket)
             .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
             // Its sends are not kept in the tester's own history.
             .args(["-e", "FORMATSCOPE_HISTORY=off"])
@@ -45,12 +57,12 @@ impl Tmux {
             .status()
             .expect("tmux is installed (.ci/run installs it)");
         assert!(status.success());
-        Tmux { name }
+        Tmux { name, socket }
     }
 
     /// tmux's view of the pane: `#{alternate_on}`, `#{mouse_any_flag}`, ...
     fn pane(&self, format: &str) -> String {
-        let out = Command::new("tmux")
+        let out = tmux(&self.socket)
             .args(["display-message", "-p", "-t", &self.name, format])
             .output()
             .expect("display-message");
@@ -76,7 +88,7 @@ impl Tmux {
     }
 
     fn screen(&self) -> String {
-        let out = Command::new("tmux")
+        let out = tmux(&self.socket)
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .expect("capture-pane");
@@ -84,7 +96,7 @@ impl Tmux {
     }
 
     fn keys(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
+        let status = tmux(&self.socket)
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -113,9 +125,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
+        let _ = tmux(&self.socket).args(["kill-server"]).status();
     }
 }
 
