@@ -62,7 +62,7 @@ impl<'a> Lines<'a> {
         let mut lines = Vec::new();
         for (member, i) in range.clone().enumerate() {
             let item = msgs.get(i)?;
-            match item.as_packed().and_then(|p| plain_lines(&p.view())) {
+            match item.as_packed().and_then(|p| plain_lines(p.view()?)) {
                 // Read in place: a message unpacked is a tree of allocations.
                 Some(found) => lines.extend(found.into_iter().map(|line| (member, line))),
                 None => {
@@ -264,23 +264,21 @@ pub(super) fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
 /// The lines of a message dict of the plain shape (a string name; string
 /// content, or blocks each with a string type, text blocks with a string
 /// text), read in place; `None` for any other shape (read as a `Msg`).
-fn plain_lines<'a>(message: &View<'a>) -> Option<Vec<Line<'a>>> {
+fn plain_lines(message: View<'_>) -> Option<Vec<Line<'_>>> {
     let name = message.get("name")?.as_str()?;
-    let line = |text: &'a str| Line {
+    let line = |text| Line {
         name: Cow::Borrowed(name),
         text: Cow::Borrowed(text),
     };
-    match message.get("content")? {
-        View::String(text) => Some(vec![line(text)]),
-        View::Array(blocks) => {
-            let mut lines = Vec::new();
-            for block in blocks {
-                if block.get("type")?.as_str()? == "text" {
-                    lines.push(line(block.get("text")?.as_str()?));
-                }
-            }
-            Some(lines)
-        }
-        _ => None,
+    let content = message.get("content")?;
+    if let Some(text) = content.as_str() {
+        return Some(vec![line(text)]);
     }
+    let mut lines = Vec::new();
+    for block in content.items()? {
+        if block.get("type")?.as_str()? == "text" {
+            lines.push(line(block.get("text")?.as_str()?));
+        }
+    }
+    Some(lines)
 }

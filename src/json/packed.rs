@@ -71,14 +71,35 @@ impl Packed {
         r.value()
     }
 
-    /// The first value read in place, its strings borrowed (`Null` when
-    /// none was packed): for a look at a few fields without unpacking.
-    pub fn view_one(&self) -> View<'_> {
+    /// The first value read in place (`None` when none was packed): for
+    /// a look at a few fields without unpacking.
+    pub fn view_one(&self) -> Option<View<'_>> {
         let mut r = Reader::new(&self.bytes);
-        if r.len() == 0 {
-            return View::Null;
+        (r.len() != 0).then_some(View {
+            bytes: &self.bytes,
+            at: r.at,
+        })
+    }
+
+    /// The members `keys` of the first value, an object, unpacked, and
+    /// nothing else of it: formatting a message wants two of its members,
+    /// and unpacking the whole dict (a map hashed key by key) was a sixth
+    /// of a cold count. `None` when the first value is not an object.
+    pub fn members_of_first<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<Value>; N]> {
+        let mut r = Reader::new(&self.bytes);
+        if r.len() == 0 || r.byte() != OBJECT {
+            return None;
         }
-        r.view()
+        let mut members: [Option<Value>; N] = std::array::from_fn(|_| None);
+        let n = r.len().min(self.bytes.len());
+        for _ in 0..n {
+            let key = r.str_ref();
+            match keys.iter().position(|k| *k == key) {
+                Some(i) => members[i] = Some(r.value()),
+                None => r.skip(),
+            }
+        }
+        Some(members)
     }
 
     /// The same buffer (a clone of this one), not only equal bytes.
@@ -165,32 +186,107 @@ pub fn packed_key(key: &str) -> Vec<u8> {
     out
 }
 
-/// A packed value read in place: strings and number text borrowed from
-/// the bytes, only the lists allocated.
-#[derive(Debug, Clone, PartialEq)]
-pub enum View<'a> {
-    Null,
-    Bool(bool),
-    Number(&'a str),
-    String(&'a str),
-    Array(Vec<View<'a>>),
-    Object(Vec<(&'a str, View<'a>)>),
+/// A packed value read in place, lazily: where it starts in the bytes.
+/// Nothing of it is read, allocated or checked as UTF-8 until asked for,
+/// so a look at a message's name and block types never reads its text
+/// (checking the messages of a large session read all of it as a tree of
+/// lists, every string validated).
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    bytes: &'a [u8],
+    at: usize,
 }
 
 impl<'a> View<'a> {
-    /// The member `key` of an object.
-    pub fn get(&self, key: &str) -> Option<&View<'a>> {
-        match self {
-            View::Object(members) => members.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
-            _ => None,
+    fn reader(&self) -> Reader<'a> {
+        Reader {
+            bytes: self.bytes,
+            at: self.at,
         }
     }
 
-    pub fn as_str(&self) -> Option<&'a str> {
-        match self {
-            View::String(s) => Some(s),
-            _ => None,
+    fn tag(&self) -> u8 {
+        self.bytes.get(self.at).copied().unwrap_or(NULL)
+    }
+
+    /// The member `key` of an object.
+    pub fn get(&self, key: &str) -> Option<View<'a>> {
+        self.members()?.find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// An object's members in order.
+    pub fn members(&self) -> Option<Members<'a>> {
+        let mut r = self.reader();
+        if r.byte() != OBJECT {
+            return None;
         }
+        let left = r.len().min(self.bytes.len());
+        Some(Members { r, left })
+    }
+
+    /// An array's items in order.
+    pub fn items(&self) -> Option<Items<'a>> {
+        let mut r = self.reader();
+        if r.byte() != ARRAY {
+            return None;
+        }
+        let left = r.len().min(self.bytes.len());
+        Some(Items { r, left })
+    }
+
+    pub fn as_str(&self) -> Option<&'a str> {
+        let mut r = self.reader();
+        (r.byte() == STRING).then(|| r.str_ref())
+    }
+
+    pub fn is_string(&self) -> bool {
+        self.tag() == STRING
+    }
+
+    /// The value unpacked.
+    pub fn value(&self) -> Value {
+        self.reader().value()
+    }
+}
+
+/// [`View::members`].
+pub struct Members<'a> {
+    r: Reader<'a>,
+    left: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (&'a str, View<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.left = self.left.checked_sub(1)?;
+        let key = self.r.str_ref();
+        let value = View {
+            bytes: self.r.bytes,
+            at: self.r.at,
+        };
+        self.r.skip();
+        Some((key, value))
+    }
+}
+
+/// [`View::items`].
+pub struct Items<'a> {
+    r: Reader<'a>,
+    left: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = View<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.left = self.left.checked_sub(1)?;
+        let item = View {
+            bytes: self.r.bytes,
+            at: self.r.at,
+        };
+        self.r.skip();
+        Some(item)
     }
 }
 
@@ -251,28 +347,28 @@ impl<'a> Reader<'a> {
         s
     }
 
-    fn view(&mut self) -> View<'a> {
+    /// Past one value, reading nothing of it.
+    fn skip(&mut self) {
         match self.byte() {
-            FALSE => View::Bool(false),
-            TRUE => View::Bool(true),
-            NUMBER => View::Number(self.str_ref()),
-            STRING => View::String(self.str_ref()),
+            NUMBER | STRING => {
+                let n = self.len();
+                self.at = (self.at + n).min(self.bytes.len());
+            }
             ARRAY => {
                 let n = self.len().min(self.bytes.len());
-                View::Array((0..n).map(|_| self.view()).collect())
+                for _ in 0..n {
+                    self.skip();
+                }
             }
             OBJECT => {
                 let n = self.len().min(self.bytes.len());
-                View::Object(
-                    (0..n)
-                        .map(|_| {
-                            let k = self.str_ref();
-                            (k, self.view())
-                        })
-                        .collect(),
-                )
+                for _ in 0..n {
+                    let k = self.len();
+                    self.at = (self.at + k).min(self.bytes.len());
+                    self.skip();
+                }
             }
-            _ => View::Null,
+            _ => {}
         }
     }
 
@@ -325,24 +421,38 @@ mod tests {
     #[test]
     fn a_view_reads_what_unpacking_reads() {
         let value = serde_json::json!({"name": "Bob", "n": 1.50, "content": [
-            {"type": "text", "text": "hi \u{e9}"}, null, true, []
+            {"type": "text", "text": "hi \u{e9}"}, null, true, [], "s"
         ]});
         let packed = Packed::pack_one(&value);
-        let view = packed.view_one();
-        assert_eq!(view.get("name").and_then(View::as_str), Some("Bob"));
-        assert_eq!(view.get("n"), Some(&View::Number("1.5")));
-        let Some(View::Array(blocks)) = view.get("content") else {
-            panic!("a list: {view:?}");
-        };
+        let view = packed.view_one().expect("one value");
+        assert_eq!(view.get("name").and_then(|v| v.as_str()), Some("Bob"));
+        assert!(view.get("name").is_some_and(|v| v.is_string()));
         assert_eq!(
-            blocks[0].get("text").and_then(View::as_str),
+            view.get("n").map(|v| v.value()),
+            Some(serde_json::json!(1.5))
+        );
+        assert_eq!(view.get("n").and_then(|v| v.as_str()), None);
+        let keys: Vec<&str> = view.members().expect("an object").map(|(k, _)| k).collect();
+        assert_eq!(keys, ["name", "n", "content"]);
+        let content = view.get("content").expect("content");
+        assert!(content.members().is_none());
+        let blocks: Vec<Value> = content
+            .items()
+            .expect("a list")
+            .map(|b| b.value())
+            .collect();
+        assert_eq!(
+            &blocks[..],
+            value["content"].as_array().expect("a list").as_slice()
+        );
+        let first = content.items().and_then(|mut i| i.next()).expect("a block");
+        assert_eq!(
+            first.get("text").and_then(|v| v.as_str()),
             Some("hi \u{e9}")
         );
-        assert_eq!(
-            &blocks[1..],
-            [View::Null, View::Bool(true), View::Array(vec![])]
-        );
-        assert_eq!(view.get("missing"), None);
+        assert_eq!(view.get("missing").map(|v| v.value()), None);
+        assert!(view.items().is_none());
+        assert!(Packed::pack(&[]).view_one().is_none());
     }
 
     #[test]
@@ -359,6 +469,25 @@ mod tests {
         );
         round_trip(&long);
         round_trip("[]");
+    }
+
+    #[test]
+    fn members_are_those_unpacking_gives_whatever_lies_around_them() {
+        let value = serde_json::json!({"skip": {"a": [1, "x", {"b": null}], "c": 2.50},
+            "name": "Bob", "n": -1e3, "content": [{"type": "text", "text": "hi"}], "t": true});
+        let packed = Packed::pack_one(&value);
+        let [name, content, missing, t] = packed
+            .members_of_first(["name", "content", "missing", "t"])
+            .expect("an object");
+        assert_eq!(name.as_ref(), value.get("name"));
+        assert_eq!(content.as_ref(), value.get("content"));
+        assert_eq!(missing, None);
+        assert_eq!(t, Some(Value::Bool(true)));
+        assert_eq!(
+            Packed::pack_one(&serde_json::json!([1])).members_of_first(["a"]),
+            None
+        );
+        assert_eq!(Packed::pack(&[]).members_of_first(["a"]), None);
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct PackedMessage {
     /// message's key, and hashing 30 MB of messages on each was a fifth of
     /// a warm count at 100,000 messages.
     key: u64,
+    /// [`Self::may_read_media`], found once when packed: every formatting
+    /// run asks it of every message.
+    media: bool,
 }
 
 impl PackedMessage {
@@ -34,6 +37,8 @@ impl PackedMessage {
         hasher.write(packed.as_bytes());
         PackedMessage {
             key: hasher.finish(),
+            media: memchr::memmem::find(packed.as_bytes(), &crate::json::packed_key("source"))
+                .is_some(),
             packed,
         }
     }
@@ -59,16 +64,24 @@ impl PackedMessage {
     /// one anywhere never does. (A text that happens to hold the key's
     /// packed bytes only answers yes wrongly, which costs nothing but speed.)
     pub fn may_read_media(&self) -> bool {
-        memchr::memmem::find(self.packed.as_bytes(), &crate::json::packed_key("source")).is_some()
+        self.media
     }
 
     /// The dict read in place (see [`crate::json::View`]).
-    pub fn view(&self) -> crate::json::View<'_> {
+    pub fn view(&self) -> Option<crate::json::View<'_>> {
         self.packed.view_one()
     }
 
-    /// `Msg.from_dict` on this message.
+    /// `Msg.from_dict` on this message. A valid one unpacks only its
+    /// name and content (all a `Msg` keeps); any other is read whole, for
+    /// `Msg.from_dict`'s own error.
     pub fn msg(&self) -> Result<Msg, (PyErr, Option<String>)> {
+        let members = self.packed.members_of_first(["name", "content", "role"]);
+        if let Some([Some(name), Some(content), Some(role)]) = members {
+            if let Some(msg) = Msg::from_members(name, content, &role) {
+                return Ok(msg);
+            }
+        }
         Msg::from_value(self.value())
     }
 }
@@ -178,7 +191,7 @@ impl MsgItem {
     /// [`MsgItem::packed`]'s check, which any thread can make; the name is
     /// shared after ([`Checked::named`]).
     pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
-        if let Some((role, tools, name)) = plain_check(&message.view()) {
+        if let Some((role, tools, name)) = message.view().and_then(plain_check) {
             let name = name.to_owned();
             return Ok(Checked {
                 role,
@@ -250,30 +263,18 @@ impl MsgItem {
 /// each have a `"type"`. Its role, whether it has tool blocks and its name;
 /// `None` for any other dict, which is checked as a `Msg` (and raises as
 /// `Msg.from_dict` raises).
-fn plain_check<'a>(message: &crate::json::View<'a>) -> Option<(Role, bool, &'a str)> {
-    use crate::json::View;
+fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
     let name = message.get("name")?.as_str()?;
-    let role = match message.get("role")?.as_str()? {
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "system" => Role::System,
-        _ => return None,
-    };
-    let tools = match message.get("content")? {
-        View::String(_) => false,
-        View::Array(blocks) => {
-            let mut tools = false;
-            for block in blocks {
-                let View::Object(_) = block else {
-                    return None;
-                };
-                let typ = block.get("type")?;
-                tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
-            }
-            tools
+    let role = Role::named(message.get("role")?.as_str()?)?;
+    let content = message.get("content")?;
+    let mut tools = false;
+    if !content.is_string() {
+        for block in content.items()? {
+            // A block that is no dict has no members: checked as a `Msg`.
+            let typ = block.members()?.find(|(k, _)| *k == "type")?.1;
+            tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
         }
-        _ => return None,
-    };
+    }
     Some((role, tools, name))
 }
 
@@ -374,14 +375,23 @@ mod tests {
             json!({"name": "t", "role": "tool", "content": "x"}),
             json!({"name": "t", "role": "user", "content": 5}),
             json!({"role": "user", "content": "no name"}),
+            json!({"role": "user", "name": "extra keys", "content": "x", "url": {"a": [1]}}),
+            json!({"content": [], "name": "keys in another order", "role": "user"}),
+            json!(["not a dict"]),
         ];
         let mut plain = 0;
         for value in messages {
             let packed = PackedMessage::new(&value);
-            let long_way = packed
-                .msg()
-                .map(|m| (m.role, m.has_tool_blocks().ok(), py::py_str(m.name())));
-            match plain_check(&packed.view()) {
+            let whole = Msg::from_value(packed.value());
+            // Unpacking only the members a `Msg` keeps: the same `Msg`, or
+            // the same error.
+            match (&whole, packed.msg()) {
+                (Ok(a), Ok(b)) => assert_eq!(*a, b, "{value}"),
+                (Err(a), Err(b)) => assert_eq!(a.0.to_string(), b.0.to_string(), "{value}"),
+                (a, b) => panic!("{value}: {a:?} but {b:?}"),
+            }
+            let long_way = whole.map(|m| (m.role, m.has_tool_blocks().ok(), py::py_str(m.name())));
+            match packed.view().and_then(plain_check) {
                 Some((role, tools, name)) => {
                     plain += 1;
                     let Ok(expected) = long_way else {
@@ -399,6 +409,6 @@ mod tests {
             let checked = MsgItem::check(packed.clone());
             assert_eq!(checked.is_ok(), packed.msg().is_ok(), "{value}");
         }
-        assert_eq!(plain, 6);
+        assert_eq!(plain, 8);
     }
 }

@@ -13,6 +13,16 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role `Msg.from_dict` takes by this name.
+    pub fn named(name: &str) -> Option<Role> {
+        match name {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            "system" => Some(Role::System),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Role::User => "user",
@@ -72,6 +82,18 @@ impl Msg {
         })
     }
 
+    /// `Msg.from_dict` of a dict with these three members, when it takes
+    /// it (content a string or a list, a role it knows); `None` when it
+    /// raises ([`Msg::from_value`] says how).
+    pub fn from_members(name: Value, content: Value, role: &Value) -> Option<Msg> {
+        let role = Role::named(role.as_str()?)?;
+        match content {
+            Value::String(s) => Some(Msg::text(name, role, s)),
+            Value::Array(blocks) => Some(Msg::with_blocks(name, role, blocks)),
+            _ => None,
+        }
+    }
+
     /// `Msg.from_dict`'s checks: `name`, `content` and `role` are required
     /// (KeyError), content must be a str or list, role one of the three
     /// (AssertionError).
@@ -85,12 +107,9 @@ impl Msg {
                 "The content must be a string or a list of content blocks.",
             ));
         }
-        match role.as_str() {
-            Some("user") => Ok(Role::User),
-            Some("assistant") => Ok(Role::Assistant),
-            Some("system") => Ok(Role::System),
-            _ => Err(PyErr::assertion("")),
-        }
+        role.as_str()
+            .and_then(Role::named)
+            .ok_or_else(|| PyErr::assertion(""))
     }
 
     /// Why `Msg.from_dict` rejects `v`, in plain words: AgentScope's own
