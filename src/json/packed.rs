@@ -209,9 +209,24 @@ impl<'a> View<'a> {
         self.bytes.get(self.at).copied().unwrap_or(NULL)
     }
 
-    /// The member `key` of an object.
+    /// The member `key` of an object (keys compared as bytes: only the
+    /// one found is ever read as text).
     pub fn get(&self, key: &str) -> Option<View<'a>> {
-        self.members()?.find(|(k, _)| *k == key).map(|(_, v)| v)
+        let Some(Members { mut r, left }) = self.members() else {
+            return None;
+        };
+        for _ in 0..left {
+            let found = r.bytes_ref() == key.as_bytes();
+            let value = View {
+                bytes: r.bytes,
+                at: r.at,
+            };
+            if found {
+                return Some(value);
+            }
+            r.skip();
+        }
+        None
     }
 
     /// An object's members in order.
@@ -340,9 +355,14 @@ impl<'a> Reader<'a> {
     }
 
     fn str_ref(&mut self) -> &'a str {
+        simdutf8::basic::from_utf8(self.bytes_ref()).unwrap_or_default()
+    }
+
+    /// A string's bytes, not checked as UTF-8.
+    fn bytes_ref(&mut self) -> &'a [u8] {
         let n = self.len();
         let end = (self.at + n).min(self.bytes.len());
-        let s = simdutf8::basic::from_utf8(&self.bytes[self.at.min(end)..end]).unwrap_or_default();
+        let s = &self.bytes[self.at.min(end)..end];
         self.at = end;
         s
     }

@@ -271,7 +271,8 @@ fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
     if !content.is_string() {
         for block in content.items()? {
             // A block that is no dict has no members: checked as a `Msg`.
-            let typ = block.members()?.find(|(k, _)| *k == "type")?.1;
+            block.members()?;
+            let typ = block.get("type")?;
             tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
         }
     }
