@@ -35,13 +35,16 @@ pub fn unsupported_warning(env: &MediaEnv, block: &Value) -> Result<(), PyErr> {
 /// An OpenAI-shaped tool call (OpenAI, DashScope, DeepSeek): the input as
 /// `json.dumps(input, ensure_ascii=False)`.
 pub fn openai_tool_call(block: &Value) -> Result<Value, PyErr> {
-    let input = get_or(block, "input", json!({}))?;
+    let arguments = match py_get(block, "input")? {
+        Some(input) => py::dumps(input),
+        None => "{}".to_string(),
+    };
     Ok(json!({
         "id": get_or_null(block, "id")?,
         "type": "function",
         "function": {
             "name": get_or_null(block, "name")?,
-            "arguments": py::dumps(&input),
+            "arguments": arguments,
         },
     }))
 }
@@ -62,23 +65,28 @@ pub fn tool_result_text(env: &MediaEnv, output: &Value) -> Result<(Value, Vec<To
     }
     let mut lines: Vec<Value> = Vec::new();
     let mut media = Vec::new();
-    for block in py::iterate(output)? {
-        let typ = match &block {
+    // A list is read where it is (iterating clones it).
+    let blocks = match output {
+        Value::Array(items) => std::borrow::Cow::Borrowed(items.as_slice()),
+        _ => std::borrow::Cow::Owned(py::iterate(output)?),
+    };
+    for block in blocks.iter() {
+        let typ = match block {
             Value::Object(map) if map.contains_key("type") => map["type"].clone(),
             _ => {
                 return Err(PyErr::assertion(format!(
                     "Invalid block: {}, a TextBlock, ImageBlock, AudioBlock, or VideoBlock is expected.",
-                    py_str(&block)
+                    py_str(block)
                 )))
             }
         };
         match typ.as_str() {
-            Some("text") => lines.push(get_item(&block, "text")?.clone()),
+            Some("text") => lines.push(get_item(block, "text")?.clone()),
             Some(kind @ ("image" | "audio" | "video")) => {
                 let Some(source) = block.get("source") else {
                     return Err(PyErr::assertion(format!(
                         "Invalid {kind} block: {}, 'source' key is required.",
-                        py_str(&block)
+                        py_str(block)
                     )));
                 };
                 let url =
@@ -99,7 +107,10 @@ pub fn tool_result_text(env: &MediaEnv, output: &Value) -> Result<(Value, Vec<To
                     "The returned {kind} can be found at: {}",
                     py_str(&url)
                 )));
-                media.push(ToolMedia { url, block });
+                media.push(ToolMedia {
+                    url,
+                    block: block.clone(),
+                });
             }
             _ => {
                 return Err(PyErr::value(format!(

@@ -43,20 +43,17 @@ pub struct Msg {
     /// The content was a string, held as the one text block
     /// `get_content_blocks()` gives (`{"type": "text", "text": ...}`).
     text: bool,
+    /// [`Msg::may_read_media`], found when it is made (it never changes):
+    /// every formatting run asks it of every message before it starts,
+    /// on one core.
+    media: bool,
 }
 
 impl Msg {
     /// Whether formatting it may read, fetch or save media: every media
     /// block (a tool result's too) names its media under a `"source"` key.
     pub fn may_read_media(&self) -> bool {
-        fn has_source(v: &Value) -> bool {
-            match v {
-                Value::Object(map) => map.iter().any(|(k, v)| k == "source" || has_source(v)),
-                Value::Array(items) => items.iter().any(has_source),
-                _ => false,
-            }
-        }
-        self.blocks.iter().any(has_source)
+        self.media
     }
 
     /// `Msg.from_dict`: `name`, `content` and `role` are required (KeyError),
@@ -165,13 +162,22 @@ impl Msg {
             name,
             blocks: vec![json!({"type": "text", "text": text})],
             text: true,
+            media: false,
         }
     }
 
     pub fn with_blocks(name: Value, role: Role, blocks: Vec<Value>) -> Msg {
+        fn has_source(v: &Value) -> bool {
+            match v {
+                Value::Object(map) => map.iter().any(|(k, v)| k == "source" || has_source(v)),
+                Value::Array(items) => items.iter().any(has_source),
+                _ => false,
+            }
+        }
         Msg {
             role,
             name,
+            media: blocks.iter().any(has_source),
             blocks,
             text: false,
         }
