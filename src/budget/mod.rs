@@ -214,7 +214,13 @@ impl BudgetModel {
             names,
             tools,
             tool_schemas: 0,
-            request: CostedRequest::new(seg.clone(), 0, Cost::default(), Vec::new()),
+            // Nothing counted before: `cost` finds no unit to reuse.
+            request: CostedRequest::new(
+                Segmented::empty(formatter, seg.options.clone()),
+                0,
+                Cost::default(),
+                Vec::new(),
+            ),
             total: 0,
             own: FxHashMap::default(),
             split: false,

@@ -94,6 +94,20 @@ pub struct Segmented {
 }
 
 impl Segmented {
+    /// No messages: what a budget model holds before its first cut.
+    pub fn empty(id: FormatterId, options: FormatOptions) -> Segmented {
+        Segmented {
+            id,
+            options,
+            msgs: Vec::new(),
+            pinned: false,
+            system: Vec::new(),
+            units: Vec::new(),
+            unit_of: Vec::new(),
+            rewrites_list: false,
+        }
+    }
+
     /// Cuts `msgs` into units. `keys` are content hashes of the messages (see
     /// [`PackedMessage::key`]); units whose key is in `previous` are reused, not
     /// formatted again.
