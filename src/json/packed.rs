@@ -212,9 +212,7 @@ impl<'a> View<'a> {
     /// The member `key` of an object (keys compared as bytes: only the
     /// one found is ever read as text).
     pub fn get(&self, key: &str) -> Option<View<'a>> {
-        let Some(Members { mut r, left }) = self.members() else {
-            return None;
-        };
+        let Members { mut r, left } = self.members()?;
         for _ in 0..left {
             let found = r.bytes_ref() == key.as_bytes();
             let value = View {
