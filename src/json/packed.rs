@@ -75,10 +75,7 @@ impl Packed {
     /// a look at a few fields without unpacking.
     pub fn view_one(&self) -> Option<View<'_>> {
         let mut r = Reader::new(&self.bytes);
-        (r.len() != 0).then_some(View {
-            bytes: &self.bytes,
-            at: r.at,
-        })
+        (r.len() != 0).then(|| r.here())
     }
 
     /// The members `keys` of the first value, an object, unpacked, and
@@ -93,8 +90,8 @@ impl Packed {
         let mut members: [Option<Value>; N] = std::array::from_fn(|_| None);
         let n = r.len().min(self.bytes.len());
         for _ in 0..n {
-            let key = r.str_ref();
-            match keys.iter().position(|k| *k == key) {
+            let key = r.bytes_ref();
+            match keys.iter().position(|k| k.as_bytes() == key) {
                 Some(i) => members[i] = Some(r.value()),
                 None => r.skip(),
             }
@@ -205,6 +202,17 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Past the tag `tag` (an array's or object's) and the length after
+    /// it, with that length; `None` for a value of another kind.
+    fn open(&self, tag: u8) -> Option<(Reader<'a>, usize)> {
+        let mut r = self.reader();
+        if r.byte() != tag {
+            return None;
+        }
+        let left = r.len().min(self.bytes.len());
+        Some((r, left))
+    }
+
     fn tag(&self) -> u8 {
         self.bytes.get(self.at).copied().unwrap_or(NULL)
     }
@@ -212,15 +220,10 @@ impl<'a> View<'a> {
     /// The member `key` of an object (keys compared as bytes: only the
     /// one found is ever read as text).
     pub fn get(&self, key: &str) -> Option<View<'a>> {
-        let Members { mut r, left } = self.members()?;
+        let (mut r, left) = self.open(OBJECT)?;
         for _ in 0..left {
-            let found = r.bytes_ref() == key.as_bytes();
-            let value = View {
-                bytes: r.bytes,
-                at: r.at,
-            };
-            if found {
-                return Some(value);
+            if r.bytes_ref() == key.as_bytes() {
+                return Some(r.here());
             }
             r.skip();
         }
@@ -229,21 +232,13 @@ impl<'a> View<'a> {
 
     /// An object's members in order.
     pub fn members(&self) -> Option<Members<'a>> {
-        let mut r = self.reader();
-        if r.byte() != OBJECT {
-            return None;
-        }
-        let left = r.len().min(self.bytes.len());
+        let (r, left) = self.open(OBJECT)?;
         Some(Members { r, left })
     }
 
     /// An array's items in order.
     pub fn items(&self) -> Option<Items<'a>> {
-        let mut r = self.reader();
-        if r.byte() != ARRAY {
-            return None;
-        }
-        let left = r.len().min(self.bytes.len());
+        let (r, left) = self.open(ARRAY)?;
         Some(Items { r, left })
     }
 
@@ -274,10 +269,7 @@ impl<'a> Iterator for Members<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         self.left = self.left.checked_sub(1)?;
         let key = self.r.str_ref();
-        let value = View {
-            bytes: self.r.bytes,
-            at: self.r.at,
-        };
+        let value = self.r.here();
         self.r.skip();
         Some((key, value))
     }
@@ -294,10 +286,7 @@ impl<'a> Iterator for Items<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.left = self.left.checked_sub(1)?;
-        let item = View {
-            bytes: self.r.bytes,
-            at: self.r.at,
-        };
+        let item = self.r.here();
         self.r.skip();
         Some(item)
     }
@@ -363,6 +352,14 @@ impl<'a> Reader<'a> {
         let s = &self.bytes[self.at.min(end)..end];
         self.at = end;
         s
+    }
+
+    /// The value that starts here, viewed.
+    fn here(&self) -> View<'a> {
+        View {
+            bytes: self.bytes,
+            at: self.at,
+        }
     }
 
     /// Past one value, reading nothing of it.

@@ -270,8 +270,7 @@ fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
     let mut tools = false;
     if !content.is_string() {
         for block in content.items()? {
-            // A block that is no dict has no members: checked as a `Msg`.
-            block.members()?;
+            // A block that is no dict has no "type": checked as a `Msg`.
             let typ = block.get("type")?;
             tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
         }
