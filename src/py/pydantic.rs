@@ -240,8 +240,14 @@ fn validate_model(
     }
 }
 
-/// `str(ValidationError)`.
+/// `str(ValidationError)`, as pydantic 2.13 writes it.
 pub fn report(title: &str, errors: &[LineError]) -> String {
+    report_as(title, errors, "2.13")
+}
+
+/// `str(ValidationError)` as pydantic `version` ("2.14") writes it: its
+/// links name the release.
+pub fn report_as(title: &str, errors: &[LineError], version: &str) -> String {
     let mut out = format!(
         "{} validation error{} for {title}",
         errors.len(),
@@ -250,7 +256,7 @@ pub fn report(title: &str, errors: &[LineError]) -> String {
     for e in errors {
         let repr = py_repr(&e.input);
         out.push_str(&format!(
-            "\n{}\n  {} [type={}, input_value={}, input_type={}]\n    For further information visit https://errors.pydantic.dev/2.13/v/{}",
+            "\n{}\n  {} [type={}, input_value={}, input_type={}]\n    For further information visit https://errors.pydantic.dev/{version}/v/{}",
             e.loc.join("."),
             e.msg,
             e.kind,
@@ -264,9 +270,17 @@ pub fn report(title: &str, errors: &[LineError]) -> String {
 
 /// The `ValidationError` for `errors` (none: `Ok`).
 pub fn check(title: &str, errors: &[LineError]) -> Result<(), PyErr> {
+    check_as(title, errors, "2.13")
+}
+
+/// [`check`] under pydantic `version`.
+pub fn check_as(title: &str, errors: &[LineError], version: &str) -> Result<(), PyErr> {
     match errors.is_empty() {
         true => Ok(()),
-        false => Err(PyErr::new("ValidationError", report(title, errors))),
+        false => Err(PyErr::new(
+            "ValidationError",
+            report_as(title, errors, version),
+        )),
     }
 }
 

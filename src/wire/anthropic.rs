@@ -135,6 +135,8 @@ pub(super) fn build(
         headers: head,
         body,
         sdk_error,
+        encoding: super::Encoding::Compact,
+        grpc: None,
     })
 }
 

@@ -136,6 +136,8 @@ pub(super) fn build(
         headers: head,
         body,
         sdk_error,
+        encoding: super::Encoding::Spaced,
+        grpc: None,
     })
 }
 

@@ -33,7 +33,7 @@ pub fn body_bytes(provider: Provider, body: &Value) -> String {
 
 /// JSON text with every non-ASCII character as `\uXXXX` (a surrogate pair
 /// above U+FFFF), as Python's `ensure_ascii`. Outside strings JSON has none.
-fn ascii_escaped(text: &str) -> String {
+pub(crate) fn ascii_escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_ascii() {

@@ -11,8 +11,8 @@
 mod anthropic;
 mod dashscope;
 pub mod export;
-mod gemini;
-mod ollama;
+pub(crate) mod gemini;
+pub(crate) mod ollama;
 mod openai;
 
 use crate::json;
@@ -67,6 +67,50 @@ pub struct Wire {
     /// Set when the SDK would raise after AgentScope called it: the call's
     /// kwargs are known, the HTTP request is not.
     pub sdk_error: Option<PyErr>,
+    /// How the SDK turns `body` into bytes.
+    pub encoding: Encoding,
+    /// The gRPC call, when the SDK speaks gRPC (xAI): `url` is then the
+    /// method's address and `body` the request message as proto3 JSON.
+    pub grpc: Option<Grpc>,
+}
+
+/// How an SDK's transport writes a JSON body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// httpx and httpx2 (openai, anthropic, ollama): `","`, `":"`, UTF-8
+    /// as is.
+    Compact,
+    /// aiohttp (dashscope, google-genai): `json.dumps` defaults, `", "`,
+    /// `": "` and non-ASCII as `\uXXXX`.
+    Spaced,
+    /// A protobuf message (gRPC): no JSON goes on the wire.
+    Protobuf,
+}
+
+/// A gRPC call: where it goes and what it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grpc {
+    /// "api.x.ai".
+    pub target: String,
+    /// "/xai_api.Chat/GetCompletionChunk".
+    pub method: &'static str,
+    /// "unary_stream" or "unary_unary".
+    pub kind: &'static str,
+    /// "xai_api.GetCompletionsRequest".
+    pub request_type: &'static str,
+}
+
+impl Wire {
+    /// The body's bytes as the SDK's transport writes them (a gRPC body:
+    /// its proto3 JSON, compact, since the protobuf bytes are not JSON).
+    pub fn body_bytes(&self) -> String {
+        match self.encoding {
+            Encoding::Spaced => export::ascii_escaped(&crate::py::dumps(&self.body)),
+            Encoding::Compact | Encoding::Protobuf => {
+                serde_json::to_string(&self.body).unwrap_or_default()
+            }
+        }
+    }
 }
 
 /// A failed build: the constructor's outcome when it got that far, and

@@ -95,11 +95,13 @@ pub(super) fn build(
         ]),
         body,
         sdk_error,
+        encoding: super::Encoding::Compact,
+        grpc: None,
     })
 }
 
 /// `ChatRequest(...).model_dump(exclude_none=True)`.
-fn chat_request(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
+pub(crate) fn chat_request(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
     if let Some(k) = kwargs.keys().find(|k| !CHAT.contains(&k.as_str())) {
         return Err(PyErr::type_error(format!(
             "AsyncClient.chat() got an unexpected keyword argument '{k}'"
@@ -343,7 +345,7 @@ fn b64decodes(s: &str) -> bool {
 }
 
 /// `_parse_host`: a scheme and the default port when missing.
-fn parse_host(host: &str) -> String {
+pub(crate) fn parse_host(host: &str) -> String {
     let host = host.trim_end_matches('/');
     let (scheme, rest) = match host.split_once("://") {
         Some((s, r)) => (s.to_string(), r.to_string()),

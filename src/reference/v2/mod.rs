@@ -19,6 +19,7 @@ pub mod responses;
 pub mod schema;
 pub mod tools;
 pub mod validate;
+pub mod wire;
 pub mod xai;
 
 use crate::json;

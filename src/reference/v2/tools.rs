@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 const LITERAL_MODES: [&str; 3] = ["auto", "none", "required"];
 
 /// `ToolChoice(mode, tools)`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolChoice {
     pub mode: String,
     pub tools: Option<Vec<String>>,

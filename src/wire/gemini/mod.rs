@@ -141,19 +141,10 @@ pub(super) fn build(
     };
     // The SDK validates the config (looking for automatic function
     // calling), then the call's parameters, then converts them.
-    // The config is validated twice from the dict (the incompatible-tool
-    // scan, then the MCP parse), each time warning about unknown enum
-    // values; a failure stops at the first.
-    let (config_checked, enum_warnings) = types::check_config(&kwargs["config"]);
-    let passes = if config_checked.is_ok() { 2 } else { 1 };
-    for _ in 0..passes {
-        for w in &enum_warnings {
-            warn(w.clone());
-        }
+    let (checked, enum_warnings) = checked_body(&kwargs, Genai::V2_6);
+    for w in enum_warnings {
+        warn(w);
     }
-    let checked = config_checked
-        .and_then(|()| types::check_contents(&kwargs["contents"]))
-        .and_then(|()| request_body(&kwargs));
     let (body, sdk_error) = match checked {
         Ok(b) => (b, None),
         Err(e) => (Value::Null, Some(e)),
@@ -184,12 +175,60 @@ pub(super) fn build(
         ]),
         body,
         sdk_error,
+        encoding: super::Encoding::Spaced,
+        grpc: None,
     })
+}
+
+/// The google-genai release that writes the body: they differ in the
+/// name of an inline part's media type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Genai {
+    /// 2.6.0, AgentScope 1.0.21's release day: `inlineData.mimeType`.
+    V2_6,
+    /// 2.33.0, AgentScope 2.0.11's: `inlineData.mime_type`.
+    V2_33,
+}
+
+impl Genai {
+    /// The pydantic release installed beside it (its error links name it).
+    fn pydantic(self) -> &'static str {
+        match self {
+            Genai::V2_6 => "2.13",
+            Genai::V2_33 => "2.14",
+        }
+    }
+
+    fn inline_mime_key(self) -> &'static str {
+        match self {
+            Genai::V2_6 => "mimeType",
+            Genai::V2_33 => "mime_type",
+        }
+    }
+}
+
+/// The SDK's checks of the call (the config, then the contents) and the
+/// REST body it converts them to, with the warnings it logs: the config
+/// is validated twice from the dict (the incompatible-tool scan, then the
+/// MCP parse), each time warning about unknown enum values; a failure
+/// stops at the first.
+pub(crate) fn checked_body(
+    kwargs: &Map<String, Value>,
+    genai: Genai,
+) -> (Result<Value, PyErr>, Vec<String>) {
+    let config = kwargs.get("config").cloned().unwrap_or(Value::Null);
+    let (config_checked, enum_warnings) = types::check_config(&config, genai);
+    let passes = if config_checked.is_ok() { 2 } else { 1 };
+    let warnings = (0..passes).flat_map(|_| enum_warnings.clone()).collect();
+    let body = config_checked
+        .and_then(|()| types::check_contents(kwargs.get("contents").unwrap_or(&Value::Null)))
+        .and_then(|()| request_body(kwargs, genai));
+    (body, warnings)
 }
 
 /// `_GenerateContentParameters_to_mldev`: `contents`, the top-level parts
 /// of the config, then `generationConfig`.
-fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
+fn request_body(kwargs: &Map<String, Value>, genai: Genai) -> Result<Value, PyErr> {
     let contents = py::iterate(kwargs.get("contents").unwrap_or(&Value::Null))?;
     if contents.is_empty() {
         return Err(PyErr::value("contents are required."));
@@ -197,14 +236,19 @@ fn request_body(kwargs: &Map<String, Value>) -> Result<Value, PyErr> {
     let mut body = Map::new();
     body.insert(
         "contents".into(),
-        Value::Array(contents.iter().map(content).collect::<Result<_, _>>()?),
+        Value::Array(
+            contents
+                .iter()
+                .map(|c| content(c, genai))
+                .collect::<Result<_, _>>()?,
+        ),
     );
     let config = match kwargs.get("config") {
         Some(Value::Object(c)) => c.clone(),
         _ => Map::new(),
     };
     if let Some(v) = config.get("system_instruction").filter(|v| !v.is_null()) {
-        body.insert("systemInstruction".into(), content(v)?);
+        body.insert("systemInstruction".into(), content(v, genai)?);
     }
     if let Some(v) = config.get("safety_settings").filter(|v| !v.is_null()) {
         body.insert("safetySettings".into(), v.clone());
@@ -279,7 +323,7 @@ fn field<'a>(value: &'a Value, snake: &str, camel: &str) -> Option<&'a Value> {
 }
 
 /// `_Content_to_mldev`: `parts`, then `role`.
-fn content(c: &Value) -> Result<Value, PyErr> {
+fn content(c: &Value, genai: Genai) -> Result<Value, PyErr> {
     if let Value::String(text) = c {
         return Ok(json!({"parts": [{"text": text}], "role": "user"}));
     }
@@ -290,7 +334,7 @@ fn content(c: &Value) -> Result<Value, PyErr> {
             Value::Array(
                 py::iterate(parts)?
                     .iter()
-                    .map(part)
+                    .map(|p| part(p, genai))
                     .collect::<Result<_, _>>()?,
             ),
         );
@@ -302,7 +346,7 @@ fn content(c: &Value) -> Result<Value, PyErr> {
 }
 
 /// `_Part_to_mldev`, in its order.
-fn part(p: &Value) -> Result<Value, PyErr> {
+fn part(p: &Value, genai: Genai) -> Result<Value, PyErr> {
     let mut out = Map::new();
     if let Some(v) = field(p, "media_resolution", "mediaResolution") {
         out.insert("mediaResolution".into(), v.clone());
@@ -357,7 +401,7 @@ fn part(p: &Value) -> Result<Value, PyErr> {
             );
         }
         if let Some(m) = field(v, "mime_type", "mimeType") {
-            f.insert("mimeType".into(), m.clone());
+            f.insert(genai.inline_mime_key().into(), m.clone());
         }
         out.insert("inlineData".into(), Value::Object(f));
     }

@@ -4,7 +4,7 @@
 //! Every model forbids unknown keys and takes its fields by camelCase alias
 //! or by name; a field the formatters never fill is `Any`.
 
-use crate::py::pydantic::{check, validate, Field, Model, Outcome, Ty};
+use crate::py::pydantic::{check, check_as, validate, Field, Model, Outcome, Ty};
 use crate::py::PyErr;
 use serde_json::Value;
 
@@ -382,15 +382,62 @@ static CONTENTS: Ty = Ty::Union(&[
 
 /// `GenerateContentConfig.model_validate(config)`, and the warnings it
 /// emits on the way.
-pub(super) fn check_config(config: &Value) -> (Result<(), PyErr>, Vec<String>) {
+pub(super) fn check_config(
+    config: &Value,
+    genai: super::Genai,
+) -> (Result<(), PyErr>, Vec<String>) {
     let mut out = Outcome::default();
-    validate(
-        &Ty::Model(&GENERATE_CONTENT_CONFIG),
-        config,
-        &mut Vec::new(),
-        &mut out,
-    );
-    (check("GenerateContentConfig", &out.errors), out.warnings)
+    let config_ty = Ty::Model(&GENERATE_CONTENT_CONFIG);
+    match (genai, config) {
+        (super::Genai::V2_33, Value::Object(map)) if map.contains_key("tools") => {
+            // 2.33 validates the tool list itself (`_validate_tool_list`):
+            // each dict a `Tool`, errors under `tools` with no index, the
+            // first failing tool raising; anything else passed through.
+            let mut rest = map.clone();
+            let tools = rest.shift_remove("tools").unwrap_or(Value::Null);
+            validate(&config_ty, &Value::Object(rest), &mut Vec::new(), &mut out);
+            let mut listed = Outcome::default();
+            tool_list(&tools, &mut listed);
+            // pydantic reports the fields in their order.
+            let position = |name: &str| {
+                GENERATE_CONTENT_CONFIG
+                    .fields
+                    .iter()
+                    .position(|f| f.name == name || f.alias == Some(name))
+                    .unwrap_or(usize::MAX)
+            };
+            let tools_at = position("tools");
+            let at = out
+                .errors
+                .iter()
+                .position(|e| e.loc.first().is_none_or(|f| position(f) > tools_at))
+                .unwrap_or(out.errors.len());
+            out.errors.splice(at..at, listed.errors);
+            out.warnings.extend(listed.warnings);
+        }
+        _ => validate(&config_ty, config, &mut Vec::new(), &mut out),
+    }
+    (
+        check_as("GenerateContentConfig", &out.errors, genai.pydantic()),
+        out.warnings,
+    )
+}
+
+/// google-genai 2.33's `_validate_tool_list`.
+fn tool_list(tools: &Value, out: &mut Outcome) {
+    let mut loc = vec!["tools".to_string()];
+    match tools {
+        Value::Null => {}
+        Value::Array(items) => {
+            for item in items.iter().filter(|i| i.is_object()) {
+                validate(&Ty::Model(&TOOL), item, &mut loc, out);
+                if !out.errors.is_empty() {
+                    return;
+                }
+            }
+        }
+        other => validate(&Ty::List(&TOOL_UNION), other, &mut loc, out),
+    }
 }
 
 /// `_GenerateContentParameters(contents=...)`: only `contents` can fail
