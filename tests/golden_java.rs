@@ -209,3 +209,93 @@ fn golden_java_vectors() {
         "{passed} of {total} vectors pass, fewer than the floor {FLOOR}"
     );
 }
+
+/// Java on the wire: every vector that formats sends, through the model
+/// class's wire (`request --agentscope java-2.0.2`'s core), exactly the
+/// vector's body bytes to the endpoint its class and endpoint name, with
+/// the Java client's headers; and a non-streaming call flips only the
+/// streaming fields.
+#[test]
+fn golden_java_vectors_go_on_the_wire_byte_for_byte() {
+    let root = root();
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest is JSON");
+    let cases = root.join("cases");
+    let web = root.join("media").join("web");
+    let mut checked = 0;
+    for entry in manifest["files"].as_array().expect("files") {
+        let rel = entry["expected"].as_str().expect("expected");
+        let expected = load(&std::fs::read_to_string(root.join(rel)).expect("vector"));
+        let Some(text) = expected.get("request_text").and_then(Value::as_str) else {
+            continue;
+        };
+        let cmd: Vec<String> = entry["command"]
+            .as_array()
+            .expect("command")
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect();
+        let case = Path::new(&cmd[2])
+            .file_name()
+            .expect("case file")
+            .to_owned();
+        let session: Value =
+            serde_json::from_str(&std::fs::read_to_string(cases.join(&case)).expect("case"))
+                .expect("case is JSON");
+        let opts = options(&cmd[3..]);
+        let env = MediaEnv::new(&cases, Arc::new(WebRoot::new(vec![web.clone()])));
+        let (_, wire) = java::wire::request(&session, &env, &opts, true, None).expect("a request");
+        let wire = wire.expect("a wire request");
+        assert_eq!(
+            identity(&wire.body_bytes()),
+            identity(text),
+            "{rel}: body bytes"
+        );
+        let formatter = entry["formatter"].as_str().unwrap_or_default();
+        let endpoint = entry["endpoint"].as_str();
+        let url = match (formatter, endpoint) {
+            (_, Some("multimodal")) => {
+                "https://dashscope.aliyuncs.com/api/v1/services/aigc/multimodal-generation/generation"
+            }
+            (f, _) if f.starts_with("DashScope") => {
+                "https://dashscope.aliyuncs.com/api/v1/services/aigc/text-generation/generation"
+            }
+            (f, _) if f.starts_with("Ollama") => "http://localhost:11434/api/chat",
+            (f, _) if f.starts_with("DeepSeek") => "https://api.deepseek.com/v1/chat/completions",
+            (f, _) if f.starts_with("GLM") => {
+                "https://open.bigmodel.cn/api/paas/v4/chat/completions"
+            }
+            _ => "https://api.openai.com/v1/chat/completions",
+        };
+        assert_eq!(wire.url, url, "{rel}");
+        let has = |h: &str| wire.headers.contains_key(h);
+        assert_eq!(
+            has("authorization"),
+            !formatter.starts_with("Ollama"),
+            "{rel}"
+        );
+        assert_eq!(
+            has("x-dashscope-sse"),
+            formatter.starts_with("DashScope"),
+            "{rel}"
+        );
+        // Without streaming: the same body but its streaming fields.
+        let (_, calm) = java::wire::request(&session, &env, &opts, false, None).expect("a request");
+        let calm = calm.expect("a wire request").body;
+        let mut streaming = wire.body.clone();
+        if let Some(p) = streaming
+            .get_mut("parameters")
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("incremental_output".into(), Value::Bool(false));
+        } else if let Some(b) = streaming.as_object_mut() {
+            b.insert("stream".into(), Value::Bool(false));
+            b.shift_remove("stream_options");
+        }
+        assert_eq!(calm, streaming, "{rel}: non-streaming body");
+        checked += 1;
+    }
+    assert_eq!(checked, 456, "every vector that formats");
+}

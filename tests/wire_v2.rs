@@ -35,12 +35,17 @@ fn root() -> PathBuf {
 
 fn main() {
     trials::run(
-        vec![Suite::new("requests_v2", suite(), 2121).exactly()],
+        vec![
+            Suite::new("requests_v2", suite(false), 2121).exactly(),
+            // The same vectors through the command a user runs:
+            // `formatscope request CASE --agentscope 2.0.11 ARGS...`.
+            Suite::new("requests_v2_cli", suite(true), 2121).exactly(),
+        ],
         Vec::new(),
     )
 }
 
-fn suite() -> Result<Vec<Trial>, String> {
+fn suite(cli: bool) -> Result<Vec<Trial>, String> {
     let dir = root().join("requests");
     let text = std::fs::read(dir.join("manifest.json")).map_err(|e| format!("manifest: {e}"))?;
     let manifest = python_json(&text);
@@ -49,9 +54,20 @@ fn suite() -> Result<Vec<Trial>, String> {
         .iter()
         .map(|entry| {
             let rel = entry["expected"].as_str().unwrap_or_default().to_string();
-            let name = trials::name_from_expected("requests_v2", &rel);
+            let suite = if cli {
+                "requests_v2_cli"
+            } else {
+                "requests_v2"
+            };
+            let name = trials::name_from_expected(suite, &rel);
             let entry = entry.clone();
-            Trial::test(name, move || check(&entry))
+            Trial::test(name, move || {
+                if cli {
+                    check_cli(&entry)
+                } else {
+                    check(&entry)
+                }
+            })
         })
         .collect())
 }
@@ -124,6 +140,81 @@ fn in_recorded_order(given: &mut Map<String, Value>, recorded: Option<&Value>) {
     }
 }
 
+/// The verdict on one output: compare.py's, then the body's key order.
+fn judge(rel: &str, expected: &Value, actual: &Value) -> Result<(), Failed> {
+    let problem = compare_outputs(expected, actual).or_else(|| {
+        let order = |v: &Value| serde_json::to_string(&v.get("http_body")).unwrap_or_default();
+        (order(expected) != order(actual)).then(|| "http_body key order".to_string())
+    });
+    match problem {
+        None => Ok(()),
+        Some(p) => Err(fail(format!(
+            "{rel} differs (first difference, ours != expected): {p}"
+        ))),
+    }
+}
+
+/// One vector through the binary.
+fn check_cli(entry: &Value) -> Result<(), Failed> {
+    let rel = entry["expected"].as_str().unwrap_or_default();
+    let expected =
+        python_json(&std::fs::read(root().join(rel)).map_err(|e| fail(format!("{rel}: {e}")))?);
+    let command: Vec<String> = entry["command"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| a.as_str().unwrap_or_default().to_string())
+        .collect();
+    let case = root().join("cases").join(
+        Path::new(&command[2])
+            .file_name()
+            .ok_or_else(|| fail("no case"))?,
+    );
+    let mut args: Vec<String> = vec![
+        "request".into(),
+        case.display().to_string(),
+        "--agentscope".into(),
+        "2.0.11".into(),
+        "--portable-paths".into(),
+        "--web-root".into(),
+        root().join("media/web").display().to_string(),
+    ];
+    let mut rest = command[3..].iter();
+    while let Some(arg) = rest.next() {
+        args.push(arg.clone());
+        // JSON arguments in the order the oracle ran with.
+        let recorded = match arg.as_str() {
+            "--model-kwargs" => "model_kwargs",
+            "--call-kwargs" => "call_kwargs",
+            _ => continue,
+        };
+        let Some(Value::Object(mut given)) = rest.next().map(|t| python_json(t.as_bytes())) else {
+            return Err(fail("a JSON argument"));
+        };
+        in_recorded_order(&mut given, expected.get(recorded));
+        if let (Some(Value::Object(p)), Some(r)) = (
+            given.get_mut("parameters"),
+            expected.pointer(&format!("/{recorded}/parameters")),
+        ) {
+            in_recorded_order(p, Some(r));
+        }
+        args.push(Value::Object(given).to_string());
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(&args)
+        .output()
+        .map_err(|e| fail(e.to_string()))?;
+    let code = out.status.code();
+    let failed = expected.get("error").is_some() || expected.get("http_error").is_some();
+    if code != Some(i32::from(failed)) {
+        return Err(fail(format!(
+            "{rel}: exit {code:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    judge(rel, &expected, &python_json(&out.stdout))
+}
+
 fn check(entry: &Value) -> Result<(), Failed> {
     let rel = entry["expected"].as_str().unwrap_or_default();
     let expected =
@@ -160,14 +251,5 @@ fn check(entry: &Value) -> Result<(), Failed> {
         Value::Object(request.to_oracle()),
         &std::path::absolute(&session_dir).unwrap_or(session_dir),
     );
-    let problem = compare_outputs(&expected, &actual).or_else(|| {
-        let order = |v: &Value| serde_json::to_string(&v.get("http_body")).unwrap_or_default();
-        (order(&expected) != order(&actual)).then(|| "http_body key order".to_string())
-    });
-    match problem {
-        None => Ok(()),
-        Some(p) => Err(fail(format!(
-            "{rel} differs (first difference, ours != expected): {p}"
-        ))),
-    }
+    judge(rel, &expected, &actual)
 }

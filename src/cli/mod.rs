@@ -36,6 +36,7 @@ mod handout;
 mod history;
 mod legacy;
 mod lint;
+mod release;
 mod request;
 mod response;
 #[cfg(feature = "net")]

@@ -10,6 +10,7 @@ use clap::Args;
 use formatscope::formatter::FormatOptions;
 use formatscope::model_choice::{choose_model, request_settings};
 use formatscope::pipeline::{self, ReferenceRequest};
+use formatscope::reference::{Family, Mode, Reference, WireAsk};
 use formatscope::session::read_session;
 use formatscope::wire::{Settings, Wire};
 use serde_json::{Map, Value};
@@ -100,6 +101,27 @@ pub(crate) struct WireArgs {
     #[cfg(feature = "net")]
     #[arg(long, value_name = "NAME")]
     pub(crate) profile: Option<String>,
+
+    /// The AgentScope release whose model class builds the request (see
+    /// `formatscope format --help` for the list). Default: the default
+    /// release.
+    #[arg(long, value_name = "VERSION", value_parser = super::release::parse)]
+    pub(crate) agentscope: Option<super::release::Release>,
+
+    /// 2.x: ToolChoice.tools (comma-separated names), with --tool-choice
+    /// as its mode.
+    #[arg(long, value_name = "A,B")]
+    pub(crate) tool_choice_tools: Option<String>,
+
+    /// 2.x: the formatter's input_types (comma-separated; replaces its
+    /// default).
+    #[arg(long, value_name = "T,T")]
+    pub(crate) input_types: Option<String>,
+
+    /// Java, DashScope: force the endpoint (text or multimodal) instead of
+    /// routing by model name.
+    #[arg(long, value_name = "E")]
+    pub(crate) endpoint: Option<String>,
 }
 
 impl WireArgs {
@@ -130,6 +152,10 @@ impl WireArgs {
             offline: target.offline,
             portable_paths: false,
             profile: None,
+            agentscope: None,
+            tool_choice_tools: None,
+            input_types: None,
+            endpoint: None,
         }
     }
 }
@@ -149,7 +175,7 @@ pub(crate) struct RequestArgs {
 }
 
 /// A JSON object from the command line.
-fn object_arg(flag: &str, text: &str) -> Result<Map<String, Value>, String> {
+pub(crate) fn object_arg(flag: &str, text: &str) -> Result<Map<String, Value>, String> {
     match formatscope::json::parse(text.as_bytes(), Default::default()) {
         Ok(parsed) => match parsed.value {
             Value::Object(m) => Ok(m),
@@ -326,6 +352,9 @@ pub(crate) fn build(
 }
 
 pub(crate) fn run(args: RequestArgs) -> i32 {
+    if let Some(release) = args.wire.agentscope.filter(|r| !r.is_default()) {
+        return run_release(&args, release.0);
+    }
     let Built {
         session,
         provider,
@@ -362,11 +391,191 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
 /// The built request as `curl`, `http`, `python` or its JSON body.
 fn export(provider: formatscope::formatter::Provider, format: &str, wire: &Wire) -> String {
     use formatscope::wire::export;
-    let body = export::body_bytes(provider, &wire.body);
-    match format {
-        "curl" => export::curl(provider, wire.method, &wire.url, &wire.headers, &body),
-        "http" => export::http_text(wire.method, &wire.url, &wire.headers, &body),
-        "python" => export::python(provider, &wire.url, &wire.kwargs),
-        _ => body,
+    let key = export::key_variable(provider);
+    let title = formatscope::reference::default().title();
+    exported(format, wire, key, &title).unwrap_or_else(|e| e)
+}
+
+/// `--as FORMAT` of a built request: the body's exact bytes, the raw HTTP
+/// request, a `curl` command or a Python snippet; the key read from
+/// `key` when the script runs. `Err`: no such export for this request.
+pub(crate) fn exported(
+    format: &str,
+    wire: &Wire,
+    key: Option<&str>,
+    release: &str,
+) -> Result<String, String> {
+    use formatscope::wire::export;
+    let body = wire.body_bytes();
+    if wire.grpc.is_some() && format != "json" {
+        return Err(format!(
+            "the request goes over gRPC ({}): only --as json (its message as proto3 JSON) is offered",
+            wire.url
+        ));
     }
+    Ok(match format {
+        "curl" => export::curl(key, wire.method, &wire.url, &wire.headers, &body),
+        "http" => export::http_text(wire.method, &wire.url, &wire.headers, &body),
+        "python" => export::python(wire, key, release)?,
+        _ => body,
+    })
+}
+
+/// Comma-separated names.
+fn names(list: &Option<String>) -> Option<Vec<String>> {
+    list.as_ref().map(|s| {
+        s.split(',')
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// `request --agentscope VERSION` for a release other than the default:
+/// the session through the release's own model class
+/// (`Reference::request`), printed in its oracle's shape or exported.
+fn run_release(args: &RequestArgs, release: &'static dyn Reference) -> i32 {
+    let wire_args = &args.wire;
+    let asked = match ask_release(wire_args, release) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let Asked {
+        session,
+        family,
+        mode,
+        settings,
+    } = asked;
+    let env = media_env(
+        &session,
+        web_fetcher(&wire_args.web_root, wire_args.offline),
+    );
+    report_session(&session);
+    let ask = WireAsk {
+        session: &session,
+        family,
+        mode,
+        class: wire_args.formatter.as_deref(),
+        settings: &settings,
+        tool_choice_tools: names(&wire_args.tool_choice_tools),
+        input_types: names(&wire_args.input_types),
+        history_prompt: wire_args.conversation_history_prompt.clone(),
+        endpoint: wire_args.endpoint.clone(),
+        env: &env,
+    };
+    let requested = match release.request(&ask) {
+        Ok(r) => r,
+        Err(e) => return usage_error(e),
+    };
+    report_access(env.gate());
+    if let Some(stopped) = &requested.stopped {
+        say(format!(
+            "error: {} (stage {}): {}",
+            stopped.error.kind,
+            stopped.stage,
+            stopped.error.message.lines().next().unwrap_or_default()
+        ));
+    } else if let Some(e) = requested.wire.as_ref().and_then(|w| w.sdk_error.as_ref()) {
+        say(format!(
+            "error: the SDK would raise {}: {}",
+            e.kind, e.message
+        ));
+    }
+    let failed = requested.sendable().is_none();
+    if let Some(format) = &args.export {
+        let Some(wire) = requested.sendable() else {
+            return 1;
+        };
+        return match exported(format, wire, requested.key_variable, &release.title()) {
+            Ok(text) => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{text}");
+                0
+            }
+            Err(e) => usage_error(e),
+        };
+    }
+    let text = formatscope::text::json_text(&Value::Object(requested.printed));
+    let text = if wire_args.portable_paths {
+        let dir = session.base_dir();
+        pipeline::portable_paths(&text, &std::path::absolute(&dir).unwrap_or(dir))
+    } else {
+        text
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    i32::from(failed)
+}
+
+/// What a request under a release is asked for: the session read through
+/// the guarded path, the family and mode the flags (or the session) pick,
+/// the model settings (the session's `request` object, flags over it).
+pub(crate) struct Asked {
+    pub(crate) session: formatscope::session::Session,
+    pub(crate) family: &'static Family,
+    pub(crate) mode: Mode,
+    pub(crate) settings: Settings,
+}
+
+pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> Result<Asked, i32> {
+    let session = read_session(&args.session).map_err(usage_error)?;
+    if args.max_tokens.is_some()
+        || args.promote_tool_result_images
+        || args.promote_tool_result_audios
+        || args.promote_tool_result_videos
+    {
+        return Err(usage_error(format!(
+            "--max-tokens and --promote-tool-result-* are AgentScope {}'s formatter options, not {}'s",
+            formatscope::reference::default().version(),
+            release.title()
+        )));
+    }
+    #[cfg(feature = "net")]
+    if args.profile.is_some() {
+        return Err(usage_error(format!(
+            "--profile applies to the default release's requests; under {} give the credential's base URL in --model-kwargs",
+            release.title()
+        )));
+    }
+    let (family, mode) = super::release::family_and_mode(
+        release,
+        args.formatter.as_deref(),
+        args.provider.as_deref(),
+        args.mode.as_deref(),
+        &session,
+    )
+    .map_err(usage_error)?;
+    let mut settings = Settings::from_session(session.settings.get("request"))
+        .map_err(|e| usage_error(format!("{}: {e}", args.session.display())))?;
+    if args.model.is_some() {
+        settings.model = args.model.clone();
+    }
+    if args.tool_choice.is_some() {
+        settings.tool_choice = args.tool_choice.clone();
+    }
+    if args.stream || args.no_stream {
+        settings.stream = Some(args.stream);
+    }
+    for (flag, given, slot) in [
+        (
+            "--model-kwargs",
+            &args.model_kwargs,
+            &mut settings.model_kwargs,
+        ),
+        (
+            "--call-kwargs",
+            &args.call_kwargs,
+            &mut settings.call_kwargs,
+        ),
+    ] {
+        if let Some(text) = given {
+            *slot = object_arg(flag, text).map_err(usage_error)?;
+        }
+    }
+    Ok(Asked {
+        session,
+        family,
+        mode,
+        settings,
+    })
 }

@@ -14,6 +14,7 @@
 //! through them in the workbench; the others are formatted here alone.
 
 pub mod java;
+pub mod request;
 mod v0;
 mod v1;
 pub mod v2;
@@ -25,6 +26,7 @@ use crate::provider::Provider;
 use crate::session::Session;
 use serde_json::Value;
 
+pub use request::{Requested, Stopped, WireAsk};
 pub use v0::V0_1_6;
 pub use v1::V1_0_21;
 pub use v2_reference::V2_0_11;
@@ -191,6 +193,18 @@ pub trait Reference: Send + Sync {
     /// Why it has no count or truncation, when it has none: for the panes.
     fn no_budget(&self) -> Option<&'static str> {
         None
+    }
+
+    /// The request its model class sends for the session: the wire
+    /// (endpoint, headers, body bytes) and the release's oracle object;
+    /// `Err`: a usage error (a class it does not have, an option it does
+    /// not take) or a release that builds no wire, named.
+    fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
+        let _ = ask;
+        Err(format!(
+            "{} builds no wire request here (its formatter output is what formatscope reproduces)",
+            self.title()
+        ))
     }
 
     /// The session settings it reads, beyond the shared ones: the settings

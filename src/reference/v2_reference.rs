@@ -2,8 +2,11 @@
 //! its eleven providers, each to its 2.x chat or multi-agent class. 2.x
 //! does not truncate in the formatter and has no tokenizers.
 
-use super::{v2, Family, Formatted, Mode, Raised, Reference, Setting, SIX};
+use super::{
+    v2, Family, Formatted, Mode, Raised, Reference, Requested, Setting, Stopped, WireAsk, SIX,
+};
 use crate::media::MediaEnv;
+use crate::provider::Provider;
 use crate::session::Session;
 use serde_json::{Map, Value};
 
@@ -162,8 +165,99 @@ impl Reference for V2 {
         ]
     }
 
+    fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
+        let class = match ask.class {
+            Some(c) => c.to_string(),
+            None => class_name(ask.family, ask.mode),
+        };
+        let parsed = v2::Class::from_name(&class).ok_or_else(|| {
+            format!(
+                "AgentScope 2.0.11 has no formatter class {class}; one of {}",
+                v2::FORMATTERS.join(", ")
+            )
+        })?;
+        let tool_choice = match (&ask.settings.tool_choice, &ask.tool_choice_tools) {
+            (None, Some(_)) => {
+                return Err("the tool choice's tools need a tool choice (auto, none, required or a tool's name) as its mode".into())
+            }
+            (None, None) => None,
+            (Some(mode), tools) => Some(v2::tools::ToolChoice {
+                mode: mode.clone(),
+                tools: tools.clone(),
+            }),
+        };
+        let settings = v2::wire::Settings {
+            model: ask.settings.model.clone(),
+            stream: ask.settings.stream,
+            tool_choice,
+            model_kwargs: ask.settings.model_kwargs.clone(),
+            call_kwargs: ask.settings.call_kwargs.clone(),
+        };
+        let options = v2::wire::FormatterOptions {
+            input_types: ask.input_types.clone(),
+            conversation_history_prompt: ask.history_prompt.clone(),
+        };
+        let built = v2::wire::request(
+            &session_value(ask.session),
+            ask.env,
+            &class,
+            &settings,
+            &options,
+        )
+        .map_err(|e| e.0)?;
+        let stopped = match &built.outcome {
+            Err((stage, e)) => Some(Stopped {
+                stage: stage.name().into(),
+                error: e.clone().into(),
+            }),
+            Ok(_) => None,
+        };
+        let (key_variable, provider) = family_key(parsed.family);
+        Ok(Requested {
+            class,
+            printed: built.to_oracle(),
+            wire: built.outcome.as_ref().ok().cloned(),
+            stopped,
+            key_variable,
+            provider,
+            warnings: built.warnings,
+        })
+    }
+
     fn no_budget(&self) -> Option<&'static str> {
         Some("AgentScope 2.x does not truncate in the formatter (compression lives in the agent) and counts with a bytes/4 estimate, not a tokenizer")
+    }
+}
+
+/// The session as the 2.x oracle reads it: its messages and tools.
+fn session_value(session: &Session) -> Value {
+    let mut object = Map::new();
+    object.insert(
+        "messages".into(),
+        Value::Array(session.messages.iter().map(|m| m.value()).collect()),
+    );
+    if let Some(t) = &session.tools {
+        object.insert("tools".into(), t.clone());
+    }
+    Value::Object(object)
+}
+
+/// A 2.x family's key variable, and the 1.0.21 provider whose host and
+/// key rules its requests follow (the same API, the same host).
+fn family_key(family: v2::Family) -> (Option<&'static str>, Option<Provider>) {
+    match family {
+        v2::Family::OpenAi | v2::Family::Responses => {
+            (Some("OPENAI_API_KEY"), Some(Provider::OpenAi))
+        }
+        v2::Family::Anthropic => (Some("ANTHROPIC_API_KEY"), Some(Provider::Anthropic)),
+        v2::Family::DashScope => (Some("DASHSCOPE_API_KEY"), Some(Provider::DashScope)),
+        v2::Family::Gemini => (Some("GEMINI_API_KEY"), Some(Provider::Gemini)),
+        v2::Family::Ollama => (None, Some(Provider::Ollama)),
+        v2::Family::DeepSeek => (Some("DEEPSEEK_API_KEY"), Some(Provider::DeepSeek)),
+        v2::Family::MiniMax => (Some("MINIMAX_API_KEY"), None),
+        v2::Family::Moonshot => (Some("MOONSHOT_API_KEY"), None),
+        v2::Family::Volcengine => (Some("ARK_API_KEY"), None),
+        v2::Family::Xai => (Some("XAI_API_KEY"), None),
     }
 }
 

@@ -377,7 +377,7 @@ pub fn export_curl(
     };
     let provider = formatter.provider;
     let text = export::curl(
-        provider,
+        export::key_variable(provider),
         wire.method,
         &wire.url,
         &wire.headers,

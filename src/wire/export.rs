@@ -83,7 +83,7 @@ fn quoted(text: &str) -> String {
 /// C1 and bidirectional controls, written as `\uXXXX` (the same JSON): a
 /// script is read in a terminal before it runs.
 pub fn curl(
-    provider: Provider,
+    key_variable: Option<&str>,
     method: &str,
     url: &str,
     headers: &Map<String, Value>,
@@ -92,7 +92,7 @@ pub fn curl(
     let mut lines = vec![format!("curl -sS -X {method} {}", quoted(url))];
     for (name, value) in headers {
         let header = format!("{name}: {}", value.as_str().unwrap_or_default());
-        let word = match key_variable(provider) {
+        let word = match key_variable {
             Some(var) if header.contains(API_KEY) => {
                 // Double quotes so the shell expands the key variable only.
                 let escaped = header
@@ -111,11 +111,22 @@ pub fn curl(
     lines.join(" \\\n")
 }
 
-/// A Python snippet that makes the same call with the provider's SDK:
-/// AgentScope's `kwargs` passed to the SDK method it calls, the client
-/// pointed at the same URL, the key read from the environment.
-pub fn python(provider: Provider, url: &str, kwargs: &Value) -> String {
-    let mut kwargs = kwargs.clone();
+/// A Python snippet that makes the same call with the SDK the request's
+/// model class calls (`wire.sdk_call`): its recorded keyword arguments
+/// passed to the same method, the client pointed at the same URL, the key
+/// read from `key_variable`. `release` names who made the call.
+/// A request no Python SDK makes (AgentScope Java's) is posted as its
+/// exact bytes with the standard library; a gRPC one has no snippet.
+pub fn python(
+    wire: &super::Wire,
+    key_variable: Option<&str>,
+    release: &str,
+) -> Result<String, String> {
+    if wire.grpc.is_some() {
+        return Err("a gRPC request (xAI) has no Python snippet here: `--as json` shows its GetCompletionsRequest, which xai_sdk's Client.chat.create(...).sample() sends".into());
+    }
+    let url = wire.url.as_str();
+    let mut kwargs = wire.kwargs.clone();
     if let Some(map) = kwargs.as_object_mut() {
         // DashScope's recorded call names the key; the snippet passes it.
         map.shift_remove("api_key");
@@ -123,41 +134,50 @@ pub fn python(provider: Provider, url: &str, kwargs: &Value) -> String {
     // JSON text as a Python string literal (JSON's escapes are Python's).
     let literal = serde_json::to_string(&serde_json::to_string(&kwargs).unwrap_or_default())
         .unwrap_or_default();
-    let key = |var: &str| format!("os.environ[\"{var}\"]");
+    let key = |default: &str| format!("os.environ[\"{}\"]", key_variable.unwrap_or(default));
     let prefix = |suffix: &str| url.strip_suffix(suffix).unwrap_or(url).to_string();
-    let (imports, call) = match provider {
-        Provider::OpenAi | Provider::DeepSeek => (
+    let sdk = wire.sdk_call;
+    let mut header = String::new();
+    let (imports, call) = if sdk.starts_with("openai.") {
+        let (path, method) = if sdk.ends_with("responses.create") {
+            ("/responses", "responses.create")
+        } else {
+            ("/chat/completions", "chat.completions.create")
+        };
+        (
             "from openai import OpenAI".to_string(),
             format!(
-                "client = OpenAI(api_key={}, base_url={:?})\nresponse = client.chat.completions.create(**kwargs)",
-                key(key_variable(provider).unwrap_or("OPENAI_API_KEY")),
-                prefix("/chat/completions")
+                "client = OpenAI(api_key={}, base_url={:?})\nresponse = client.{method}(**kwargs)",
+                key("OPENAI_API_KEY"),
+                prefix(path)
             ),
-        ),
-        Provider::Anthropic => (
+        )
+    } else if sdk.starts_with("anthropic.") {
+        (
             "from anthropic import Anthropic".to_string(),
             format!(
                 "client = Anthropic(api_key={}, base_url={:?})\nresponse = client.messages.create(**kwargs)",
                 key("ANTHROPIC_API_KEY"),
                 prefix("/v1/messages")
             ),
-        ),
-        Provider::DashScope => {
-            let base = url.split("/services/").next().unwrap_or(url).to_string();
-            let call = if url.contains("multimodal-generation") {
-                "dashscope.MultiModalConversation.call"
-            } else {
-                "dashscope.Generation.call"
-            };
-            (
-                "import dashscope".to_string(),
-                format!(
-                    "dashscope.base_http_api_url = {base:?}\nresponse = {call}(api_key={}, **kwargs)",
-                    key("DASHSCOPE_API_KEY")
-                ),
-            )
-        }
-        Provider::Gemini => (
+        )
+    } else if sdk.starts_with("dashscope.") {
+        let base = url.split("/services/").next().unwrap_or(url).to_string();
+        let call = if url.contains("multimodal-generation") {
+            "dashscope.MultiModalConversation.call"
+        } else {
+            "dashscope.Generation.call"
+        };
+        (
+            "import dashscope".to_string(),
+            format!(
+                "dashscope.base_http_api_url = {base:?}\nresponse = {call}(api_key={}, **kwargs)",
+                key("DASHSCOPE_API_KEY")
+            ),
+        )
+    } else if sdk.starts_with("google.genai.") {
+        header.push_str("import base64\n");
+        (
             "from google import genai".to_string(),
             format!(
                 "# Python bytes (thought signatures) are written {{\"$bytes\": base64}}.\n\
@@ -179,25 +199,44 @@ pub fn python(provider: Provider, url: &str, kwargs: &Value) -> String {
                     "generate_content"
                 }
             ),
-        ),
-        Provider::Ollama => (
+        )
+    } else if sdk.starts_with("ollama.") {
+        (
             "import ollama".to_string(),
             format!(
                 "client = ollama.Client(host={:?})\nresponse = client.chat(**kwargs)",
                 prefix("/api/chat")
             ),
-        ),
-    };
-    let base64_import = if provider == Provider::Gemini {
-        "import base64\n"
+        )
     } else {
-        ""
+        // No Python SDK makes this call: the same bytes, posted.
+        let body = serde_json::to_string(&wire.body_bytes()).unwrap_or_default();
+        let mut headers = Vec::new();
+        for (name, value) in &wire.headers {
+            let value = value.as_str().unwrap_or_default();
+            let value = match key_variable {
+                Some(var) if value.contains(API_KEY) => {
+                    format!("{:?}.replace(\"{API_KEY}\", os.environ[\"{var}\"])", value)
+                }
+                _ => format!("{value:?}"),
+            };
+            headers.push(format!("    {name:?}: {value},"));
+        }
+        return Ok(format!(
+            "# The request {release} sends, posted with Python's standard library.\n\
+             import os\nimport urllib.request\n\n\
+             body = {body}.encode(\"utf-8\")\nheaders = {{\n{}\n}}\n\
+             request = urllib.request.Request({url:?}, data=body, headers=headers, method={:?})\n\
+             with urllib.request.urlopen(request) as response:\n    print(response.read().decode(\"utf-8\"))\n",
+            headers.join("\n"),
+            wire.method
+        ));
     };
-    format!(
-        "# The call AgentScope 1.0.21 makes, made with the provider's SDK.\n\
-         {base64_import}import json\nimport os\n\n{imports}\n\n\
+    Ok(format!(
+        "# The call {release} makes, made with the provider's SDK.\n\
+         {header}import json\nimport os\n\n{imports}\n\n\
          kwargs = json.loads({literal})\n{call}\nprint(response)\n"
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -224,7 +263,7 @@ mod tests {
         headers.insert("authorization".into(), json!("Bearer <API_KEY>"));
         headers.insert("content-type".into(), json!("application/json"));
         let cmd = curl(
-            Provider::OpenAi,
+            Some("OPENAI_API_KEY"),
             "POST",
             "https://x/v1",
             &headers,

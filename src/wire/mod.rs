@@ -85,6 +85,9 @@ pub enum Encoding {
     Spaced,
     /// A protobuf message (gRPC): no JSON goes on the wire.
     Protobuf,
+    /// AgentScope Java's Jackson codec: compact, UTF-8 as is, Java's
+    /// spelling of numbers.
+    Jackson,
 }
 
 /// A gRPC call: where it goes and what it carries.
@@ -106,6 +109,7 @@ impl Wire {
     pub fn body_bytes(&self) -> String {
         match self.encoding {
             Encoding::Spaced => export::ascii_escaped(&crate::py::dumps(&self.body)),
+            Encoding::Jackson => crate::reference::java::wire::body_text(&self.body),
             Encoding::Compact | Encoding::Protobuf => {
                 serde_json::to_string(&self.body).unwrap_or_default()
             }

@@ -13,6 +13,7 @@ pub mod msg;
 pub mod ollama;
 pub mod openai;
 pub mod reference;
+pub mod wire;
 
 use crate::json;
 use crate::media::MediaEnv;

@@ -9,7 +9,10 @@ use super::{dashscope, Family as JavaFamily};
 use crate::media::MediaEnv;
 use crate::provider::Provider;
 use crate::py::PyErr;
-use crate::reference::{one_to_one, Body, Family, Formatted, Mode, Raised, Reference, SIX};
+use crate::reference::request::key_variable;
+use crate::reference::{
+    one_to_one, Body, Family, Formatted, Mode, Raised, Reference, Requested, Stopped, WireAsk, SIX,
+};
 use crate::session::Session;
 use serde_json::Value;
 
@@ -198,6 +201,87 @@ impl Reference for Java {
 
     fn no_budget(&self) -> Option<&'static str> {
         Some("Java's formatters neither count tokens nor truncate")
+    }
+
+    fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
+        let class = match (ask.class, family(ask.family)) {
+            (Some(c), _) => c.to_string(),
+            (None, Some(f)) => class_name(f, ask.mode).to_string(),
+            (None, None) => return Err(sdk_error(ask.family).message),
+        };
+        let settings = ask.settings;
+        if settings.tool_choice.is_some() || !settings.call_kwargs.is_empty() {
+            return Err(
+                "AgentScope Java's request here takes no tool choice or call arguments (GenerateOptions are not reproduced)"
+                    .into(),
+            );
+        }
+        let opts = super::Options {
+            formatter: Some(class.clone()),
+            endpoint: ask.endpoint.clone(),
+            model: settings.model.clone(),
+            conversation_history_prompt: ask.history_prompt.clone(),
+            ..super::Options::default()
+        };
+        let base_url = match settings.model_kwargs.get("base_url") {
+            None => None,
+            Some(Value::String(u)) => Some(u.as_str()),
+            Some(_) => return Err("the Java model's base_url must be a string".into()),
+        };
+        if let Some(k) = settings.model_kwargs.keys().find(|k| *k != "base_url") {
+            return Err(format!(
+                "the Java model here takes base_url only, not {k:?} (the builders' other settings are not reproduced)"
+            ));
+        }
+        let mut session = serde_json::Map::new();
+        session.insert(
+            "messages".into(),
+            Value::Array(ask.session.messages.iter().map(|m| m.value()).collect()),
+        );
+        if let Some(t) = &ask.session.tools {
+            session.insert("tools".into(), t.clone());
+        }
+        let (printed, wire) = super::wire::request(
+            &Value::Object(session),
+            ask.env,
+            &opts,
+            settings.stream.unwrap_or(true),
+            base_url,
+        )
+        .map_err(|e| e.0)?;
+        let stopped = printed.get("error").map(|e| Stopped {
+            stage: text(&printed, "stage"),
+            error: Raised {
+                kind: text(&printed, "error_type"),
+                message: e.as_str().unwrap_or_default().to_string(),
+            },
+        });
+        let warnings = printed
+            .get("warnings")
+            .and_then(Value::as_array)
+            .map(|w| {
+                w.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut shown = serde_json::Map::new();
+        shown.insert("agentscope".into(), Value::String(self.version().into()));
+        shown.extend(printed);
+        let key = match family(ask.family) {
+            Some(JavaFamily::Ollama) => None,
+            _ => key_variable(ask.family),
+        };
+        Ok(Requested {
+            class,
+            wire,
+            stopped,
+            key_variable: key,
+            provider: ask.family.provider,
+            printed: shown,
+            warnings,
+        })
     }
 }
 

@@ -188,7 +188,7 @@ fn request(kwargs: &Map<String, Value>, messages: Vec<Value>) -> Result<Value, P
             "temperature" | "top_p" | "frequency_penalty" | "presence_penalty" => {
                 match value.as_f64() {
                     // proto3 JSON: a float at its default (0) is left out.
-                    Some(f) if f == 0.0 => continue,
+                    Some(0.0) => continue,
                     _ => value.clone(),
                 }
             }

@@ -1,0 +1,108 @@
+//! The `--agentscope` flag and what it picks: a release of
+//! `formatscope::reference::ALL` (typed, parsed from its version), and
+//! the family and mode a command's flags or the session choose within
+//! it. No command names a version: each asks the release.
+
+use formatscope::reference::{self, Family, Mode, Reference};
+use formatscope::session::Session;
+
+/// A release, as `--agentscope` names it.
+#[derive(Clone, Copy)]
+pub(crate) struct Release(pub(crate) &'static dyn Reference);
+
+impl Release {
+    /// Whether it is the default release (the one `--agentscope` means
+    /// when not given).
+    pub(crate) fn is_default(self) -> bool {
+        self.0.version() == reference::default().version()
+    }
+}
+
+/// `--agentscope VERSION`.
+pub(crate) fn parse(text: &str) -> Result<Release, String> {
+    reference::by_version(text).map(Release).ok_or_else(|| {
+        format!(
+            "unknown AgentScope version {text:?}; one of {}",
+            reference::versions()
+        )
+    })
+}
+
+/// A mode as the flags spell it (`multi_agent` as the sessions do).
+fn mode_named(text: &str) -> Option<Mode> {
+    match text {
+        "chat" => Some(Mode::Chat),
+        "multi-agent" | "multi_agent" => Some(Mode::MultiAgent),
+        "auto" => Some(Mode::Auto),
+        _ => None,
+    }
+}
+
+fn listed(items: impl Iterator<Item = String>) -> String {
+    items.collect::<Vec<_>>().join(", ")
+}
+
+/// The family and mode a request under `release` is for: the class
+/// `--formatter` names, else `--provider` and `--mode`, else the
+/// session's `provider` and `mode`; each checked against what the release
+/// has, and the error lists what it has.
+pub(crate) fn family_and_mode(
+    release: &'static dyn Reference,
+    formatter: Option<&str>,
+    provider: Option<&str>,
+    mode: Option<&str>,
+    session: &Session,
+) -> Result<(&'static Family, Mode), String> {
+    if let Some(class) = formatter {
+        let prefix = format!("{class}.");
+        for family in release.families() {
+            for m in release.modes() {
+                if release.call(family, *m).starts_with(&prefix) {
+                    return Ok((family, *m));
+                }
+            }
+        }
+        let classes = listed(release.families().iter().flat_map(|f| {
+            release
+                .modes()
+                .iter()
+                .map(|m| release.call(f, *m))
+                .filter_map(|c| c.strip_suffix(".format").map(str::to_string))
+                .collect::<Vec<_>>()
+        }));
+        return Err(format!(
+            "{} has no formatter class {class}; its classes: {classes}",
+            release.title()
+        ));
+    }
+    let id = match provider {
+        Some(p) => p.to_lowercase(),
+        None => session
+            .settings
+            .get("provider")
+            .and_then(|v| v.as_str())
+            .map(str::to_lowercase)
+            .unwrap_or_else(|| release.families()[0].id.to_string()),
+    };
+    let family = release.family(&id).ok_or_else(|| {
+        format!(
+            "{} has no provider {id:?}; one of {} (or --formatter CLASS)",
+            release.title(),
+            listed(release.families().iter().map(|f| f.id.to_string()))
+        )
+    })?;
+    let named = mode.or(session.mode());
+    let mode = match named {
+        None => release.modes()[0],
+        Some(text) => mode_named(text)
+            .filter(|m| release.modes().contains(m))
+            .ok_or_else(|| {
+                format!(
+                    "{} has no mode {text:?}; one of {}",
+                    release.title(),
+                    listed(release.modes().iter().map(|m| m.name().to_string()))
+                )
+            })?,
+    };
+    Ok((family, mode))
+}

@@ -1,0 +1,92 @@
+//! What a release is asked for when a request goes on the wire, and what
+//! it answers: the same typed values for every release, so `request`,
+//! `send` and the workbench's wire view reach any release through
+//! [`super::Reference::request`].
+
+use super::{Family, Mode, Raised};
+use crate::media::MediaEnv;
+use crate::provider::Provider;
+use crate::session::Session;
+use crate::wire::Wire;
+use serde_json::{Map, Value};
+
+/// A session's request under one class of a release.
+pub struct WireAsk<'a> {
+    pub session: &'a Session,
+    pub family: &'a Family,
+    pub mode: Mode,
+    /// A class the user named (`--formatter`), in the release's spelling;
+    /// `None`: the release's class for `family` in `mode`.
+    pub class: Option<&'a str>,
+    /// The model class's settings: the session's `request` object with
+    /// the flags over it. Their meaning is the release's: 2.x reads its
+    /// class's `parameters`, `credential` and `client_kwargs` from
+    /// `model_kwargs`; 1.0.21 its constructor's arguments.
+    pub settings: &'a crate::wire::Settings,
+    /// 2.x: `ToolChoice.tools`.
+    pub tool_choice_tools: Option<Vec<String>>,
+    /// 2.x: the formatter's `input_types`.
+    pub input_types: Option<Vec<String>>,
+    /// Multi-agent classes: the prompt before the first history block.
+    pub history_prompt: Option<String>,
+    /// Java, DashScope: the endpoint forced (`text`, `multimodal`).
+    pub endpoint: Option<String>,
+    pub env: &'a MediaEnv,
+}
+
+/// Where a request stopped before anything was sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stopped {
+    /// The release's stage name: `msg`, `format`, `model`, `sdk`, ...
+    pub stage: String,
+    pub error: Raised,
+}
+
+/// A release's answer: the request, typed, and the same in its oracle's
+/// shape for printing.
+#[derive(Debug, Clone)]
+pub struct Requested {
+    /// The class that formatted it.
+    pub class: String,
+    /// The request as the SDK would send it (also when the SDK raises
+    /// before sending: its `sdk_error` says so).
+    pub wire: Option<Wire>,
+    /// Why nothing can be sent, when so.
+    pub stopped: Option<Stopped>,
+    /// The environment variable the key of this request's host is kept in
+    /// (`None`: the API takes no key).
+    pub key_variable: Option<&'static str>,
+    /// The 1.0.21 provider of the same API, when there is one: its host
+    /// and key rules apply.
+    pub provider: Option<Provider>,
+    /// What the release's request oracle prints for it.
+    pub printed: Map<String, Value>,
+    /// What AgentScope logs and Python warns, in order.
+    pub warnings: Vec<String>,
+}
+
+impl Requested {
+    /// The request when it can be sent.
+    pub fn sendable(&self) -> Option<&Wire> {
+        self.wire
+            .as_ref()
+            .filter(|w| w.sdk_error.is_none() && self.stopped.is_none())
+    }
+}
+
+/// The environment variable a family's key is usually kept in: the
+/// variable its SDK or AgentScope's credential reads.
+pub fn key_variable(family: &Family) -> Option<&'static str> {
+    if let Some(p) = family.provider {
+        return crate::wire::export::key_variable(p);
+    }
+    match family.id {
+        "openai_response" => Some("OPENAI_API_KEY"),
+        "minimax" => Some("MINIMAX_API_KEY"),
+        "moonshot" => Some("MOONSHOT_API_KEY"),
+        "volcengine" => Some("ARK_API_KEY"),
+        "xai" => Some("XAI_API_KEY"),
+        "glm" => Some("ZAI_API_KEY"),
+        _ => None,
+    }
+}
