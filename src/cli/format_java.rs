@@ -7,7 +7,6 @@ use super::format::FormatArgs;
 use super::{usage_error, web_fetcher};
 use formatscope::media::MediaEnv;
 use formatscope::reference::java;
-use serde_json::Value;
 
 pub(crate) fn run(args: FormatArgs) -> i32 {
     let unsupported = [
@@ -37,13 +36,9 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
             "{flag} is not an AgentScope Java 2.0.2 option (Java's formatters neither count tokens nor truncate; the request always carries the session's tools)"
         ));
     }
-    let bytes = match std::fs::read(&args.session) {
-        Ok(b) => b,
-        Err(e) => return usage_error(format!("{}: {e}", args.session.display())),
-    };
-    let session: Value = match serde_json::from_slice(&bytes) {
+    let session = match super::read_session_value(&args.session) {
         Ok(v) => v,
-        Err(e) => return usage_error(format!("{}: not JSON: {e}", args.session.display())),
+        Err(code) => return code,
     };
     let path = std::path::absolute(&args.session).unwrap_or_else(|_| args.session.clone());
     let base_dir = path

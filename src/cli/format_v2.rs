@@ -6,7 +6,6 @@ use super::format::FormatArgs;
 use super::{usage_error, web_fetcher};
 use formatscope::media::MediaEnv;
 use formatscope::reference::v2;
-use serde_json::Value;
 
 fn names(list: &Option<String>) -> Option<Vec<String>> {
     list.as_ref().map(|s| {
@@ -44,13 +43,9 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
             "{flag} is not an AgentScope 2.0.11 option (2.x has no truncation, token counters, promote flags or request envelope)"
         ));
     }
-    let bytes = match std::fs::read(&args.session) {
-        Ok(b) => b,
-        Err(e) => return usage_error(format!("{}: {e}", args.session.display())),
-    };
-    let session: Value = match serde_json::from_slice(&bytes) {
+    let session = match super::read_session_value(&args.session) {
         Ok(v) => v,
-        Err(e) => return usage_error(format!("{}: not JSON: {e}", args.session.display())),
+        Err(code) => return code,
     };
     let path = std::path::absolute(&args.session).unwrap_or_else(|_| args.session.clone());
     let base_dir = path

@@ -198,6 +198,16 @@ pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
     escape_control(text)
 }
 
+/// A session file as a JSON value, read through the one guarded read
+/// (regular files only, bounded) and parsed as Python's `json` reads it;
+/// the error is reported and the exit code comes back.
+pub(crate) fn read_session_value(path: &std::path::Path) -> Result<Value, i32> {
+    let bytes = formatscope::session::read_session_bytes(path).map_err(usage_error)?;
+    formatscope::json::parse(&bytes, Default::default())
+        .map(|p| p.value)
+        .map_err(|e| usage_error(format!("{}: not JSON: {e}", path.display())))
+}
+
 /// What the user should know about the file itself (duplicate keys).
 pub(crate) fn report_session(session: &Session) {
     for w in &session.warnings {

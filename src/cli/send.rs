@@ -171,9 +171,9 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Err(code) => return code,
     };
     let original = if args.append {
-        match std::fs::read_to_string(&args.wire.session) {
+        match session_text(&args.wire.session) {
             Ok(t) => Some(t),
-            Err(e) => return usage_error(format!("{}: {e}", args.wire.session.display())),
+            Err(e) => return usage_error(e),
         }
     } else {
         None
@@ -302,11 +302,17 @@ pub(crate) fn run(args: SendArgs) -> i32 {
     0
 }
 
+/// A session file's text, through the one guarded read.
+fn session_text(path: &std::path::Path) -> Result<String, String> {
+    let bytes = formatscope::session::read_session_bytes(path).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
 /// Adds the reply as the session's last message, if the file is still
 /// what the request was built from.
 fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provider) -> i32 {
     let path = &args.wire.session;
-    match std::fs::read_to_string(path) {
+    match session_text(path) {
         Ok(now) if now == original => {}
         _ => {
             say(format!(

@@ -1,0 +1,248 @@
+//! Every release behind one interface, as a user runs it: `request
+//! --agentscope VERSION` for the releases with a wire, the errors that
+//! name what a release has, and one guarded read for every command and
+//! release (a FIFO or a device is refused, never read).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const RELEASES: [&str; 4] = ["1.0.21", "2.0.11", "0.1.6", "java-2.0.2"];
+
+fn formatscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("the binary runs")
+}
+
+fn case(name: &str) -> String {
+    format!("tests/golden_v2/cases/{name}.json")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_2_0_11_request_is_the_model_classs_own() {
+    let out = formatscope(&[
+        "request",
+        &case("chat_plain"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "deepseek",
+        "--model-kwargs",
+        r#"{"parameters": {"thinking_enable": true}}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["model_class"], "DeepSeekChatModel");
+    assert_eq!(
+        v["http"]["url"],
+        "https://api.deepseek.com/chat/completions"
+    );
+    assert_eq!(v["http_body"]["thinking"]["type"], "enabled");
+    assert_eq!(v["http_body"]["stream_options"]["include_usage"], true);
+}
+
+#[test]
+fn exports_read_the_key_of_the_host_they_address() {
+    let out = formatscope(&[
+        "request",
+        &case("chat_plain"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "moonshot",
+        "--as",
+        "curl",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("https://api.moonshot.cn/v1/chat/completions"),
+        "{text}"
+    );
+    assert!(text.contains("${MOONSHOT_API_KEY}"), "{text}");
+    assert!(!text.contains("OPENAI_API_KEY"), "{text}");
+}
+
+#[test]
+fn the_body_export_is_the_bytes_the_sdk_writes() {
+    // google-genai on aiohttp: json.dumps defaults, non-ASCII escaped.
+    let out = formatscope(&[
+        "request",
+        &case("non_ascii"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "gemini",
+        "--mode",
+        "chat",
+        "--as",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("{\"contents\": [{\"parts\": "), "{text}");
+    assert!(text.is_ascii(), "{text}");
+    // openai on httpx2: compact, UTF-8 as is.
+    let out = formatscope(&[
+        "request",
+        &case("non_ascii"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "openai",
+        "--mode",
+        "chat",
+        "--as",
+        "json",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":"),
+        "{text}"
+    );
+    assert!(!text.is_ascii(), "{text}");
+}
+
+#[test]
+fn xai_goes_over_grpc_and_says_so() {
+    let out = formatscope(&[
+        "request",
+        &case("chat_plain"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "xai",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["grpc"]["method"], "/xai_api.Chat/GetCompletionChunk");
+    assert_eq!(v["http_body"]["n"], 1);
+    let out = formatscope(&[
+        "request",
+        &case("chat_plain"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "xai",
+        "--as",
+        "curl",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("gRPC"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_java_request_goes_to_the_java_clients_endpoint() {
+    let out = formatscope(&[
+        "request",
+        "tests/golden/cases/chat_plain.json",
+        "--agentscope",
+        "java-2.0.2",
+        "--provider",
+        "ollama",
+        "--mode",
+        "chat",
+        "--no-stream",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["http"]["url"], "http://localhost:11434/api/chat");
+    assert_eq!(v["http_body"]["stream"], false);
+    assert!(v["http"]["headers"].get("authorization").is_none());
+}
+
+#[test]
+fn what_a_release_lacks_is_named_with_what_it_has() {
+    let out = formatscope(&[
+        "request",
+        &case("chat_plain"),
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "glm",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(
+        e.contains("AgentScope 2.0.11 has no provider \"glm\""),
+        "{e}"
+    );
+    assert!(e.contains("volcengine"), "{e}");
+    let out = formatscope(&[
+        "request",
+        &case("chat_plain"),
+        "--agentscope",
+        "java-2.0.2",
+        "--formatter",
+        "MiniMaxChatFormatter",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("GLMFormatter"), "{}", stderr(&out));
+    let out = formatscope(&["request", &case("chat_plain"), "--agentscope", "9.9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("java-2.0.2"), "{}", stderr(&out));
+}
+
+/// A FIFO in a fresh folder (removed with it).
+fn fifo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("pipe.json");
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("a path");
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    (dir, path)
+}
+
+#[test]
+fn every_command_under_every_release_refuses_what_is_not_a_regular_file() {
+    let (_dir, pipe) = fifo();
+    for target in [pipe.as_path(), Path::new("/dev/zero")] {
+        let t = target.to_str().expect("a path");
+        for release in RELEASES {
+            for command in [
+                vec!["format", t, "--agentscope", release],
+                vec!["request", t, "--agentscope", release],
+            ] {
+                let out = formatscope(&command);
+                assert_eq!(out.status.code(), Some(2), "{command:?}: {}", stderr(&out));
+                assert!(
+                    stderr(&out).contains("not a regular file"),
+                    "{command:?}: {}",
+                    stderr(&out)
+                );
+            }
+        }
+        for command in [
+            vec!["count", t],
+            vec!["truncate", t, "--max-tokens", "100"],
+            vec!["lint", t],
+            vec!["explain", t],
+            vec!["diff", t, "--left", "openai", "--right", "2.0.11:anthropic"],
+            vec!["legacy", t, "--formatter", "OpenAIFormatter"],
+        ] {
+            let out = formatscope(&command);
+            assert!(
+                stderr(&out).contains("not a regular file"),
+                "{command:?}: {}",
+                stderr(&out)
+            );
+        }
+    }
+}
