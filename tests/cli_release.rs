@@ -182,7 +182,7 @@ fn what_a_release_lacks_is_named_with_what_it_has() {
     assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(
-        e.contains("AgentScope 2.0.11 has no provider \"glm\""),
+        e.contains("unknown provider \"glm\": AgentScope 2.0.11 has"),
         "{e}"
     );
     assert!(e.contains("volcengine"), "{e}");
@@ -245,4 +245,73 @@ fn every_command_under_every_release_refuses_what_is_not_a_regular_file() {
             );
         }
     }
+}
+
+#[test]
+fn provider_and_mode_pick_a_releases_class_and_its_missing_options_say_why() {
+    for (release, provider, class) in [
+        ("2.0.11", "anthropic", "AnthropicChatFormatter"),
+        ("2.0.11", "minimax", "MiniMaxChatFormatter"),
+        ("2.0.11", "openai_response", "OpenAIResponseFormatter"),
+        ("java-2.0.2", "glm", "GLMFormatter"),
+        ("java-2.0.2", "deepseek", "DeepSeekFormatter"),
+    ] {
+        let out = formatscope(&[
+            "format",
+            "tests/golden/cases/chat_plain.json",
+            "--agentscope",
+            release,
+            "--provider",
+            provider,
+            "--mode",
+            "chat",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{release} {provider}: {}",
+            stderr(&out)
+        );
+        assert_eq!(json(&out)["formatter"], class, "{release} {provider}");
+    }
+    let out = formatscope(&[
+        "format",
+        "tests/golden/cases/chat_plain.json",
+        "--agentscope",
+        "2.0.11",
+        "--provider",
+        "anthropic",
+        "--max-tokens",
+        "100",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(
+        e.contains("--max-tokens") && e.contains("do not truncate"),
+        "{e}"
+    );
+    let out = formatscope(&[
+        "format",
+        "tests/golden/cases/chat_plain.json",
+        "--agentscope",
+        "java-2.0.2",
+        "--count",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("neither count tokens nor truncate"),
+        "{}",
+        stderr(&out)
+    );
+    let out = formatscope(&[
+        "format",
+        "tests/golden/cases/chat_plain.json",
+        "--msgs-only",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--agentscope VERSION"),
+        "{}",
+        stderr(&out)
+    );
 }

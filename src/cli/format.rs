@@ -95,10 +95,11 @@ pub(crate) struct FormatArgs {
     #[arg(long)]
     pub(crate) raw: bool,
 
-    /// The AgentScope release to reproduce: 1.0.21 (default), 2.0.11,
-    /// 0.1.6 (`formatscope legacy` has 0.1.6's whole API) or java-2.0.2.
-    #[arg(long, value_name = "VERSION", default_value = "1.0.21")]
-    pub(crate) agentscope: String,
+    /// The AgentScope release to reproduce (the first is the default):
+    /// 1.0.21, 2.0.11, 0.1.6 (`formatscope legacy` has 0.1.6's whole API)
+    /// or java-2.0.2.
+    #[arg(long, value_name = "VERSION", value_parser = super::release::parse)]
+    pub(crate) agentscope: Option<super::release::Release>,
 
     /// 2.0.11: with --tools, format with ToolChoice(mode=MODE): auto, none,
     /// required or a tool name.
@@ -174,23 +175,102 @@ pub(crate) fn choose_formatter(
     Ok(FormatterId::new(provider, mode))
 }
 
+/// `format` under the release `--agentscope` names: the release's own
+/// oracle object when it has one, else the default release's command (or
+/// the generic one for a release without either).
+pub(crate) fn dispatch(args: FormatArgs) -> i32 {
+    let release = args
+        .agentscope
+        .unwrap_or(super::release::Release(formatscope::reference::default()));
+    let session = match super::read_session_value(&args.session) {
+        Ok(v) => v,
+        Err(code) => return code,
+    };
+    let class = match super::release::class(
+        release.0,
+        args.formatter.as_deref(),
+        args.provider.as_deref(),
+        args.mode.as_deref(),
+        super::release::Own::of(&session),
+    ) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    let names = |list: &Option<String>| {
+        list.as_ref().map(|s| {
+            s.split(',')
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+    };
+    let budget_flags = [
+        ("--max-tokens", args.max_tokens.is_some()),
+        ("--token-counter", args.token_counter.is_some()),
+        ("--session-budget", args.session_budget),
+        (
+            "--promote-tool-result-audios",
+            args.promote_tool_result_audios,
+        ),
+        (
+            "--promote-tool-result-videos",
+            args.promote_tool_result_videos,
+        ),
+    ]
+    .iter()
+    .filter(|(_, on)| *on)
+    .map(|(f, _)| *f)
+    .collect();
+    let flags = formatscope::reference::FormatFlags {
+        class,
+        count: args.count,
+        tools: args.tools,
+        tool_choice: args.tool_choice.clone(),
+        tool_choice_tools: names(&args.tool_choice_tools),
+        input_types: names(&args.input_types),
+        history_prompt: args.conversation_history_prompt.clone(),
+        msgs_only: args.msgs_only,
+        dump_msgs: args.dump_msgs,
+        raw: args.raw,
+        endpoint: args.endpoint.clone(),
+        model: args.model.clone(),
+        promote_images: args.promote_tool_result_images,
+        web_roots: args.web_root.clone(),
+        budget_flags,
+    };
+    let path = std::path::absolute(&args.session).unwrap_or_else(|_| args.session.clone());
+    let base_dir = path
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let env = formatscope::media::MediaEnv::new(
+        &base_dir,
+        super::web_fetcher(&args.web_root, args.offline),
+    );
+    match release.0.format_oracle(&session, &env, &flags) {
+        Some(Ok(out)) => super::print_oracle_object(&out),
+        Some(Err(e)) => usage_error(e),
+        None if release.is_default() => run(args),
+        None => super::format_release::run(args, release.0),
+    }
+}
+
 pub(crate) fn run(args: FormatArgs) -> i32 {
-    let v2_only = [
+    let other_releases = [
         ("--tool-choice", args.tool_choice.is_some()),
         ("--tool-choice-tools", args.tool_choice_tools.is_some()),
         ("--input-types", args.input_types.is_some()),
         ("--msgs-only", args.msgs_only),
         ("--dump-msgs", args.dump_msgs),
-    ];
-    if let Some((flag, _)) = v2_only.iter().find(|(_, on)| *on) {
-        return usage_error(format!("{flag} needs --agentscope 2.0.11"));
-    }
-    let java_only = [
         ("--endpoint", args.endpoint.is_some()),
         ("--model", args.model.is_some()),
     ];
-    if let Some((flag, _)) = java_only.iter().find(|(_, on)| *on) {
-        return usage_error(format!("{flag} needs --agentscope java-2.0.2"));
+    if let Some((flag, _)) = other_releases.iter().find(|(_, on)| *on) {
+        return usage_error(format!(
+            "{flag} is not an option of {}'s formatters; another release's (--agentscope VERSION: {})",
+            formatscope::reference::default().title(),
+            formatscope::reference::versions()
+        ));
     }
     let session = match read_session(&args.session) {
         Ok(s) => s,

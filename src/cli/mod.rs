@@ -29,9 +29,7 @@ mod count;
 mod diff;
 mod explain;
 mod format;
-mod format_java;
 mod format_release;
-mod format_v2;
 mod handout;
 mod history;
 mod legacy;
@@ -153,18 +151,7 @@ pub fn run() -> i32 {
         }
     };
     match cli.command {
-        Some(Command::Format(args)) => match args.agentscope.as_str() {
-            "2.0.11" => format_v2::run(args),
-            "1.0.21" => format::run(args),
-            "java-2.0.2" => format_java::run(args),
-            other => match formatscope::reference::by_version(other) {
-                Some(release) => format_release::run(args, release),
-                None => usage_error(format!(
-                    "unknown AgentScope version {other:?}; one of {}",
-                    formatscope::reference::versions()
-                )),
-            },
-        },
+        Some(Command::Format(args)) => format::dispatch(args),
         Some(Command::Count(args)) => count::count(args),
         Some(Command::Tokenize(args)) => tokenize::tokenize(args),
         Some(Command::Request(args)) => request::run(args),
@@ -205,7 +192,7 @@ pub(crate) fn read_session_value(path: &std::path::Path) -> Result<Value, i32> {
     let bytes = formatscope::session::read_session_bytes(path).map_err(usage_error)?;
     formatscope::json::parse(&bytes, Default::default())
         .map(|p| p.value)
-        .map_err(|e| usage_error(format!("{}: not JSON: {e}", path.display())))
+        .map_err(|e| usage_error(format!("{}:{e}", path.display())))
 }
 
 /// What the user should know about the file itself (duplicate keys).

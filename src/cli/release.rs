@@ -4,7 +4,6 @@
 //! it. No command names a version: each asks the release.
 
 use formatscope::reference::{self, Family, Mode, Reference};
-use formatscope::session::Session;
 
 /// A release, as `--agentscope` names it.
 #[derive(Clone, Copy)]
@@ -42,6 +41,44 @@ fn listed(items: impl Iterator<Item = String>) -> String {
     items.collect::<Vec<_>>().join(", ")
 }
 
+/// A session's own `provider` and `mode` settings, as written.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Own<'a> {
+    pub(crate) provider: Option<&'a str>,
+    pub(crate) mode: Option<&'a str>,
+}
+
+impl<'a> Own<'a> {
+    /// The settings of a session object (any JSON: a bare array has none).
+    pub(crate) fn of(session: &'a serde_json::Value) -> Own<'a> {
+        Own {
+            provider: session.get("provider").and_then(|v| v.as_str()),
+            mode: session.get("mode").and_then(|v| v.as_str()),
+        }
+    }
+}
+
+/// The class `--formatter` names, else the release's class for
+/// `--provider`/`--mode` when either is given; `None`: the release picks
+/// from the session itself.
+pub(crate) fn class(
+    release: &'static dyn Reference,
+    formatter: Option<&str>,
+    provider: Option<&str>,
+    mode: Option<&str>,
+    own: Own,
+) -> Result<Option<String>, String> {
+    if formatter.is_none() && provider.is_none() && mode.is_none() {
+        return Ok(None);
+    }
+    let (family, mode) = family_and_mode(release, formatter, provider, mode, own)?;
+    Ok(release
+        .call(family, mode)
+        .split('.')
+        .next()
+        .map(str::to_string))
+}
+
 /// The family and mode a request under `release` is for: the class
 /// `--formatter` names, else `--provider` and `--mode`, else the
 /// session's `provider` and `mode`; each checked against what the release
@@ -51,7 +88,7 @@ pub(crate) fn family_and_mode(
     formatter: Option<&str>,
     provider: Option<&str>,
     mode: Option<&str>,
-    session: &Session,
+    own: Own,
 ) -> Result<(&'static Family, Mode), String> {
     if let Some(class) = formatter {
         let prefix = format!("{class}.");
@@ -71,34 +108,32 @@ pub(crate) fn family_and_mode(
                 .collect::<Vec<_>>()
         }));
         return Err(format!(
-            "{} has no formatter class {class}; its classes: {classes}",
+            "unknown formatter {class}: {} has {classes}",
             release.title()
         ));
     }
     let id = match provider {
         Some(p) => p.to_lowercase(),
-        None => session
-            .settings
-            .get("provider")
-            .and_then(|v| v.as_str())
+        None => own
+            .provider
             .map(str::to_lowercase)
             .unwrap_or_else(|| release.families()[0].id.to_string()),
     };
     let family = release.family(&id).ok_or_else(|| {
         format!(
-            "{} has no provider {id:?}; one of {} (or --formatter CLASS)",
+            "unknown provider {id:?}: {} has {} (or name a class with --formatter CLASS)",
             release.title(),
             listed(release.families().iter().map(|f| f.id.to_string()))
         )
     })?;
-    let named = mode.or(session.mode());
+    let named = mode.or(own.mode);
     let mode = match named {
         None => release.modes()[0],
         Some(text) => mode_named(text)
             .filter(|m| release.modes().contains(m))
             .ok_or_else(|| {
                 format!(
-                    "{} has no mode {text:?}; one of {}",
+                    "unknown mode {text:?}: {} has {}",
                     release.title(),
                     listed(release.modes().iter().map(|m| m.name().to_string()))
                 )

@@ -542,7 +542,10 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
         args.formatter.as_deref(),
         args.provider.as_deref(),
         args.mode.as_deref(),
-        &session,
+        super::release::Own {
+            provider: session.settings.get("provider").and_then(Value::as_str),
+            mode: session.mode(),
+        },
     )
     .map_err(usage_error)?;
     let mut settings = Settings::from_session(session.settings.get("request"))

@@ -26,7 +26,7 @@ use crate::provider::Provider;
 use crate::session::Session;
 use serde_json::Value;
 
-pub use request::{Requested, Stopped, WireAsk};
+pub use request::{FormatFlags, Requested, Stopped, WireAsk};
 pub use v0::V0_1_6;
 pub use v1::V1_0_21;
 pub use v2_reference::V2_0_11;
@@ -192,6 +192,21 @@ pub trait Reference: Send + Sync {
 
     /// Why it has no count or truncation, when it has none: for the panes.
     fn no_budget(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// `format`'s output for the session in the shape of the release's
+    /// golden vectors, with the flags it takes; `None`: the release's
+    /// `format` is the shell's own (the default release's, with its
+    /// truncation and counters, or the generic one). `Err`: a usage error
+    /// (a flag or class it does not have, named).
+    fn format_oracle(
+        &self,
+        session: &Value,
+        env: &MediaEnv,
+        flags: &FormatFlags,
+    ) -> Option<Result<Value, String>> {
+        let _ = (session, env, flags);
         None
     }
 

@@ -90,3 +90,38 @@ pub fn key_variable(family: &Family) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// `format`'s options as the command line gives them, for any release:
+/// each release takes the ones it has and names the first it has not.
+#[derive(Debug, Clone, Default)]
+pub struct FormatFlags {
+    /// The class, resolved from `--formatter` or `--provider`/`--mode`;
+    /// `None`: the release picks from the session's own provider and mode.
+    pub class: Option<String>,
+    pub count: bool,
+    pub tools: bool,
+    pub tool_choice: Option<String>,
+    pub tool_choice_tools: Option<Vec<String>>,
+    pub input_types: Option<Vec<String>>,
+    pub history_prompt: Option<String>,
+    pub msgs_only: bool,
+    pub dump_msgs: bool,
+    pub raw: bool,
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    pub promote_images: bool,
+    pub web_roots: Vec<std::path::PathBuf>,
+    /// Flags given that only the default release's formatter has
+    /// (truncation, token counters, the other promote flags), by name.
+    pub budget_flags: Vec<&'static str>,
+}
+
+impl FormatFlags {
+    /// The first flag given of `flags` (name, given), for the error.
+    pub fn first_of(&self, flags: &[(&'static str, bool)]) -> Option<&'static str> {
+        self.budget_flags
+            .first()
+            .copied()
+            .or_else(|| flags.iter().find(|(_, on)| *on).map(|(f, _)| *f))
+    }
+}

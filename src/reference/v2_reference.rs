@@ -3,7 +3,8 @@
 //! does not truncate in the formatter and has no tokenizers.
 
 use super::{
-    v2, Family, Formatted, Mode, Raised, Reference, Requested, Setting, Stopped, WireAsk, SIX,
+    v2, Family, FormatFlags, Formatted, Mode, Raised, Reference, Requested, Setting, Stopped,
+    WireAsk, SIX,
 };
 use crate::media::MediaEnv;
 use crate::provider::Provider;
@@ -163,6 +164,37 @@ impl Reference for V2 {
                 help: "ToolChoice.tools (names, comma-separated): only these tools' schemas are sent, with the tool_choice above as the mode",
             },
         ]
+    }
+
+    fn format_oracle(
+        &self,
+        session: &Value,
+        env: &MediaEnv,
+        flags: &FormatFlags,
+    ) -> Option<Result<Value, String>> {
+        if let Some(flag) = flags.first_of(&[
+            ("--endpoint", flags.endpoint.is_some()),
+            ("--model", flags.model.is_some()),
+            ("--promote-tool-result-images", flags.promote_images),
+        ]) {
+            return Some(Err(format!(
+                "{flag} is not an AgentScope 2.0.11 formatter option: 2.x formatters do not truncate (compression lives in the agent), count with a bytes/4 estimate instead of a tokenizer, promote no tool-result media and take no model (`formatscope request --agentscope 2.0.11 --model M` builds the model class's request)"
+            )));
+        }
+        let opts = v2::Options {
+            formatter: flags.class.clone(),
+            count: flags.count,
+            tools: flags.tools,
+            tool_choice: flags.tool_choice.clone(),
+            tool_choice_tools: flags.tool_choice_tools.clone(),
+            input_types: flags.input_types.clone(),
+            conversation_history_prompt: flags.history_prompt.clone(),
+            msgs_only: flags.msgs_only,
+            dump_msgs: flags.dump_msgs,
+            web_roots: flags.web_roots.clone(),
+            raw: flags.raw,
+        };
+        Some(v2::run_with(session, env, &opts).map_err(|e| e.0))
     }
 
     fn request(&self, ask: &WireAsk) -> Result<Requested, String> {

@@ -15,6 +15,7 @@ pub mod multi_agent;
 pub mod ollama;
 pub mod openai;
 pub mod providers;
+pub mod reply;
 pub mod responses;
 pub mod schema;
 pub mod tools;

@@ -67,6 +67,87 @@ pub(super) fn release_format(
     release.format(&session, family, mode, &env)
 }
 
+/// The request the release's model class sends for the session on
+/// screen (`Reference::request`, as `formatscope request --agentscope`
+/// builds it), as the wire view's lines: the SDK call, what stopped it or
+/// the method, URL, headers and body, the body's bytes as sent last.
+/// `Err`: why the release has no wire here.
+pub(super) fn release_wire(job: &Job, r: ReleaseJob) -> Result<Vec<String>, String> {
+    let session = crate::session::Session {
+        path: None,
+        shape: crate::session::InputShape::Session,
+        messages: job.messages.to_vec().into(),
+        tools: job.tools.clone(),
+        settings: (*job.session_settings).clone(),
+        warnings: Vec::new(),
+    };
+    let settings = wire::Settings::from_session(job.session_settings.get("request"))
+        .map_err(|e| format!("the session's \"request\" object: {e}"))?;
+    let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
+    let ask = crate::reference::WireAsk {
+        session: &session,
+        family: r.family,
+        mode: r.mode,
+        class: None,
+        settings: &settings,
+        tool_choice_tools: None,
+        input_types: None,
+        history_prompt: None,
+        endpoint: None,
+        env: &env,
+    };
+    let requested = r.release.request(&ask)?;
+    let mut lines = Vec::new();
+    let Some(w) = requested.wire.as_ref() else {
+        let why = requested
+            .stopped
+            .map(|s| format!("{}: {} (stage {})", s.error.kind, s.error.message, s.stage))
+            .unwrap_or_else(|| "nothing was built".into());
+        lines.push(format!("// {} raises {why}", r.release.title()));
+        return Ok(lines);
+    };
+    lines.push(format!(
+        "// {} · {} · {}",
+        requested.class,
+        w.sdk_call,
+        if w.stream { "stream" } else { "no stream" }
+    ));
+    for warning in &requested.warnings {
+        lines.push(format!("// warning: {warning}"));
+    }
+    if let Some(g) = &w.grpc {
+        lines.push(format!(
+            "// gRPC {} to {} ({}); the message as proto3 JSON:",
+            g.method, g.target, g.request_type
+        ));
+    }
+    let shown = if job.raw_media {
+        w.body.clone()
+    } else {
+        shorten_media(&w.body)
+    };
+    let value = match &w.sdk_error {
+        None => crate::json!({
+            "method": w.method,
+            "url": w.url,
+            "headers": w.headers,
+            "body": shown,
+        }),
+        Some(e) => crate::json!({
+            "kwargs": w.kwargs,
+            "the SDK raises": format!("{}: {}", e.kind, e.message),
+        }),
+    };
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    lines.extend(text.lines().map(String::from));
+    if w.sdk_error.is_none() && w.grpc.is_none() {
+        lines.push(String::new());
+        lines.push("// the body, exactly as sent:".into());
+        lines.push(w.body_bytes());
+    }
+    Ok(lines)
+}
+
 /// The release's request counted with the provider's tokenizer, as the
 /// default release's budget pane counts its own.
 fn provider_count(job: &Job, messages: &[Value]) -> (Result<i64, String>, String) {
@@ -97,42 +178,26 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
             .iter()
             .map(|w| format!("// {} cannot hold {w}: left out", r.release.version())),
     );
-    match (&out.messages, job.shown, &out.body) {
-        // The wire view (v): the body the release's model class sends,
-        // byte for byte, then the same indented.
-        (Ok(_), Shown::Wire, Some(body)) => {
-            lines.push(&format!(
-                "// the body to {}, exactly as sent:",
-                body.endpoint
-            ));
-            lines.push(&body.text);
-            lines.push("");
-            lines.push("// the same, indented:");
-            let parsed: Value = serde_json::from_str(&body.text).unwrap_or(Value::Null);
-            let parsed = if job.raw_media {
-                parsed
-            } else {
-                shorten_media(&parsed)
-            };
-            for line in serde_json::to_string_pretty(&parsed)
-                .unwrap_or_default()
-                .lines()
-            {
-                lines.push(line);
+    match (&out.messages, job.shown) {
+        // The wire view (v): what the release's model class sends, from
+        // the same function `formatscope request --agentscope` calls.
+        (Ok(_), Shown::Wire) => match release_wire(job, r) {
+            Ok(wire_lines) => lines.extend(wire_lines.iter()),
+            Err(why) => {
+                lines.push(&format!("// {why}: the formatter's messages"));
+                if let Ok(m) = &out.messages {
+                    let refs: Vec<&Value> = m.iter().collect();
+                    let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
+                    lines.extend(plain.iter());
+                }
             }
-        }
-        (Ok(m), shown, _) => {
-            if shown == Shown::Wire {
-                lines.push(&format!(
-                    "// formatscope writes {}'s wire body for 1.0.21 and Java only: the formatter's messages",
-                    r.release.title()
-                ));
-            }
+        },
+        (Ok(m), _) => {
             let refs: Vec<&Value> = m.iter().collect();
             let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
             lines.extend(plain.iter());
         }
-        (Err(e), _, _) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
+        (Err(e), _) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
     }
     // Lint speaks for 1.0.21 and what 2.x or Java send otherwise; of
     // another release it has nothing to say.
