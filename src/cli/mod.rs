@@ -39,6 +39,8 @@ mod request;
 mod response;
 #[cfg(feature = "net")]
 mod send;
+#[cfg(feature = "net")]
+mod send_release;
 mod target;
 mod timing;
 mod token_view;

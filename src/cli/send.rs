@@ -17,34 +17,34 @@ use std::time::Duration;
 #[derive(Args)]
 pub(crate) struct SendArgs {
     #[command(flatten)]
-    wire: WireArgs,
+    pub(crate) wire: WireArgs,
 
     /// Print one JSON object per response AgentScope yields (JSON lines),
     /// then a summary object.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 
     /// Add the reply to the session as a new assistant message (an atomic
     /// save; only when the reply came whole).
     #[arg(long)]
-    append: bool,
+    pub(crate) append: bool,
 
     /// The name of the appended message (default: the session's last
     /// assistant speaker, else "assistant").
     #[arg(long, value_name = "NAME")]
-    name: Option<String>,
+    pub(crate) name: Option<String>,
 
     /// Seconds to wait for the connection.
     #[arg(long, value_name = "S", default_value_t = 10.0)]
-    connect_timeout: f64,
+    pub(crate) connect_timeout: f64,
 
     /// Seconds to wait for the response to begin.
     #[arg(long, value_name = "S", default_value_t = 120.0)]
-    first_byte_timeout: f64,
+    pub(crate) first_byte_timeout: f64,
 
     /// Seconds a stream may stay silent.
     #[arg(long, value_name = "S", default_value_t = 60.0)]
-    idle_timeout: f64,
+    pub(crate) idle_timeout: f64,
 
     /// Beyond AgentScope: split <think>…</think> in DashScope and Ollama
     /// text into a thinking block.
@@ -55,7 +55,7 @@ pub(crate) struct SendArgs {
     /// variable sets, e.g. http://127.0.0.1:8000/v1 for OpenAI). The key
     /// goes there.
     #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     /// Let the key go to HOST (or HOST:PORT) when the session's base URL
     /// names it. Without it, a host only the session names gets nothing.
@@ -87,7 +87,7 @@ fn host_for_key(
     }
 }
 
-fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
+pub(crate) fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(s).map_err(|_| format!("{flag}: not a number of seconds: {s}"))
 }
 
@@ -104,6 +104,9 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         if Host::of_url(url).is_none() {
             return usage_error(format!("--base-url: not a URL: {}", safe(url)));
         }
+    }
+    if let Some(release) = args.wire.agentscope.filter(|r| !r.is_default()) {
+        return super::send_release::run(&args, release.0, &allowed);
     }
     let built = match build(&args.wire, |provider, settings| match &args.base_url {
         Some(url) => net::set_base_url(provider, &mut settings.model_kwargs, url),
@@ -303,7 +306,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
 }
 
 /// A session file's text, through the one guarded read.
-fn session_text(path: &std::path::Path) -> Result<String, String> {
+pub(crate) fn session_text(path: &std::path::Path) -> Result<String, String> {
     let bytes = formatscope::session::read_session_bytes(path).map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
 }
@@ -311,6 +314,22 @@ fn session_text(path: &std::path::Path) -> Result<String, String> {
 /// Adds the reply as the session's last message, if the file is still
 /// what the request was built from.
 fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provider) -> i32 {
+    append_message(
+        args,
+        original,
+        |name| reply.to_message(name),
+        &provider.to_string(),
+    )
+}
+
+/// Adds `message(name)` as the session's last message, if the file is
+/// still what the request was built from; `who` names the reply's maker.
+pub(crate) fn append_message(
+    args: &SendArgs,
+    original: &str,
+    message: impl FnOnce(&str) -> Value,
+    who: &str,
+) -> i32 {
     let path = &args.wire.session;
     match session_text(path) {
         Ok(now) if now == original => {}
@@ -332,7 +351,7 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
     });
     session
         .messages_mut()
-        .push(PackedMessage::new(&reply.to_message(&name)));
+        .push(PackedMessage::new(&message(&name)));
     let text = match formatscope::session::render_saved(original, &session) {
         Ok(t) => t,
         Err(e) => return usage_error(format!("{}: {e}", path.display())),
@@ -341,7 +360,7 @@ fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provi
         Ok(_) => {
             say(format!(
                 "appended the {} reply to {} as message #{} ({name})",
-                provider,
+                who,
                 path.display(),
                 session.messages.len() - 1
             ));

@@ -115,6 +115,19 @@ impl ChosenHosts {
         ChosenHosts { hosts }
     }
 
+    /// The hosts chosen for a family no provider here stands for: its
+    /// `home` (where its requests go when nothing moves them), a base URL
+    /// given as a flag, and each of `allowed`.
+    pub fn around(home: Option<&str>, base_url: Option<&str>, allowed: &[Host]) -> ChosenHosts {
+        let mut hosts: Vec<Host> = [home, base_url]
+            .into_iter()
+            .flatten()
+            .filter_map(Host::of_url)
+            .collect();
+        hosts.extend(allowed.iter().cloned());
+        ChosenHosts { hosts }
+    }
+
     /// Adds a host the user allowed (in the workbench: a yes).
     pub fn allow(&mut self, host: Host) {
         self.hosts.push(host);

@@ -3,6 +3,7 @@
 //! AgentScope parses it. The core builds the request and parses the events;
 //! this layer only moves bytes and keeps time.
 
+pub mod exchange;
 pub mod hosts;
 pub mod printer;
 pub mod profile;
@@ -118,6 +119,25 @@ pub struct ApiKey(String);
 impl std::fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+impl ApiKey {
+    /// The key in `variable` of `env`, when set (spaces around it cut);
+    /// `Err` names the variable to set.
+    pub fn from_variable(
+        variable: &str,
+        who: &str,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<ApiKey, SendError> {
+        env(variable)
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .map(ApiKey)
+            .ok_or_else(|| SendError::MissingKey {
+                provider: who.to_string(),
+                variables: variable.to_string(),
+            })
     }
 }
 
@@ -460,7 +480,7 @@ async fn read_some(resp: &mut reqwest::Response, seen: &mut Seen, idle: Duration
 /// Sends `prepared` (the key put in its headers) and waits for the
 /// response's head; a status that is not success is the provider's error,
 /// read from its body, with its `retry-after`.
-async fn open(
+pub(crate) async fn open(
     client: &reqwest::Client,
     prepared: &Prepared,
     key: Option<&ApiKey>,
@@ -559,7 +579,7 @@ pub const BODY_LIMIT: usize = 64 * 1024 * 1024;
 /// The most of an error body read: only its message is shown.
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
-fn body_too_large() -> String {
+pub(crate) fn body_too_large() -> String {
     format!(
         "the reply body is larger than the {} MB body limit",
         BODY_LIMIT / (1024 * 1024)
@@ -568,7 +588,7 @@ fn body_too_large() -> String {
 
 /// Reads the body up to `limit` bytes: the bytes, and whether more came
 /// (then reading stopped at the limit, and the rest is never held).
-async fn read_body(
+pub(crate) async fn read_body(
     resp: &mut reqwest::Response,
     limit: usize,
 ) -> Result<(Vec<u8>, bool), reqwest::Error> {
@@ -585,7 +605,7 @@ async fn read_body(
 }
 
 /// The innermost error's text (reqwest wraps hyper wraps io).
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur: &dyn std::error::Error = e;
     while let Some(next) = cur.source() {
         cur = next;

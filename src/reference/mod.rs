@@ -26,7 +26,7 @@ use crate::provider::Provider;
 use crate::session::Session;
 use serde_json::Value;
 
-pub use request::{FormatFlags, Requested, Stopped, WireAsk};
+pub use request::{FormatFlags, Replies, Requested, Stopped, WireAsk};
 pub use v0::V0_1_6;
 pub use v1::V1_0_21;
 pub use v2_reference::V2_0_11;
@@ -208,6 +208,25 @@ pub trait Reference: Send + Sync {
     ) -> Option<Result<Value, String>> {
         let _ = (session, env, flags);
         None
+    }
+
+    /// How its model class parses the reply to `requested`; `None`: the
+    /// release's parsing is not reproduced (the reply is shown as it came).
+    fn replies(&self, requested: &Requested) -> Option<Box<dyn Replies>> {
+        let _ = requested;
+        None
+    }
+
+    /// The settings with `url` as the base URL of `family`'s requests
+    /// (where the release's model class reads it), for `send --base-url`.
+    fn with_base_url(
+        &self,
+        family: &Family,
+        settings: &mut crate::wire::Settings,
+        url: &str,
+    ) -> Result<(), String> {
+        let _ = (family, settings, url);
+        Err(format!("{} takes no base URL here", self.title()))
     }
 
     /// The request its model class sends for the session: the wire

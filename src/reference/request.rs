@@ -56,9 +56,14 @@ pub struct Requested {
     /// The environment variable the key of this request's host is kept in
     /// (`None`: the API takes no key).
     pub key_variable: Option<&'static str>,
-    /// The 1.0.21 provider of the same API, when there is one: its host
-    /// and key rules apply.
+    /// The 1.0.21 provider of the same API, when there is one.
     pub provider: Option<Provider>,
+    /// The address the family's requests go to when nothing moves them:
+    /// its key goes there unasked (any other host, only when the user
+    /// chose it).
+    pub home: Option<&'static str>,
+    /// How the reply comes: the framing of its stream (SSE, NDJSON).
+    pub framing: crate::response::Api,
     /// What the release's request oracle prints for it.
     pub printed: Map<String, Value>,
     /// What AgentScope logs and Python warns, in order.
@@ -72,6 +77,22 @@ impl Requested {
             .as_ref()
             .filter(|w| w.sdk_error.is_none() && self.stopped.is_none())
     }
+}
+
+/// A release's parsing of one reply, as its model class parses it:
+/// responses dumped in the release's own shape (2.x: `ChatResponse`).
+pub trait Replies: Send {
+    /// One event of a stream: the response the agent receives from it,
+    /// when there is one.
+    fn push(&mut self, event: &Value) -> Result<Option<Value>, Raised>;
+    /// Whether the SDK stops reading here (OpenAI's `[DONE]`).
+    fn done(&self) -> bool;
+    /// The stream's final response.
+    fn finish(self: Box<Self>) -> Value;
+    /// A whole (non-streamed) reply.
+    fn whole(self: Box<Self>, body: &Value) -> Result<Value, Raised>;
+    /// What the parsing logged.
+    fn warnings(&self) -> Vec<String>;
 }
 
 /// The environment variable a family's key is usually kept in: the

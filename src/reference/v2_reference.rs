@@ -252,8 +252,34 @@ impl Reference for V2 {
             stopped,
             key_variable,
             provider,
+            home: Some(v2::wire::home(parsed.family)),
+            framing: framing(parsed.family),
             warnings: built.warnings,
         })
+    }
+
+    fn replies(&self, requested: &Requested) -> Option<Box<dyn super::Replies>> {
+        let family = v2::Class::from_name(&requested.class)?.family;
+        let protocol = v2::reply::Protocol::of(family)?;
+        // A voice asks for pcm16 audio, which the class wraps as WAV.
+        let spoken = requested
+            .wire
+            .as_ref()
+            .is_some_and(|w| w.kwargs.get("audio").is_some());
+        Some(Box::new(v2::reply::Parsing::new(protocol, spoken)))
+    }
+
+    fn with_base_url(
+        &self,
+        family: &Family,
+        settings: &mut crate::wire::Settings,
+        url: &str,
+    ) -> Result<(), String> {
+        let class = class_name(family, Mode::Chat);
+        let parsed = v2::Class::from_name(&class)
+            .ok_or_else(|| format!("AgentScope 2.0.11 has no {} class", family.title))?;
+        v2::wire::put_base_url(parsed.family, &mut settings.model_kwargs, url);
+        Ok(())
     }
 
     fn no_budget(&self) -> Option<&'static str> {
@@ -272,6 +298,18 @@ fn session_value(session: &Session) -> Value {
         object.insert("tools".into(), t.clone());
     }
     Value::Object(object)
+}
+
+/// How a 2.x family's replies are framed (the SDK's stream format).
+fn framing(family: v2::Family) -> crate::response::Api {
+    use crate::response::Api;
+    match family {
+        v2::Family::Responses => Api::OpenAiResponses,
+        v2::Family::Anthropic | v2::Family::MiniMax => Api::Anthropic,
+        v2::Family::Gemini => Api::Gemini,
+        v2::Family::Ollama => Api::Ollama,
+        _ => Api::OpenAi,
+    }
 }
 
 /// A 2.x family's key variable, and the 1.0.21 provider whose host and

@@ -234,6 +234,18 @@ impl Reference for Java {
         Some(super::run(session, env, &opts).map_err(|e| e.0))
     }
 
+    fn with_base_url(
+        &self,
+        _family: &Family,
+        settings: &mut crate::wire::Settings,
+        url: &str,
+    ) -> Result<(), String> {
+        settings
+            .model_kwargs
+            .insert("base_url".into(), Value::String(url.to_string()));
+        Ok(())
+    }
+
     fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
         let class = match (ask.class, family(ask.family)) {
             (Some(c), _) => c.to_string(),
@@ -300,9 +312,15 @@ impl Reference for Java {
         let mut shown = serde_json::Map::new();
         shown.insert("agentscope".into(), Value::String(self.version().into()));
         shown.extend(printed);
-        let key = match family(ask.family) {
+        let java = super::Class::from_name(&class).map(|c| c.family);
+        let key = match java {
             Some(JavaFamily::Ollama) => None,
             _ => key_variable(ask.family),
+        };
+        let framing = match java {
+            Some(JavaFamily::DashScope) => crate::response::Api::DashScope,
+            Some(JavaFamily::Ollama) => crate::response::Api::Ollama,
+            _ => crate::response::Api::OpenAi,
         };
         Ok(Requested {
             class,
@@ -310,6 +328,8 @@ impl Reference for Java {
             stopped,
             key_variable: key,
             provider: ask.family.provider,
+            home: java.map(super::wire::default_base_url),
+            framing,
             printed: shown,
             warnings,
         })

@@ -543,3 +543,74 @@ fn dumps(v: &Value) -> String {
 fn count(v: &Value, key: &str) -> Value {
     field(v, key).cloned().unwrap_or(json!(0))
 }
+
+/// `datetime.now().isoformat()` (UTC here: the core reads no time zone).
+pub fn timestamp() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = crate::response::civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:06}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_micros()
+    )
+}
+
+/// A reply parsed for `send`: the release interface's side of this module.
+pub struct Parsing {
+    protocol: Protocol,
+    clock: Clock,
+    spoken: bool,
+    stream: Option<Stream>,
+}
+
+impl Parsing {
+    /// The parsing of a reply to a request sent now; `spoken` when it asked
+    /// for audio.
+    pub fn new(protocol: Protocol, spoken: bool) -> Parsing {
+        let clock = Clock(std::time::Instant::now());
+        Parsing {
+            protocol,
+            clock,
+            spoken,
+            stream: None,
+        }
+    }
+}
+
+impl crate::reference::Replies for Parsing {
+    fn push(&mut self, event: &Value) -> Result<Option<Value>, crate::reference::Raised> {
+        let (protocol, clock) = (self.protocol, self.clock);
+        let stream = self
+            .stream
+            .get_or_insert_with(|| Stream::new(protocol, clock));
+        Ok(stream.push(event)?.map(|r| r.dump(&timestamp())))
+    }
+
+    fn done(&self) -> bool {
+        self.stream.as_ref().is_some_and(Stream::done)
+    }
+
+    fn finish(self: Box<Self>) -> Value {
+        let stream = self
+            .stream
+            .unwrap_or_else(|| Stream::new(self.protocol, self.clock));
+        stream.finish().dump(&timestamp())
+    }
+
+    fn whole(self: Box<Self>, body: &Value) -> Result<Value, crate::reference::Raised> {
+        Ok(parse_whole(self.protocol, body, self.clock, self.spoken)?.dump(&timestamp()))
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.stream
+            .as_ref()
+            .map(|s| s.warnings.clone())
+            .unwrap_or_default()
+    }
+}

@@ -152,6 +152,44 @@ fn default_address(family: Family) -> Option<&'static str> {
     }
 }
 
+/// Where a family's requests go when nothing moves them (its key goes
+/// there unasked).
+pub fn home(family: Family) -> &'static str {
+    match family {
+        Family::OpenAi | Family::Responses => "https://api.openai.com/v1",
+        Family::Anthropic => "https://api.anthropic.com",
+        Family::Gemini => "https://generativelanguage.googleapis.com/",
+        Family::Ollama => "http://127.0.0.1:11434",
+        Family::Xai => "https://api.x.ai",
+        other => default_address(other).unwrap_or_default(),
+    }
+}
+
+/// Constructor arguments with `url` as the base URL, where the family's
+/// class reads it: its credential's `base_url` (Ollama `host`, xAI
+/// `api_host`), Gemini's `client_kwargs.http_options.base_url`.
+pub fn put_base_url(family: Family, model_kwargs: &mut Map<String, Value>, url: &str) {
+    fn nested<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+        let slot = m
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        slot.as_object_mut().expect("an object was just put there")
+    }
+    let (map, key) = match family {
+        Family::Gemini => (
+            nested(nested(model_kwargs, "client_kwargs"), "http_options"),
+            "base_url",
+        ),
+        Family::Ollama => (nested(model_kwargs, "credential"), "host"),
+        Family::Xai => (nested(model_kwargs, "credential"), "api_host"),
+        _ => (nested(model_kwargs, "credential"), "base_url"),
+    };
+    map.insert(key.into(), Value::String(url.to_string()));
+}
+
 /// The constructed model class.
 pub(crate) struct Model {
     pub family: Family,

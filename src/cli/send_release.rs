@@ -1,0 +1,425 @@
+//! `formatscope send SESSION --agentscope VERSION` for a release other than
+//! the default: the release's own wire (`Reference::request`) sent byte for
+//! byte, its reply parsed as its model classes parse it
+//! (`Reference::replies`) and printed as it streams, recorded in the
+//! history under the release; `--append` adds the reply as the release
+//! holds it. The key rules are the default release's: a key goes unasked
+//! only to the family's own host or one the user chose.
+
+use super::request::{ask_release, Asked};
+use super::send::{append_message, seconds, session_text, SendArgs};
+use super::{safe, say, usage_error};
+use formatscope::net::exchange::{exchange, Exchanged};
+use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
+use formatscope::net::{self, ApiKey, Prepared, SendError, Timeouts};
+use formatscope::reference::{Reference, Replies, WireAsk};
+use serde_json::{json, Map, Value};
+use std::io::Write;
+
+pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference, allowed: &[Host]) -> i32 {
+    let Asked {
+        session,
+        family,
+        mode,
+        mut settings,
+    } = match ask_release(&args.wire, release) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    if let Some(url) = &args.base_url {
+        if let Err(e) = release.with_base_url(family, &mut settings, url) {
+            return usage_error(e);
+        }
+    }
+    let env = super::media_env(
+        &session,
+        super::web_fetcher(&args.wire.web_root, args.wire.offline),
+    );
+    let names = |list: &Option<String>| {
+        list.as_ref().map(|s| {
+            s.split(',')
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+    };
+    let ask = WireAsk {
+        session: &session,
+        family,
+        mode,
+        class: args.wire.formatter.as_deref(),
+        settings: &settings,
+        tool_choice_tools: names(&args.wire.tool_choice_tools),
+        input_types: names(&args.wire.input_types),
+        history_prompt: args.wire.conversation_history_prompt.clone(),
+        endpoint: args.wire.endpoint.clone(),
+        env: &env,
+    };
+    let requested = match release.request(&ask) {
+        Ok(r) => r,
+        Err(e) => return usage_error(e),
+    };
+    super::report_access(env.gate());
+    let Some(wire) = requested.sendable() else {
+        println_json(&Value::Object(requested.printed.clone()));
+        say("error: nothing was sent: AgentScope or the SDK raises before sending");
+        return 1;
+    };
+    if let Some(g) = &wire.grpc {
+        return usage_error(format!(
+            "nothing was sent: {} reaches {} over gRPC ({}), which formatscope does not speak; `formatscope request --agentscope {} --as json` shows the message",
+            requested.class,
+            g.target,
+            g.method,
+            release.version()
+        ));
+    }
+    let timeouts = match (
+        seconds("--connect-timeout", args.connect_timeout),
+        seconds("--first-byte-timeout", args.first_byte_timeout),
+        seconds("--idle-timeout", args.idle_timeout),
+    ) {
+        (Ok(connect), Ok(first_byte), Ok(idle)) => Timeouts {
+            connect,
+            first_byte,
+            idle,
+        },
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return usage_error(e),
+    };
+    let environment = |k: &str| std::env::var(k).ok();
+    let key = match requested.key_variable {
+        None => None,
+        Some(var) => match ApiKey::from_variable(var, family.title, environment) {
+            Ok(k) => Some(k),
+            Err(e) => return usage_error(e),
+        },
+    };
+    let chosen = ChosenHosts::around(requested.home, args.base_url.as_deref(), allowed);
+    let host = match hosts::check(&wire.url, key.is_some(), &chosen) {
+        Ok(h) => h,
+        Err(HostRefusal::NoHost(url)) => {
+            return usage_error(format!(
+                "nothing was sent: the request's URL {} has no host",
+                safe(&url)
+            ))
+        }
+        Err(HostRefusal::NotChosen(h)) => {
+            return usage_error(format!(
+                "nothing was sent: the session names {h} as the {} server, and formatscope sends your key only to its own host or one you chose; to send it there: --allow-host {h}, or --base-url URL",
+                family.title
+            ))
+        }
+    };
+    let prepared = Prepared {
+        api: requested.framing,
+        method: wire.method.to_string(),
+        url: wire.url.clone(),
+        headers: wire
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect(),
+        body: wire.body_bytes().into_bytes(),
+        stream: wire.stream,
+    };
+    let original = if args.append {
+        match session_text(&args.wire.session) {
+            Ok(t) => Some(t),
+            Err(e) => return usage_error(e),
+        }
+    } else {
+        None
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
+    };
+    say(format!(
+        "note: sending to {} ({} · {})",
+        safe(&host.to_string()),
+        release.title(),
+        requested.class
+    ));
+    let mut reading = Reading {
+        parser: release.replies(&requested),
+        stream: wire.stream,
+        json: args.json,
+        whole: None,
+        error: None,
+        printed_text: false,
+    };
+    if reading.parser.is_none() {
+        say(format!(
+            "note: {}'s parsing of the reply is not reproduced: the reply is shown as it came",
+            release.title()
+        ));
+    }
+    let result: Result<Exchanged, SendError> = runtime.block_on(async {
+        let client = net::client(timeouts)?;
+        let sending = exchange(&client, &prepared, key.as_ref(), timeouts, |event| {
+            reading.take(event)
+        });
+        tokio::select! {
+            r = sending => r,
+            _ = tokio::signal::ctrl_c() => Err(SendError::Cancelled),
+        }
+    });
+    if reading.printed_text && !args.json {
+        outln!();
+    }
+    let final_reply = match &result {
+        Ok(_) if reading.error.is_none() => reading.finish(),
+        _ => None,
+    };
+    let warnings = reading
+        .parser
+        .as_ref()
+        .map(|p| p.warnings())
+        .unwrap_or_default();
+    super::history::record(&formatscope::history::NewSend {
+        session: formatscope::history::session_key(&args.wire.session),
+        messages_hash: formatscope::history::messages_hash(
+            session.messages.iter().map(|m| m.value()),
+        ),
+        reference: release.version().to_string(),
+        provider: family.id.to_string(),
+        model: wire
+            .kwargs
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        host: host.to_string(),
+        request: prepared.body.clone(),
+        reply: final_reply.clone(),
+        usage: final_reply
+            .as_ref()
+            .and_then(|r| r.get("usage").cloned())
+            .filter(|u| !u.is_null()),
+        status: match (&result, &reading.error) {
+            (Err(SendError::Cancelled), _) => "cancelled",
+            (Err(_), _) | (_, Some(_)) => "error",
+            _ => "ok",
+        }
+        .into(),
+        elapsed_ms: result
+            .as_ref()
+            .map(|r| r.total.as_millis() as u64)
+            .unwrap_or_default(),
+        first_token_ms: result
+            .as_ref()
+            .ok()
+            .and_then(|r| r.first_event)
+            .map(|t| t.as_millis() as u64),
+        error: match (&result, &reading.error) {
+            (Err(e), _) => Some(e.to_string()),
+            (_, Some((kind, message))) => Some(format!("{kind}: {message}")),
+            _ => None,
+        },
+    });
+    for w in &warnings {
+        say(format!("warning: {}", safe(w)));
+    }
+    let done = match result {
+        Ok(d) => d,
+        Err(SendError::Cancelled) => {
+            say("cancelled: nothing was appended");
+            return 130;
+        }
+        Err(e) => {
+            say(format!("error: {}", safe(&e.to_string())));
+            return 1;
+        }
+    };
+    if let Some((kind, message)) = &reading.error {
+        say(format!("error: {kind}: {}", safe(message)));
+        if args.append {
+            say("nothing was appended");
+        }
+        return 1;
+    }
+    let usage = final_reply
+        .as_ref()
+        .and_then(|r| r.get("usage"))
+        .filter(|u| !u.is_null())
+        .cloned();
+    if args.json {
+        println_json(&json!({
+            "final": final_reply,
+            "events": done.events,
+            "first_event": done.first_event.map(|d| d.as_secs_f64()),
+            "total_time": done.total.as_secs_f64(),
+        }));
+    } else {
+        let mut line = String::new();
+        if let Some(u) = &usage {
+            line.push_str(&format!(
+                "usage: {} in, {} out · ",
+                u["input_tokens"], u["output_tokens"]
+            ));
+        }
+        if let Some(t) = done.first_event {
+            line.push_str(&format!("first event {:.2} s · ", t.as_secs_f64()));
+        }
+        line.push_str(&format!("total {:.2} s", done.total.as_secs_f64()));
+        say(line);
+    }
+    match (original, final_reply) {
+        (Some(original), Some(reply)) => {
+            let content = reply.get("content").cloned().unwrap_or(json!([]));
+            if content.as_array().is_none_or(Vec::is_empty) {
+                say("error: the reply holds nothing AgentScope would keep; nothing was appended");
+                return 1;
+            }
+            append_message(
+                args,
+                &original,
+                |name| assistant_msg(name, content, usage),
+                &format!("{} {}", release.title(), family.title),
+            )
+        }
+        (Some(_), None) => {
+            say("error: the reply was not parsed here; nothing was appended");
+            1
+        }
+        _ => 0,
+    }
+}
+
+/// The reply as a 2.x agent holds it: an `AssistantMsg` of the response's
+/// blocks, its usage and `completed`.
+fn assistant_msg(name: &str, content: Value, usage: Option<Value>) -> Value {
+    let stamp = formatscope::reference::v2::reply::timestamp();
+    let mut m = Map::new();
+    m.insert("name".into(), json!(name));
+    m.insert("content".into(), content);
+    m.insert("role".into(), json!("assistant"));
+    m.insert(
+        "id".into(),
+        json!(formatscope::reference::v2::reply::generate_id()),
+    );
+    m.insert("metadata".into(), json!({}));
+    m.insert("created_at".into(), json!(stamp));
+    m.insert("usage".into(), usage.unwrap_or(Value::Null));
+    m.insert("finished_at".into(), Value::Null);
+    m.insert("finished_reason".into(), json!("completed"));
+    m.insert("structured_output".into(), Value::Null);
+    m.insert("error".into(), Value::Null);
+    Value::Object(m)
+}
+
+/// The reply as it comes in: parsed and shown.
+struct Reading {
+    parser: Option<Box<dyn Replies>>,
+    stream: bool,
+    json: bool,
+    /// A whole (non-streamed) reply, parsed.
+    whole: Option<Value>,
+    /// What the parsing raised (kind, message).
+    error: Option<(String, String)>,
+    printed_text: bool,
+}
+
+impl Reading {
+    /// One event; whether to read on.
+    fn take(&mut self, event: Value) -> bool {
+        let Some(parser) = self.parser.as_mut() else {
+            println_json(&event);
+            return true;
+        };
+        if !self.stream {
+            if let Some(p) = self.parser.take() {
+                match p.whole(&event) {
+                    Ok(reply) => {
+                        self.show(&reply);
+                        self.whole = Some(reply);
+                    }
+                    Err(e) => self.error = Some((e.kind, e.message)),
+                }
+            }
+            return false;
+        }
+        match parser.push(&event) {
+            Ok(Some(delta)) => self.show(&delta),
+            Ok(None) => {}
+            Err(e) => {
+                self.error = Some((e.kind, e.message));
+                return false;
+            }
+        }
+        !self.parser.as_ref().is_some_and(|p| p.done())
+    }
+
+    /// A response: a JSON line, or its text as it streams.
+    fn show(&mut self, reply: &Value) {
+        if self.json {
+            println_json(reply);
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        for block in reply
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let text = match block.get("type").and_then(Value::as_str) {
+                Some("text") => block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                Some("thinking") => block
+                    .get("thinking")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                    .map(|t| format!("[thinking] {t}")),
+                Some("tool_call") => Some(format!(
+                    "\n[tool call {} {}] {}",
+                    block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    block.get("id").and_then(Value::as_str).unwrap_or_default(),
+                    block
+                        .get("input")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                )),
+                Some("data") => Some("[audio]".into()),
+                _ => None,
+            };
+            if let Some(t) = text {
+                let _ = write!(out, "{}", super::safe(&t));
+                self.printed_text = true;
+            }
+        }
+        let _ = out.flush();
+    }
+
+    /// The final response: the whole reply, or the stream's accumulated.
+    fn finish(&mut self) -> Option<Value> {
+        if let Some(w) = self.whole.take() {
+            return Some(w);
+        }
+        if !self.stream {
+            return None;
+        }
+        let last = self.parser.take()?.finish();
+        if self.json {
+            println_json(&last);
+        }
+        Some(last)
+    }
+}
+
+fn println_json(v: &Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}",
+        formatscope::text::escape_json_controls(&serde_json::to_string(v).unwrap_or_default())
+    );
+}
