@@ -414,6 +414,124 @@ fn the_workbench_sends_streams_the_reply_and_appends_it() {
 }
 
 #[test]
+fn under_2_0_11_the_wire_view_export_and_send_are_the_releases_own() {
+    use provider::{FakeProvider, Plan};
+    // 2.0.11's OpenAI class streams deltas; a usage-only chunk ends it.
+    let frames: Vec<Vec<u8>> = ["Twenty", "-one, ", "from 2.x."]
+        .iter()
+        .map(|t| {
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"id": "chatcmpl-v2", "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": {"content": t}, "finish_reason": null}]})
+            )
+            .into_bytes()
+        })
+        .chain([
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"id": "chatcmpl-v2", "choices": [],
+                    "usage": {"prompt_tokens": 17, "completion_tokens": 6, "total_tokens": 23}})
+            )
+            .into_bytes(),
+            b"data: [DONE]\n\n".to_vec(),
+        ])
+        .collect();
+    let server = FakeProvider::start(Plan::stream(
+        "text/event-stream",
+        frames,
+        Duration::from_millis(300),
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("ask.json");
+    // The 2.x credential's base URL: only the session names it.
+    std::fs::write(
+        &file,
+        format!(
+            "{{\"provider\": \"openai\",\n \"request\": {{\"model_kwargs\": {{\"credential\": {{\"base_url\": \"{}/v1\"}}}}}},\n \"messages\": [{{\"name\": \"Bob\", \"role\": \"user\", \"content\": \"How old?\"}}]}}\n",
+            server.base()
+        ),
+    )
+    .expect("write");
+    let db = dir.path().join("history.db");
+    let tmux = Tmux::start_env(
+        dir.path(),
+        "ask.json",
+        &[
+            ("OPENAI_API_KEY", "sk-e2e-v2-secret"),
+            ("FORMATSCOPE_HISTORY", db.to_str().expect("a path")),
+        ],
+    );
+    tmux.wait_for("the request", |s| s.contains("OpenAIChatFormatter"));
+    tmux.keys(&["V"]);
+    tmux.wait_for("AgentScope 2.0.11", |s| s.contains("2.0.11"));
+    tmux.keys(&["v"]);
+    let host = format!("127.0.0.1:{}", server.port);
+    tmux.wait_for("the 2.x wire", |s| {
+        s.contains("openai.AsyncOpenAI.chat.completions.create") && s.contains(&host)
+    });
+    tmux.keys(&["E"]);
+    tmux.wait_for("the export", |s| s.contains("curl"));
+    let script = std::fs::read_dir(dir.path())
+        .expect("the folder")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".sh"))
+        .expect("a curl script beside the session");
+    let text = std::fs::read_to_string(&script).expect("the script");
+    assert!(
+        text.contains("${OPENAI_API_KEY}") && text.contains("stream_options"),
+        "{text}"
+    );
+    tmux.keys(&["S"]);
+    tmux.wait_for("the question about the host", |s| {
+        s.contains("Send your key there?") && s.contains(&host)
+    });
+    assert!(
+        server.requests().is_empty(),
+        "nothing sent before the answer"
+    );
+    tmux.keys(&["a"]);
+    let done = tmux.wait_for("the whole reply", |s| {
+        s.contains("Twenty-one, from 2.x.") && s.contains("billed 17 in, 6 out")
+    });
+    assert!(!done.contains("sk-e2e-v2-secret"), "the key never shows");
+    let got = server.requests();
+    assert_eq!(got.len(), 1);
+    let body: serde_json::Value = serde_json::from_slice(&got[0].body).expect("JSON");
+    assert_eq!(
+        body["stream_options"]["include_usage"], true,
+        "2.0.11's body"
+    );
+    tmux.keys(&["A"]);
+    tmux.wait_for("the appended message", |s| {
+        s.contains("appended the reply as message #1")
+    });
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("the save", |s| s.contains("saved"));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("JSON");
+    let last = &saved["messages"][1];
+    assert_eq!(last["content"][0]["text"], "Twenty-one, from 2.x.");
+    assert_eq!(
+        last["finished_reason"], "completed",
+        "a 2.x AssistantMsg: {last}"
+    );
+    tmux.keys(&["H"]);
+    tmux.wait_for("the send in the history", |s| s.contains("openai · gpt-4o"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the send recorded under the release", |s| {
+        s.contains(&format!("AgentScope 2.0.11 · {host}"))
+    });
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}
+
+#[test]
 fn r_asks_anthropic_to_count_and_the_meter_says_exact() {
     use provider::{FakeProvider, Plan};
     let server = FakeProvider::start(Plan::json(200, r#"{"input_tokens": 99}"#));

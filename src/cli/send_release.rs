@@ -13,7 +13,7 @@ use formatscope::net::exchange::{exchange, Exchanged};
 use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use formatscope::net::{self, ApiKey, Prepared, SendError, Timeouts};
 use formatscope::reference::{Reference, Replies, WireAsk};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::io::Write;
 
 pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference, allowed: &[Host]) -> i32 {
@@ -179,47 +179,34 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference, allowed: &[H
         .as_ref()
         .map(|p| p.warnings())
         .unwrap_or_default();
-    super::history::record(&formatscope::history::NewSend {
-        session: formatscope::history::session_key(&args.wire.session),
-        messages_hash: formatscope::history::messages_hash(
-            session.messages.iter().map(|m| m.value()),
-        ),
-        reference: release.version().to_string(),
-        provider: family.id.to_string(),
-        model: wire
-            .kwargs
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        host: host.to_string(),
-        request: prepared.body.clone(),
-        reply: final_reply.clone(),
-        usage: final_reply
-            .as_ref()
-            .and_then(|r| r.get("usage").cloned())
-            .filter(|u| !u.is_null()),
-        status: match (&result, &reading.error) {
-            (Err(SendError::Cancelled), _) => "cancelled",
-            (Err(_), _) | (_, Some(_)) => "error",
-            _ => "ok",
-        }
-        .into(),
-        elapsed_ms: result
-            .as_ref()
-            .map(|r| r.total.as_millis() as u64)
-            .unwrap_or_default(),
-        first_token_ms: result
-            .as_ref()
-            .ok()
-            .and_then(|r| r.first_event)
-            .map(|t| t.as_millis() as u64),
-        error: match (&result, &reading.error) {
-            (Err(e), _) => Some(e.to_string()),
-            (_, Some((kind, message))) => Some(format!("{kind}: {message}")),
-            _ => None,
+    let model = wire
+        .kwargs
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    super::history::record(&net::record::release_entry(
+        &net::record::ReleaseSent {
+            session: formatscope::history::session_key(&args.wire.session),
+            messages: &session.messages,
+            release: release.version(),
+            family: family.id,
+            model: &model,
+            host: &host,
+            body: &prepared.body,
         },
-    });
+        net::record::ReleaseEnded {
+            reply: final_reply.clone(),
+            error: match (&result, &reading.error) {
+                (Err(e), _) => Some(e.to_string()),
+                (_, Some((kind, message))) => Some(format!("{kind}: {message}")),
+                _ => None,
+            },
+            cancelled: matches!(result, Err(SendError::Cancelled)),
+            elapsed: result.as_ref().map(|r| r.total).unwrap_or_default(),
+            first_event: result.as_ref().ok().and_then(|r| r.first_event),
+        },
+    ));
     for w in &warnings {
         say(format!("warning: {}", safe(w)));
     }
@@ -267,48 +254,30 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference, allowed: &[H
         line.push_str(&format!("total {:.2} s", done.total.as_secs_f64()));
         say(line);
     }
-    match (original, final_reply) {
-        (Some(original), Some(reply)) => {
-            let content = reply.get("content").cloned().unwrap_or(json!([]));
-            if content.as_array().is_none_or(Vec::is_empty) {
+    let holder = release.replies(&requested);
+    match (original, final_reply, holder) {
+        (Some(original), Some(reply), Some(holder)) => {
+            let empty = reply
+                .get("content")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty);
+            if empty {
                 say("error: the reply holds nothing AgentScope would keep; nothing was appended");
                 return 1;
             }
             append_message(
                 args,
                 &original,
-                |name| assistant_msg(name, content, usage),
+                |name| holder.held(&reply, name),
                 &format!("{} {}", release.title(), family.title),
             )
         }
-        (Some(_), None) => {
+        (Some(_), _, _) => {
             say("error: the reply was not parsed here; nothing was appended");
             1
         }
         _ => 0,
     }
-}
-
-/// The reply as a 2.x agent holds it: an `AssistantMsg` of the response's
-/// blocks, its usage and `completed`.
-fn assistant_msg(name: &str, content: Value, usage: Option<Value>) -> Value {
-    let stamp = formatscope::reference::v2::reply::timestamp();
-    let mut m = Map::new();
-    m.insert("name".into(), json!(name));
-    m.insert("content".into(), content);
-    m.insert("role".into(), json!("assistant"));
-    m.insert(
-        "id".into(),
-        json!(formatscope::reference::v2::reply::generate_id()),
-    );
-    m.insert("metadata".into(), json!({}));
-    m.insert("created_at".into(), json!(stamp));
-    m.insert("usage".into(), usage.unwrap_or(Value::Null));
-    m.insert("finished_at".into(), Value::Null);
-    m.insert("finished_reason".into(), json!("completed"));
-    m.insert("structured_output".into(), Value::Null);
-    m.insert("error".into(), Value::Null);
-    Value::Object(m)
 }
 
 /// The reply as it comes in: parsed and shown.
@@ -331,14 +300,12 @@ impl Reading {
             return true;
         };
         if !self.stream {
-            if let Some(p) = self.parser.take() {
-                match p.whole(&event) {
-                    Ok(reply) => {
-                        self.show(&reply);
-                        self.whole = Some(reply);
-                    }
-                    Err(e) => self.error = Some((e.kind, e.message)),
+            match parser.whole(&event) {
+                Ok(reply) => {
+                    self.show(&reply);
+                    self.whole = Some(reply);
                 }
+                Err(e) => self.error = Some((e.kind, e.message)),
             }
             return false;
         }

@@ -62,3 +62,55 @@ pub fn entry(sent: &Sent<'_>, result: &Result<Outcome, SendError>, elapsed: Dura
         error,
     }
 }
+
+/// A send under another release (`Reference::request`, its reply parsed
+/// by `Reference::replies`) as it went out.
+pub struct ReleaseSent<'a> {
+    pub session: PathBuf,
+    pub messages: &'a [PackedMessage],
+    /// "2.0.11".
+    pub release: &'a str,
+    /// The release's family id ("minimax").
+    pub family: &'a str,
+    pub model: &'a str,
+    pub host: &'a super::hosts::Host,
+    pub body: &'a [u8],
+}
+
+/// How a send under another release ended: its final reply as the release
+/// dumps it, or why there is none.
+pub struct ReleaseEnded {
+    pub reply: Option<serde_json::Value>,
+    pub error: Option<String>,
+    pub cancelled: bool,
+    pub elapsed: Duration,
+    pub first_event: Option<Duration>,
+}
+
+/// The history entry of a send under another release: marked with it.
+pub fn release_entry(sent: &ReleaseSent<'_>, ended: ReleaseEnded) -> NewSend {
+    let status = match (ended.cancelled, &ended.error) {
+        (true, _) => "cancelled",
+        (_, Some(_)) => "error",
+        _ => "ok",
+    };
+    NewSend {
+        session: sent.session.clone(),
+        messages_hash: messages_hash(sent.messages.iter().map(PackedMessage::value)),
+        reference: sent.release.to_string(),
+        provider: sent.family.to_string(),
+        model: sent.model.to_string(),
+        host: sent.host.to_string(),
+        request: sent.body.to_vec(),
+        usage: ended
+            .reply
+            .as_ref()
+            .and_then(|r| r.get("usage").cloned())
+            .filter(|u| !u.is_null()),
+        reply: ended.reply,
+        status: status.into(),
+        elapsed_ms: ended.elapsed.as_millis() as u64,
+        first_token_ms: ended.first_event.map(|t| t.as_millis() as u64),
+        error: ended.error,
+    }
+}

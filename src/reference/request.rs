@@ -87,12 +87,19 @@ pub trait Replies: Send {
     fn push(&mut self, event: &Value) -> Result<Option<Value>, Raised>;
     /// Whether the SDK stops reading here (OpenAI's `[DONE]`).
     fn done(&self) -> bool;
+    /// The reply so far, accumulated as the final one will be (for a
+    /// pane that shows the latest state).
+    fn snapshot(&self) -> Value;
     /// The stream's final response.
     fn finish(self: Box<Self>) -> Value;
     /// A whole (non-streamed) reply.
-    fn whole(self: Box<Self>, body: &Value) -> Result<Value, Raised>;
+    fn whole(&mut self, body: &Value) -> Result<Value, Raised>;
     /// What the parsing logged.
     fn warnings(&self) -> Vec<String>;
+    /// The reply as the release's agent holds it in its memory, named
+    /// `name` (2.x: an `AssistantMsg` of the response's blocks): what
+    /// appending it adds to the session.
+    fn held(&self, reply: &Value, name: &str) -> Value;
 }
 
 /// The environment variable a family's key is usually kept in: the

@@ -201,8 +201,12 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
             session,
             formatter,
             settings,
+            release,
         } => {
-            let result = export_curl(&path, &session, formatter, &settings);
+            let result = match release {
+                Some(r) => export_release_curl(&path, &session, r, &settings),
+                None => export_curl(&path, &session, formatter, &settings),
+            };
             log.line(format!("export beside {}: {result:?}", path.display()));
             Some(Event::Exported(result))
         }
@@ -387,6 +391,59 @@ pub fn export_curl(
     crate::session::write_beside(
         &script,
         &format!("{}.curl", provider.id()),
+        &format!("{text}\n"),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// Another release's request as a `curl` command, written beside the
+/// session as `NAME.RELEASE.FAMILY.curl.sh`, the key read from the
+/// variable of the host it addresses.
+pub fn export_release_curl(
+    path: &std::path::Path,
+    session: &crate::session::Session,
+    r: super::worker::ReleaseJob,
+    settings: &crate::wire::Settings,
+) -> Result<PathBuf, String> {
+    use crate::wire::export;
+    let env = crate::media::MediaEnv::new(session.base_dir(), Arc::new(crate::media::NoNetwork));
+    let ask = crate::reference::WireAsk {
+        session,
+        family: r.family,
+        mode: r.mode,
+        class: None,
+        settings,
+        tool_choice_tools: None,
+        input_types: None,
+        history_prompt: None,
+        endpoint: None,
+        env: &env,
+    };
+    let requested = r.release.request(&ask)?;
+    let Some(wire) = requested.sendable() else {
+        let why = requested
+            .stopped
+            .map(|s| format!("{}: {}", s.error.kind, s.error.message))
+            .unwrap_or_else(|| "the SDK raises before sending".into());
+        return Err(format!("the request cannot be built: {why}"));
+    };
+    if wire.grpc.is_some() {
+        return Err(format!(
+            "{} goes over gRPC: no curl command sends it",
+            requested.class
+        ));
+    }
+    let text = export::curl(
+        requested.key_variable,
+        wire.method,
+        &wire.url,
+        &wire.headers,
+        &wire.body_bytes(),
+    );
+    let script = path.with_extension("sh");
+    crate::session::write_beside(
+        &script,
+        &format!("{}.{}.curl", r.release.version(), r.family.id),
         &format!("{text}\n"),
     )
     .map_err(|e| e.to_string())

@@ -22,6 +22,7 @@ pub mod recent;
 pub mod recovery;
 pub mod runtime;
 pub mod sender;
+mod sender_release;
 pub mod theme;
 pub mod view;
 pub mod watch;

@@ -26,6 +26,10 @@ pub struct SendJob {
     /// Where the finished send is recorded (the history file, and the
     /// session it is recorded under); `None`: not recorded.
     pub history: Option<(PathBuf, PathBuf)>,
+    /// Another release's request (`V`): built, sent and parsed by that
+    /// release (`Reference::request`, `Reference::replies`); `None`: the
+    /// default release's, for `formatter`.
+    pub release: Option<super::worker::ReleaseJob>,
 }
 
 /// Where messages for the loop go: from any thread (the worker, the I/O
@@ -246,6 +250,8 @@ pub enum Command {
         session: Box<Session>,
         formatter: crate::formatter::FormatterId,
         settings: Box<crate::wire::Settings>,
+        /// Another release's request (`V`), exported as it builds it.
+        release: Option<super::worker::ReleaseJob>,
     },
     /// Send the request for real (the sender thread, on tokio).
     Send(Box<SendJob>),

@@ -42,6 +42,7 @@ mod panels;
 mod picker;
 mod popups;
 mod release;
+mod release_send;
 mod send_confirm;
 mod send_hosts;
 mod sends;
@@ -355,6 +356,7 @@ impl App {
                 allowed_hosts: self.consent.send_hosts(),
                 profile: self.profile_for(provider).cloned(),
                 history: self.history_for(),
+                release: None,
             })));
         }
         self.replies
@@ -579,11 +581,7 @@ impl App {
                     (Box::new(session.clone()), text)
                 }),
             explain: self.request.explain,
-            release: (self.release != 0).then(|| ReleaseJob {
-                release: self.reference(),
-                family: self.family(),
-                mode: self.release_mode,
-            }),
+            release: self.release_job(),
             session_settings: Arc::new(session.settings.clone()),
         };
         vec![Command::Reformat(Box::new(job))]

@@ -127,7 +127,11 @@ impl App {
                     Vec::new()
                 }
             },
-            Popup::SendHost { host, providers } => self.on_send_host_key(code, host, providers),
+            Popup::SendHost {
+                host,
+                providers,
+                release,
+            } => self.on_send_host_key(code, host, providers, release),
             Popup::ConfirmSend(ask) => self.on_confirm_send_key(code, ask),
             Popup::Consent { session, wanted } => match code {
                 KeyCode::Char('a') => {

@@ -11,6 +11,15 @@ impl App {
         crate::reference::ALL[self.release % crate::reference::ALL.len()]
     }
 
+    /// The release on screen when it is not the default one, for its jobs.
+    pub(super) fn release_job(&self) -> Option<ReleaseJob> {
+        (self.release != 0).then(|| ReleaseJob {
+            release: self.reference(),
+            family: self.family(),
+            mode: self.release_mode,
+        })
+    }
+
     /// The release's provider on screen: the one picked that 1.0.21 does
     /// not have, else the formatter's, else the release's first.
     pub fn family(&self) -> &'static Family {

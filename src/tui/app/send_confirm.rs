@@ -19,14 +19,9 @@ impl App {
             self.status = "a send is in flight: Esc cancels it".into();
             return Vec::new();
         }
-        // Only the default release's requests are built for the wire.
-        if !self.reference().counts_and_truncates() {
-            self.status = format!(
-                "not sent: formatscope sends the request {} builds; V back to it to send ({} is shown, not sent)",
-                crate::reference::default().title(),
-                self.reference().title()
-            );
-            return Vec::new();
+        // Another release's request is its own: sent as it builds it.
+        if self.release_job().is_some() {
+            return self.send_release();
         }
         let count = self
             .preview

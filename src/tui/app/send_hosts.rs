@@ -17,27 +17,35 @@ impl App {
             return Vec::new();
         };
         let provider = pane.provider;
+        let release = pane.label.clone();
         if let Some(line) = pane.apply(id, ReplyUpdate::HostNotChosen(host.clone())) {
             self.status = line;
         }
-        let Some(provider) = provider else {
-            return Vec::new();
-        };
         if self.consent.refused_send_host(&host) {
             self.status = format!("not sent: you said no to sending keys to {host}");
+            return Vec::new();
+        }
+        // A release's send asks for itself; a default one for its provider.
+        let (provider, release) = match release {
+            Some(label) => (None, Some(label)),
+            None => (provider, None),
+        };
+        if provider.is_none() && release.is_none() {
             return Vec::new();
         }
         match &mut self.popup {
             None => {
                 self.popup = Some(Popup::SendHost {
                     host,
-                    providers: vec![provider],
+                    providers: provider.into_iter().collect(),
+                    release,
                 })
             }
             Some(Popup::SendHost {
                 host: asked,
                 providers,
-            }) if *asked == host => providers.push(provider),
+                ..
+            }) if *asked == host => providers.extend(provider),
             // Another question is open: this send says why it stopped.
             Some(_) => {}
         }
@@ -49,10 +57,14 @@ impl App {
         code: KeyCode,
         host: Host,
         providers: Vec<crate::formatter::Provider>,
+        release: Option<String>,
     ) -> Vec<Command> {
         match code {
             KeyCode::Char('a') => {
                 self.consent.answer_send_host(host, true);
+                if release.is_some() {
+                    return self.send_release();
+                }
                 // Beside the sends still streaming (`P`), not instead.
                 self.launch(&providers)
             }
@@ -62,7 +74,11 @@ impl App {
                 Vec::new()
             }
             _ => {
-                self.popup = Some(Popup::SendHost { host, providers });
+                self.popup = Some(Popup::SendHost {
+                    host,
+                    providers,
+                    release,
+                });
                 Vec::new()
             }
         }

@@ -23,6 +23,7 @@ impl App {
             session: Box::new(session),
             formatter: self.formatter,
             settings: Box::new(settings),
+            release: self.release_job(),
         }]
     }
 
@@ -71,6 +72,7 @@ impl App {
             allowed_hosts: self.consent.send_hosts(),
             profile: self.profile_for(provider).cloned(),
             history: None,
+            release: None,
         }))]
     }
 
@@ -105,7 +107,14 @@ impl App {
             return Vec::new();
         };
         let name = crate::response::reply_speaker(self.messages().iter().map(PackedMessage::value));
-        let message = reply.to_message(&name);
+        // A reply another release parsed is appended as that release
+        // holds it.
+        let held = self
+            .replies
+            .iter()
+            .find(|r| r.final_reply() == Some(&reply))
+            .and_then(|r| r.held(&name));
+        let message = held.unwrap_or_else(|| reply.to_message(&name));
         let at = self.messages().len();
         let cmds = self.edit(at, 0, vec![message], at, None);
         if !cmds.is_empty() || self.messages().len() > at {

@@ -70,6 +70,9 @@ pub enum Popup {
         host: crate::net::hosts::Host,
         /// The sends it stopped, to make again on a yes.
         providers: Vec<crate::formatter::Provider>,
+        /// Or the send under another release it stopped ("AgentScope
+        /// 2.0.11 MiniMax"), made again on a yes.
+        release: Option<String>,
     },
     /// Model, budget and token counter (`s`).
     Settings(Box<SettingsForm>),
@@ -330,9 +333,14 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
             lines.push("n  do not send (s sets the threshold: ask to send at)".into());
             draw_dialog(frame, area, ui, "Send this large request?", &lines);
         }
-        Popup::SendHost { host, providers } => {
+        Popup::SendHost {
+            host,
+            providers,
+            release,
+        } => {
             let host = crate::text::escape_control(&host.to_string()).into_owned();
-            let names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
+            let mut names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
+            names.extend(release.iter().cloned());
             let lines = vec![
                 format!("{file} sends the {} request to {host}.", names.join(", ")),
                 format!("Only the session names {host}: your API key would go there."),

@@ -29,6 +29,9 @@ pub enum ReplyUpdate {
     HostNotChosen(crate::net::hosts::Host),
     /// A response AgentScope yields (a cumulative snapshot).
     Chunk(Box<ChatResponse>),
+    /// The reply as another release's agent holds it (what `A` appends),
+    /// before `Done`.
+    Held(Value),
     Done(Box<Outcome>),
     Failed(String),
     Cancelled,
@@ -58,6 +61,12 @@ pub struct ReplyPane {
     /// The price of the model sent to (None: not in the price table).
     pub price: Option<crate::tokens::cost::Price>,
     pub scroll: u16,
+    /// Who replies, when not a provider of the default release
+    /// ("AgentScope 2.0.11 MiniMax").
+    pub label: Option<String>,
+    /// The reply as that release holds it, appended instead of the
+    /// default release's message.
+    pub held: Option<Value>,
 }
 
 impl Default for ReplyPane {
@@ -72,6 +81,8 @@ impl Default for ReplyPane {
             our_count: None,
             price: None,
             scroll: 0,
+            label: None,
+            held: None,
         }
     }
 }
@@ -102,13 +113,44 @@ impl ReplyPane {
         };
     }
 
+    /// A send under another release: `provider` when the release's
+    /// family is one of the default release's, `label` says who.
+    pub fn start_release(&mut self, id: u64, provider: Option<Provider>, label: &str) {
+        *self = ReplyPane {
+            id,
+            phase: Phase::Sending,
+            provider,
+            label: Some(label.to_string()),
+            ..ReplyPane::default()
+        };
+    }
+
+    /// Who replies, as the title and status lines say.
+    pub fn who(&self) -> String {
+        match (&self.label, self.provider) {
+            (Some(l), _) => l.clone(),
+            (None, Some(p)) => p.to_string(),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// The reply as its release holds it, named `name`, when another
+    /// release parsed it.
+    pub fn held(&self, name: &str) -> Option<Value> {
+        let mut held = self.held.clone().filter(|_| self.phase == Phase::Done)?;
+        if let Some(m) = held.as_object_mut() {
+            m.insert("name".into(), Value::String(name.to_string()));
+        }
+        Some(held)
+    }
+
     /// Applies an update of send `id`; updates of older sends are dropped.
     /// Returns a status line when the send ended.
     pub fn apply(&mut self, id: u64, update: ReplyUpdate) -> Option<String> {
         if id != self.id || !self.in_flight() {
             return None;
         }
-        let provider = self.provider.map(|p| p.to_string()).unwrap_or_default();
+        let provider = self.who();
         match update {
             ReplyUpdate::Started { url, host, .. } => {
                 self.url = url;
@@ -124,6 +166,10 @@ impl ReplyPane {
             ReplyUpdate::Chunk(r) => {
                 self.phase = Phase::Streaming;
                 self.latest = Some(*r);
+                None
+            }
+            ReplyUpdate::Held(message) => {
+                self.held = Some(message);
                 None
             }
             ReplyUpdate::Done(outcome) => {
@@ -171,7 +217,7 @@ impl ReplyPane {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
-        let provider = self.provider.map(|p| p.to_string()).unwrap_or_default();
+        let provider = self.who();
         let state = match &self.phase {
             Phase::Idle => "",
             Phase::Sending => "sending… (Esc cancels)",
@@ -220,7 +266,16 @@ impl ReplyPane {
                             Style::default().fg(ui.focus),
                         ));
                     }
-                    Some("audio") => {
+                    // 2.x: the arguments as the raw string.
+                    Some("tool_call") => {
+                        let name = b.get("name").map(crate::py::py_str).unwrap_or_default();
+                        let input = b.get("input").map(crate::py::py_str).unwrap_or_default();
+                        lines.push(Line::styled(
+                            format!("→ {name}({input})"),
+                            Style::default().fg(ui.focus),
+                        ));
+                    }
+                    Some("audio" | "data") => {
                         lines.push(Line::styled("<audio>", Style::default().fg(ui.muted)))
                     }
                     _ => {}

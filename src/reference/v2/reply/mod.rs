@@ -398,15 +398,31 @@ impl Stream {
         matches!(&self.parser, Parser::Chat(p) if p.done)
     }
 
+    /// The accumulated response so far (what the final one would be if
+    /// the stream ended here).
+    pub fn snapshot(&self) -> Reply {
+        let acc = Accumulator {
+            blocks: self.acc.blocks.clone(),
+            id: self.acc.id.clone(),
+            usage: self.acc.usage.clone(),
+        };
+        self.built(acc)
+    }
+
     /// The accumulated final response.
-    pub fn finish(self) -> Reply {
+    pub fn finish(mut self) -> Reply {
+        let acc = std::mem::take(&mut self.acc);
+        self.built(acc)
+    }
+
+    fn built(&self, acc: Accumulator) -> Reply {
         let shared = match &self.parser {
             // Anthropic's parser updates one usage object in place: the
-            // accumulator holds it, so its last state is the final's.
+            // accumulator holds it, so its state now is the final's.
             Parser::Messages(p) => p.usage(),
             _ => None,
         };
-        let mut reply = self.acc.build();
+        let mut reply = acc.build();
         if reply.usage.is_some() && shared.is_some() {
             reply.usage = shared;
         }
@@ -596,6 +612,17 @@ impl crate::reference::Replies for Parsing {
         self.stream.as_ref().is_some_and(Stream::done)
     }
 
+    fn snapshot(&self) -> Value {
+        match &self.stream {
+            Some(s) => s.snapshot().dump(&timestamp()),
+            None => Value::Null,
+        }
+    }
+
+    fn held(&self, reply: &Value, name: &str) -> Value {
+        assistant_msg(name, reply)
+    }
+
     fn finish(self: Box<Self>) -> Value {
         let stream = self
             .stream
@@ -603,7 +630,7 @@ impl crate::reference::Replies for Parsing {
         stream.finish().dump(&timestamp())
     }
 
-    fn whole(self: Box<Self>, body: &Value) -> Result<Value, crate::reference::Raised> {
+    fn whole(&mut self, body: &Value) -> Result<Value, crate::reference::Raised> {
         Ok(parse_whole(self.protocol, body, self.clock, self.spoken)?.dump(&timestamp()))
     }
 
@@ -613,4 +640,23 @@ impl crate::reference::Replies for Parsing {
             .map(|s| s.warnings.clone())
             .unwrap_or_default()
     }
+}
+
+/// The reply as a 2.x agent holds it: an `AssistantMsg` of the response's
+/// blocks, its usage, `completed` (`ReActAgent` yields it so).
+pub fn assistant_msg(name: &str, reply: &Value) -> Value {
+    let stamp = timestamp();
+    json!({
+        "name": name,
+        "content": reply.get("content").cloned().unwrap_or(json!([])),
+        "role": "assistant",
+        "id": generate_id(),
+        "metadata": {},
+        "created_at": stamp,
+        "usage": reply.get("usage").cloned().unwrap_or(Value::Null),
+        "finished_at": null,
+        "finished_reason": "completed",
+        "structured_output": null,
+        "error": null,
+    })
 }
