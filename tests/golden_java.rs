@@ -299,3 +299,65 @@ fn golden_java_vectors_go_on_the_wire_byte_for_byte() {
     }
     assert_eq!(checked, 456, "every vector that formats");
 }
+
+/// What AgentScope Java 2.0.2's own tests assert of a message whose
+/// metadata holds `"_cache_control": true` (`OpenAICacheControlTest`,
+/// `DashScopeCacheControlTest`, `metadataMarking` / `metadataFalse`): the
+/// OpenAI and DashScope converters mark the message itself, last;
+/// `false` (or the string "true") marks nothing; Ollama has no marker;
+/// the DashScope multi-agent text path builds its messages itself.
+#[test]
+fn a_cache_control_marker_in_metadata_goes_on_the_message() {
+    let session = serde_json::json!({"messages": [
+        {"role": "system", "name": "system", "content": "Be brief.", "metadata": {"_cache_control": true}},
+        {"role": "user", "name": "user", "content": "Important context", "metadata": {"_cache_control": true}},
+        {"role": "user", "name": "user", "content": "Not marked", "metadata": {"_cache_control": false}},
+        {"role": "user", "name": "user", "content": "A string is not TRUE", "metadata": {"_cache_control": "true"}}
+    ]});
+    let env = MediaEnv::new(root(), Arc::new(WebRoot::new(vec![])));
+    let run = |formatter: &str, endpoint: Option<&str>| {
+        let opts = Options {
+            formatter: Some(formatter.into()),
+            endpoint: endpoint.map(String::from),
+            ..Options::default()
+        };
+        let out = java::run(&session, &env, &opts).expect("a run");
+        out["messages"].as_array().cloned().expect("messages")
+    };
+    let marker = serde_json::json!({"type": "ephemeral"});
+    for (formatter, endpoint) in [
+        ("OpenAIChatFormatter", None),
+        ("GLMFormatter", None),
+        ("DeepSeekFormatter", None),
+        ("DashScopeChatFormatter", Some("text")),
+        ("DashScopeChatFormatter", Some("multimodal")),
+    ] {
+        let m = run(formatter, endpoint);
+        assert_eq!(m[0]["cache_control"], marker, "{formatter} {endpoint:?}");
+        assert_eq!(m[1]["cache_control"], marker, "{formatter} {endpoint:?}");
+        let last_key = m[1].as_object().and_then(|o| o.keys().next_back().cloned());
+        assert_eq!(last_key.as_deref(), Some("cache_control"), "the last field");
+        assert!(
+            m[2].get("cache_control").is_none(),
+            "{formatter}: false marks nothing"
+        );
+        assert!(
+            m[3].get("cache_control").is_none(),
+            "{formatter}: a string marks nothing"
+        );
+    }
+    for m in run("OllamaChatFormatter", None) {
+        assert!(m.get("cache_control").is_none(), "Ollama has none");
+    }
+    // Multi-agent: the OpenAI system message goes through the converter,
+    // merged history does not; DashScope's text path marks nothing.
+    let m = run("OpenAIMultiAgentFormatter", None);
+    assert_eq!(m[0]["cache_control"], marker);
+    assert!(
+        m[1].get("cache_control").is_none(),
+        "a merged history message"
+    );
+    for m in run("DashScopeMultiAgentFormatter", Some("text")) {
+        assert!(m.get("cache_control").is_none());
+    }
+}

@@ -1067,7 +1067,8 @@ fn the_library_trip_under_java_on_dashscopes_multimodal_endpoint() {
     run_commands(&mut app, &mut computer, cmds);
     let screen = screen_text(&app, 140, 44);
     assert!(
-        screen.contains("the body to DashScope multimodal endpoint, model qwen-vl-max"),
+        screen.contains("DashScopeChatModel.stream")
+            && screen.contains("aigc/multimodal-generation"),
         "{screen}"
     );
     let plain = app.preview.as_ref().expect("preview").plain.join("\n");

@@ -1,14 +1,94 @@
-//! `formatscope format SESSION --agentscope VERSION` for a registered
-//! release without a command of its own (0.1.6 today): the session through
-//! `Reference::format` for the provider and mode asked, printed as one
-//! JSON object. The releases with their oracle's full option set (1.0.21,
-//! 2.0.11) keep their own commands.
+//! `formatscope format SESSION --agentscope VERSION`: the release's own
+//! oracle object when it has one (`Reference::format_oracle`), the default
+//! release's command (`format.rs`), or, for a release with neither (0.1.6
+//! today), the session through `Reference::format` for the provider and
+//! mode asked, printed as one JSON object.
 
 use super::format::{choose_formatter, FormatArgs};
 use super::{media_env, print_json, report_access, report_session, usage_error, web_fetcher};
 use formatscope::reference::Reference;
 use formatscope::session::read_session;
 use serde_json::{json, Map, Value};
+
+/// `format` under the release `--agentscope` names: the release's own
+/// oracle object when it has one, else the default release's command (or
+/// the generic one for a release without either).
+pub(crate) fn dispatch(args: FormatArgs) -> i32 {
+    let release = args
+        .agentscope
+        .unwrap_or(super::release::Release(formatscope::reference::default()));
+    let session = match super::read_session_value(&args.session) {
+        Ok(v) => v,
+        Err(code) => return code,
+    };
+    let class = match super::release::class(
+        release.0,
+        args.formatter.as_deref(),
+        args.provider.as_deref(),
+        args.mode.as_deref(),
+        super::release::Own::of(&session),
+    ) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    let names = |list: &Option<String>| {
+        list.as_ref().map(|s| {
+            s.split(',')
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+    };
+    let budget_flags = [
+        ("--max-tokens", args.max_tokens.is_some()),
+        ("--token-counter", args.token_counter.is_some()),
+        ("--session-budget", args.session_budget),
+        (
+            "--promote-tool-result-audios",
+            args.promote_tool_result_audios,
+        ),
+        (
+            "--promote-tool-result-videos",
+            args.promote_tool_result_videos,
+        ),
+    ]
+    .iter()
+    .filter(|(_, on)| *on)
+    .map(|(f, _)| *f)
+    .collect();
+    let flags = formatscope::reference::FormatFlags {
+        class,
+        count: args.count,
+        tools: args.tools,
+        tool_choice: args.tool_choice.clone(),
+        tool_choice_tools: names(&args.tool_choice_tools),
+        input_types: names(&args.input_types),
+        history_prompt: args.conversation_history_prompt.clone(),
+        msgs_only: args.msgs_only,
+        dump_msgs: args.dump_msgs,
+        raw: args.raw,
+        endpoint: args.endpoint.clone(),
+        model: args.model.clone(),
+        promote_images: args.promote_tool_result_images,
+        web_roots: args.web_root.clone(),
+        budget_flags,
+    };
+    let path = std::path::absolute(&args.session).unwrap_or_else(|_| args.session.clone());
+    let base_dir = path
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| std::path::PathBuf::from("/"));
+    let env = formatscope::media::MediaEnv::new(
+        &base_dir,
+        super::web_fetcher(&args.web_root, args.offline),
+    );
+    match release.0.format_oracle(&session, &env, &flags) {
+        Some(Ok(out)) => super::print_oracle_object(&out),
+        Some(Err(e)) => usage_error(e),
+        None if release.is_default() => super::format::run(args),
+        None => run(args, release.0),
+    }
+}
 
 pub(crate) fn run(args: FormatArgs, release: &dyn Reference) -> i32 {
     let session = match read_session(&args.session) {

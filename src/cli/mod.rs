@@ -153,7 +153,7 @@ pub fn run() -> i32 {
         }
     };
     match cli.command {
-        Some(Command::Format(args)) => format::dispatch(args),
+        Some(Command::Format(args)) => format_release::dispatch(args),
         Some(Command::Count(args)) => count::count(args),
         Some(Command::Tokenize(args)) => tokenize::tokenize(args),
         Some(Command::Request(args)) => request::run(args),
@@ -164,7 +164,10 @@ pub fn run() -> i32 {
         Some(Command::History(args)) => history::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
-        Some(Command::Send(args)) => send::run(args),
+        Some(Command::Send(args)) => match args.wire.agentscope.filter(|r| !r.is_default()) {
+            Some(release) => send_release::run(&args, release.0),
+            None => send::run(args),
+        },
         Some(Command::Truncate(args)) => truncate::truncate(args),
         Some(Command::Timing(args)) => timing::run(args),
         None => workbench(cli.target, cli.theme, cli.log, cli.offline),

@@ -549,7 +549,8 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
     )
     .map_err(usage_error)?;
     let mut settings = Settings::from_session(session.settings.get("request"))
-        .map_err(|e| usage_error(format!("{}: {e}", args.session.display())))?;
+        .map_err(|e| usage_error(format!("{}: {e}", args.session.display())))?
+        .or_session_model(session.model());
     if args.model.is_some() {
         settings.model = args.model.clone();
     }

@@ -91,23 +91,35 @@ pub(crate) fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(s).map_err(|_| format!("{flag}: not a number of seconds: {s}"))
 }
 
-pub(crate) fn run(args: SendArgs) -> i32 {
-    let env = |k: &str| std::env::var(k).ok();
+/// `--allow-host` and `--base-url` checked: the hosts allowed, or the
+/// exit code.
+pub(crate) fn allowed_hosts(args: &SendArgs) -> Result<Vec<Host>, i32> {
     let mut allowed = Vec::new();
     for text in &args.allow_host {
         match Host::parse_allowed(text) {
             Some(h) => allowed.push(h),
-            None => return usage_error(format!("--allow-host: not a host: {}", safe(text))),
+            None => {
+                return Err(usage_error(format!(
+                    "--allow-host: not a host: {}",
+                    safe(text)
+                )))
+            }
         }
     }
     if let Some(url) = &args.base_url {
         if Host::of_url(url).is_none() {
-            return usage_error(format!("--base-url: not a URL: {}", safe(url)));
+            return Err(usage_error(format!("--base-url: not a URL: {}", safe(url))));
         }
     }
-    if let Some(release) = args.wire.agentscope.filter(|r| !r.is_default()) {
-        return super::send_release::run(&args, release.0, &allowed);
-    }
+    Ok(allowed)
+}
+
+pub(crate) fn run(args: SendArgs) -> i32 {
+    let env = |k: &str| std::env::var(k).ok();
+    let allowed = match allowed_hosts(&args) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let built = match build(&args.wire, |provider, settings| match &args.base_url {
         Some(url) => net::set_base_url(provider, &mut settings.model_kwargs, url),
         None => net::apply_base_url_from_env(provider, &mut settings.model_kwargs),

@@ -7,16 +7,21 @@
 //! only to the family's own host or one the user chose.
 
 use super::request::{ask_release, Asked};
-use super::send::{append_message, seconds, session_text, SendArgs};
+use super::send::{allowed_hosts, append_message, seconds, session_text, SendArgs};
 use super::{safe, say, usage_error};
 use formatscope::net::exchange::{exchange, Exchanged};
-use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
+use formatscope::net::hosts::{self, ChosenHosts, HostRefusal};
 use formatscope::net::{self, ApiKey, Prepared, SendError, Timeouts};
 use formatscope::reference::{Reference, Replies, WireAsk};
 use serde_json::{json, Value};
 use std::io::Write;
 
-pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference, allowed: &[Host]) -> i32 {
+pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
+    let allowed = match allowed_hosts(args) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let allowed = allowed.as_slice();
     let Asked {
         session,
         family,

@@ -215,9 +215,21 @@ impl Runtime {
                         Some(client) => {
                             self.log
                                 .line(format!("send {id} to {}", job.formatter.provider));
-                            let task =
-                                self.tokio
-                                    .spawn(super::sender::run(client, *job, self.tx.clone()));
+                            // Another release's request is that release's to
+                            // build and its reply its to parse.
+                            let task = match job.release {
+                                Some(target) => self.tokio.spawn(super::sender_release::run(
+                                    client,
+                                    *job,
+                                    target,
+                                    self.tx.clone(),
+                                )),
+                                None => self.tokio.spawn(super::sender::run(
+                                    client,
+                                    *job,
+                                    self.tx.clone(),
+                                )),
+                            };
                             self.sends.insert(id, task.abort_handle());
                         }
                         None => {

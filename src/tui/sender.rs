@@ -98,9 +98,6 @@ fn prepare(job: &SendJob) -> Result<Ready, NotSent> {
 /// One send, as a task on the loop's runtime: builds the request (the
 /// wire view's), sends it, and reports the parsed responses (paced).
 pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
-    if let Some(target) = job.release {
-        return super::sender_release::run(client, job, target, msgs).await;
-    }
     let id = job.id;
     let say = |update: ReplyUpdate| {
         let _ = msgs.send(Event::Reply { id, update });

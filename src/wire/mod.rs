@@ -109,7 +109,7 @@ impl Wire {
     pub fn body_bytes(&self) -> String {
         match self.encoding {
             Encoding::Spaced => export::ascii_escaped(&crate::py::dumps(&self.body)),
-            Encoding::Jackson => crate::reference::java::wire::body_text(&self.body),
+            Encoding::Jackson => crate::reference::java::jackson::write(&self.body),
             Encoding::Compact | Encoding::Protobuf => {
                 serde_json::to_string(&self.body).unwrap_or_default()
             }
@@ -284,6 +284,15 @@ fn headers(pairs: &[(&str, &str)]) -> Map<String, Value> {
 }
 
 impl Settings {
+    /// The session's own `"model"` when the `"request"` object names
+    /// none: the model the user chose for the session, under any release.
+    pub fn or_session_model(mut self, session_model: Option<&str>) -> Settings {
+        if self.model.is_none() {
+            self.model = session_model.map(str::to_string);
+        }
+        self
+    }
+
     /// A session's `"request"` object: `model`, `stream`, `tool_choice`,
     /// `model_kwargs`, `call_kwargs`, each optional; anything else, or a
     /// value of the wrong type, is an error that names it.

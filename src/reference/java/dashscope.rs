@@ -6,7 +6,7 @@
 
 use super::common::{self, Ctx};
 use super::jackson::hash_map_order;
-use super::msg::{Block, Msg, Role, Source, ToolSchema};
+use super::msg::{with_cache_control, Block, Msg, Role, Source, ToolSchema};
 use crate::json;
 use serde_json::{Map, Value};
 
@@ -335,14 +335,18 @@ pub fn format(
         (false, Endpoint::Text) => msgs
             .iter()
             .map(|m| {
-                if m.has_media() {
+                let v = if m.has_media() {
                     multimodal_message(ctx, m)
                 } else {
                     simple_message(ctx, m)
-                }
+                };
+                with_cache_control(v, m)
             })
             .collect(),
-        (false, Endpoint::Multimodal) => msgs.iter().map(|m| multimodal_message(ctx, m)).collect(),
+        (false, Endpoint::Multimodal) => msgs
+            .iter()
+            .map(|m| with_cache_control(multimodal_message(ctx, m), m))
+            .collect(),
         (true, e) => multi_agent(ctx, e, msgs, prompt),
     }
 }
@@ -371,7 +375,12 @@ fn multi_agent(ctx: &Ctx, endpoint: Endpoint, msgs: &[Msg], prompt: &str) -> Vec
         if tool {
             for m in list {
                 match endpoint {
-                    Endpoint::Multimodal => out.push(multimodal_message(ctx, m)),
+                    // The multimodal path converts tool sequences with
+                    // `convertToMessage`, which reads the cache marker;
+                    // the text path builds them itself and does not.
+                    Endpoint::Multimodal => {
+                        out.push(with_cache_control(multimodal_message(ctx, m), m))
+                    }
                     Endpoint::Text => {
                         if let Some(v) = tool_seq_message(ctx, m) {
                             out.push(v);

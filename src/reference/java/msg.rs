@@ -60,6 +60,10 @@ pub struct Msg {
     pub name: Option<String>,
     pub role: Role,
     pub content: Vec<Block>,
+    /// `metadata["_cache_control"]` is `Boolean.TRUE`
+    /// (`MessageMetadataKeys.CACHE_CONTROL`): the OpenAI and DashScope
+    /// converters mark the message `cache_control: {"type": "ephemeral"}`.
+    pub cache_control: bool,
 }
 
 impl Msg {
@@ -222,6 +226,8 @@ fn load_one(v: &Value) -> Result<Vec<Msg>, PyErr> {
         }
     };
     let name = opt_str(m.get("name"))?;
+    let cache_control =
+        m.get("metadata").and_then(|md| md.get("_cache_control")) == Some(&Value::Bool(true));
     let content = blocks(m.get("content").unwrap_or(&Value::Null))?;
     let only_results = !content.is_empty()
         && content
@@ -234,6 +240,7 @@ fn load_one(v: &Value) -> Result<Vec<Msg>, PyErr> {
                 name: name.clone(),
                 role: Role::Tool,
                 content: vec![b],
+                cache_control,
             })
             .collect());
     }
@@ -241,7 +248,20 @@ fn load_one(v: &Value) -> Result<Vec<Msg>, PyErr> {
         name,
         role,
         content,
+        cache_control,
     }])
+}
+
+/// `cache_control: {"type": "ephemeral"}` as the last key of a converted
+/// message whose `Msg` asks for it (`applyCacheControlFromMetadata`).
+pub fn with_cache_control(mut message: Value, msg: &Msg) -> Value {
+    if let (true, Value::Object(m)) = (msg.cache_control, &mut message) {
+        m.insert(
+            "cache_control".into(),
+            serde_json::json!({"type": "ephemeral"}),
+        );
+    }
+    message
 }
 
 /// All messages, in order.

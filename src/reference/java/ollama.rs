@@ -246,6 +246,7 @@ fn chat_message(ctx: &Ctx, msg: &Msg, promote: bool, out: &mut Vec<Value>) {
                 name: Some("user".into()),
                 role: Role::User,
                 content: blocks,
+                cache_control: false,
             };
             out.push(convert(ctx, &temp).into_value());
         }

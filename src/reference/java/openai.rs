@@ -6,7 +6,7 @@
 //! `strict`, no `stream_options`), and `OpenAIChatModel`'s request envelope.
 
 use super::common::{self, Ctx};
-use super::msg::{Block, Msg, Role, Source, ToolSchema};
+use super::msg::{with_cache_control, Block, Msg, Role, Source, ToolSchema};
 use crate::json;
 use serde_json::{Map, Value};
 
@@ -229,7 +229,7 @@ fn convert_for(ctx: &Ctx, flavor: Flavor, msg: &Msg, has_media: bool) -> Value {
     if flavor == Flavor::Glm {
         m.name = None;
     }
-    m.into_value()
+    with_cache_control(m.into_value(), msg)
 }
 
 /// `mergeToUserMessage`: one history group as one user message.
@@ -419,7 +419,11 @@ fn deepseek_fixes(out: &mut [Value]) {
         let need = i >= last_user || (thinking && seg_tool[i]);
         if !need {
             if let Some(obj) = m.as_object_mut() {
-                obj.shift_remove("reasoning_content");
+                // `fixMessage` rebuilds a message whose reasoning it
+                // strips, without its cache marker.
+                if obj.shift_remove("reasoning_content").is_some() {
+                    obj.shift_remove("cache_control");
+                }
             }
         }
     }

@@ -15,7 +15,7 @@
 //! with AgentScope's `X-AgentScope-Stream-Format: ndjson`.
 
 use super::dashscope::Endpoint;
-use super::{jackson, Family, Options};
+use super::{Family, Options};
 use crate::json;
 use crate::media::MediaEnv;
 use crate::wire::{Encoding, Wire, API_KEY};
@@ -159,11 +159,6 @@ pub fn request(
         grpc: None,
     };
     Ok((out, Some(wire)))
-}
-
-/// The body's exact bytes as AgentScope Java's codec writes them.
-pub fn body_text(body: &Value) -> String {
-    jackson::write(body)
 }
 
 #[cfg(test)]

@@ -275,7 +275,14 @@ pub fn format_tools(
                 Some(m) if LITERAL_MODES.contains(&m) => json!(m),
                 Some(m) => json!({"function_name": m}),
             };
-            (none_if_empty(out), c)
+            // `xai_tools = []` once there are tools, whether or not any of
+            // them is a function schema.
+            let t = if tools_v.is_empty() {
+                Value::Null
+            } else {
+                Value::Array(out)
+            };
+            (t, c)
         }
     };
     Ok(Formatted {

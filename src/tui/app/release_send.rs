@@ -19,7 +19,7 @@ impl App {
         };
         let session = doc.session.clone();
         let settings = match crate::wire::Settings::from_session(session.settings.get("request")) {
-            Ok(s) => s,
+            Ok(s) => s.or_session_model(session.model()),
             Err(e) => {
                 self.status = format!("not sent: the session's \"request\" object: {e}");
                 return Vec::new();

@@ -6,7 +6,16 @@ use super::*;
 impl App {
     /// Writes the request as a `curl` command beside the session.
     pub(super) fn export(&mut self) -> Vec<Command> {
-        let (session, settings) = match self.wire_settings() {
+        let settings = match (self.release_job(), self.doc.as_ref()) {
+            // Another release reads the session's settings with its own
+            // meaning (no profile: those are the default release's).
+            (Some(_), Some(doc)) => {
+                crate::wire::Settings::from_session(doc.session.settings.get("request"))
+                    .map(|s| (doc.session.clone(), s.or_session_model(doc.session.model())))
+            }
+            _ => self.wire_settings(),
+        };
+        let (session, settings) = match settings {
             Ok(x) => x,
             Err(e) => {
                 self.status = format!("not exported: {e}");

@@ -82,7 +82,8 @@ pub(super) fn release_wire(job: &Job, r: ReleaseJob) -> Result<Vec<String>, Stri
         warnings: Vec::new(),
     };
     let settings = wire::Settings::from_session(job.session_settings.get("request"))
-        .map_err(|e| format!("the session's \"request\" object: {e}"))?;
+        .map_err(|e| format!("the session's \"request\" object: {e}"))?
+        .or_session_model(job.session_settings.get("model").and_then(Value::as_str));
     let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
     let ask = crate::reference::WireAsk {
         session: &session,
