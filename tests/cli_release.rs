@@ -315,3 +315,24 @@ fn provider_and_mode_pick_a_releases_class_and_its_missing_options_say_why() {
         stderr(&out)
     );
 }
+
+#[test]
+fn diff_compares_two_releases_wire_bodies() {
+    let out = formatscope(&[
+        "diff",
+        "tests/golden/cases/chat_plain.json",
+        "--left",
+        "2.0.11:openai:chat:wire",
+        "--right",
+        "2.0.11:deepseek:chat:wire",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ops = json(&out)["operations"].clone();
+    let text = ops.to_string();
+    // DeepSeek's class always sends its thinking switch; OpenAI's does not.
+    assert!(
+        text.contains("\"/thinking\"") && text.contains("disabled"),
+        "{text}"
+    );
+}

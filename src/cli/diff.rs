@@ -8,7 +8,8 @@
 //! any release in `reference::ALL` diffs without code here, and
 //! `--left 1.0.21:openai --right 2.0.11:openai` shows what an upgrade
 //! changes. The default release (1.0.21) keeps the path a side without a
-//! prefix takes, wire bodies included.
+//! prefix takes; another release's `:wire` side is the body its model
+//! class sends (`Reference::request`).
 
 use super::{media_env, print_json, report_access, say, usage_error, web_fetcher};
 use clap::Args;
@@ -30,7 +31,8 @@ pub(crate) struct DiffArgs {
     /// The left request: [VERSION:]PROVIDER[:MODE][:wire], e.g. openai,
     /// anthropic:multi-agent, gemini:chat:wire (wire: the HTTP body the
     /// SDK sends, else the formatter's messages), 2.0.11:openai (that
-    /// AgentScope release's formatter; wire bodies are 1.0.21's only).
+    /// AgentScope release's formatter), 2.0.11:minimax:wire (the body its
+    /// model class sends).
     /// The mode defaults to the session's.
     #[arg(long, value_name = "SPEC")]
     left: String,
@@ -205,12 +207,6 @@ fn parse_release_side<'a>(
             mode,
         }),
     };
-    if wire && side.other_release().is_some() {
-        return Err(format!(
-            "{spec}: wire bodies are built for AgentScope {} only; drop :wire to diff AgentScope {version}'s formatter output",
-            reference::default().version()
-        ));
-    }
     Ok(side)
 }
 
@@ -225,6 +221,9 @@ fn side_request(
         return request_of(session, side.formatter, side.wire, env)
             .map(|v| (v, Vec::new(), Vec::new()));
     };
+    if side.wire {
+        return release_body(session, r, env).map(|v| (v, Vec::new(), Vec::new()));
+    }
     let out = r.reference.format(session, r.family, r.mode, env);
     match out.messages {
         Ok(m) => Ok((serde_json::json!({ "messages": m }), out.lost, out.spans)),
@@ -234,6 +233,45 @@ fn side_request(
             out.call,
             e.kind,
             e.message
+        )),
+    }
+}
+
+/// The body another release's model class sends (`Reference::request`,
+/// as `request --agentscope` builds it from the session's settings).
+fn release_body(
+    session: &Session,
+    r: &Released,
+    env: &formatscope::media::MediaEnv,
+) -> Result<Value, String> {
+    let settings = formatscope::wire::Settings::from_session(session.settings.get("request"))?
+        .or_session_model(session.model());
+    let ask = formatscope::reference::WireAsk {
+        session,
+        family: r.family,
+        mode: r.mode,
+        class: None,
+        settings: &settings,
+        tool_choice_tools: None,
+        input_types: None,
+        history_prompt: None,
+        endpoint: None,
+        env,
+    };
+    let requested = r.reference.request(&ask)?;
+    match (requested.sendable(), &requested.stopped) {
+        (Some(w), _) => Ok(w.body.clone()),
+        (None, Some(s)) => Err(format!(
+            "{} {}: {}: {}",
+            r.reference.title(),
+            requested.class,
+            s.error.kind,
+            s.error.message
+        )),
+        (None, None) => Err(format!(
+            "{} {}: the SDK raises before sending",
+            r.reference.title(),
+            requested.class
         )),
     }
 }
