@@ -361,3 +361,44 @@ fn a_cache_control_marker_in_metadata_goes_on_the_message() {
         assert!(m.get("cache_control").is_none());
     }
 }
+
+/// A message without a role is a Java `Msg` with a null role: the OpenAI
+/// family and DashScope's chat formatter throw `NullPointerException`
+/// when they format; DashScope's multi-agent text path never reads the
+/// role and puts the message in the history by its name.
+#[test]
+fn a_message_without_a_role_fails_where_java_reads_the_role() {
+    let session = serde_json::json!({"messages": [
+        {"role": "system", "name": "system", "content": "Be brief."},
+        {"name": "Bob", "content": "Hello, who is there?"},
+        {"role": "user", "name": "Alice", "content": "Me."}
+    ]});
+    let env = MediaEnv::new(root(), Arc::new(WebRoot::new(vec![])));
+    let run = |formatter: &str| {
+        let opts = Options {
+            formatter: Some(formatter.into()),
+            ..Options::default()
+        };
+        java::run(&session, &env, &opts).expect("a run")
+    };
+    for formatter in [
+        "OpenAIChatFormatter",
+        "OpenAIMultiAgentFormatter",
+        "DeepSeekFormatter",
+        "GLMFormatter",
+        "DashScopeChatFormatter",
+        "OllamaChatFormatter",
+    ] {
+        let out = run(formatter);
+        assert_eq!(
+            out["error_type"], "NullPointerException",
+            "{formatter}: {out}"
+        );
+        assert_eq!(out["stage"], "format", "{formatter}");
+    }
+    let out = run("DashScopeMultiAgentFormatter");
+    assert!(out.get("error").is_none(), "{out}");
+    let history = out["messages"][1]["content"].as_str().expect("the history");
+    assert!(history.contains("Bob: Hello, who is there?"), "{history}");
+    assert!(history.contains("Alice: Me."), "{history}");
+}

@@ -295,6 +295,59 @@ pub fn run(session: &Value, env: &MediaEnv, opts: &Options) -> Result<Value, Err
     Ok(out)
 }
 
+/// The `NullPointerException` a class throws for a message without a
+/// role, where it reads the role (AgentScope Java 2.0.2's source; no test
+/// there covers it): the OpenAI family's converters and multi-agent
+/// grouping switch on it, DashScope's chat converters name it; DashScope's
+/// multi-agent text path never reads it (such a message joins the history
+/// by its name, or is dropped with tool blocks), its multimodal path only
+/// for tool messages; Ollama's chat converter for a message with text,
+/// images or tool calls, its multi-agent one for a tool message or a lone
+/// message. The JVM's helpful message is written as JDK 21 writes it.
+fn null_role_failure(target: &Target, msgs: &[Msg]) -> Option<PyErr> {
+    let nulls: Vec<&Msg> = msgs.iter().filter(|m| m.role == msg::Role::Null).collect();
+    if nulls.is_empty() {
+        return None;
+    }
+    let tool = |m: &Msg| m.has_tool_use() || m.has_tool_result();
+    let multi = target.class.multi_agent;
+    let (throws, call) = match (target.class.family, multi, target.endpoint) {
+        (Family::OpenAi | Family::DeepSeek | Family::Glm, _, _) => (true, "ordinal()"),
+        (Family::DashScope, false, _) => (true, "name()"),
+        (Family::DashScope, true, Some(Endpoint::Multimodal)) => {
+            (nulls.iter().any(|m| tool(m)), "name()")
+        }
+        (Family::DashScope, true, _) => (false, ""),
+        (Family::Ollama, false, _) => (
+            nulls.iter().any(|m| {
+                m.content.iter().any(|b| {
+                    matches!(
+                        b,
+                        msg::Block::Text(_) | msg::Block::Image(_) | msg::Block::ToolUse { .. }
+                    )
+                })
+            }),
+            "ordinal()",
+        ),
+        (Family::Ollama, true, _) => {
+            let rest = match msgs.first() {
+                Some(m) if m.role == msg::Role::System => &msgs[1..],
+                _ => msgs,
+            };
+            let lone = rest.len() == 1 && rest[0].role == msg::Role::Null && !tool(&rest[0]);
+            (lone || nulls.iter().any(|m| tool(m)), "ordinal()")
+        }
+    };
+    throws.then(|| {
+        PyErr::new(
+            "NullPointerException",
+            format!(
+                "Cannot invoke \"io.agentscope.core.message.MsgRole.{call}\" because the return value of \"io.agentscope.core.message.Msg.getRole()\" is null"
+            ),
+        )
+    })
+}
+
 /// Loads the messages and tools and formats them into the model class's
 /// body, or records the error (`error`, `error_type`, `stage`) in `out`:
 /// the one path of `run` and the workbench's release.
@@ -313,6 +366,10 @@ pub(super) fn stages(
             return None;
         }
     };
+    if let Some(e) = null_role_failure(target, &msgs) {
+        error_fields(out, "format", &e);
+        return None;
+    }
     let tool_list: Vec<Value> = match tools {
         Some(Value::Array(t)) => t.clone(),
         _ => Vec::new(),

@@ -16,6 +16,10 @@ pub enum Role {
     User,
     Assistant,
     Tool,
+    /// No `role`: Java's codec leaves `Msg.role` null, and the formatters
+    /// that read it throw `NullPointerException` when they format
+    /// (`null_role_failure`).
+    Null,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -213,8 +217,9 @@ fn load_one(v: &Value) -> Result<Vec<Msg>, PyErr> {
             "Cannot construct instance of `io.agentscope.core.message.Msg`",
         ));
     };
-    let role_text = opt_str(m.get("role"))?.unwrap_or_default().to_uppercase();
-    let role = match role_text.as_str() {
+    let role_text = opt_str(m.get("role"))?.map(|r| r.to_uppercase());
+    let role = match role_text.as_deref().unwrap_or("") {
+        _ if role_text.is_none() => Role::Null,
         "SYSTEM" => Role::System,
         "USER" => Role::User,
         "ASSISTANT" => Role::Assistant,

@@ -103,6 +103,8 @@ fn role_name(role: Role) -> &'static str {
         Role::User => "user",
         Role::Assistant => "assistant",
         Role::Tool => "tool",
+        // Never written: every path that reads a null role throws first.
+        Role::Null => "null",
     }
 }
 

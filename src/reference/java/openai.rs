@@ -171,7 +171,8 @@ fn convert(ctx: &Ctx, msg: &Msg, has_media: bool) -> OaMsg {
             name,
             ..OaMsg::default()
         },
-        Role::User => {
+        // A null role throws before this (`null_role_failure`).
+        Role::User | Role::Null => {
             let content = match msg.content.as_slice() {
                 [Block::Text(t)] if !has_media => t.clone().into(),
                 blocks => {
