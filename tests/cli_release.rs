@@ -336,3 +336,29 @@ fn diff_compares_two_releases_wire_bodies() {
         "{text}"
     );
 }
+
+#[test]
+fn the_legacy_api_writes_numbers_as_python_holds_them() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("s.json");
+    std::fs::write(
+        &path,
+        r#"{"messages": [{"role": "assistant", "name": "a", "content": [{"type": "tool_use", "id": "1", "name": "f", "input": {"x": 0.10, "y": 1E5, "z": -0}}]}, {"role": "user", "name": "u", "content": [{"type": "tool_result", "id": "1", "name": "f", "output": [1E5, -0, 0.10]}]}]}"#,
+    )
+    .expect("write");
+    let out = formatscope(&[
+        "legacy",
+        path.to_str().expect("a path"),
+        "--formatter",
+        "OpenAIFormatter",
+        "--method",
+        "chat",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r#"{\"x\": 0.1, \"y\": 100000.0, \"z\": 0}"#),
+        "{text}"
+    );
+    assert!(text.contains("[100000.0, 0, 0.1]"), "{text}");
+}

@@ -182,7 +182,10 @@ pub(crate) fn run(args: LegacyArgs) -> i32 {
 /// The file as Python's `json` reads it (ints and floats apart, NaN).
 fn read(path: &std::path::Path) -> Result<Value, String> {
     let bytes = formatscope::session::read_session_bytes(path).map_err(|e| e.to_string())?;
-    let parsed = formatscope::json::parse(&bytes, Default::default())
+    let mut parsed = formatscope::json::parse(&bytes, Default::default())
         .map_err(|e| format!("{}:{e}", path.display()))?;
+    // Numbers as Python holds them: `0.10`, `1E5` and `-0` print as
+    // `0.1`, `100000.0` and `0` wherever AgentScope writes them back.
+    formatscope::py::normalize_numbers(&mut parsed.value);
     Ok(parsed.value)
 }

@@ -124,7 +124,7 @@ impl OpenAiTokenCounter {
                             .unwrap_or_else(|| "high".into());
                         match detail.as_str() {
                             Some("low") => n += base,
-                            Some("auto" | "high") => n += high_quality(base, tile, w, h),
+                            Some("auto" | "high") => n += high_quality(base, tile, w, h)?,
                             _ => {
                                 return Err(PyErr::value(format!(
                                     "Unsupported image detail {}, expected one of ['low', 'auto', 'high'].",
@@ -218,8 +218,9 @@ fn base_and_tile(model: &str) -> Result<(i64, i64), PyErr> {
 }
 
 /// Fit in 2048×2048, scale the shortest side to 768 (up as well as down),
-/// then count 512-pixel tiles.
-fn high_quality(base: i64, tile: i64, width: u64, height: u64) -> i64 {
+/// then count 512-pixel tiles. A side fitted down to 0 pixels (3000×1) is
+/// Python's `ZeroDivisionError` in the next step, as in AgentScope.
+fn high_quality(base: i64, tile: i64, width: u64, height: u64) -> Result<i64, PyErr> {
     let (mut w, mut h) = (width as f64, height as f64);
     if w > 2048.0 || h > 2048.0 {
         let ratio = (2048.0 / w).min(2048.0 / h);
@@ -227,13 +228,16 @@ fn high_quality(base: i64, tile: i64, width: u64, height: u64) -> i64 {
         h = (h * ratio).trunc();
     }
     let shortest = w.min(h);
+    if shortest == 0.0 {
+        return Err(PyErr::new("ZeroDivisionError", "division by zero"));
+    }
     if shortest != 768.0 {
         let ratio = 768.0 / shortest;
         w = (w * ratio).trunc();
         h = (h * ratio).trunc();
     }
     let tiles = ((w as i64 + 511) / 512) * ((h as i64 + 511) / 512);
-    tiles * tile + base
+    Ok(tiles * tile + base)
 }
 
 /// `_get_size_of_image_url`: decode a data URL or download the image, then
@@ -295,8 +299,14 @@ mod tests {
             .unwrap(),
             11
         );
-        assert_eq!(high_quality(85, 170, 100, 100), 765);
-        assert_eq!(high_quality(85, 170, 2048, 4096), 1105);
+        assert_eq!(high_quality(85, 170, 100, 100), Ok(765));
+        assert_eq!(high_quality(85, 170, 2048, 4096), Ok(1105));
+        // As AgentScope 1.0.21's counter: 3000×1 fits to 2048×0.
+        let e = high_quality(85, 170, 3000, 1).expect_err("a ZeroDivisionError");
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            ("ZeroDivisionError", "division by zero")
+        );
     }
 
     #[test]

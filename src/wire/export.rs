@@ -31,12 +31,14 @@ pub fn body_bytes(provider: Provider, body: &Value) -> String {
     }
 }
 
-/// JSON text with every non-ASCII character as `\uXXXX` (a surrogate pair
-/// above U+FFFF), as Python's `ensure_ascii`. Outside strings JSON has none.
+/// JSON text with every non-ASCII character and DEL as `\uXXXX` (a
+/// surrogate pair above U+FFFF), as Python's `ensure_ascii`. Outside
+/// strings JSON has none.
 pub(crate) fn ascii_escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_ascii() {
+        // `ensure_ascii` escapes all but ' '..='~': DEL too.
+        if c.is_ascii() && c != '\x7f' {
             out.push(c);
         } else {
             let mut units = [0u16; 2];
@@ -254,6 +256,11 @@ mod tests {
         assert_eq!(
             body_bytes(Provider::DashScope, &body),
             r#"{"a": "\u00e9\ud83d\ude00", "b": [1, 2.5]}"#
+        );
+        // ensure_ascii escapes DEL too (json.dumps gives "\u007f").
+        assert_eq!(
+            body_bytes(Provider::Gemini, &json!({"t": "x\u{7f}y"})),
+            r#"{"t": "x\u007fy"}"#
         );
     }
 

@@ -293,11 +293,12 @@ pub fn format_tools(
     })
 }
 
-/// `json.dumps(v)` with `ensure_ascii=True`.
+/// `json.dumps(v)` with `ensure_ascii=True` (everything outside `' '..='~'`
+/// escaped, DEL included).
 pub fn ascii_dumps(v: &Value) -> String {
     let mut out = String::new();
     for c in dumps(v).chars() {
-        if c.is_ascii() {
+        if c.is_ascii() && c != '\x7f' {
             out.push(c);
         } else {
             let mut buf = [0u16; 2];
@@ -521,4 +522,18 @@ pub fn sanitize_gemini(schema: &Value) -> Result<Value, PyErr> {
         }
     }
     Ok(Value::Object(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_dumps_escapes_as_json_dumps_does() {
+        // Python: json.dumps({"d": "x\x7fé"}) == '{"d": "x\\u007f\\u00e9"}'
+        assert_eq!(
+            ascii_dumps(&json!({"d": "x\u{7f}é"})),
+            r#"{"d": "x\u007f\u00e9"}"#
+        );
+    }
 }
