@@ -9,6 +9,7 @@
 mod base64;
 mod error;
 mod json;
+mod json_error;
 mod ops;
 pub mod pydantic;
 mod repr;
@@ -16,6 +17,7 @@ mod repr;
 pub use self::base64::{b64decode, b64encode};
 pub use error::PyErr;
 pub use json::{dumps, normalize_numbers, python_float_repr};
+pub use json_error::loads_error;
 pub use ops::{
     get_item, get_str_method_target, iterate, join_strs, py_get, str_concat, truthy, type_name,
 };

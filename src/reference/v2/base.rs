@@ -251,11 +251,11 @@ pub fn parse_tool_input(input: &str) -> Result<Value, PyErr> {
     if input.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    // Python's json.loads: NaN and ±Infinity are numbers (serde_json has
-    // no such numbers; its message stands in for Python's when both fail).
+    // Python's json.loads: NaN and ±Infinity are numbers; a refusal is
+    // said in Python's words.
     let loaded = crate::json::parse(input.as_bytes(), Default::default())
         .map(|p| p.value)
-        .or_else(|_| serde_json::from_str::<Value>(input));
+        .map_err(|e| crate::py::loads_error(input).unwrap_or_else(|| e.to_string()));
     let error_message = match loaded {
         Ok(mut v @ Value::Object(_)) => {
             crate::py::normalize_numbers(&mut v);

@@ -159,8 +159,8 @@ fn request(kwargs: &Map<String, Value>, messages: Vec<Value>) -> Result<Value, P
             .pointer("/function/arguments")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(args) {
-            return Err(json_decode_error(args, &e));
+        if let Some(said) = crate::py::loads_error(args) {
+            return Err(PyErr::new("JSONDecodeError", said));
         }
     }
     let mut fields = Map::new();
@@ -206,35 +206,4 @@ fn request(kwargs: &Map<String, Value>, messages: Vec<Value>) -> Result<Value, P
             .filter_map(|k| fields.get(*k).map(|v| (k.to_string(), v.clone())))
             .collect(),
     ))
-}
-
-/// Python's `json.loads` error for text serde_json also refuses. Python's
-/// wording is kept where both agree on the cause (no value where one
-/// must start); otherwise serde_json's own words at Python's place.
-fn json_decode_error(text: &str, e: &serde_json::Error) -> PyErr {
-    let line = e.line().max(1);
-    // serde_json counts columns from 1 at the failing character; at the
-    // end of input it points past the last one, as Python does.
-    let column = e.column().max(1);
-    let char_at = text
-        .split('\n')
-        .take(line - 1)
-        .map(|l| l.chars().count() + 1)
-        .sum::<usize>()
-        + column
-        - 1;
-    let said = e.to_string();
-    let what =
-        if said.starts_with("expected value") || said.starts_with("EOF while parsing a value") {
-            "Expecting value".to_string()
-        } else {
-            said.split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        };
-    PyErr::new(
-        "JSONDecodeError",
-        format!("{what}: line {line} column {column} (char {char_at})"),
-    )
 }
