@@ -362,3 +362,35 @@ fn the_legacy_api_writes_numbers_as_python_holds_them() {
     );
     assert!(text.contains("[100000.0, 0, 0.1]"), "{text}");
 }
+
+/// Found by comparing with the real 2.0.11 (its oracle): a `data:` URL
+/// given as a v1 URL source takes its media type as Python's `mimetypes`
+/// reads a data URL; a block without `"type"` is the first 2.x block whose
+/// fields it has, its type filled in.
+#[test]
+fn v2_reads_data_urls_and_untyped_blocks_as_2_0_11_does() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("s.json");
+    std::fs::write(
+        &path,
+        r#"{"messages": [{"role": "assistant", "name": "a", "content": [
+            {"type": "image", "source": {"type": "url", "url": "data:image/png;base64,iVBORw0KGgo="}},
+            {"type": "image", "source": {"type": "url", "url": "data:,hello"}},
+            {"text": "no type"},
+            {"thinking": "no type either"}]}]}"#,
+    )
+    .expect("write");
+    let out = formatscope(&[
+        "format",
+        path.to_str().expect("a path"),
+        "--agentscope",
+        "2.0.11",
+        "--msgs-only",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let content = json(&out)["msgs"][0]["content"].clone();
+    assert_eq!(content[0]["source"]["media_type"], "image/png");
+    assert_eq!(content[1]["source"]["media_type"], "text/plain");
+    assert_eq!(content[2]["type"], "text");
+    assert_eq!(content[3]["type"], "thinking");
+}

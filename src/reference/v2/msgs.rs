@@ -156,8 +156,29 @@ fn url_path(url: &str) -> &str {
 }
 
 fn guess_media_type(url: &str) -> String {
+    if let Some(t) = data_url_type(url) {
+        return t;
+    }
     let path = local_path(url).unwrap_or_else(|| url_path(url));
     crate::media::guess_type(path).unwrap_or_else(|| "application/octet-stream".into())
+}
+
+/// `mimetypes.guess_type` of a `data:` URL (its scheme as `_splittype`
+/// finds it, any case): the type before `;` or `,`, else `text/plain`
+/// when it has `=` or no `/`; `None` without a comma or another scheme.
+fn data_url_type(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once(':')?;
+    if scheme.is_empty() || scheme.contains('/') || !scheme.eq_ignore_ascii_case("data") {
+        return None;
+    }
+    let comma = rest.find(',')?;
+    let head = &rest[..comma];
+    let t = head.split(';').next().unwrap_or(head);
+    Some(if t.contains('=') || !t.contains('/') {
+        "text/plain".into()
+    } else {
+        t.to_string()
+    })
 }
 
 /// `os.path.normpath` of an absolute path.

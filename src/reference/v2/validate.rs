@@ -351,11 +351,48 @@ fn items(
 }
 
 fn block(b: &Value, loc: &str, ids: &mut Ids, errs: &mut Errors) -> Option<(Block, Value)> {
+    // A block without "type": every member's `type` has a default, so
+    // pydantic's union takes the first member whose required fields it
+    // holds, the type filled in.
+    let typed;
+    let b = match untyped_member(b) {
+        Some(typ) => {
+            let mut obj = b.as_object().cloned().unwrap_or_default();
+            obj.insert("type".into(), Value::String(typ.into()));
+            typed = Value::Object(obj);
+            &typed
+        }
+        None => b,
+    };
     let (before, after) = union_draws(b, &BLOCK_MEMBERS);
     ids.0 += before;
     let out = block_inner(b, loc, ids, errs);
     ids.0 += after;
     out
+}
+
+/// The block member a dict without a `type` key validates as: the first,
+/// in the union's order, whose required fields are there as strings (or a
+/// source, a hint, an output); `None` when it has a type or fits none.
+fn untyped_member(b: &Value) -> Option<&'static str> {
+    let obj = b.as_object().filter(|o| !o.contains_key("type"))?;
+    let text = |k: &str| obj.get(k).is_some_and(Value::is_string);
+    let any = |k: &str| obj.get(k).is_some_and(|v| !v.is_null());
+    if text("text") {
+        Some("text")
+    } else if text("thinking") {
+        Some("thinking")
+    } else if any("hint") {
+        Some("hint")
+    } else if text("id") && text("name") && text("input") {
+        Some("tool_call")
+    } else if text("id") && text("name") && any("output") {
+        Some("tool_result")
+    } else if any("source") {
+        Some("data")
+    } else {
+        None
+    }
 }
 
 fn block_inner(b: &Value, loc: &str, ids: &mut Ids, errs: &mut Errors) -> Option<(Block, Value)> {
