@@ -450,3 +450,41 @@ fn sends_a_request_not_counted_yet_is_not_sent_unseen() {
     assert!(cmds.is_empty(), "{cmds:?}");
     assert!(app.status.contains("not counted yet"), "{}", app.status);
 }
+
+/// Under another release (`V`), `S` sends the release's own request, and
+/// from the same size on asks first (the size counted with the provider's
+/// tokenizer, as its budget pane shows it); `y` sends it as the release
+/// builds it.
+#[test]
+fn a_large_request_under_another_release_asks_first_too() {
+    use formatscope::tui::msg::Command;
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('V'));
+    run_commands(&mut app, &mut computer, cmds);
+    assert!(app.reference().version() != formatscope::reference::default().version());
+    app.confirm_send_at = 100;
+    assert!(app.update(key('S')).is_empty());
+    let Some(Popup::ConfirmSend(ask)) = &app.popup else {
+        panic!("{:?} {}", app.popup, app.status);
+    };
+    assert!(ask.release && ask.tokens >= 100, "{ask:?}");
+    assert!(
+        ask.targets[0].starts_with(&app.reference().title()),
+        "{:?}",
+        ask.targets
+    );
+    let cmds = app.update(key('y'));
+    let [Command::Send(job)] = cmds.as_slice() else {
+        panic!("{cmds:?}");
+    };
+    assert!(job.release.is_some(), "the release's own request");
+    // Below the threshold it goes at once.
+    app.update(Event::Reply {
+        id: job.id,
+        update: formatscope::tui::panes::reply::ReplyUpdate::Cancelled,
+    });
+    app.confirm_send_at = u64::MAX;
+    let cmds = app.update(key('S'));
+    assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
+}

@@ -19,9 +19,38 @@ impl App {
             self.status = "a send is in flight: Esc cancels it".into();
             return Vec::new();
         }
-        // Another release's request is its own: sent as it builds it.
-        if self.release_job().is_some() {
-            return self.send_release();
+        // Another release's request is its own: sent as it builds it,
+        // asked first from the same size on (counted with the provider's
+        // tokenizer, else the release's own estimate).
+        if let Some(job) = self.release_job() {
+            let info = self.preview.as_ref().and_then(|p| p.release.as_ref());
+            let count = info.and_then(|r| match &r.counted {
+                Some((Ok(n), _)) => Some(*n),
+                _ => r.estimate.and_then(|e| i64::try_from(e).ok()),
+            });
+            let tokens = match (info, count) {
+                (_, Some(n)) => n,
+                // No tokenizer and no estimate for this family: its size
+                // cannot be known (the wire view shows the request).
+                (Some(_), None) => return self.send_release(),
+                (None, _) => {
+                    self.status = "not sent: the request is not counted yet (S again once the meter shows its size)".into();
+                    return Vec::new();
+                }
+            };
+            if tokens < 0 || (tokens as u64) < self.confirm_send_at {
+                return self.send_release();
+            }
+            self.popup = Some(Popup::ConfirmSend(Box::new(ConfirmSend {
+                providers: Vec::new(),
+                targets: vec![format!("{} {}", job.release.title(), job.family.title)],
+                tokens,
+                exact: false,
+                at: self.confirm_send_at,
+                release: true,
+            })));
+            self.status = format!("a large request (≈{tokens} tokens): y sends, n does not");
+            return Vec::new();
         }
         let count = self
             .preview
@@ -46,6 +75,7 @@ impl App {
             tokens,
             exact,
             at: self.confirm_send_at,
+            release: false,
         })));
         self.status = format!("a large request ({tokens} tokens): y sends, n does not");
         Vec::new()
@@ -112,6 +142,7 @@ impl App {
         ask: Box<ConfirmSend>,
     ) -> Vec<Command> {
         match code {
+            KeyCode::Char('y') if ask.release => self.send_release(),
             KeyCode::Char('y') => self.send_to(&ask.providers),
             KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {
                 self.status = "nothing sent".into();

@@ -95,6 +95,8 @@ pub struct ConfirmSend {
     pub exact: bool,
     /// The threshold it reached.
     pub at: u64,
+    /// The send is the release on screen's (`V`), not `providers`'.
+    pub release: bool,
 }
 
 /// What a key did to one of the popups that only move and pick (help,
