@@ -115,18 +115,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
             ))
         }
     };
-    let prepared = Prepared {
-        api: requested.framing,
-        method: wire.method.to_string(),
-        url: wire.url.clone(),
-        headers: wire
-            .headers
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-            .collect(),
-        body: wire.body_bytes().into_bytes(),
-        stream: wire.stream,
-    };
+    let prepared = Prepared::from_wire(wire, requested.framing, wire.stream);
     let original = if args.append {
         match session_text(&args.wire.session) {
             Ok(t) => Some(t),

@@ -173,6 +173,25 @@ pub struct Prepared {
     pub stream: bool,
 }
 
+impl Prepared {
+    /// A built request as it goes out: its method, URL and headers, its
+    /// body's bytes as its SDK writes them; `api` frames the reply.
+    pub fn from_wire(wire: &crate::wire::Wire, api: Api, stream: bool) -> Prepared {
+        Prepared {
+            api,
+            method: wire.method.to_string(),
+            url: wire.url.clone(),
+            headers: wire
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect(),
+            body: wire.body_bytes().into_bytes(),
+            stream,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Timeouts {
     pub connect: Duration,
@@ -654,21 +673,9 @@ pub fn prepare(
         }
     };
     let api = Api::from_provider(provider);
-    let body = crate::wire::export::body_bytes(provider, &wire.body);
     let stream = wire.kwargs.get("stream").and_then(Value::as_bool) == Some(true)
         || wire.sdk_call.contains("stream");
-    let prepared = Prepared {
-        api,
-        method: wire.method.to_string(),
-        url: wire.url.clone(),
-        headers: wire
-            .headers
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-            .collect(),
-        body: body.into_bytes(),
-        stream,
-    };
+    let prepared = Prepared::from_wire(wire, api, stream);
     let mut opts = Options::new(api);
     if let Some(m) = wire.kwargs.get("model").and_then(Value::as_str) {
         opts.model_name = m.to_string();

@@ -116,18 +116,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
             )))
         }
     };
-    let prepared = Prepared {
-        api: requested.framing,
-        method: wire.method.to_string(),
-        url: wire.url.clone(),
-        headers: wire
-            .headers
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-            .collect(),
-        body: wire.body_bytes().into_bytes(),
-        stream: wire.stream,
-    };
+    let prepared = Prepared::from_wire(wire, requested.framing, wire.stream);
     say(ReplyUpdate::Started {
         url: prepared.url.clone(),
         host: host.to_string(),
