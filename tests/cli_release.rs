@@ -219,6 +219,8 @@ fn every_command_under_every_release_refuses_what_is_not_a_regular_file() {
             for command in [
                 vec!["format", t, "--agentscope", release],
                 vec!["request", t, "--agentscope", release],
+                vec!["explain", t, "--agentscope", release],
+                vec!["lint", t, "--agentscope", release],
             ] {
                 let out = formatscope(&command);
                 assert_eq!(out.status.code(), Some(2), "{command:?}: {}", stderr(&out));
@@ -393,4 +395,208 @@ fn v2_reads_data_urls_and_untyped_blocks_as_2_0_11_does() {
     assert_eq!(content[1]["source"]["media_type"], "text/plain");
     assert_eq!(content[2]["type"], "text");
     assert_eq!(content[3]["type"], "thinking");
+}
+
+/// The ids of the rules `explain --json` fired, with their messages.
+fn fired(v: &Value) -> Vec<(String, Vec<u64>)> {
+    v["explained"][0]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| {
+            let on = r["messages"].as_array().expect("messages");
+            (
+                r["id"].as_str().expect("an id").to_string(),
+                on.iter().filter_map(Value::as_u64).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn explain_under_every_release_lists_that_releases_own_rules() {
+    for (release, prefix) in [
+        ("1.0.21", "openai."),
+        ("2.0.11", "v2."),
+        ("0.1.6", "v0."),
+        ("java-2.0.2", "java."),
+    ] {
+        let out = formatscope(&[
+            "explain",
+            &case("library_trip"),
+            "--agentscope",
+            release,
+            "--provider",
+            "openai",
+            "--mode",
+            "chat",
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{release}: {}", stderr(&out));
+        let rules = fired(&json(&out));
+        assert!(!rules.is_empty(), "{release}: no rules");
+        assert!(
+            rules.iter().any(|(id, _)| id.starts_with(prefix)),
+            "{release}: {rules:?}"
+        );
+    }
+}
+
+#[test]
+fn a_releases_rules_name_the_messages_they_shape() {
+    // library_trip: messages 4 and 6 call tools, 5 and 7 hold the results.
+    let explain = |release: &str, provider: &str| {
+        let out = formatscope(&[
+            "explain",
+            &case("library_trip"),
+            "--agentscope",
+            release,
+            "--provider",
+            provider,
+            "--mode",
+            "chat",
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{release}: {}", stderr(&out));
+        fired(&json(&out))
+    };
+    let on = |rules: &[(String, Vec<u64>)], id: &str| {
+        rules
+            .iter()
+            .find(|(r, _)| r == id)
+            .map(|(_, m)| m.clone())
+            .unwrap_or_else(|| panic!("{id} did not fire: {rules:?}"))
+    };
+    let java = explain("java-2.0.2", "openai");
+    assert_eq!(on(&java, "java.tool-call.arguments-compact"), [4, 6]);
+    assert_eq!(on(&java, "java.openai.tool-message-no-name"), [5, 7]);
+    let v2 = explain("2.0.11", "anthropic");
+    assert_eq!(on(&v2, "v2.tool_call.raw-input"), [4, 6]);
+    assert_eq!(on(&v2, "v2.tool-result.assistant-message"), [5, 7]);
+    assert!(
+        on(&v2, "v2.count.bytes-estimate").is_empty(),
+        "the whole request"
+    );
+    let v0 = explain("0.1.6", "openai");
+    assert_eq!(on(&v0, "v0.openai.tool-result-first"), [5, 7]);
+}
+
+#[test]
+fn node_attribution_is_the_default_releases_and_other_releases_say_so() {
+    let out = formatscope(&[
+        "explain",
+        &case("library_trip"),
+        "--agentscope",
+        "2.0.11",
+        "--nodes",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("by the messages they shape"),
+        "{}",
+        stderr(&out)
+    );
+    let out = formatscope(&[
+        "explain",
+        &case("library_trip"),
+        "--agentscope",
+        "2.0.11",
+        "--formatter",
+        "NoSuchFormatter",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("AnthropicChatFormatter"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn lint_under_0_1_6_names_what_that_release_cannot_hold_or_skips() {
+    let lint = |case_name: &str, provider: &str| {
+        let out = formatscope(&[
+            "lint",
+            &case(case_name),
+            "--agentscope",
+            "0.1.6",
+            "--provider",
+            provider,
+            "--mode",
+            "chat",
+            "--offline",
+            "--json",
+        ]);
+        let v = json(&out);
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| {
+                f["rule"]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("release."))
+            })
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap_or_default().to_string(),
+                    f["message"].as_u64(),
+                    f["block"].as_u64(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // 0.1.6's Msg holds media by URL only.
+    let base64 = lint("image_base64", "openai");
+    assert!(
+        base64.contains(&("release.lost".into(), Some(0), Some(1))),
+        "{base64:?}"
+    );
+    // Its GeminiFormatter sends text only: the tool calls and results go.
+    let gemini = lint("library_trip", "gemini");
+    for at in [(4, 0), (5, 0), (6, 0), (7, 0)] {
+        assert!(
+            gemini.contains(&("release.block-dropped".into(), Some(at.0), Some(at.1))),
+            "{at:?}: {gemini:?}"
+        );
+    }
+}
+
+#[test]
+fn every_releases_rules_are_in_its_catalogue_for_every_class() {
+    // A rule id a release fires that its catalogue lacks panics (a debug
+    // assertion): every class, both modes, sessions with every block.
+    for release in ["2.0.11", "0.1.6", "java-2.0.2"] {
+        for name in [
+            "library_trip",
+            "thinking_blocks",
+            "image_local_paths",
+            "tool_result_text_and_image",
+            "system_in_middle",
+            "empty_content",
+        ] {
+            for mode in ["chat", "multi_agent"] {
+                let out = formatscope(&[
+                    "explain",
+                    &case(name),
+                    "--agentscope",
+                    release,
+                    "--provider",
+                    "all",
+                    "--mode",
+                    mode,
+                    "--offline",
+                ]);
+                assert!(
+                    matches!(out.status.code(), Some(0 | 1)),
+                    "{release} {name} {mode}: {}",
+                    stderr(&out)
+                );
+                assert!(
+                    String::from_utf8_lossy(&out.stdout).contains(" rule"),
+                    "{release} {name} {mode}"
+                );
+            }
+        }
+    }
 }

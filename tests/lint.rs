@@ -45,8 +45,11 @@ type Expected = (
     Option<u64>,
 );
 
+/// A case file and the findings it gives.
+type Case = (&'static str, &'static [Expected]);
+
 #[rustfmt::skip]
-const CASES: &[(&str, &[Expected])] = &[
+const CASES: &[Case] = &[
     ("raises_unknown_role", &[("agentscope.raises", "error", Some(1), None, Some(9), Some(5))]),
     ("block_dropped_thinking", &[("agentscope.block-dropped", "warning", Some(2), Some(0), Some(23), Some(9))]),
     ("image_jpg", &[("agentscope.image-jpg-media-type", "warning", Some(1), Some(1), Some(17), Some(9))]),
@@ -76,7 +79,7 @@ const CASES: &[(&str, &[Expected])] = &[
 /// application/octet-stream and skipped, Anthropic drops thinking without
 /// a signature, a user message's tool result moves to an assistant one.
 #[rustfmt::skip]
-const V2_CASES: &[(&str, &[Expected])] = &[
+const V2_CASES: &[Case] = &[
     ("v2_raises_name_null", &[("v2.raises", "error", Some(1), None, Some(9), Some(5))]),
     ("v2_audio_wav", &[("v2.audio-x-wav", "error", Some(1), Some(1), Some(17), Some(9))]),
     ("v2_media_dropped", &[("v2.media-dropped", "warning", Some(1), Some(1), Some(17), Some(9))]),
@@ -92,13 +95,22 @@ const V2_CASES: &[(&str, &[Expected])] = &[
 /// by both ports (the Java side checked against the Java vectors' rules:
 /// Java's basic base64 decoder refuses "-", which Python's discards).
 #[rustfmt::skip]
-const JAVA_CASES: &[(&str, &[Expected])] = &[
+const JAVA_CASES: &[Case] = &[
     ("java_audio_url", &[("java.openai.audio-url-text", "warning", Some(1), Some(1), Some(17), Some(9))]),
     ("java_history_prompt", &[("java.multi-agent.history-prompt-every-group", "warning", Some(4), None, Some(41), Some(5))]),
     ("java_raises_base64", &[("java.raises", "error", Some(2), None, Some(21), Some(5)), ("agentscope.tool-result-media-as-path", "warning", Some(2), Some(0), Some(25), Some(9))]),
     ("java_sends_rejected", &[("agentscope.raises", "error", None, None, None, None), ("java.sends-what-python-rejects", "warning", Some(1), None, Some(9), Some(5))]),
     ("java_system_in_middle", &[("agentscope.system-not-first", "warning", Some(2), None, Some(15), Some(5)), ("java.multi-agent.history-prompt-every-group", "warning", Some(3), None, Some(20), Some(5)), ("java.openai.system-in-middle", "info", Some(2), None, Some(15), Some(5))]),
     ("java_thinking", &[("agentscope.block-dropped", "warning", Some(2), Some(0), Some(18), Some(9)), ("java.openai.thinking-reasoning-content", "info", Some(2), Some(0), Some(18), Some(9))]),
+];
+
+/// `lint --agentscope 0.1.6`: what the legacy release refuses, cannot
+/// hold or skips of a session 1.0.21 formats.
+#[rustfmt::skip]
+const V0_CASES: &[Case] = &[
+    ("v0_thinking", &[("release.lost", "warning", Some(1), Some(0), Some(13), Some(9))]),
+    ("v0_raises_query_image", &[("release.raises", "error", Some(1), None, Some(9), Some(5))]),
+    ("v0_gemini_tools", &[("release.block-dropped", "warning", Some(1), Some(0), Some(13), Some(9)), ("release.block-dropped", "warning", Some(2), Some(0), Some(25), Some(9))]),
 ];
 
 fn brief(f: &Value) -> Expected {
@@ -116,37 +128,23 @@ fn brief(f: &Value) -> Expected {
 #[test]
 fn each_case_gives_exactly_its_findings_and_errors_exit_1() {
     let mut fired = BTreeSet::new();
-    for (name, expected) in CASES {
-        let (code, findings) = lint(&case(name), &[]);
-        let got: Vec<Expected> = findings.iter().map(brief).collect();
-        assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
-        let errors = expected.iter().any(|e| e.1 == "error");
-        assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
-        for f in &findings {
-            assert!(!f["fix"].as_str().unwrap_or("").is_empty());
-            fired.insert(f["rule"].as_str().unwrap_or("").to_string());
-        }
-    }
-    for (name, expected) in V2_CASES {
-        let (code, findings) = lint(&case(name), &["--agentscope", "2.0.11"]);
-        let got: Vec<Expected> = findings.iter().map(brief).collect();
-        assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
-        let errors = expected.iter().any(|e| e.1 == "error");
-        assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
-        for f in &findings {
-            assert!(!f["fix"].as_str().unwrap_or("").is_empty());
-            fired.insert(f["rule"].as_str().unwrap_or("").to_string());
-        }
-    }
-    for (name, expected) in JAVA_CASES {
-        let (code, findings) = lint(&case(name), &["--agentscope", "java-2.0.2"]);
-        let got: Vec<Expected> = findings.iter().map(brief).collect();
-        assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
-        let errors = expected.iter().any(|e| e.1 == "error");
-        assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
-        for f in &findings {
-            assert!(!f["fix"].as_str().unwrap_or("").is_empty());
-            fired.insert(f["rule"].as_str().unwrap_or("").to_string());
+    let suites: [(&[Case], &[&str]); 4] = [
+        (CASES, &[]),
+        (V2_CASES, &["--agentscope", "2.0.11"]),
+        (JAVA_CASES, &["--agentscope", "java-2.0.2"]),
+        (V0_CASES, &["--agentscope", "0.1.6"]),
+    ];
+    for (cases, release) in suites {
+        for (name, expected) in cases {
+            let (code, findings) = lint(&case(name), release);
+            let got: Vec<Expected> = findings.iter().map(brief).collect();
+            assert_eq!(got, expected.to_vec(), "{name}: {findings:#?}");
+            let errors = expected.iter().any(|e| e.1 == "error");
+            assert_eq!(code, if errors { 1 } else { 0 }, "{name}");
+            for f in &findings {
+                assert!(!f["fix"].as_str().unwrap_or("").is_empty());
+                fired.insert(f["rule"].as_str().unwrap_or("").to_string());
+            }
         }
     }
     for f in big_cases() {

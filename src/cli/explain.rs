@@ -3,12 +3,16 @@
 //! page with the formatter's messages and the wire body side by side, the
 //! rule beside each node and the lint findings beside their messages.
 
-use super::{media_env, print_json, report_access, safe, say, usage_error, web_fetcher};
+use super::release::{family_and_mode, Own, Release};
+use super::{
+    media_env, print_json, report_access, report_session, safe, say, usage_error, web_fetcher,
+};
 use clap::Args;
-use formatscope::explain::{self, Explained};
+use formatscope::explain::{self, Explained, Fired, Rule};
 use formatscope::formatter::{FormatterId, Mode, Provider};
 use formatscope::pipeline::{self, ReferenceRequest};
-use formatscope::session::read_session;
+use formatscope::reference::{self, Family};
+use formatscope::session::{read_session, Session};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -20,6 +24,16 @@ pub(crate) struct ExplainArgs {
     /// The provider, or `all` (default: the session's provider).
     #[arg(long, value_name = "P|all")]
     provider: Option<String>,
+
+    /// The AgentScope release whose rules to list (default: the one whose
+    /// every node is attributed): 1.0.21, 2.0.11, 0.1.6 or java-2.0.2.
+    #[arg(long, value_name = "VERSION", value_parser = super::release::parse)]
+    agentscope: Option<super::release::Release>,
+
+    /// Under another release, the class to explain (as its `format`
+    /// names it), instead of --provider and --mode.
+    #[arg(long, value_name = "CLASS")]
+    formatter: Option<String>,
 
     /// chat or multi_agent (default: the session's mode, else chat).
     #[arg(long, value_name = "MODE")]
@@ -55,6 +69,16 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(e),
     };
+    match args.agentscope {
+        Some(release) if !release.is_default() => return run_release(&args, &session, release),
+        _ if args.formatter.is_some() => {
+            return usage_error(format!(
+                "--formatter picks a class under another release (--agentscope VERSION); {} takes --provider and --mode",
+                formatscope::reference::default().title()
+            ))
+        }
+        _ => {}
+    }
     let own = session.formatter().ok();
     let mode = match args.mode.as_deref() {
         Some(m) => match Mode::from_id(m) {
@@ -176,15 +200,7 @@ fn wire_body(
 }
 
 fn to_json(id: FormatterId, ex: &Explained, nodes: bool) -> Value {
-    let rules: Vec<Value> = ex
-        .fired()
-        .iter()
-        .map(|(r, on)| {
-            json!({"id": r.id, "provider": r.provider, "text": r.text,
-                   "agentscope": r.agentscope, "api": r.api_for(id.provider), "messages": on})
-        })
-        .collect();
-    let mut v = json!({"formatter": id.class_name(), "rules": rules});
+    let mut v = rules_json(&id.class_name(), &ex.fired(), |r| r.api_for(id.provider));
     if nodes {
         v["nodes"] = ex
             .nodes
@@ -198,16 +214,47 @@ fn to_json(id: FormatterId, ex: &Explained, nodes: bool) -> Value {
     v
 }
 
+/// The JSON of one class's fired rules.
+fn rules_json(class: &str, fired: &[Fired], api: impl Fn(&Rule) -> &'static str) -> Value {
+    let rules: Vec<Value> = fired
+        .iter()
+        .map(|(r, on)| {
+            json!({"id": r.id, "provider": r.provider, "text": r.text,
+                   "agentscope": r.agentscope, "api": api(r), "messages": on})
+        })
+        .collect();
+    json!({"formatter": class, "rules": rules})
+}
+
 fn print_text(id: FormatterId, ex: &Explained, nodes: bool, wire: bool) {
-    let fired = ex.fired();
-    outln!(
-        "{}{} · {} rule{}",
+    let title = format!(
+        "{}{}",
         id.class_name(),
-        if wire { " (wire body)" } else { "" },
+        if wire { " (wire body)" } else { "" }
+    );
+    print_rules(&title, &ex.fired(), |r| r.api_for(id.provider));
+    if nodes {
+        for n in &ex.nodes {
+            let src = match (&n.messages, n.block) {
+                (Some(m), Some(b)) => format!("message {} block {b}", m.start),
+                (Some(m), None) if m.len() > 1 => format!("messages {}–{}", m.start, m.end - 1),
+                (Some(m), None) => format!("message {}", m.start),
+                _ => "—".into(),
+            };
+            outln!("  {:<40} {:<22} {}", safe(&n.pointer), src, n.rule);
+        }
+    }
+    outln!();
+}
+
+/// A class's fired rules, each with the messages it shaped.
+fn print_rules(title: &str, fired: &[Fired], api: impl Fn(&Rule) -> &'static str) {
+    outln!(
+        "{title} · {} rule{}",
         fired.len(),
         if fired.len() == 1 { "" } else { "s" }
     );
-    for (r, on) in &fired {
+    for (r, on) in fired {
         let on = if on.is_empty() {
             String::new()
         } else {
@@ -223,18 +270,90 @@ fn print_text(id: FormatterId, ex: &Explained, nodes: bool, wire: bool) {
         outln!("  {}{on}", r.id);
         outln!("      {}", r.text);
         outln!("      AgentScope: {}", r.agentscope);
-        outln!("      API: {}", r.api_for(id.provider));
+        outln!("      API: {}", api(r));
     }
-    if nodes {
-        for n in &ex.nodes {
-            let src = match (&n.messages, n.block) {
-                (Some(m), Some(b)) => format!("message {} block {b}", m.start),
-                (Some(m), None) if m.len() > 1 => format!("messages {}–{}", m.start, m.end - 1),
-                (Some(m), None) => format!("message {}", m.start),
-                _ => "—".into(),
-            };
-            outln!("  {:<40} {:<22} {}", safe(&n.pointer), src, n.rule);
+}
+
+/// `explain --agentscope VERSION` for a release that lists its rules by
+/// message (`Reference::rules`): the class the flags or the session pick,
+/// or every class of the release with `--provider all`.
+fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
+    let r = release.0;
+    if args.nodes || args.wire || args.html.is_some() {
+        return usage_error(format!(
+            "--nodes, --wire and --html attribute every node, which {} does; {} lists its rules by the messages they shape",
+            formatscope::reference::default().title(),
+            r.title()
+        ));
+    }
+    let own = Own {
+        provider: session.settings.get("provider").and_then(Value::as_str),
+        mode: session.settings.get("mode").and_then(Value::as_str),
+    };
+    let picked: Vec<(&'static Family, reference::Mode)> = if args.provider.as_deref() == Some("all")
+    {
+        let mode = match family_and_mode(r, None, None, args.mode.as_deref(), own) {
+            Ok((_, m)) => m,
+            Err(e) => return usage_error(e),
+        };
+        r.families().iter().map(|f| (f, mode)).collect()
+    } else {
+        match family_and_mode(
+            r,
+            args.formatter.as_deref(),
+            args.provider.as_deref(),
+            args.mode.as_deref(),
+            own,
+        ) {
+            Ok(pick) => vec![pick],
+            Err(e) => return usage_error(e),
+        }
+    };
+    report_session(session);
+    let env = media_env(session, web_fetcher(&[], args.offline));
+    let mut out = Vec::new();
+    let mut failed = false;
+    for (family, mode) in picked {
+        let formatted = r.format(session, family, mode, &env);
+        let class = formatted
+            .call
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if let Err(e) = &formatted.messages {
+            say(format!(
+                "{}: {} raises {}: {}",
+                formatted.call,
+                r.title(),
+                e.kind,
+                e.message
+            ));
+            failed = true;
+            continue;
+        }
+        match r.rules(session, family, mode, &formatted) {
+            Some(fired) => out.push((class, fired)),
+            None => {
+                say(format!(
+                    "{}: {} lists no rules here",
+                    formatted.call,
+                    r.title()
+                ));
+                failed = true;
+            }
         }
     }
-    outln!();
+    report_access(env.gate());
+    let api = |rule: &Rule| rule.api;
+    if args.json {
+        let v: Vec<Value> = out.iter().map(|(c, f)| rules_json(c, f, api)).collect();
+        print_json(&json!({ "agentscope": r.version(), "explained": v }));
+    } else {
+        for (class, fired) in &out {
+            print_rules(&format!("{class} ({})", r.title()), fired, api);
+            outln!();
+        }
+    }
+    i32::from(failed)
 }

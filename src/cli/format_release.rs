@@ -4,7 +4,7 @@
 //! today), the session through `Reference::format` for the provider and
 //! mode asked, printed as one JSON object.
 
-use super::format::{choose_formatter, FormatArgs};
+use super::format::FormatArgs;
 use super::{media_env, print_json, report_access, report_session, usage_error, web_fetcher};
 use formatscope::reference::Reference;
 use formatscope::session::read_session;
@@ -90,30 +90,28 @@ pub(crate) fn dispatch(args: FormatArgs) -> i32 {
     }
 }
 
-pub(crate) fn run(args: FormatArgs, release: &dyn Reference) -> i32 {
+pub(crate) fn run(args: FormatArgs, release: &'static dyn Reference) -> i32 {
     let session = match read_session(&args.session) {
         Ok(s) => s,
         Err(e) => return usage_error(e),
     };
-    let formatter = match choose_formatter(
-        None,
+    let own = super::release::Own {
+        provider: session.settings.get("provider").and_then(Value::as_str),
+        mode: session.settings.get("mode").and_then(Value::as_str),
+    };
+    let (family, mode) = match super::release::family_and_mode(
+        release,
+        args.formatter.as_deref(),
         args.provider.as_deref(),
         args.mode.as_deref(),
-        &session,
+        own,
     ) {
-        Ok(f) => f,
+        Ok(pick) => pick,
         Err(e) => return usage_error(e),
     };
-    if args.formatter.is_some() {
-        return usage_error(format!(
-            "--formatter names a 1.0.21 class; under {} give --provider and --mode",
-            release.title()
-        ));
-    }
     report_session(&session);
     let env = media_env(&session, web_fetcher(&args.web_root, args.offline));
-    let family = formatscope::reference::Family::of(formatter.provider);
-    let out = release.format(&session, &family, formatter.mode.into(), &env);
+    let out = release.format(&session, family, mode, &env);
     report_access(env.gate());
     let mut object = Map::new();
     object.insert("agentscope".into(), json!(release.version()));

@@ -171,7 +171,10 @@ pub(crate) fn page(title: &str, subtitle: &str, compared: &Compared, notes: &dyn
             }
         }
     }
-    out.push_str("</table>\n<p class=\"sub\">Made by formatscope: the requests as AgentScope 1.0.21 formats them. Hover a line for its JSON pointer, a rule for its explanation.</p>\n</body></html>\n");
+    out.push_str(&format!(
+        "</table>\n<p class=\"sub\">Made by formatscope: the requests as {} formats them. Hover a line for its JSON pointer, a rule for its explanation.</p>\n</body></html>\n",
+        formatscope::reference::default().title()
+    ));
     out
 }
 

@@ -32,11 +32,11 @@ pub(crate) struct LintArgs {
     #[arg(long)]
     rules: bool,
 
-    /// Also check the upgrade to this AgentScope release (2.0.11): what it
-    /// rejects or drops that 1.0.21 accepted, found by formatting with
-    /// both (rules v2.*); or the Java port (java-2.0.2): where a Java agent
-    /// sends the session differently in a way the provider treats
-    /// differently (rules java.*). Default 1.0.21: neither.
+    /// Also check the session under this AgentScope release, found by
+    /// formatting with it and the default: the upgrade to 2.0.11 (what it
+    /// rejects or drops that 1.0.21 accepted, rules v2.*), the Java port
+    /// java-2.0.2 (where a Java agent sends it differently, rules java.*),
+    /// or 0.1.6 (what it refuses, cannot hold or skips, rules release.*).
     #[arg(long, value_name = "VERSION")]
     agentscope: Option<String>,
 
@@ -65,13 +65,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
                 ))
             }
             Some(r) if r.version() == formatscope::reference::default().version() => None,
-            Some(r) if lint::upgrades_to(r) || lint::is_port(r) => Some(r),
-            Some(r) => {
-                return usage_error(format!(
-                    "--agentscope {}: lint has findings for AgentScope 2.x and Java only",
-                    r.version()
-                ))
-            }
+            Some(r) => Some(r),
         },
     };
     let bytes = match read_session_bytes(path) {

@@ -65,7 +65,7 @@ use truncate::TruncateArgs;
 #[command(
     name = "formatscope",
     version,
-    about = "See the exact request each LLM provider would receive for a conversation, formatted byte for byte as AgentScope 1.0.21 formats it."
+    about = "See the exact request each LLM provider would receive for a conversation, formatted byte for byte as the AgentScope release you run formats it (--agentscope VERSION)."
 )]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {

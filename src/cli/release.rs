@@ -92,8 +92,10 @@ pub(crate) fn family_and_mode(
 ) -> Result<(&'static Family, Mode), String> {
     if let Some(class) = formatter {
         let prefix = format!("{class}.");
+        // A class with a method per mode (0.1.6's) takes --mode too.
+        let asked = mode.and_then(mode_named);
         for family in release.families() {
-            for m in release.modes() {
+            for m in asked.iter().chain(release.modes()) {
                 if release.call(family, *m).starts_with(&prefix) {
                     return Ok((family, *m));
                 }

@@ -26,8 +26,10 @@ macro_rules! r {
     };
 }
 
+pub mod firing;
 pub mod rules;
 pub mod rules_java;
+pub mod rules_v0;
 pub mod rules_v2;
 
 use crate::formatter::FormattedRequest;
@@ -37,17 +39,20 @@ use serde_json::Value;
 use std::ops::Range;
 use std::sync::Arc;
 
+pub use firing::{Facts, Fired, Firing, MessageFacts};
 pub use rules::{Rule, RULES};
 pub use rules_java::RULES_JAVA;
+pub use rules_v0::RULES_V0;
 pub use rules_v2::RULES_V2;
 
-/// A rule of any catalogue: 1.0.21's ([`RULES`]), 2.0.11's ([`RULES_V2`])
-/// or Java 2.0.2's ([`RULES_JAVA`]).
+/// A rule of any catalogue: 1.0.21's ([`RULES`]), 2.0.11's ([`RULES_V2`]),
+/// Java 2.0.2's ([`RULES_JAVA`]) or 0.1.6's ([`RULES_V0`]).
 pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES
         .iter()
         .chain(RULES_V2)
         .chain(RULES_JAVA)
+        .chain(RULES_V0)
         .find(|r| r.id == id)
 }
 

@@ -13,6 +13,7 @@ mod agentscope;
 mod budget;
 mod port;
 mod provider;
+mod release;
 mod upgrade;
 
 pub use port::is_port;
@@ -109,6 +110,15 @@ pub const RULES: &[Rule] = &[
     Rule { id: "java.openai.system-in-middle", severity: Severity::Info,
         summary: "AgentScope Java sends a later system message as its own system message, splitting the history (Python: a history line)",
         fix: "make it a user message to send the same from both ports" },
+    Rule { id: "release.raises", severity: Severity::Error,
+        summary: "the release --agentscope names (0.1.6) raises on the session where the default release formats it",
+        fix: "fix the message the error names; `formatscope format --agentscope VERSION` shows the same error" },
+    Rule { id: "release.lost", severity: Severity::Warning,
+        summary: "a block the release's Msg cannot hold (0.1.6: thinking, base64 media): it is left out of the request",
+        fix: "give the content as text or a URL, or run a newer release" },
+    Rule { id: "release.block-dropped", severity: Severity::Warning,
+        summary: "a block the default release sends is skipped by the release's formatter (0.1.6: audio to OpenAI, tools to Gemini)",
+        fix: "pick a formatter of that release that sends it, or keep what it says in text" },
     Rule { id: "provider.tool-result-without-call", severity: Severity::Error,
         summary: "a tool result answers no earlier tool call with its id",
         fix: "give it the id of the tool_use block it answers, or delete it" },
@@ -393,7 +403,10 @@ pub fn lint(input: &Input<'_>) -> Vec<Finding> {
         budget::checks(id, input, &mut sink);
         match input.upgrade {
             Some(release) if port::is_port(release) => port::checks(id, release, input, &mut sink),
-            Some(release) => upgrade::checks(id, release, input, &mut sink),
+            Some(release) if upgrade::upgrades_to(release) => {
+                upgrade::checks(id, release, input, &mut sink)
+            }
+            Some(release) => release::checks(id, release, input, &mut sink),
             None => {}
         }
     }

@@ -241,6 +241,21 @@ pub trait Reference: Send + Sync {
         ))
     }
 
+    /// The rules of its catalogue behind the session's request for
+    /// `family` in `mode` (`formatted`: what `format` gave), each with the
+    /// session messages it shaped; `None`: it attributes every node of
+    /// the request instead (the default release, `explain::formatted`).
+    fn rules(
+        &self,
+        session: &Session,
+        family: &Family,
+        mode: Mode,
+        formatted: &Formatted,
+    ) -> Option<Vec<crate::explain::Fired>> {
+        let _ = (session, family, mode, formatted);
+        None
+    }
+
     /// The session settings it reads, beyond the shared ones: the settings
     /// form offers each (key path, label, help).
     fn settings(&self) -> &'static [Setting] {

@@ -5,6 +5,7 @@
 //! listed; it neither counts tokens nor truncates.
 
 use super::{one_to_one, Family, Formatted, Mode, Reference, Setting, SIX};
+use crate::explain::{Facts, Fired, Firing, RULES_V0};
 use crate::legacy::{self, ChatOptions, Class, Method};
 use crate::media::MediaEnv;
 use crate::session::Session;
@@ -113,6 +114,95 @@ impl Reference for V0 {
             tools: None,
             body: None,
         }
+    }
+
+    fn rules(
+        &self,
+        session: &Session,
+        family: &Family,
+        mode: Mode,
+        formatted: &Formatted,
+    ) -> Option<Vec<Fired>> {
+        let class = Class::for_provider(family.provider?);
+        let facts = Facts::of(session);
+        let mut f = Firing::new(RULES_V0);
+        f.on("v0.msg.convert", facts.all());
+        let multi = match mode {
+            Mode::Chat => false,
+            Mode::MultiAgent => true,
+            Mode::Auto => {
+                f.whole("v0.auto.count-messages");
+                formatted.branch == Some(Method::MultiAgent.name())
+            }
+        };
+        let images = facts.which(|m| m.has("image"));
+        let tool_results = facts.which(|m| m.has("tool_result"));
+        let skipped =
+            |kinds: &'static [&'static str]| facts.which(move |m| kinds.iter().any(|k| m.has(k)));
+        match (class, multi) {
+            (Class::OpenAi, _) | (Class::DashScope, false) => {
+                let one = if class == Class::OpenAi {
+                    "v0.openai.one-list"
+                } else {
+                    "v0.dashscope.parts"
+                };
+                f.on(one, facts.all());
+                f.on("v0.openai.tool-calls", facts.which(|m| m.calls()));
+                f.on("v0.openai.tool-result-first", tool_results.clone());
+                f.on("v0.python.str", tool_results);
+                if class == Class::OpenAi {
+                    f.on("v0.openai.image-url", images);
+                    f.on(
+                        "v0.unsupported.skipped",
+                        skipped(&["audio", "video", "file"]),
+                    );
+                } else {
+                    f.on("v0.unsupported.skipped", skipped(&["video", "file"]));
+                }
+            }
+            (Class::Anthropic, false) => {
+                f.on(
+                    "v0.anthropic.system-later-as-user",
+                    facts.which_at(|all, i| i > 0 && all[i].role == "system"),
+                );
+                f.on("v0.anthropic.tool-blocks", facts.which(|m| m.tools()));
+                f.on("v0.anthropic.image-source", images);
+                f.on(
+                    "v0.unsupported.skipped",
+                    skipped(&["audio", "video", "file"]),
+                );
+            }
+            (Class::Gemini, false) => f.on("v0.gemini.parts-string", facts.all()),
+            (Class::Common, false) => {
+                f.on("v0.common.text-only", facts.all());
+                let o = options(session, class, Method::Chat);
+                if o.require_alternative || o.require_user_last {
+                    f.whole("v0.common.fallback");
+                }
+            }
+            (_, true) => {
+                f.on(
+                    "v0.multi_agent.system-first",
+                    facts.which_at(|all, i| i == 0 && all[i].role == "system"),
+                );
+                f.on(
+                    "v0.multi_agent.history",
+                    facts.which_at(|all, i| i > 0 || all[i].role != "system"),
+                );
+                match class {
+                    Class::Anthropic => {
+                        f.on("v0.python.str", facts.which(|m| m.tools()));
+                        f.on("v0.anthropic.image-source", images);
+                    }
+                    Class::DashScope => {
+                        f.on("v0.dashscope.media-first", skipped(&["image", "audio"]))
+                    }
+                    Class::Common => f.on("v0.common.text-only", facts.all()),
+                    _ => {}
+                }
+            }
+        }
+        Some(f.done())
     }
 
     fn counts_and_truncates(&self) -> bool {

@@ -143,6 +143,17 @@ impl Reference for V2 {
         }
     }
 
+    fn rules(
+        &self,
+        session: &Session,
+        family: &Family,
+        mode: Mode,
+        formatted: &Formatted,
+    ) -> Option<Vec<crate::explain::Fired>> {
+        let _ = formatted;
+        Some(v2::explain::rules(session, family, mode))
+    }
+
     fn counts_and_truncates(&self) -> bool {
         false
     }

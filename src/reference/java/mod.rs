@@ -8,6 +8,7 @@
 
 pub mod common;
 pub mod dashscope;
+pub mod explain;
 pub mod jackson;
 pub mod msg;
 pub mod ollama;

@@ -196,6 +196,17 @@ impl Reference for Java {
         }
     }
 
+    fn rules(
+        &self,
+        session: &Session,
+        family: &Family,
+        mode: Mode,
+        formatted: &Formatted,
+    ) -> Option<Vec<crate::explain::Fired>> {
+        let _ = formatted;
+        Some(super::explain::rules(session, family, mode))
+    }
+
     fn counts_and_truncates(&self) -> bool {
         false
     }

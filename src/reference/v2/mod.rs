@@ -9,6 +9,7 @@ pub mod anthropic;
 pub mod base;
 pub mod count;
 pub mod deepseek;
+pub mod explain;
 pub mod gemini;
 pub mod msgs;
 pub mod multi_agent;
