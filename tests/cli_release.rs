@@ -479,6 +479,18 @@ fn a_releases_rules_name_the_messages_they_shape() {
     );
     let v0 = explain("0.1.6", "openai");
     assert_eq!(on(&v0, "v0.openai.tool-result-first"), [5, 7]);
+    // Java sends a local image it cannot read as its path: read from what
+    // it sent, not from the file system.
+    let out = formatscope(&[
+        "explain",
+        &case("err_missing_image_file"),
+        "--agentscope",
+        "java-2.0.2",
+        "--provider",
+        "openai",
+        "--json",
+    ]);
+    assert_eq!(on(&fired(&json(&out)), "java.openai.local-image-path"), [0]);
 }
 
 #[test]

@@ -8,7 +8,6 @@
 use super::Rule;
 use crate::session::Session;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 
 /// A rule that fired and the session messages it shaped (none: the
 /// request as a whole).
@@ -22,10 +21,10 @@ pub struct MessageFacts {
     pub kinds: Vec<String>,
     /// A tool result holds an image, audio or video.
     pub tool_media: bool,
-    /// An image, audio or video block whose source is a local path
-    /// (neither a web, a `data:` URL nor base64 data), with whether the
-    /// file exists beside the session.
-    pub local_media: Vec<(String, bool)>,
+    /// The local paths its image, audio and video blocks name (neither a
+    /// web nor a `data:` URL, nor base64 data), as written: never looked
+    /// up, since a session may name any path.
+    pub local_media: Vec<String>,
 }
 
 impl MessageFacts {
@@ -63,17 +62,11 @@ pub struct Facts(pub Vec<MessageFacts>);
 
 impl Facts {
     pub fn of(session: &Session) -> Facts {
-        let dir = session
-            .path
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
         Facts(
             session
                 .messages
                 .iter()
-                .map(|m| message_facts(&m.value(), &dir))
+                .map(|m| message_facts(&m.value()))
                 .collect(),
         )
     }
@@ -95,7 +88,7 @@ impl Facts {
     }
 }
 
-fn message_facts(message: &Value, dir: &Path) -> MessageFacts {
+fn message_facts(message: &Value) -> MessageFacts {
     let role = message
         .get("role")
         .and_then(Value::as_str)
@@ -112,8 +105,7 @@ fn message_facts(message: &Value, dir: &Path) -> MessageFacts {
                 let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
                 facts.kinds.push(kind.to_string());
                 if let Some(path) = local_source(block) {
-                    let exists = dir.join(&path).is_file();
-                    facts.local_media.push((path, exists));
+                    facts.local_media.push(path);
                 }
                 if kind == "tool_result" {
                     facts.tool_media |= holds_media(block.get("output"));
@@ -155,8 +147,7 @@ fn local_source(block: &Value) -> Option<String> {
     {
         return None;
     }
-    let path = url.strip_prefix("file://").unwrap_or(url);
-    Some(PathBuf::from(path).display().to_string())
+    Some(url.strip_prefix("file://").unwrap_or(url).to_string())
 }
 
 /// The rules of one catalogue that fired, in the catalogue's order.
@@ -220,19 +211,16 @@ mod tests {
 
     #[test]
     fn the_facts_of_a_message_name_its_blocks_and_its_local_media() {
-        let facts = message_facts(
-            &json!({"role": "user", "content": [
-                {"type": "text", "text": "look"},
-                {"type": "image", "source": {"type": "url", "url": "../nowhere/x.png"}},
-                {"type": "image", "source": {"type": "url", "url": "https://e.com/x.png"}},
-                {"type": "tool_result", "id": "1", "name": "f", "output": [
-                    {"type": "audio", "source": {"type": "base64", "media_type": "audio/wav", "data": "AA=="}}]}
-            ]}),
-            Path::new("/"),
-        );
+        let facts = message_facts(&json!({"role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "source": {"type": "url", "url": "../nowhere/x.png"}},
+            {"type": "image", "source": {"type": "url", "url": "https://e.com/x.png"}},
+            {"type": "tool_result", "id": "1", "name": "f", "output": [
+                {"type": "audio", "source": {"type": "base64", "media_type": "audio/wav", "data": "AA=="}}]}
+        ]}));
         assert_eq!(facts.kinds, ["text", "image", "image", "tool_result"]);
         assert!(facts.media() && facts.tool_media && !facts.calls());
-        assert_eq!(facts.local_media, [("../nowhere/x.png".to_string(), false)]);
+        assert_eq!(facts.local_media, ["../nowhere/x.png"]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! about; its nodes are not attributed one by one.
 
 use crate::explain::{Facts, Fired, Firing, MessageFacts, RULES_JAVA};
-use crate::reference::{Family, Mode};
+use crate::reference::{Family, Formatted, Mode};
 use crate::session::Session;
 
 /// The families Java formats with the OpenAI converters.
@@ -21,8 +21,16 @@ fn alone(all: &[MessageFacts], i: usize) -> bool {
 }
 
 /// The rules behind the request `family`'s class in `mode` sends.
-pub fn rules(session: &Session, family: &Family, mode: Mode) -> Vec<Fired> {
+pub fn rules(session: &Session, family: &Family, mode: Mode, formatted: &Formatted) -> Vec<Fired> {
     let id = family.id;
+    // What Java sent: a local image it could not read goes as its path.
+    let sent = match &formatted.messages {
+        Ok(m) => serde_json::to_string(m).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let sent_as_path = |path: &String| {
+        serde_json::to_string(path).is_ok_and(|quoted| sent.contains(&format!("\"url\":{quoted}")))
+    };
     let facts = Facts::of(session);
     let multi = mode == Mode::MultiAgent;
     let openai = openai_style(id);
@@ -67,7 +75,7 @@ pub fn rules(session: &Session, family: &Family, mode: Mode) -> Vec<Fired> {
         );
         f.on(
             "java.openai.local-image-path",
-            facts.which(|m| m.has("image") && m.local_media.iter().any(|(_, there)| !there)),
+            facts.which(|m| m.has("image") && m.local_media.iter().any(sent_as_path)),
         );
         f.on(
             "java.openai.audio-url-text",

@@ -203,8 +203,7 @@ impl Reference for Java {
         mode: Mode,
         formatted: &Formatted,
     ) -> Option<Vec<crate::explain::Fired>> {
-        let _ = formatted;
-        Some(super::explain::rules(session, family, mode))
+        Some(super::explain::rules(session, family, mode, formatted))
     }
 
     fn counts_and_truncates(&self) -> bool {
