@@ -612,3 +612,31 @@ fn every_releases_rules_are_in_its_catalogue_for_every_class() {
         }
     }
 }
+
+#[test]
+fn ollama_requests_are_validated_as_the_sdks_chat_request_is() {
+    // Made by scripts/ollama-validation-v2.py with the real 2.0.11 and the
+    // ollama SDK of its release day: the body sent, or the SDK's error.
+    let text =
+        std::fs::read_to_string("tests/golden_v2/ollama_sdk_validation.json").expect("the vectors");
+    let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON");
+    assert!(cases.len() > 50);
+    for case in &cases {
+        let kwargs = case["call_kwargs"].to_string();
+        let out = formatscope(&[
+            "request",
+            "tests/golden_v2/cases/chat_plain.json",
+            "--agentscope",
+            "2.0.11",
+            "--formatter",
+            "OllamaChatFormatter",
+            "--model",
+            "qwen3:8b",
+            "--call-kwargs",
+            &kwargs,
+        ]);
+        let got = json(&out);
+        assert_eq!(got["http_error"], case["http_error"], "{kwargs}");
+        assert_eq!(got["http_body"], case["http_body"], "{kwargs}");
+    }
+}

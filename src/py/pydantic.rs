@@ -52,6 +52,11 @@ pub enum Ty {
     Union(&'static [(&'static str, Ty)]),
     /// `is-instance[Class]`: no JSON value is one.
     IsInstance(&'static str),
+    /// `Literal['a', 'b']` of strings.
+    Literal(&'static [&'static str]),
+    /// A `BaseModel` class taken whole from a dict (its fields not
+    /// checked here): anything else is a `model_type` error naming it.
+    DictModel(&'static str),
     Callable,
 }
 
@@ -177,6 +182,22 @@ pub fn validate(ty: &Ty, v: &Value, loc: &mut Vec<String>, out: &mut Outcome) {
                     out.errors.truncate(start);
                     return;
                 }
+            }
+        }
+        Ty::Literal(members) => {
+            if !v.as_str().is_some_and(|s| members.contains(&s)) {
+                fail(
+                    "literal_error",
+                    &format!("Input should be {}", or_list(members)),
+                );
+            }
+        }
+        Ty::DictModel(class) => {
+            if !v.is_object() || is_bytes(v) {
+                fail(
+                    "model_type",
+                    &format!("Input should be a valid dictionary or instance of {class}"),
+                );
             }
         }
         Ty::IsInstance(class) => fail(
@@ -333,6 +354,36 @@ pub fn base64_bytes(s: &str) -> Result<Vec<u8>, DecodeError> {
         DecodeError::InvalidByte(_, b'/' | b'+') => STANDARD_OPTIONAL_PADDING.decode(s),
         _ => Err(e),
     })
+}
+
+/// A valid lax `bool` as pydantic makes it (`"yes"`, `1`, `1.0`: true).
+pub fn lax_bool(v: &Value) -> Option<bool> {
+    if bool_error(v).is_some() {
+        return None;
+    }
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => n.as_f64().map(|f| f == 1.0),
+        Value::String(s) => Some(matches!(
+            s.trim().to_lowercase().as_str(),
+            "1" | "on" | "t" | "true" | "y" | "yes"
+        )),
+        _ => None,
+    }
+}
+
+/// A valid lax `int` as pydantic makes it (`" 3 "`, `"3.0"`, `2.0`,
+/// `true`: 3, 3, 2, 1).
+pub fn lax_int(v: &Value) -> Option<i64> {
+    if int_error(v).is_some() {
+        return None;
+    }
+    match v {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Value::String(s) => float_text(s).map(|f| f as i64),
+        _ => None,
+    }
 }
 
 fn bool_error(v: &Value) -> Option<(&'static str, &'static str)> {

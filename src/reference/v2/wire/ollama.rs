@@ -1,10 +1,15 @@
 //! The ollama SDK (0.6.3, on httpx) under 2.0.11: `OllamaChatModel` always
 //! sends `think` and streams by default; `options` only when a setting is
 //! given; never a `tool_choice`. The SDK's request model (the one 1.0.21's
-//! wire reproduces) drops what it does not know.
+//! wire reproduces) drops what it does not know, and validates what it
+//! knows as pydantic 2.14 does (`ChatRequest`): a `think` of 3 or a
+//! `format` of "xml" raises its `ValidationError`, a `keep_alive` of 5 is
+//! sent as 5.0, a `logprobs` of "yes" as true.
 
 use super::{sorted_headers, Call};
 use crate::json;
+use crate::py::pydantic::{self, LineError, Outcome, Ty};
+use crate::py::PyErr;
 use crate::wire::ollama::{chat_request, parse_host};
 use crate::wire::{Encoding, Wire};
 use serde_json::{Map, Value};
@@ -35,7 +40,7 @@ pub(super) fn chat(call: Call) -> Wire {
         .address()
         .map(|h| parse_host(&h))
         .unwrap_or_else(|| "http://127.0.0.1:11434".into());
-    let (body, sdk_error) = match chat_request(&kwargs) {
+    let (body, sdk_error) = match chat_request(&kwargs).and_then(validated) {
         Ok(body) => (body, None),
         Err(e) => (Value::Null, Some(e)),
     };
@@ -57,4 +62,64 @@ pub(super) fn chat(call: Call) -> Wire {
         encoding: Encoding::Compact,
         grpc: None,
     }
+}
+
+/// `ChatRequest`'s fields after the messages and tools, in its order.
+const FIELDS: [(&str, Ty); 7] = [
+    ("stream", Ty::Bool),
+    (
+        "options",
+        Ty::Union(&[
+            ("dict[str,any]", Ty::Dict(&Ty::Any)),
+            ("Options", Ty::DictModel("Options")),
+        ]),
+    ),
+    (
+        "format",
+        Ty::Union(&[
+            ("literal['','json']", Ty::Literal(&["", "json"])),
+            ("dict[str,any]", Ty::Dict(&Ty::Any)),
+        ]),
+    ),
+    (
+        "keep_alive",
+        Ty::Union(&[("float", Ty::Float), ("str", Ty::Str)]),
+    ),
+    ("think", Ty::Union(&[("bool", Ty::Bool), ("str", Ty::Str)])),
+    ("logprobs", Ty::Bool),
+    ("top_logprobs", Ty::Int),
+];
+
+/// The body `chat_request` dumped, validated as `ChatRequest` does, with
+/// the values pydantic's lax mode makes of what it accepts.
+fn validated(mut body: Value) -> Result<Value, PyErr> {
+    let mut out = Outcome::default();
+    for (key, ty) in &FIELDS {
+        if let Some(v) = body.get(*key).filter(|v| !v.is_null()) {
+            pydantic::validate(ty, v, &mut vec![key.to_string()], &mut out);
+        }
+    }
+    let errors: Vec<LineError> = out.errors;
+    pydantic::check_as("ChatRequest", &errors, "2.14")?;
+    if let Value::Object(fields) = &mut body {
+        for (key, value) in fields.iter_mut() {
+            let coerced = match (key.as_str(), &*value) {
+                // A string stays one (the union's exact member).
+                (_, Value::String(_))
+                    if key != "logprobs" && key != "top_logprobs" && key != "stream" =>
+                {
+                    None
+                }
+                ("keep_alive", Value::Bool(b)) => Some(json!(f64::from(u8::from(*b)))),
+                ("keep_alive", Value::Number(n)) => n.as_f64().map(|f| json!(f)),
+                ("think" | "logprobs" | "stream", v) => pydantic::lax_bool(v).map(Value::Bool),
+                ("top_logprobs", v) => pydantic::lax_int(v).map(|n| json!(n)),
+                _ => None,
+            };
+            if let Some(c) = coerced {
+                *value = c;
+            }
+        }
+    }
+    Ok(body)
 }
