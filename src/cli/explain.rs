@@ -37,7 +37,7 @@ pub(crate) struct ExplainArgs {
 
     /// chat or multi_agent (default: the session's mode, else chat).
     #[arg(long, value_name = "MODE")]
-    mode: Option<String>,
+    mode: Option<super::release::ModeArg>,
 
     /// Explain the wire body (the HTTP request's JSON) instead of the
     /// formatter's messages.
@@ -80,7 +80,7 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
         _ => {}
     }
     let own = session.formatter().ok();
-    let mode = match args.mode.as_deref() {
+    let mode = match args.mode.map(super::release::ModeArg::id) {
         Some(m) => match Mode::from_id(m) {
             Some(m) => m,
             None => return usage_error(format!("unknown mode {m:?} (chat or multi_agent)")),
@@ -292,7 +292,13 @@ fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
     };
     let picked: Vec<(&'static Family, reference::Mode)> = if args.provider.as_deref() == Some("all")
     {
-        let mode = match family_and_mode(r, None, None, args.mode.as_deref(), own) {
+        let mode = match family_and_mode(
+            r,
+            None,
+            None,
+            args.mode.map(super::release::ModeArg::id),
+            own,
+        ) {
             Ok((_, m)) => m,
             Err(e) => return usage_error(e),
         };
@@ -302,7 +308,7 @@ fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
             r,
             args.formatter.as_deref(),
             args.provider.as_deref(),
-            args.mode.as_deref(),
+            args.mode.map(super::release::ModeArg::id),
             own,
         ) {
             Ok(pick) => vec![pick],

@@ -30,7 +30,7 @@ pub(crate) struct FormatArgs {
 
     /// Mode: chat or multi-agent.
     #[arg(long, value_name = "M")]
-    pub(crate) mode: Option<String>,
+    pub(crate) mode: Option<super::release::ModeArg>,
 
     /// Token budget: truncate as AgentScope does (OpenAITokenCounter for
     /// gpt-4o, oldest messages first) and add "tokens".
@@ -142,7 +142,7 @@ fn pick_formatter(
     choose_formatter(
         args.formatter.as_deref(),
         args.provider.as_deref(),
-        args.mode.as_deref(),
+        args.mode.map(super::release::ModeArg::id),
         session,
     )
 }

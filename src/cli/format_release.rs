@@ -25,7 +25,7 @@ pub(crate) fn dispatch(args: FormatArgs) -> i32 {
         release.0,
         args.formatter.as_deref(),
         args.provider.as_deref(),
-        args.mode.as_deref(),
+        args.mode.map(super::release::ModeArg::id),
         super::release::Own::of(&session),
     ) {
         Ok(c) => c,
@@ -103,7 +103,7 @@ pub(crate) fn run(args: FormatArgs, release: &'static dyn Reference) -> i32 {
         release,
         args.formatter.as_deref(),
         args.provider.as_deref(),
-        args.mode.as_deref(),
+        args.mode.map(super::release::ModeArg::id),
         own,
     ) {
         Ok(pick) => pick,

@@ -22,7 +22,7 @@ pub(crate) struct LintArgs {
 
     /// chat or multi_agent (default: the session's mode, else chat).
     #[arg(long, value_name = "MODE")]
-    mode: Option<String>,
+    mode: Option<super::release::ModeArg>,
 
     /// The findings as JSON: {"findings": [...], "errors", "warnings", "infos"}.
     #[arg(long)]
@@ -80,7 +80,7 @@ pub(crate) fn run(args: LintArgs) -> i32 {
     session.path = Some(path.clone());
     let text = String::from_utf8_lossy(&bytes);
     let own = session.formatter().ok();
-    let mode = match args.mode.as_deref() {
+    let mode = match args.mode.map(super::release::ModeArg::id) {
         Some(m) => match Mode::from_id(m) {
             Some(m) => m,
             None => return usage_error(format!("unknown mode {m:?} (chat or multi_agent)")),

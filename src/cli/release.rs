@@ -27,6 +27,29 @@ pub(crate) fn parse(text: &str) -> Result<Release, String> {
     })
 }
 
+/// `--mode`, typed: clap lists the values in `--help` and refuses any
+/// other; each command then checks the mode against what it (or the
+/// release) formats in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ModeArg {
+    Chat,
+    #[value(name = "multi_agent", alias = "multi-agent")]
+    MultiAgent,
+    /// `format_auto`, for a release whose classes have it.
+    Auto,
+}
+
+impl ModeArg {
+    /// The mode as sessions spell it.
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            ModeArg::Chat => "chat",
+            ModeArg::MultiAgent => "multi_agent",
+            ModeArg::Auto => "auto",
+        }
+    }
+}
+
 /// A mode as the flags spell it (`multi_agent` as the sessions do).
 fn mode_named(text: &str) -> Option<Mode> {
     match text {

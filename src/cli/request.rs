@@ -35,7 +35,7 @@ pub(crate) struct WireArgs {
 
     /// Mode: chat or multi-agent.
     #[arg(long, value_name = "M")]
-    pub(crate) mode: Option<String>,
+    pub(crate) mode: Option<super::release::ModeArg>,
 
     /// Model name. Default: the provider's (gpt-4o, deepseek-chat,
     /// claude-sonnet-4-6, qwen-max, gemini-2.5-flash, qwen2.5).
@@ -136,7 +136,7 @@ impl WireArgs {
             session: target.session.clone(),
             formatter: None,
             provider: Some(provider.id().to_string()),
-            mode: target.mode.clone(),
+            mode: target.mode,
             model: target.model.clone(),
             tool_choice: None,
             stream: false,
@@ -213,7 +213,7 @@ pub(crate) fn build(
     let formatter = match choose_formatter(
         args.formatter.as_deref(),
         args.provider.as_deref(),
-        args.mode.as_deref(),
+        args.mode.map(super::release::ModeArg::id),
         &session,
     ) {
         Ok(f) => f,
@@ -541,7 +541,7 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
         release,
         args.formatter.as_deref(),
         args.provider.as_deref(),
-        args.mode.as_deref(),
+        args.mode.map(super::release::ModeArg::id),
         super::release::Own {
             provider: session.settings.get("provider").and_then(Value::as_str),
             mode: session.mode(),

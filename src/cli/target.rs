@@ -23,7 +23,7 @@ pub(crate) struct TargetArgs {
 
     /// Mode: chat or multi-agent. Default: the session's.
     #[arg(long, value_name = "M")]
-    pub(crate) mode: Option<String>,
+    pub(crate) mode: Option<super::release::ModeArg>,
 
     /// Model name (sets the tokenizer, template and context window).
     /// Default: the session's model, else the provider's default.
@@ -58,8 +58,12 @@ pub(crate) fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result
         None => default.clone().map_err(usage_error)?.provider,
     };
     let mode = match &target.mode {
-        Some(m) => Mode::from_id(m)
-            .ok_or_else(|| usage_error(format!("unknown mode {m:?}; chat or multi-agent")))?,
+        Some(m) => Mode::from_id(m.id()).ok_or_else(|| {
+            usage_error(format!(
+                "--mode {}: this command formats in chat or multi_agent",
+                m.id()
+            ))
+        })?,
         None => default.map(|d| d.mode).unwrap_or(Mode::Chat),
     };
     let model = match &target.model {
