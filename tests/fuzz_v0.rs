@@ -15,8 +15,7 @@
 //! venv (target/oracle-v0, from the package index) and prints its python;
 //! name it in `FORMATSCOPE_ORACLE_V0`. Without it the suite says so and
 //! runs nothing. `FUZZ_SEEDS=N` (default 60) sets how many sessions;
-//! `FUZZ_WARNINGS=1` compares AgentScope's warnings too; `FUZZ_KNOWN=1`
-//! adds the inputs of the known differences (see [`KNOWN`]).
+//! `FUZZ_WARNINGS=1` compares AgentScope's warnings too.
 
 mod support;
 #[path = "support/trials.rs"]
@@ -91,20 +90,14 @@ const WORDS: [&str; 31] = [
     "Bob: hi",
     "end\n",
 ];
-/// Words formatscope is known to write otherwise than 0.1.6 (Python 3.11):
-/// code points unassigned in Python's Unicode 14.0 (category Cn, so not
-/// `isprintable()`), which `repr()` escapes: U+0378, and the Unicode 15
-/// emoji 🫨 (U+1FAE8) and 🩷 (U+1FA77). Only with `FUZZ_KNOWN=1` (which
-/// changes every seed's session), until `crate::py`'s repr learns them.
-const KNOWN: [&str; 2] = ["\u{378}", "🫨 🩷"];
-
+/// Every word the sessions draw from: with code points Python 3.11's
+/// Unicode 14.0 leaves unassigned, which `repr()` escapes (U+0378, the
+/// Unicode 15 emoji 🫨 U+1FAE8 and 🩷 U+1FA77).
 fn words() -> &'static [&'static str] {
     static WORDS_USED: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     WORDS_USED.get_or_init(|| {
         let mut w = WORDS.to_vec();
-        if std::env::var_os("FUZZ_KNOWN").is_some_and(|v| v == "1") {
-            w.extend(KNOWN);
-        }
+        w.extend(["\u{378}", "🫨 🩷"]);
         w
     })
 }

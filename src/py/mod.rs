@@ -11,6 +11,7 @@ mod error;
 mod json;
 mod json_error;
 mod ops;
+mod printable;
 pub mod pydantic;
 mod repr;
 

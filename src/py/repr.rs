@@ -1,5 +1,6 @@
 //! Python's `repr()` and `str()` of JSON values (dicts, lists, str, numbers).
 
+use super::printable::is_printable;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -143,23 +144,6 @@ pub fn write_str_repr(out: &mut String, s: &str) {
     out.push(quote);
 }
 
-/// `str.isprintable()` for one character: false for control, format,
-/// separator (but the ASCII space), surrogate and private-use characters.
-/// (Unassigned code points are treated as printable: close enough for the
-/// messages this is used in.)
-fn is_printable(c: char) -> bool {
-    let code = c as u32;
-    !matches!(code,
-        0x00..=0x1f | 0x7f..=0xa0 | 0xad
-        | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2
-        | 0x1680 | 0x180e
-        | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x2064 | 0x2066..=0x206f
-        | 0x3000 | 0xd800..=0xf8ff | 0xfeff | 0xfff9..=0xfffb
-        | 0x110bd | 0x110cd | 0x13430..=0x1343f | 0x1bca0..=0x1bca3
-        | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f
-        | 0xf0000..=0x10ffff)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +158,11 @@ mod tests {
         assert_eq!(py_repr(&json!(["it's"])), r#"["it's"]"#);
         assert_eq!(py_repr(&json!([null, true, 1])), "[None, True, 1]");
         assert_eq!(py_repr(&json!("a\u{1}b\u{200d}")), r"'a\x01b\u200d'");
+        // Unicode 15's emoji and unassigned code points, as Python 3.11
+        // (Unicode 14) escapes them.
+        assert_eq!(
+            py_repr(&json!(["\u{1fae8}", "\u{378}", "é😀"])),
+            r"['\U0001fae8', '\u0378', 'é😀']"
+        );
     }
 }
