@@ -31,14 +31,6 @@ pub(crate) fn dispatch(args: FormatArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
-    let names = |list: &Option<String>| {
-        list.as_ref().map(|s| {
-            s.split(',')
-                .filter(|t| !t.is_empty())
-                .map(str::to_string)
-                .collect()
-        })
-    };
     let budget_flags = [
         ("--max-tokens", args.max_tokens.is_some()),
         ("--token-counter", args.token_counter.is_some()),
@@ -61,8 +53,8 @@ pub(crate) fn dispatch(args: FormatArgs) -> i32 {
         count: args.count,
         tools: args.tools,
         tool_choice: args.tool_choice.clone(),
-        tool_choice_tools: names(&args.tool_choice_tools),
-        input_types: names(&args.input_types),
+        tool_choice_tools: super::request::names(&args.tool_choice_tools),
+        input_types: super::request::names(&args.input_types),
         history_prompt: args.conversation_history_prompt.clone(),
         msgs_only: args.msgs_only,
         dump_msgs: args.dump_msgs,

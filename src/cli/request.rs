@@ -421,8 +421,8 @@ pub(crate) fn exported(
     })
 }
 
-/// Comma-separated names.
-fn names(list: &Option<String>) -> Option<Vec<String>> {
+/// Comma-separated names (`--tool-choice-tools`, `--input-types`).
+pub(crate) fn names(list: &Option<String>) -> Option<Vec<String>> {
     list.as_ref().map(|s| {
         s.split(',')
             .filter(|t| !t.is_empty())

@@ -87,7 +87,24 @@ fn host_for_key(
     }
 }
 
-pub(crate) fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
+/// The three `--*-timeout` flags.
+pub(crate) fn timeouts(args: &SendArgs) -> Result<Timeouts, String> {
+    Ok(Timeouts {
+        connect: seconds("--connect-timeout", args.connect_timeout)?,
+        first_byte: seconds("--first-byte-timeout", args.first_byte_timeout)?,
+        idle: seconds("--idle-timeout", args.idle_timeout)?,
+    })
+}
+
+/// The runtime a send runs on (one thread: the CLI sends one request).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, i32> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage_error(format!("cannot start the async runtime: {e}")))
+}
+
+fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(s).map_err(|_| format!("{flag}: not a number of seconds: {s}"))
 }
 
@@ -136,17 +153,9 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         say("error: nothing was sent: AgentScope or the SDK raises before sending");
         return 1;
     }
-    let timeouts = match (
-        seconds("--connect-timeout", args.connect_timeout),
-        seconds("--first-byte-timeout", args.first_byte_timeout),
-        seconds("--idle-timeout", args.idle_timeout),
-    ) {
-        (Ok(connect), Ok(first_byte), Ok(idle)) => Timeouts {
-            connect,
-            first_byte,
-            idle,
-        },
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return usage_error(e),
+    let timeouts = match timeouts(&args) {
+        Ok(t) => t,
+        Err(e) => return usage_error(e),
     };
     let key = match &built.profile {
         Some(p) => p.key(env),
@@ -194,12 +203,9 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         None
     };
 
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
+        Err(code) => return code,
     };
     say(format!("note: sending to {}", safe(&host.to_string())));
     let json_lines = args.json;
@@ -412,10 +418,7 @@ pub(crate) fn remote_count(
     );
     let host = host_for_key(provider, &prepared, key.as_ref(), &chosen, &how)?;
     say(format!("note: counting at {}", safe(&host.to_string())));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| usage_error(format!("cannot start the async runtime: {e}")))?;
+    let runtime = runtime()?;
     let timeouts = Timeouts::default();
     runtime
         .block_on(async {

@@ -7,11 +7,11 @@
 //! only to the family's own host or one the user chose.
 
 use super::request::{ask_release, Asked};
-use super::send::{allowed_hosts, append_message, seconds, session_text, SendArgs};
+use super::send::{allowed_hosts, append_message, runtime, session_text, timeouts, SendArgs};
 use super::{safe, say, usage_error};
 use formatscope::net::exchange::{exchange, Exchanged};
 use formatscope::net::hosts::{self, ChosenHosts, HostRefusal};
-use formatscope::net::{self, ApiKey, Prepared, SendError, Timeouts};
+use formatscope::net::{self, ApiKey, Prepared, SendError};
 use formatscope::reference::{Reference, Replies, WireAsk};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -40,22 +40,14 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         &session,
         super::web_fetcher(&args.wire.web_root, args.wire.offline),
     );
-    let names = |list: &Option<String>| {
-        list.as_ref().map(|s| {
-            s.split(',')
-                .filter(|t| !t.is_empty())
-                .map(str::to_string)
-                .collect()
-        })
-    };
     let ask = WireAsk {
         session: &session,
         family,
         mode,
         class: args.wire.formatter.as_deref(),
         settings: &settings,
-        tool_choice_tools: names(&args.wire.tool_choice_tools),
-        input_types: names(&args.wire.input_types),
+        tool_choice_tools: super::request::names(&args.wire.tool_choice_tools),
+        input_types: super::request::names(&args.wire.input_types),
         history_prompt: args.wire.conversation_history_prompt.clone(),
         endpoint: args.wire.endpoint.clone(),
         env: &env,
@@ -79,17 +71,9 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
             release.version()
         ));
     }
-    let timeouts = match (
-        seconds("--connect-timeout", args.connect_timeout),
-        seconds("--first-byte-timeout", args.first_byte_timeout),
-        seconds("--idle-timeout", args.idle_timeout),
-    ) {
-        (Ok(connect), Ok(first_byte), Ok(idle)) => Timeouts {
-            connect,
-            first_byte,
-            idle,
-        },
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return usage_error(e),
+    let timeouts = match timeouts(args) {
+        Ok(t) => t,
+        Err(e) => return usage_error(e),
     };
     let environment = |k: &str| std::env::var(k).ok();
     let key = match requested.key_variable {
@@ -124,12 +108,9 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
     } else {
         None
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
+        Err(code) => return code,
     };
     say(format!(
         "note: sending to {} ({} · {})",

@@ -11,8 +11,7 @@
 use super::{Input, Sink};
 use crate::formatter::FormatterId;
 use crate::reference::{self, Reference};
-use crate::session::{PackedMessage, Session};
-use serde_json::Value;
+use crate::session::Session;
 
 /// The release findings for one formatter.
 pub(super) fn checks(
@@ -48,41 +47,21 @@ pub(super) fn checks(
             format!("{}'s Msg cannot hold this: {why}", release.title()),
         );
     }
-    for (i, m) in input.messages().iter().enumerate() {
-        let Some(blocks) = m.get("content").and_then(Value::as_array) else {
-            continue;
-        };
-        for (j, b) in blocks.iter().enumerate() {
-            let kind = b.get("type").and_then(Value::as_str).unwrap_or("?");
-            if kind == "text" || lost_at.contains(&(Some(i), Some(j))) {
-                continue;
-            }
-            let mut without = m.clone();
-            if let Some(Value::Array(list)) = without.get_mut("content") {
-                list.remove(j);
-            }
-            // Some(true): formats the same without the block; None: raises.
-            let dropped = |r: &dyn Reference| match (
-                run(r, &alone(input.session, m)).messages,
-                run(r, &alone(input.session, &without)).messages,
-            ) {
-                (Ok(a), Ok(b)) => Some(a == b),
-                _ => None,
-            };
-            if dropped(release) == Some(true) && dropped(from) == Some(false) {
-                sink.add(
-                    "release.block-dropped",
-                    (Some(i), Some(j)),
-                    Some(id),
-                    format!(
-                        "{} leaves this {kind} block out of {}'s request; {} sends it",
-                        release.title(),
-                        after.call,
-                        from.title()
-                    ),
-                );
-            }
-        }
+    let skip =
+        |i: usize, j: usize, kind: &str| kind == "text" || lost_at.contains(&(Some(i), Some(j)));
+    for (i, j, kind) in super::upgrade::dropped_blocks(release, family, id.mode.into(), input, skip)
+    {
+        sink.add(
+            "release.block-dropped",
+            (Some(i), Some(j)),
+            Some(id),
+            format!(
+                "{} leaves this {kind} block out of {}'s request; {} sends it",
+                release.title(),
+                after.call,
+                from.title()
+            ),
+        );
     }
 }
 
@@ -92,18 +71,6 @@ fn located(what: &str) -> (Option<usize>, Option<usize>) {
     match (words.next(), words.next(), words.next(), words.next()) {
         (Some("message"), Some(i), Some("block"), Some(j)) => (i.parse().ok(), j.parse().ok()),
         _ => (None, None),
-    }
-}
-
-/// The session with only message `m`.
-fn alone(session: &Session, m: &Value) -> Session {
-    Session {
-        path: session.path.clone(),
-        shape: session.shape,
-        messages: vec![PackedMessage::new(m)].into(),
-        tools: None,
-        settings: session.settings.clone(),
-        warnings: Vec::new(),
     }
 }
 

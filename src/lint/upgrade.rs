@@ -11,7 +11,7 @@
 
 use super::{Input, Sink};
 use crate::formatter::FormatterId;
-use crate::reference::{self, Family, Raised, Reference};
+use crate::reference::{self, Family, Mode, Raised, Reference};
 use crate::session::{PackedMessage, Session};
 use serde_json::Value;
 
@@ -34,15 +34,49 @@ pub(super) fn checks(
         reminder(id, release, (b, a), input, sink);
     }
     roles(release, input, sink);
+    // Text always goes; tool calls and results pair across messages, and
+    // their media are the reminder's.
+    let skip = |_: usize, _: usize, kind: &str| matches!(kind, "text" | "tool_use" | "tool_result");
+    for (i, j, kind) in dropped_blocks(release, &family, id.mode.into(), input, skip) {
+        let media = matches!(kind, "image" | "audio" | "video");
+        let (rule, why) = if media {
+            ("v2.media-dropped", "outside the formatter's input_types")
+        } else {
+            ("v2.block-dropped", "its formatter skips it")
+        };
+        sink.add(
+            rule,
+            (Some(i), Some(j)),
+            Some(id),
+            format!(
+                "AgentScope {} leaves this {kind} block out of the request ({why}); {} sends it",
+                release.version(),
+                from.version()
+            ),
+        );
+    }
+}
+
+/// The blocks `release` leaves out of `family`'s request that the default
+/// release sends, as (message, block, type): each message formatted alone
+/// with and without the block, by both. Blocks `skip` names are not tried.
+pub(super) fn dropped_blocks<'v>(
+    release: &dyn Reference,
+    family: &Family,
+    mode: Mode,
+    input: &'v Input<'_>,
+    skip: impl Fn(usize, usize, &str) -> bool,
+) -> Vec<(usize, usize, &'v str)> {
+    let from = reference::default();
+    let run = |r: &dyn Reference, s: &Session| r.format(s, family, mode, input.env);
+    let mut out = Vec::new();
     for (i, m) in input.messages().iter().enumerate() {
         let Some(blocks) = m.get("content").and_then(Value::as_array) else {
             continue;
         };
         for (j, b) in blocks.iter().enumerate() {
             let kind = b.get("type").and_then(Value::as_str).unwrap_or("?");
-            // Text always goes; tool calls and results pair across
-            // messages, and their media are the reminder's.
-            if matches!(kind, "text" | "tool_use" | "tool_result") {
+            if skip(i, j, kind) {
                 continue;
             }
             let mut without = m.clone();
@@ -61,25 +95,11 @@ pub(super) fn checks(
                 }
             };
             if dropped(release) == Some(true) && dropped(from) == Some(false) {
-                let media = matches!(kind, "image" | "audio" | "video");
-                let (rule, why) = if media {
-                    ("v2.media-dropped", "outside the formatter's input_types")
-                } else {
-                    ("v2.block-dropped", "its formatter skips it")
-                };
-                sink.add(
-                    rule,
-                    (Some(i), Some(j)),
-                    Some(id),
-                    format!(
-                        "AgentScope {} leaves this {kind} block out of the request ({why}); {} sends it",
-                        release.version(),
-                        from.version()
-                    ),
-                );
+                out.push((i, j, kind));
             }
         }
     }
+    out
 }
 
 /// The session with only message `m`.
