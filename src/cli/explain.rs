@@ -286,10 +286,7 @@ fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
             r.title()
         ));
     }
-    let own = Own {
-        provider: session.settings.get("provider").and_then(Value::as_str),
-        mode: session.settings.get("mode").and_then(Value::as_str),
-    };
+    let own = Own::of_session(session);
     let picked: Vec<(&'static Family, reference::Mode)> = if args.provider.as_deref() == Some("all")
     {
         let mode = match family_and_mode(

@@ -87,10 +87,7 @@ pub(crate) fn run(args: FormatArgs, release: &'static dyn Reference) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(e),
     };
-    let own = super::release::Own {
-        provider: session.settings.get("provider").and_then(Value::as_str),
-        mode: session.settings.get("mode").and_then(Value::as_str),
-    };
+    let own = super::release::Own::of_session(&session);
     let (family, mode) = match super::release::family_and_mode(
         release,
         args.formatter.as_deref(),

@@ -79,6 +79,14 @@ impl<'a> Own<'a> {
             mode: session.get("mode").and_then(|v| v.as_str()),
         }
     }
+
+    /// A loaded session's own settings.
+    pub(crate) fn of_session(session: &'a formatscope::session::Session) -> Own<'a> {
+        Own {
+            provider: session.settings.get("provider").and_then(|v| v.as_str()),
+            mode: session.mode(),
+        }
+    }
 }
 
 /// The class `--formatter` names, else the release's class for

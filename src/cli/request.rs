@@ -542,10 +542,7 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
         args.formatter.as_deref(),
         args.provider.as_deref(),
         args.mode.map(super::release::ModeArg::id),
-        super::release::Own {
-            provider: session.settings.get("provider").and_then(Value::as_str),
-            mode: session.mode(),
-        },
+        super::release::Own::of_session(&session),
     )
     .map_err(usage_error)?;
     let mut settings = Settings::from_session(session.settings.get("request"))

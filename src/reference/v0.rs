@@ -137,7 +137,7 @@ impl Reference for V0 {
         };
         let images = facts.which(|m| m.has("image"));
         let tool_results = facts.which(|m| m.has("tool_result"));
-        let skipped =
+        let holding =
             |kinds: &'static [&'static str]| facts.which(move |m| kinds.iter().any(|k| m.has(k)));
         match (class, multi) {
             (Class::OpenAi, _) | (Class::DashScope, false) => {
@@ -154,10 +154,10 @@ impl Reference for V0 {
                     f.on("v0.openai.image-url", images);
                     f.on(
                         "v0.unsupported.skipped",
-                        skipped(&["audio", "video", "file"]),
+                        holding(&["audio", "video", "file"]),
                     );
                 } else {
-                    f.on("v0.unsupported.skipped", skipped(&["video", "file"]));
+                    f.on("v0.unsupported.skipped", holding(&["video", "file"]));
                 }
             }
             (Class::Anthropic, false) => {
@@ -169,7 +169,7 @@ impl Reference for V0 {
                 f.on("v0.anthropic.image-source", images);
                 f.on(
                     "v0.unsupported.skipped",
-                    skipped(&["audio", "video", "file"]),
+                    holding(&["audio", "video", "file"]),
                 );
             }
             (Class::Gemini, false) => f.on("v0.gemini.parts-string", facts.all()),
@@ -195,7 +195,7 @@ impl Reference for V0 {
                         f.on("v0.anthropic.image-source", images);
                     }
                     Class::DashScope => {
-                        f.on("v0.dashscope.media-first", skipped(&["image", "audio"]))
+                        f.on("v0.dashscope.media-first", holding(&["image", "audio"]))
                     }
                     Class::Common => f.on("v0.common.text-only", facts.all()),
                     _ => {}
