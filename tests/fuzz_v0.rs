@@ -17,42 +17,21 @@
 //! runs nothing. `FUZZ_SEEDS=N` (default 60) sets how many sessions;
 //! `FUZZ_WARNINGS=1` compares AgentScope's warnings too.
 
+#[path = "support/rng.rs"]
+mod rng;
 mod support;
 #[path = "support/trials.rs"]
 mod trials;
 
 use formatscope::legacy::{self, ChatOptions, Class, Method};
 use formatscope::media::{MediaEnv, NoNetwork};
+use rng::Rng;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use support::compare_outputs;
-
-/// A small deterministic generator (xorshift64*): the seed is the session.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const NAMES: [&str; 9] = [
     "Alice", "Bob", "Friday", "李雷", "user", "agent_7", "O'Brien", "", "Zoë",
