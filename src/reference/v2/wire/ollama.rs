@@ -8,7 +8,7 @@
 
 use super::{sorted_headers, Call};
 use crate::json;
-use crate::py::pydantic::{self, LineError, Outcome, Ty};
+use crate::py::pydantic::{self, Outcome, Ty};
 use crate::py::PyErr;
 use crate::wire::ollama::{chat_request, parse_host};
 use crate::wire::{Encoding, Wire};
@@ -99,19 +99,14 @@ fn validated(mut body: Value) -> Result<Value, PyErr> {
             pydantic::validate(ty, v, &mut vec![key.to_string()], &mut out);
         }
     }
-    let errors: Vec<LineError> = out.errors;
-    pydantic::check_as("ChatRequest", &errors, "2.14")?;
+    pydantic::check_as("ChatRequest", &out.errors, "2.14")?;
     if let Value::Object(fields) = &mut body {
         for (key, value) in fields.iter_mut() {
             let coerced = match (key.as_str(), &*value) {
-                // A string stays one (the union's exact member).
-                (_, Value::String(_))
-                    if key != "logprobs" && key != "top_logprobs" && key != "stream" =>
-                {
-                    None
-                }
                 ("keep_alive", Value::Bool(b)) => Some(json!(f64::from(u8::from(*b)))),
                 ("keep_alive", Value::Number(n)) => n.as_f64().map(|f| json!(f)),
+                // A string is the union's exact member: kept.
+                ("think", Value::String(_)) => None,
                 ("think" | "logprobs" | "stream", v) => pydantic::lax_bool(v).map(Value::Bool),
                 ("top_logprobs", v) => pydantic::lax_int(v).map(|n| json!(n)),
                 _ => None,
