@@ -468,7 +468,7 @@ fn a_large_request_under_another_release_asks_first_too() {
     let Some(Popup::ConfirmSend(ask)) = &app.popup else {
         panic!("{:?} {}", app.popup, app.status);
     };
-    assert!(ask.release && ask.tokens >= 100, "{ask:?}");
+    assert!(!ask.families.is_empty() && ask.tokens >= 100, "{ask:?}");
     assert!(
         ask.targets[0].starts_with(&app.reference().title()),
         "{:?}",
@@ -487,4 +487,69 @@ fn a_large_request_under_another_release_asks_first_too() {
     app.confirm_send_at = u64::MAX;
     let cmds = app.update(key('S'));
     assert!(matches!(cmds.as_slice(), [Command::Send(_)]), "{cmds:?}");
+}
+
+/// `P` under another release lists that release's providers (2.0.11's
+/// eleven, its own MiniMax among them) and sends to each as the release
+/// builds the request: one reply pane each, the provider on screen with
+/// the session's model, the others with their own default.
+#[test]
+fn p_under_another_release_sends_to_each_of_its_providers() {
+    use formatscope::tui::msg::Command;
+    let (_dir, path) = temp_copy("library_trip.json");
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let cmds = app.update(key('V'));
+    run_commands(&mut app, &mut computer, cmds);
+    let release = app.reference();
+    assert_eq!(release.version(), "2.0.11");
+    app.confirm_send_at = u64::MAX;
+    app.update(key('P'));
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains("Send to several providers (AgentScope 2.0.11)")
+            && screen.contains("MiniMax"),
+        "{screen}"
+    );
+    let families = release.families();
+    let on_screen = app.family().id;
+    let minimax = families
+        .iter()
+        .position(|f| f.id == "minimax")
+        .expect("2.0.11 has MiniMax");
+    app.update(key(char::from(b'1' + minimax as u8)));
+    let cmds = app.update(code(KeyCode::Enter));
+    let jobs: Vec<_> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Command::Send(job) => Some(job),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(jobs.len(), 2, "{cmds:?} {}", app.status);
+    let sent: Vec<_> = jobs
+        .iter()
+        .map(|j| {
+            j.release
+                .as_ref()
+                .expect("the release's own request")
+                .family
+                .id
+        })
+        .collect();
+    let mut want = vec![on_screen, "minimax"];
+    want.sort_by_key(|id| families.iter().position(|f| f.id == *id));
+    assert_eq!(sent, want);
+    for job in &jobs {
+        let own = job.release.as_ref().map(|r| r.family.id) == Some(on_screen);
+        assert_eq!(
+            job.settings.model.is_some(),
+            own && app.doc.as_ref().and_then(|d| d.session.model()).is_some(),
+            "only the provider on screen is sent the session's model"
+        );
+    }
+    assert_eq!(app.replies.len(), 2);
+    assert!(app.status.contains("MiniMax"), "{}", app.status);
+    // Both in flight: P again only says so.
+    assert!(app.update(key('P')).is_empty());
+    assert!(app.status.contains("in flight"), "{}", app.status);
 }

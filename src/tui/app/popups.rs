@@ -34,7 +34,11 @@ impl App {
                 Picked::Chosen((family, mode)) => self.pick_family(family, mode),
                 Picked::Closed => Vec::new(),
             },
-            Popup::SendTo { cursor, chosen } => match popup::send_to_key(cursor, chosen, code) {
+            Popup::SendTo {
+                release,
+                cursor,
+                chosen,
+            } => match popup::send_to_key(release, cursor, chosen, code) {
                 Picked::Open(p) => {
                     if code == KeyCode::Enter {
                         self.status = "no provider picked: Space picks one".into();
@@ -42,7 +46,7 @@ impl App {
                     self.popup = Some(p);
                     Vec::new()
                 }
-                Picked::Chosen(providers) => self.send_or_ask(providers),
+                Picked::Chosen(families) => self.send_picked(families),
                 Picked::Closed => {
                     self.status = "nothing sent".into();
                     Vec::new()
@@ -130,8 +134,8 @@ impl App {
             Popup::SendHost {
                 host,
                 providers,
-                release,
-            } => self.on_send_host_key(code, host, providers, release),
+                families,
+            } => self.on_send_host_key(code, host, providers, families),
             Popup::ConfirmSend(ask) => self.on_confirm_send_key(code, ask),
             Popup::Consent { session, wanted } => match code {
                 KeyCode::Char('a') => {

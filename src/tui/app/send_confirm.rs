@@ -9,6 +9,7 @@ use super::super::panes::settings::SettingsForm;
 use super::App;
 use crate::formatter::{FormatterId, Provider};
 use crate::net::hosts::Host;
+use crate::reference::Family;
 use ratatui::crossterm::event::KeyCode;
 
 impl App {
@@ -19,38 +20,10 @@ impl App {
             self.status = "a send is in flight: Esc cancels it".into();
             return Vec::new();
         }
-        // Another release's request is its own: sent as it builds it,
-        // asked first from the same size on (counted with the provider's
-        // tokenizer, else the release's own estimate).
-        if let Some(job) = self.release_job() {
-            let info = self.preview.as_ref().and_then(|p| p.release.as_ref());
-            let count = info.and_then(|r| match &r.counted {
-                Some((Ok(n), _)) => Some(*n),
-                _ => r.estimate.and_then(|e| i64::try_from(e).ok()),
-            });
-            let tokens = match (info, count) {
-                (_, Some(n)) => n,
-                // No tokenizer and no estimate for this family: its size
-                // cannot be known (the wire view shows the request).
-                (Some(_), None) => return self.send_release(),
-                (None, _) => {
-                    self.status = "not sent: the request is not counted yet (S again once the meter shows its size)".into();
-                    return Vec::new();
-                }
-            };
-            if tokens < 0 || (tokens as u64) < self.confirm_send_at {
-                return self.send_release();
-            }
-            self.popup = Some(Popup::ConfirmSend(Box::new(ConfirmSend {
-                providers: Vec::new(),
-                targets: vec![format!("{} {}", job.release.title(), job.family.title)],
-                tokens,
-                exact: false,
-                at: self.confirm_send_at,
-                release: true,
-            })));
-            self.status = format!("a large request (≈{tokens} tokens): y sends, n does not");
-            return Vec::new();
+        // Another release's request is its own: sent as it builds it.
+        if self.release_job().is_some() {
+            let on_screen = self.family();
+            return self.ask_release(vec![on_screen]);
         }
         let count = self
             .preview
@@ -75,9 +48,51 @@ impl App {
             tokens,
             exact,
             at: self.confirm_send_at,
-            release: false,
+            families: Vec::new(),
         })));
         self.status = format!("a large request ({tokens} tokens): y sends, n does not");
+        Vec::new()
+    }
+
+    /// Sends under the release on screen to `families`, asking first
+    /// from the same size on as the default release does (the request on
+    /// screen counted with its provider's tokenizer, else the release's
+    /// own estimate).
+    pub(super) fn ask_release(&mut self, families: Vec<&'static Family>) -> Vec<Command> {
+        let Some(job) = self.release_job() else {
+            return Vec::new();
+        };
+        let info = self.preview.as_ref().and_then(|p| p.release.as_ref());
+        let count = info.and_then(|r| match &r.counted {
+            Some((Ok(n), _)) => Some(*n),
+            _ => r.estimate.and_then(|e| i64::try_from(e).ok()),
+        });
+        let tokens = match (info, count) {
+            (_, Some(n)) => n,
+            // No tokenizer and no estimate for this family: its size
+            // cannot be known (the wire view shows the request).
+            (Some(_), None) => return self.send_release(&families),
+            (None, _) => {
+                self.status = "not sent: the request is not counted yet (S again once the meter shows its size)".into();
+                return Vec::new();
+            }
+        };
+        if tokens < 0 || (tokens as u64) < self.confirm_send_at {
+            return self.send_release(&families);
+        }
+        let targets = families
+            .iter()
+            .map(|f| format!("{} {}", job.release.title(), f.title))
+            .collect();
+        self.popup = Some(Popup::ConfirmSend(Box::new(ConfirmSend {
+            providers: Vec::new(),
+            targets,
+            tokens,
+            exact: false,
+            at: self.confirm_send_at,
+            families,
+        })));
+        self.status = format!("a large request (≈{tokens} tokens): y sends, n does not");
         Vec::new()
     }
 
@@ -142,7 +157,7 @@ impl App {
         ask: Box<ConfirmSend>,
     ) -> Vec<Command> {
         match code {
-            KeyCode::Char('y') if ask.release => self.send_release(),
+            KeyCode::Char('y') if !ask.families.is_empty() => self.send_release(&ask.families),
             KeyCode::Char('y') => self.send_to(&ask.providers),
             KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {
                 self.status = "nothing sent".into();

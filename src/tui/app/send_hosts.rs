@@ -17,7 +17,7 @@ impl App {
             return Vec::new();
         };
         let provider = pane.provider;
-        let release = pane.label.clone();
+        let family = pane.family;
         if let Some(line) = pane.apply(id, ReplyUpdate::HostNotChosen(host.clone())) {
             self.status = line;
         }
@@ -25,12 +25,10 @@ impl App {
             self.status = format!("not sent: you said no to sending keys to {host}");
             return Vec::new();
         }
-        // A release's send asks for itself; a default one for its provider.
-        let (provider, release) = match release {
-            Some(label) => (None, Some(label)),
-            None => (provider, None),
-        };
-        if provider.is_none() && release.is_none() {
+        // A release's send asks for its provider in that release; a default
+        // one for its provider.
+        let provider = if family.is_some() { None } else { provider };
+        if provider.is_none() && family.is_none() {
             return Vec::new();
         }
         match &mut self.popup {
@@ -38,14 +36,17 @@ impl App {
                 self.popup = Some(Popup::SendHost {
                     host,
                     providers: provider.into_iter().collect(),
-                    release,
+                    families: family.into_iter().collect(),
                 })
             }
             Some(Popup::SendHost {
                 host: asked,
                 providers,
-                ..
-            }) if *asked == host => providers.extend(provider),
+                families,
+            }) if *asked == host => {
+                providers.extend(provider);
+                families.extend(family);
+            }
             // Another question is open: this send says why it stopped.
             Some(_) => {}
         }
@@ -57,13 +58,13 @@ impl App {
         code: KeyCode,
         host: Host,
         providers: Vec<crate::formatter::Provider>,
-        release: Option<String>,
+        families: Vec<&'static crate::reference::Family>,
     ) -> Vec<Command> {
         match code {
             KeyCode::Char('a') => {
                 self.consent.answer_send_host(host, true);
-                if release.is_some() {
-                    return self.send_release();
+                if !families.is_empty() {
+                    return self.launch_release(&families);
                 }
                 // Beside the sends still streaming (`P`), not instead.
                 self.launch(&providers)
@@ -77,7 +78,7 @@ impl App {
                 self.popup = Some(Popup::SendHost {
                     host,
                     providers,
-                    release,
+                    families,
                 });
                 Vec::new()
             }

@@ -2,6 +2,7 @@
 //! the provider's own count, cancelling, and appending a finished reply.
 
 use super::*;
+use crate::reference::Family;
 
 impl App {
     /// Writes the request as a `curl` command beside the session.
@@ -36,21 +37,36 @@ impl App {
         }]
     }
 
-    /// The providers popup of `P` (send to several at once).
+    /// The providers popup of `P` (send to several at once): the release
+    /// on screen's providers, the one on screen picked.
     pub(super) fn pick_providers(&mut self) -> Vec<Command> {
         if self.sending() {
             self.status = "a send is in flight: Esc cancels it".into();
             return Vec::new();
         }
-        let mut chosen = [false; 6];
-        if let Some(i) = Provider::ALL
+        let on_screen = self.family().id;
+        let chosen = self
+            .reference()
+            .families()
             .iter()
-            .position(|p| *p == self.formatter.provider)
-        {
-            chosen[i] = true;
-        }
-        self.popup = Some(Popup::SendTo { cursor: 0, chosen });
+            .map(|f| f.id == on_screen)
+            .collect();
+        self.popup = Some(Popup::SendTo {
+            release: self.release % crate::reference::ALL.len(),
+            cursor: 0,
+            chosen,
+        });
         Vec::new()
+    }
+
+    /// `P`'s Enter: the default release's providers are sent to as `S`
+    /// sends; another release's as that release builds them.
+    pub(super) fn send_picked(&mut self, families: Vec<&'static Family>) -> Vec<Command> {
+        if self.release_job().is_some() {
+            return self.ask_release(families);
+        }
+        let providers = families.iter().filter_map(|f| f.provider).collect();
+        self.send_or_ask(providers)
     }
 
     /// Asks the provider to count the request (`R`).

@@ -3,7 +3,6 @@
 
 use super::settings::SettingsForm;
 use super::{centered, pane_block};
-use crate::formatter::Provider;
 use crate::media::Access;
 use crate::reference::{Family, Mode as ReleaseMode};
 use crate::tui::keymap;
@@ -70,14 +69,19 @@ pub enum Popup {
         host: crate::net::hosts::Host,
         /// The sends it stopped, to make again on a yes.
         providers: Vec<crate::formatter::Provider>,
-        /// Or the send under another release it stopped ("AgentScope
-        /// 2.0.11 MiniMax"), made again on a yes.
-        release: Option<String>,
+        /// Or the sends under the release on screen it stopped (its
+        /// providers), made again on a yes.
+        families: Vec<&'static Family>,
     },
     /// Model, budget and token counter (`s`).
     Settings(Box<SettingsForm>),
-    /// Which providers to send to at once (`P`), in `Provider::ALL` order.
-    SendTo { cursor: usize, chosen: [bool; 6] },
+    /// Which providers to send to at once (`P`): the providers of release
+    /// `release` (an index into `reference::ALL`), in its order.
+    SendTo {
+        release: usize,
+        cursor: usize,
+        chosen: Vec<bool>,
+    },
     /// A large request: where it goes and its size, before `S` / `P` send.
     ConfirmSend(Box<ConfirmSend>),
     /// The open session's sends (`H`).
@@ -95,8 +99,8 @@ pub struct ConfirmSend {
     pub exact: bool,
     /// The threshold it reached.
     pub at: u64,
-    /// The send is the release on screen's (`V`), not `providers`'.
-    pub release: bool,
+    /// Or the providers of the release on screen (`V`) it sends to.
+    pub families: Vec<&'static Family>,
 }
 
 /// What a key did to one of the popups that only move and pick (help,
@@ -158,33 +162,53 @@ pub fn formatter_key(
 }
 
 /// A key in the providers popup (`P`): Space or a digit picks, Enter
-/// sends to those picked (none picked: it stays open).
-pub fn send_to_key(cursor: usize, mut chosen: [bool; 6], code: KeyCode) -> Picked<Vec<Provider>> {
-    let n = chosen.len();
-    let open = |cursor, chosen| Picked::Open(Popup::SendTo { cursor, chosen });
+/// sends to those picked (none picked: it stays open). What is picked is
+/// the release's providers, by their place in its list.
+pub fn send_to_key(
+    release: usize,
+    cursor: usize,
+    mut chosen: Vec<bool>,
+    code: KeyCode,
+) -> Picked<Vec<&'static Family>> {
+    let families = crate::reference::ALL[release % crate::reference::ALL.len()].families();
+    let n = chosen.len().min(families.len()).max(1);
+    let open = |cursor, chosen| {
+        Picked::Open(Popup::SendTo {
+            release,
+            cursor,
+            chosen,
+        })
+    };
     match code {
         KeyCode::Up | KeyCode::Char('k') => open((cursor + n - 1) % n, chosen),
         KeyCode::Down | KeyCode::Char('j') => open((cursor + 1) % n, chosen),
         KeyCode::Char(' ') | KeyCode::Char('x') => {
-            chosen[cursor] = !chosen[cursor];
+            if let Some(on) = chosen.get_mut(cursor) {
+                *on = !*on;
+            }
             open(cursor, chosen)
         }
-        KeyCode::Char(c @ '1'..='6') => {
+        KeyCode::Char(c @ '1'..='9') => {
             let i = c as usize - '1' as usize;
-            chosen[i] = !chosen[i];
-            open(i, chosen)
+            match chosen.get_mut(i) {
+                Some(on) => {
+                    *on = !*on;
+                    open(i, chosen)
+                }
+                None => open(cursor, chosen),
+            }
         }
         KeyCode::Enter => {
-            let providers: Vec<Provider> = Provider::ALL
+            let picked: Vec<&'static Family> = families
                 .iter()
-                .zip(chosen)
-                .filter(|(_, on)| *on)
-                .map(|(p, _)| *p)
+                .zip(&chosen)
+                .filter(|(_, on)| **on)
+                .map(|(f, _)| f)
                 .collect();
-            if providers.is_empty() {
+            if picked.is_empty() {
                 return open(cursor, chosen);
             }
-            Picked::Chosen(providers)
+            Picked::Chosen(picked)
         }
         KeyCode::Esc | KeyCode::Char('q') => Picked::Closed,
         _ => open(cursor, chosen),
@@ -196,7 +220,11 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
         Popup::Help(scroll) => draw_help(frame, area, ui, *scroll),
         Popup::Settings(form) => form.draw(frame, area, ui),
         Popup::Formatter { release, row } => draw_picker(frame, area, ui, *release, *row),
-        Popup::SendTo { cursor, chosen } => draw_send_to(frame, area, ui, *cursor, chosen),
+        Popup::SendTo {
+            release,
+            cursor,
+            chosen,
+        } => draw_send_to(frame, area, ui, *release, *cursor, chosen),
         Popup::History(pane) => pane.draw(frame, area, ui),
         Popup::Picker(pane) => pane.draw(frame, area, ui),
         Popup::Conflict { disk, error } => {
@@ -338,11 +366,11 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
         Popup::SendHost {
             host,
             providers,
-            release,
+            families,
         } => {
             let host = crate::text::escape_control(&host.to_string()).into_owned();
             let mut names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
-            names.extend(release.iter().cloned());
+            names.extend(families.iter().map(|f| f.title.to_string()));
             let lines = vec![
                 format!("{file} sends the {} request to {host}.", names.join(", ")),
                 format!("Only the session names {host}: your API key would go there."),
@@ -488,13 +516,28 @@ fn draw_picker(frame: &mut Frame, area: Rect, ui: &Palette, release: usize, sele
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
-fn draw_send_to(frame: &mut Frame, area: Rect, ui: &Palette, cursor: usize, chosen: &[bool; 6]) {
-    let rect = centered(area, 46, 6 + 4);
-    let mut lines: Vec<Line> = crate::formatter::Provider::ALL
+fn draw_send_to(
+    frame: &mut Frame,
+    area: Rect,
+    ui: &Palette,
+    release: usize,
+    cursor: usize,
+    chosen: &[bool],
+) {
+    let r = crate::reference::ALL[release % crate::reference::ALL.len()];
+    let families = r.families();
+    let title = if release == 0 {
+        " Send to several providers ".to_string()
+    } else {
+        format!(" Send to several providers ({}) ", r.title())
+    };
+    let width = (title.chars().count() as u16 + 2).max(46);
+    let rect = centered(area, width, families.len() as u16 + 4);
+    let mut lines: Vec<Line> = families
         .iter()
         .zip(chosen)
         .enumerate()
-        .map(|(i, (p, on))| {
+        .map(|(i, (f, on))| {
             let style = if i == cursor {
                 Style::default()
                     .bg(ui.selected_bg)
@@ -503,8 +546,14 @@ fn draw_send_to(frame: &mut Frame, area: Rect, ui: &Palette, cursor: usize, chos
             } else {
                 Style::default().fg(ui.text)
             };
+            // Digits pick the first nine; the rest by Space.
+            let key = if i < 9 {
+                (i + 1).to_string()
+            } else {
+                " ".into()
+            };
             Line::styled(
-                format!(" [{}] {} {p}", if *on { "x" } else { " " }, i + 1),
+                format!(" [{}] {key} {}", if *on { "x" } else { " " }, f.title),
                 style,
             )
         })
@@ -515,7 +564,7 @@ fn draw_send_to(frame: &mut Frame, area: Rect, ui: &Palette, cursor: usize, chos
         Style::default().fg(ui.muted),
     ));
     frame.render_widget(Clear, rect);
-    let block = pane_block(ui, Line::from(" Send to several providers "), true);
+    let block = pane_block(ui, Line::from(title), true);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
@@ -540,40 +589,63 @@ fn draw_dialog(frame: &mut Frame, area: Rect, ui: &Palette, title: &str, lines: 
 #[cfg(test)]
 mod key_tests {
     use super::*;
+    use crate::formatter::Provider;
 
     /// The pickers own their keys: a digit toggles a provider, Enter with
     /// none picked stays open, Enter with some sends to them in order.
     #[test]
     fn the_providers_popup_picks_and_sends_only_what_was_picked() {
-        let none = [false; 6];
-        let Picked::Open(Popup::SendTo { cursor, chosen }) =
-            send_to_key(0, none, KeyCode::Char('3'))
+        let none = vec![false; 6];
+        let Picked::Open(Popup::SendTo { cursor, chosen, .. }) =
+            send_to_key(0, 0, none.clone(), KeyCode::Char('3'))
         else {
             panic!("stays open")
         };
         assert_eq!(
-            (cursor, chosen),
-            (2, [false, false, true, false, false, false])
+            (cursor, chosen.clone()),
+            (2, vec![false, false, true, false, false, false])
         );
         assert!(matches!(
-            send_to_key(0, none, KeyCode::Enter),
+            send_to_key(0, 0, none.clone(), KeyCode::Enter),
             Picked::Open(_)
         ));
-        let Picked::Chosen(p) = send_to_key(2, chosen, KeyCode::Enter) else {
+        let Picked::Chosen(p) = send_to_key(0, 2, chosen, KeyCode::Enter) else {
             panic!("sends")
         };
-        assert_eq!(p, vec![Provider::DashScope]);
-        assert!(matches!(send_to_key(0, none, KeyCode::Esc), Picked::Closed));
+        let providers: Vec<_> = p.iter().map(|f| f.provider).collect();
+        assert_eq!(providers, vec![Some(Provider::DashScope)]);
+        assert!(matches!(
+            send_to_key(0, 0, none, KeyCode::Esc),
+            Picked::Closed
+        ));
+        // Under 2.0.11 the popup lists its eleven providers: a digit past
+        // them does nothing, the cursor reaches the eleventh.
+        let v2 = crate::reference::ALL
+            .iter()
+            .position(|r| r.version() == "2.0.11")
+            .expect("2.0.11 is a release");
+        let eleven = vec![false; 11];
+        let Picked::Open(Popup::SendTo { cursor, chosen, .. }) =
+            send_to_key(v2, 9, eleven, KeyCode::Down)
+        else {
+            panic!("stays open")
+        };
+        let Picked::Open(Popup::SendTo { cursor, chosen, .. }) =
+            send_to_key(v2, cursor, chosen, KeyCode::Char(' '))
+        else {
+            panic!("stays open")
+        };
+        let Picked::Chosen(p) = send_to_key(v2, cursor, chosen, KeyCode::Enter) else {
+            panic!("sends")
+        };
+        let ids: Vec<_> = p.iter().map(|f| f.id).collect();
+        assert_eq!(ids, vec![crate::reference::ALL[v2].families()[10].id]);
         let n = classes(0).len();
         assert_eq!(n, 12, "1.0.21: six providers, two modes");
         assert!(
             matches!(formatter_key(0, 0, KeyCode::Up), Picked::Open(Popup::Formatter { row, .. }) if row == n - 1)
         );
         // 2.0.11 lists its eleven providers' classes, the last Volcengine's.
-        let v2 = crate::reference::ALL
-            .iter()
-            .position(|r| r.version() == "2.0.11")
-            .expect("2.0.11 is a release");
         let last = classes(v2).len() - 1;
         let Picked::Chosen((f, _)) = formatter_key(v2, last, KeyCode::Enter) else {
             panic!("picks")

@@ -67,6 +67,8 @@ pub struct ReplyPane {
     /// The reply as that release holds it, appended instead of the
     /// default release's message.
     pub held: Option<Value>,
+    /// The provider it was sent to in that release.
+    pub family: Option<&'static crate::reference::Family>,
 }
 
 impl Default for ReplyPane {
@@ -83,6 +85,7 @@ impl Default for ReplyPane {
             scroll: 0,
             label: None,
             held: None,
+            family: None,
         }
     }
 }
@@ -113,13 +116,19 @@ impl ReplyPane {
         };
     }
 
-    /// A send under another release: `provider` when the release's
-    /// family is one of the default release's, `label` says who.
-    pub fn start_release(&mut self, id: u64, provider: Option<Provider>, label: &str) {
+    /// A send under another release to its provider `family`; `label`
+    /// says who.
+    pub fn start_release(
+        &mut self,
+        id: u64,
+        family: &'static crate::reference::Family,
+        label: &str,
+    ) {
         *self = ReplyPane {
             id,
             phase: Phase::Sending,
-            provider,
+            provider: family.provider,
+            family: Some(family),
             label: Some(label.to_string()),
             ..ReplyPane::default()
         };
