@@ -137,7 +137,24 @@ fn unknown_formatter_and_provider_are_usage_errors() {
         "mistral",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider"));
+    // Typed: a name no release has is refused with every release's list.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'mistral' for '--provider <P>'")
+            && err.contains("openai, anthropic, dashscope, gemini, ollama, deepseek")
+            && err.contains("minimax"),
+        "{err}"
+    );
+    // One another release has: refused under this one, with its list.
+    let out = formatscope(&[
+        "format",
+        "sessions/chat_plain.json",
+        "--provider",
+        "minimax",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown provider"), "{err}");
 }
 
 #[test]

@@ -22,7 +22,7 @@ pub(crate) struct ExplainArgs {
     session: PathBuf,
 
     /// The provider, or `all` (default: the session's provider).
-    #[arg(long, value_name = "P|all")]
+    #[arg(long, value_name = "P|all", ignore_case = true, value_parser = super::release::provider_or_all_parser())]
     provider: Option<String>,
 
     /// The AgentScope release whose rules to list (default: the one whose

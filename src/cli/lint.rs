@@ -17,7 +17,7 @@ pub(crate) struct LintArgs {
 
     /// The provider whose request is checked, or `all` (default: the
     /// session's provider, else all).
-    #[arg(long, value_name = "P|all")]
+    #[arg(long, value_name = "P|all", ignore_case = true, value_parser = super::release::provider_or_all_parser())]
     provider: Option<String>,
 
     /// chat or multi_agent (default: the session's mode, else chat).

@@ -50,6 +50,32 @@ impl ModeArg {
     }
 }
 
+/// `--provider`, typed by clap against every release's providers: `--help`
+/// lists them and a name no release has is refused before anything is
+/// read ("mistral"). Each command then checks it against the release it
+/// formats under, whose error lists that release's own.
+pub(crate) fn provider_parser() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(provider_ids())
+}
+
+/// `--provider` where `all` asks for every provider (`explain`, `lint`).
+pub(crate) fn provider_or_all_parser() -> clap::builder::PossibleValuesParser {
+    let mut ids = provider_ids();
+    ids.push("all");
+    clap::builder::PossibleValuesParser::new(ids)
+}
+
+/// Every release's provider ids, each once, in `reference::ALL` order.
+fn provider_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for family in reference::ALL.iter().flat_map(|r| r.families()) {
+        if !ids.contains(&family.id) {
+            ids.push(family.id);
+        }
+    }
+    ids
+}
+
 /// A mode as the flags spell it (`multi_agent` as the sessions do).
 fn mode_named(text: &str) -> Option<Mode> {
     match text {

@@ -29,8 +29,8 @@ pub(crate) struct WireArgs {
     #[arg(long, value_name = "CLASS", conflicts_with_all = ["provider", "mode"])]
     pub(crate) formatter: Option<String>,
 
-    /// Provider: openai, anthropic, dashscope, gemini, ollama or deepseek.
-    #[arg(long, value_name = "P")]
+    /// Provider (each release has its own; the values are every release's).
+    #[arg(long, value_name = "P", ignore_case = true, value_parser = super::release::provider_parser())]
     pub(crate) provider: Option<String>,
 
     /// Mode: chat or multi-agent.

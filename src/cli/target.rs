@@ -16,9 +16,9 @@ pub(crate) struct TargetArgs {
     /// Session file (any shape `format` accepts).
     pub(crate) session: PathBuf,
 
-    /// Provider: openai, anthropic, dashscope, gemini, ollama or deepseek.
+    /// Provider (each release has its own; the values are every release's).
     /// Default: the session's.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", ignore_case = true, value_parser = super::release::provider_parser())]
     pub(crate) provider: Option<String>,
 
     /// Mode: chat or multi-agent. Default: the session's.

@@ -23,7 +23,7 @@ pub(crate) struct TokenizeArgs {
 
     /// The provider whose tokenizer counts: with --model, else the
     /// session's model when it is this provider's, else its default.
-    #[arg(long, value_name = "P", conflicts_with = "tokenizer")]
+    #[arg(long, value_name = "P", conflicts_with = "tokenizer", ignore_case = true, value_parser = super::release::provider_parser())]
     pub(crate) provider: Option<String>,
 
     /// Show the text with token boundaries: alternating shades on a
