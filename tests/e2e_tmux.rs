@@ -123,6 +123,38 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Presses `keys` until the screen shows `what`: for a key the
+    /// workbench answers "not yet" to while a background job finishes
+    /// (S before the meter has counted the request says "S again once
+    /// the meter shows its size"), as a user presses it again. The keys
+    /// go 300 ms apart (Escape then H at once would be Alt-H), and each
+    /// round waits 3 s for its answer first.
+    fn press_until(&self, keys: &[&str], what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            for (i, key) in keys.iter().enumerate() {
+                if i > 0 {
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                self.keys(&[key]);
+            }
+            let again = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < again {
+                let screen = self.screen();
+                if pred(&screen) {
+                    return screen;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "timed out waiting for {what}; screen:\n{screen}"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = tmux(&self.socket).args(["kill-server"]).status();
@@ -483,8 +515,7 @@ fn under_2_0_11_the_wire_view_export_and_send_are_the_releases_own() {
         text.contains("${OPENAI_API_KEY}") && text.contains("stream_options"),
         "{text}"
     );
-    tmux.keys(&["S"]);
-    tmux.wait_for("the question about the host", |s| {
+    tmux.press_until(&["S"], "the question about the host", |s| {
         s.contains("Send your key there?") && s.contains(&host)
     });
     assert!(
@@ -517,8 +548,11 @@ fn under_2_0_11_the_wire_view_export_and_send_are_the_releases_own() {
         last["finished_reason"], "completed",
         "a 2.x AssistantMsg: {last}"
     );
-    tmux.keys(&["H"]);
-    tmux.wait_for("the send in the history", |s| s.contains("openai · gpt-4o"));
+    // The history is written after the pane has the reply: H again (its
+    // list read anew) until the send is there.
+    tmux.press_until(&["Escape", "H"], "the send in the history", |s| {
+        s.contains("openai · gpt-4o")
+    });
     tmux.keys(&["Enter"]);
     tmux.wait_for("the send recorded under the release", |s| {
         s.contains(&format!("AgentScope 2.0.11 · {host}"))
