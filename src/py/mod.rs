@@ -23,3 +23,7 @@ pub use ops::{
     get_item, get_str_method_target, iterate, join_strs, py_get, str_concat, truthy, type_name,
 };
 pub use repr::{push_py_str, py_repr, py_str};
+mod literal;
+pub use literal::{
+    literal, literal_lenient, msg_repr, LenientLiteral, LiteralError, LiteralErrorKind, MsgRepr,
+};
