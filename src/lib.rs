@@ -13,6 +13,10 @@ pub mod history;
 pub mod json;
 pub mod legacy;
 pub mod lint;
+#[cfg(feature = "listen")]
+pub mod listen;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod media;
 pub mod model_choice;
 #[cfg(feature = "net")]

@@ -143,7 +143,7 @@ pub fn prompt_prefix(before: &Version, now: &Version, report: &TokenReport) -> P
 
 /// The pointer (inside both) where `a` and `b` first differ, in `b`'s
 /// order of keys.
-fn first_difference(a: &Value, b: &Value) -> String {
+pub fn first_difference(a: &Value, b: &Value) -> String {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, w) in y {

@@ -18,7 +18,9 @@ pub mod align;
 pub mod cache;
 pub mod moves;
 
-pub use cache::{cache_prefix, prompt_prefix, CachePrefix, PromptPrefix, Version};
+pub use cache::{
+    cache_prefix, first_difference, prompt_prefix, CachePrefix, PromptPrefix, Version,
+};
 
 use align::Step;
 use moves::{hash, parts, path_to, tokens, Role};
