@@ -34,6 +34,8 @@ mod handout;
 mod history;
 mod legacy;
 mod lint;
+#[cfg(feature = "listen")]
+mod listen;
 mod release;
 mod request;
 mod response;
@@ -139,6 +141,12 @@ enum Command {
     /// The sends `send` and the workbench made, newest first (`--show ID`,
     /// `--prune`).
     History(history::HistoryArgs),
+    /// Receive a running AgentScope agent's OpenTelemetry traces (OTLP/HTTP
+    /// on 127.0.0.1) and write each model call as a session file, with a
+    /// line per call: formatter, messages, tokens, and whether
+    /// formatscope's formatting equals what AgentScope recorded.
+    #[cfg(feature = "listen")]
+    Listen(listen::ListenArgs),
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -162,6 +170,8 @@ pub fn run() -> i32 {
         Some(Command::Explain(args)) => explain::run(args),
         Some(Command::Legacy(args)) => legacy::run(args),
         Some(Command::History(args)) => history::run(args),
+        #[cfg(feature = "listen")]
+        Some(Command::Listen(args)) => listen::run(args),
         Some(Command::Response(args)) => response::run(args),
         #[cfg(feature = "net")]
         Some(Command::Send(args)) => match args.wire.agentscope.filter(|r| !r.is_default()) {
