@@ -140,7 +140,7 @@ async fn stopped() {
 }
 
 /// `$XDG_STATE_HOME/formatscope/listen/YYYYMMDD-HHMMSS` (UTC).
-fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     let base = formatscope::files::user_file("XDG_STATE_HOME", ".local/state", "listen")?;
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

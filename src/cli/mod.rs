@@ -90,6 +90,14 @@ struct Cli {
     /// Workbench: never download remote media.
     #[arg(long)]
     offline: bool,
+
+    /// Workbench: receive a running AgentScope agent's traces on
+    /// 127.0.0.1:PORT (default 4318) as `listen` does, and follow its
+    /// calls as they arrive. SESSION|DIR is the folder they go to
+    /// (default: a new one under the state folder).
+    #[cfg(feature = "listen")]
+    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "4318")]
+    listen: Option<u16>,
 }
 
 #[derive(Subcommand)]
@@ -180,7 +188,7 @@ pub fn run() -> i32 {
         },
         Some(Command::Truncate(args)) => truncate::truncate(args),
         Some(Command::Timing(args)) => timing::run(args),
-        None => workbench(cli.target, cli.theme, cli.log, cli.offline),
+        None => workbench(cli),
     }
 }
 
@@ -329,22 +337,27 @@ pub(crate) fn print_json(value: &Value) {
 }
 
 #[cfg(feature = "tui")]
-fn workbench(target: Option<PathBuf>, theme: String, log: Option<PathBuf>, offline: bool) -> i32 {
+fn workbench(cli: Cli) -> i32 {
     crate::return_freed_memory_at_once();
+    #[cfg(feature = "listen")]
+    let listen = match cli.listen {
+        None => None,
+        Some(port) => match cli.target.clone().or_else(listen::default_dir) {
+            Some(dir) => Some(formatscope::tui::listening::Listening { port, dir }),
+            None => return usage_error("no state folder (HOME is not set): give a folder"),
+        },
+    };
     formatscope::tui::run(formatscope::tui::Options {
-        target,
-        theme,
-        log,
-        offline,
+        target: cli.target,
+        theme: cli.theme,
+        log: cli.log,
+        offline: cli.offline,
+        #[cfg(feature = "listen")]
+        listen,
     })
 }
 
 #[cfg(not(feature = "tui"))]
-fn workbench(
-    _target: Option<PathBuf>,
-    _theme: String,
-    _log: Option<PathBuf>,
-    _offline: bool,
-) -> i32 {
+fn workbench(_cli: Cli) -> i32 {
     usage_error("this build has no workbench (the `tui` feature); use a subcommand")
 }

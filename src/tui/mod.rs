@@ -16,6 +16,8 @@ pub mod highlight;
 pub mod io;
 pub mod keymap;
 pub mod lines;
+#[cfg(feature = "listen")]
+pub mod listening;
 pub mod msg;
 pub mod panes;
 pub mod recent;
@@ -38,6 +40,9 @@ pub struct Options {
     /// Never download remote media (formatters that need them then fail
     /// as AgentScope fails offline).
     pub offline: bool,
+    /// Run `listen`'s receiver and follow the calls it writes.
+    #[cfg(feature = "listen")]
+    pub listen: Option<listening::Listening>,
 }
 
 /// Opens the workbench; returns the process exit code.

@@ -52,6 +52,8 @@ pub enum Event {
     },
     /// The folder's session files, listed.
     FolderListed(Vec<PathBuf>),
+    /// The trace receiver (`--listen`) refused an export: why.
+    Listened(String),
     /// A save of the open file ended.
     Saved {
         path: PathBuf,

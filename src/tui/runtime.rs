@@ -392,7 +392,20 @@ pub fn run(options: Options) -> i32 {
         );
         return 2;
     }
-    let target = options.target.unwrap_or_else(|| PathBuf::from("sessions"));
+    #[cfg(feature = "listen")]
+    let listen_dir = options.listen.as_ref().map(|l| l.dir.clone());
+    #[cfg(not(feature = "listen"))]
+    let listen_dir: Option<PathBuf> = None;
+    let following = listen_dir.is_some();
+    if let Some(dir) = &listen_dir {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: {}: {e}", dir.display());
+            return 2;
+        }
+    }
+    let target = listen_dir
+        .or(options.target)
+        .unwrap_or_else(|| PathBuf::from("sessions"));
     // Watch events name absolute paths; so do we.
     let target = std::path::absolute(&target).unwrap_or(target);
     if !target.exists() {
@@ -438,11 +451,30 @@ pub fn run(options: Options) -> i32 {
     // off this thread (a missing data folder leaves the history off).
     app.history_path = crate::history::default_path().ok().flatten();
     app.recent_path = super::recent::default_path();
-    app.pick_on_folder = app.folder.is_some();
+    app.pick_on_folder = app.folder.is_some() && !following;
+    app.follow = following;
     let mut rt = Runtime::start(app, web_fetcher(options.offline), log);
     if let Err(e) = spawn_signals(rt.sender()) {
         rt.log.line(&e);
     }
+    #[cfg(feature = "listen")]
+    let receiver = match &options.listen {
+        Some(l) => match super::listening::start(&rt.tokio, l, rt.sender()) {
+            Ok(r) => {
+                let url = format!("http://{}/v1/traces", r.addr);
+                rt.app.status = format!(
+                    "listening on {url}: waiting for the agent's first call (docs/listen.md)"
+                );
+                rt.app.listening = Some(url);
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        None => None,
+    };
 
     let mut terminal = ratatui::init();
     // ratatui's hook restores raw mode and the screen; add the mouse.
@@ -559,6 +591,11 @@ pub fn run(options: Options) -> i32 {
         rt.slot.close();
         restore_terminal();
         rt.log.line("quit");
+    }
+    // The receiver writes the format calls still waiting (3 s at most).
+    #[cfg(feature = "listen")]
+    if let Some(r) = receiver {
+        r.stop(&tokio);
     }
     // Quitting never waits for a send in flight.
     drop(tokio);

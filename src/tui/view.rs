@@ -104,6 +104,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             }),
             providers: app.reference().families(),
             family: app.family(),
+            call: doc.and_then(|d| header::Traced::of(&d.session.settings)),
         },
     );
     app.list.draw(

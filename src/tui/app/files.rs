@@ -51,8 +51,26 @@ impl App {
     }
 
     pub(super) fn on_folder_listed(&mut self, files: Vec<PathBuf>) -> Vec<Command> {
+        // Following, the newest was on screen (or nothing yet): the newer
+        // one arrived takes its place, unless edits stand in the way.
+        let was_newest = self.opening.is_none()
+            && (self.doc.is_none() || self.position().is_some_and(|i| i + 1 == self.files.len()));
         self.files = files;
         self.folder_listed = true;
+        if self.follow && was_newest && !self.unsaved() {
+            if let Some(newest) = self.files.last().cloned() {
+                if self.path() != Some(&newest) {
+                    self.status = format!(
+                        "following the agent: {} arrived ([ goes back)",
+                        newest
+                            .file_name()
+                            .map(|n| n.to_string_lossy())
+                            .unwrap_or_default()
+                    );
+                    return self.open(newest);
+                }
+            }
+        }
         if self.doc.is_none() && self.opening.is_none() {
             return match self.files.first().cloned() {
                 Some(first) => {
@@ -61,7 +79,12 @@ impl App {
                     cmds
                 }
                 None => {
-                    self.status = "nothing in this folder looks like a session".into();
+                    self.status = match &self.listening {
+                        Some(url) => format!(
+                            "listening on {url}: waiting for the agent's first call (docs/listen.md)"
+                        ),
+                        None => "nothing in this folder looks like a session".into(),
+                    };
                     Vec::new()
                 }
             };

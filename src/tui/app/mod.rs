@@ -142,6 +142,11 @@ pub struct App {
     /// Show the session picker once the folder is first listed (the
     /// runtime sets it when it opens a folder).
     pub pick_on_folder: bool,
+    /// Follow the folder's newest session as it arrives (`--listen`): while
+    /// the newest is on screen, a newer one opens in its place.
+    pub follow: bool,
+    /// Where the trace receiver listens (`--listen`), for the status line.
+    pub listening: Option<String>,
 }
 
 impl App {
@@ -192,6 +197,8 @@ impl App {
             history_path: None,
             recent_path: None,
             pick_on_folder: false,
+            follow: false,
+            listening: None,
         }
     }
 
@@ -399,6 +406,10 @@ impl App {
             }
             Event::FilesChanged(paths) => self.on_files_changed(paths),
             Event::FolderListed(files) => self.on_folder_listed(files),
+            Event::Listened(why) => {
+                self.status = why;
+                Vec::new()
+            }
             Event::FileRead { path, result } => self.on_file_read(path, result),
             Event::Saved {
                 path,

@@ -38,16 +38,20 @@ pub enum Pair {
     /// A reply from the history against the latest reply (`H`, then `c`);
     /// not in `C`'s cycle: it needs a send picked.
     Replies,
+    /// What AgentScope recorded formatting, in a call `listen` wrote,
+    /// against formatscope's formatting of the session.
+    Recorded,
 }
 
 impl Pair {
-    const ALL: [Pair; 6] = [
+    const ALL: [Pair; 7] = [
         Pair::Providers,
         Pair::Modes,
         Pair::Wire,
         Pair::Truncation,
         Pair::LastSave,
         Pair::Versions,
+        Pair::Recorded,
     ];
 
     pub fn label(self) -> &'static str {
@@ -59,6 +63,7 @@ impl Pair {
             Pair::LastSave => "last save / now",
             Pair::Versions => "two AgentScope releases",
             Pair::Replies => "old reply / new reply",
+            Pair::Recorded => "AgentScope recorded / formatscope",
         }
     }
 }
@@ -109,6 +114,7 @@ impl ComparePane {
             Pair::Truncation => (here, side(current, SideView::Truncated)),
             Pair::LastSave => (side(current, SideView::Saved), here),
             Pair::Versions => (here, side(current, SideView::Release(self.release.max(1)))),
+            Pair::Recorded => (side(current, SideView::Recorded), here),
             // The replies are compared on the UI thread (two small values);
             // the worker's sides are not shown.
             Pair::Replies => (here, here),

@@ -25,6 +25,39 @@ pub struct HeaderView<'a> {
     /// The release's providers, in digit-key order, and the one on screen.
     pub providers: &'static [Family],
     pub family: &'static Family,
+    /// The agent's call this session is, when `listen` wrote it.
+    pub call: Option<Traced>,
+}
+
+/// A call `formatscope listen` recorded: which, whose, and whether
+/// formatscope formats it as AgentScope did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Traced {
+    pub number: u64,
+    pub agent: Option<String>,
+    pub turn: Option<u64>,
+    /// "same", "differs at $[3].content", or "-" (nothing recorded).
+    pub recorded: String,
+}
+
+impl Traced {
+    /// From a session's `listen` object.
+    pub fn of(settings: &serde_json::Map<String, serde_json::Value>) -> Option<Traced> {
+        let listen = settings.get("listen")?;
+        Some(Traced {
+            number: listen.get("call")?.as_u64()?,
+            agent: listen
+                .get("agent")
+                .and_then(|a| a.as_str())
+                .map(|a| crate::text::escape_control(a).into_owned()),
+            turn: listen.get("turn").and_then(|t| t.as_u64()),
+            recorded: listen
+                .get("recorded")
+                .and_then(|r| r.as_str())
+                .unwrap_or("-")
+                .to_string(),
+        })
+    }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
@@ -41,6 +74,25 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) 
     }
     if let Some((i, n)) = view.position.filter(|(_, n)| *n > 1) {
         spans.push(Span::styled(format!(" ({}/{n})", i + 1), base.fg(ui.muted)));
+    }
+    if let Some(call) = &view.call {
+        let who = match (&call.agent, call.turn) {
+            (Some(a), Some(t)) => format!(" · {a}, turn {t}"),
+            (Some(a), None) => format!(" · {a}"),
+            _ => String::new(),
+        };
+        spans.push(Span::styled(
+            format!(" │ call #{}{who}", call.number),
+            base.add_modifier(Modifier::BOLD),
+        ));
+        if call.recorded.starts_with("differs") {
+            spans.push(Span::styled(
+                format!(" ≠ AgentScope ({})", call.recorded),
+                base.fg(ui.error).add_modifier(Modifier::BOLD),
+            ));
+        } else if call.recorded == "same" {
+            spans.push(Span::styled(" = AgentScope", base.fg(ui.muted)));
+        }
     }
     let mode = match view.formatter.mode {
         Mode::Chat => "chat",

@@ -18,6 +18,9 @@ pub enum SideView {
     /// Another AgentScope release's formatter for the provider, chat or
     /// multi-agent as on screen: its index in `reference::ALL`.
     Release(usize),
+    /// The formatted messages AgentScope recorded in its trace, for a
+    /// session `listen` wrote.
+    Recorded,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +36,7 @@ impl SideSpec {
             SideView::Wire => " · wire",
             SideView::Truncated => " · after truncation",
             SideView::Saved => " · at last save",
+            SideView::Recorded => return "AgentScope recorded".into(),
             SideView::Release(i) => {
                 let release = crate::reference::ALL[i % crate::reference::ALL.len()];
                 return format!(
@@ -94,6 +98,20 @@ pub(super) fn compare_side(
             },
         },
         SideView::Release(_) => unreachable!("release_side formats another release's side"),
+        SideView::Recorded => {
+            let recorded = job
+                .session_settings
+                .get("listen")
+                .and_then(|l| l.get("recorded_messages"))
+                .and_then(Value::as_array);
+            return match recorded {
+                Some(messages) => Side::formatted(label, shorten(messages.clone()), &[]),
+                None => Side::failed(
+                    label,
+                    "nothing recorded: only a 1.0.21 call `formatscope listen` wrote holds what AgentScope formatted",
+                ),
+            };
+        }
         SideView::Saved => match earlier {
             None => return Side::failed(label, "no earlier version"),
             Some(Err(e)) => return Side::failed(label, e.clone()),
