@@ -70,6 +70,10 @@ pub(crate) fn run(args: ListenArgs) -> i32 {
             max_files: args.max_files,
         },
     };
+    // Made before its name is printed: a script may list it at once.
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return usage_error(format!("{}: {e}", dir.display()));
+    }
     let runtime = match super::send::runtime() {
         Ok(r) => r,
         Err(code) => return code,

@@ -26,6 +26,10 @@ pub const BODY_LIMIT: u64 = 64 << 20;
 pub const DECOMPRESSED_LIMIT: u64 = 256 << 20;
 /// Connections served at once.
 const CONNECTIONS: usize = 64;
+/// Exports decoded and waiting for the writer, at most: a sender faster
+/// than the writer waits for its 200 (memory stays bounded; measured: a
+/// flood of 11,000 exports grew an unbounded queue to 160 MB).
+const QUEUED: usize = 16;
 /// How long a connection may take to send its headers, and its body.
 const HEADERS_TIMEOUT: Duration = Duration::from_secs(30);
 const BODY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -63,13 +67,13 @@ pub async fn serve(
     std::fs::create_dir_all(&options.dir)?;
     // One writer, in arrival order, off the async threads: formatting and
     // counting a call is CPU work.
-    let (to_writer, from_server) = mpsc::channel::<ToWriter>();
+    let (to_writer, mut from_server) = tokio::sync::mpsc::channel::<ToWriter>(QUEUED);
     let writer_say = Arc::clone(&say);
     let mut recorder = Recorder::new(options.dir.clone(), options.settings.clone());
     let writer = std::thread::Builder::new()
         .name("listen-writer".into())
         .spawn(move || {
-            for msg in from_server {
+            while let Some(msg) = from_server.blocking_recv() {
                 match msg {
                     ToWriter::Spans(spans) => {
                         for w in recorder.take(spans) {
@@ -123,7 +127,7 @@ pub async fn serve(
         _ = stop => {}
     }
     let (done, finished) = mpsc::channel();
-    if to_writer.send(ToWriter::Finish(done)).is_ok() {
+    if to_writer.send(ToWriter::Finish(done)).await.is_ok() {
         let _ = tokio::task::spawn_blocking(move || finished.recv()).await;
     }
     let _ = writer.join();
@@ -143,7 +147,7 @@ async fn handle(
     req: Request<Incoming>,
     body_limit: u64,
     peer: SocketAddr,
-    to_writer: &mpsc::Sender<ToWriter>,
+    to_writer: &tokio::sync::mpsc::Sender<ToWriter>,
     say: &Say,
 ) -> Response<Full<Bytes>> {
     let refuse = |status: StatusCode, why: String| {
@@ -208,7 +212,8 @@ async fn handle(
     match decoded {
         Ok(spans) => {
             if !spans.is_empty() {
-                let _ = to_writer.send(ToWriter::Spans(spans));
+                // Waits while the writer is QUEUED exports behind.
+                let _ = to_writer.send(ToWriter::Spans(spans)).await;
             }
             match encoding {
                 Encoding::Json => answer(StatusCode::OK, "application/json", b"{}"),
