@@ -158,10 +158,12 @@ impl Recorder {
     fn reply(&mut self, reply: &str, agent: &str, turn: u64) -> Option<Written> {
         let calls = self.by_reply.remove(reply)?;
         for (_, path) in &calls {
-            let Ok(text) = std::fs::read_to_string(path) else {
+            // The file this writer wrote, read back as every session is
+            // read (a file swapped for a FIFO must not stall the writer).
+            let Ok(bytes) = crate::files::read_regular(path, 256 << 20, "session files") else {
                 continue;
             };
-            let Ok(Value::Object(mut session)) = serde_json::from_str::<Value>(&text) else {
+            let Ok(Value::Object(mut session)) = serde_json::from_slice::<Value>(&bytes) else {
                 continue;
             };
             if let Some(Value::Object(listen)) = session.get_mut("listen") {
