@@ -49,7 +49,7 @@ impl Identity {
         let id = message.get("id").filter(|v| v.is_string() || v.is_number());
         Identity {
             key: match id {
-                Some(id) => crate::diff::moves::hash(&serde_json::json!({ "id": id })),
+                Some(id) => crate::diff::moves::hash(&crate::json!({ "id": id })),
                 None => crate::diff::moves::hash(message),
             },
             role: crate::diff::moves::hash(message.get("role").unwrap_or(&Value::Null)),
@@ -90,7 +90,7 @@ impl Side {
         }
         Side {
             label: label.into(),
-            doc: serde_json::json!({ "messages": messages }),
+            doc: crate::json!({ "messages": messages }),
             parts,
             note: None,
             identities: Vec::new(),

@@ -192,6 +192,26 @@ pub fn read_regular(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u
     Ok(buf)
 }
 
+/// The largest config or state file read: profiles.toml, prices.json, a
+/// theme and the `.tmTheme` it names, the recent list, trusted folders.
+/// Each is a few kilobytes; a megabyte is already not one of them.
+pub const CONFIG_LIMIT: u64 = MB;
+
+/// A file of the user's own (config, state, a theme) as text, through
+/// [`read_regular`]: a FIFO or a device is refused before it is read (a
+/// FIFO would block the reader, `/dev/zero` never ends), and a file over
+/// [`CONFIG_LIMIT`] is not read. `Ok(None)`: there is no such file. Errors
+/// name the file: `PATH: not a regular file (it is a FIFO); ...`.
+pub fn read_config(path: &Path, what: &'static str) -> Result<Option<String>, String> {
+    match read_regular(path, CONFIG_LIMIT, what) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("{}: not UTF-8 text", path.display())),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
 /// The first `n` bytes of a regular file (a header), and its size.
 pub fn read_prefix(path: &Path, n: u64) -> Result<(Vec<u8>, u64), ReadError> {
     let (file, size) = open_regular(path)?;

@@ -285,6 +285,14 @@ pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// `value` as one line of JSON (JSON lines: `send --json`, `history
+/// --json`), safe for a terminal as [`json_text`] is: the controls JSON
+/// leaves raw written as `\uXXXX` by [`escape_json_controls`].
+pub fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    escape_json_controls(&text).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -115,6 +115,8 @@ fn history_lists_the_sessions_sends_and_compares_an_old_reply_with_the_new() {
     let screen = screen_text(&app, 120, 40);
     assert!(screen.contains("Take sunglasses."), "{screen}");
     assert!(screen.contains("Request body"), "{screen}");
+    // The body, read whole when shown (a list holds none).
+    assert!(screen.contains("Weather in Paris?"), "{screen}");
 
     // Beside the newest: what the model said before the prompt changed.
     send(&mut app, &mut computer, key('c'));
@@ -218,7 +220,13 @@ fn a_workbench_send_is_recorded_with_its_reply_and_never_the_key() {
     assert_eq!(sends.len(), 1);
     assert_eq!(sends[0].reply_text(), "Recorded reply.");
     assert_eq!(sends[0].tokens(), (Some(9), Some(2)));
-    assert_eq!(sends[0].send.request, server.requests()[0].body);
+    // A list holds no bodies; one send is read whole.
+    let whole = History::open(&db)
+        .expect("open")
+        .get(sends[0].id)
+        .expect("get")
+        .expect("there");
+    assert_eq!(whole.send.request, server.requests()[0].body);
     for entry in std::fs::read_dir(db.parent().expect("folder")).expect("list") {
         let bytes = std::fs::read(entry.expect("entry").path()).expect("read");
         assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));

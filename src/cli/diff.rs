@@ -226,7 +226,7 @@ fn side_request(
     }
     let out = r.reference.format(session, r.family, r.mode, env);
     match out.messages {
-        Ok(m) => Ok((serde_json::json!({ "messages": m }), out.lost, out.spans)),
+        Ok(m) => Ok((formatscope::json!({ "messages": m }), out.lost, out.spans)),
         Err(e) => Err(format!(
             "AgentScope {} {}: {}: {}",
             r.reference.version(),
@@ -306,7 +306,7 @@ pub(crate) fn request_of(
         .get("messages")
         .cloned()
         .ok_or_else(|| format!("{formatter}: no messages"))?;
-    Ok(serde_json::json!({ "messages": messages }))
+    Ok(formatscope::json!({ "messages": messages }))
 }
 
 pub(crate) fn run(args: DiffArgs) -> i32 {
@@ -394,12 +394,12 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             (bytes, prompt)
         });
     if args.json {
-        let mut out = serde_json::json!({"operations": formatscope::diff::to_json(&ops)});
+        let mut out = formatscope::json!({"operations": formatscope::diff::to_json(&ops)});
         if !l_lost.is_empty() || !r_lost.is_empty() {
-            out["lost"] = serde_json::json!({"left": l_lost, "right": r_lost});
+            out["lost"] = formatscope::json!({"left": l_lost, "right": r_lost});
         }
         if let Some((bytes, prompt)) = &prefix {
-            let mut c = serde_json::json!({
+            let mut c = formatscope::json!({
                 "bytes": bytes.bytes, "of_bytes": bytes.of, "body_breaks_at": bytes.breaks_at,
             });
             match prompt {

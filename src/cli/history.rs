@@ -36,15 +36,81 @@ pub(crate) struct HistoryArgs {
 }
 
 pub(crate) fn run(args: HistoryArgs) -> i32 {
-    let history = match History::open_default() {
-        Ok(Some(h)) => h,
+    let path = match history::default_path() {
+        Ok(Some(p)) => p,
         Ok(None) => return usage_error(format!("the history is off ({}=off)", history::VARIABLE)),
         Err(e) => return failed(&e),
     };
-    match (args.show, args.prune) {
-        (Some(id), _) => show(&history, id, args.json),
-        (None, true) => prune(history, args.keep),
-        (None, false) => list(&history, &args),
+    // Listing, showing and pruning never make a history: no file there is
+    // no sends (and no folders made at whatever path was named).
+    let history = match History::open_existing(&path) {
+        Ok(h) => h,
+        Err(e) => return failed(&e),
+    };
+    // Rows an older formatscope kept may hold a key a provider echoed:
+    // the keys in the environment are never printed.
+    let printer = Printer {
+        #[cfg(feature = "net")]
+        keys: formatscope::net::redact::keys_in_env(|k| std::env::var(k).ok()),
+    };
+    match (args.show, args.prune, history) {
+        (Some(id), _, None) => usage_error(format!("no send {id} in the history")),
+        (None, true, None) => {
+            say(format!("no sends in {}: nothing to prune", path.display()));
+            0
+        }
+        (None, false, None) => {
+            if !args.json {
+                say(format!("no sends in {}", path.display()));
+            }
+            0
+        }
+        (Some(id), _, Some(h)) => show(&h, id, args.json, &printer),
+        // Pruning writes: the history that is there, opened for writing.
+        (None, true, Some(h)) => match History::open(h.path()) {
+            Ok(h) => prune(h, args.keep),
+            Err(e) => failed(&e),
+        },
+        (None, false, Some(h)) => list(&h, &args, &printer),
+    }
+}
+
+/// What `history` prints goes through here: JSON as `text::json_line`
+/// writes it (controls escaped), text with controls escaped, and the keys
+/// of the environment replaced in both.
+struct Printer {
+    /// Without live sends (`net`) there are no keys to hide.
+    #[cfg(feature = "net")]
+    keys: Vec<formatscope::net::ApiKey>,
+}
+
+impl Printer {
+    fn json(&self, value: Value) {
+        #[cfg(feature = "net")]
+        let value = {
+            let mut value = value;
+            for k in &self.keys {
+                k.redact_value(&mut value);
+            }
+            value
+        };
+        outln!("{}", formatscope::text::json_line(&value));
+    }
+
+    fn line(&self, text: &str) {
+        #[cfg(feature = "net")]
+        let redacted = formatscope::net::redact::redact_all(text, &self.keys);
+        #[cfg(feature = "net")]
+        let text: &str = &redacted;
+        outln!("{}", safe(text));
+    }
+
+    /// `text` line by line, each line's control characters escaped (the
+    /// line breaks stay).
+    fn lines(&self, text: &str) {
+        for line in text.lines() {
+            self.line(line);
+        }
     }
 }
 
@@ -55,29 +121,29 @@ fn failed(e: &HistoryError) -> i32 {
     1
 }
 
-fn list(history: &History, args: &HistoryArgs) -> i32 {
+fn list(history: &History, args: &HistoryArgs, printer: &Printer) -> i32 {
     let key = args.session.as_deref().map(history::session_key);
-    let sends = match history.list(key.as_deref(), args.limit) {
-        Ok(s) => s,
-        Err(e) => return failed(&e),
-    };
-    if args.json {
-        for s in &sends {
-            outln!("{}", s.to_json(false));
+    // One row at a time, without request bodies: a long history of large
+    // sends is never held whole.
+    let mut listed = 0usize;
+    let done = history.each(key.as_deref(), args.limit, None, |s| {
+        listed += 1;
+        if args.json {
+            printer.json(s.to_json(false));
+        } else {
+            printer.line(&line(&s, args.session.is_none()));
         }
-        return 0;
+    });
+    if let Err(e) = done {
+        return failed(&e);
     }
-    if sends.is_empty() {
+    if listed == 0 && !args.json {
         say(format!(
             "no sends in {}{}",
             history.path().display(),
             key.map(|k| format!(" for {}", k.display()))
                 .unwrap_or_default()
         ));
-        return 0;
-    }
-    for s in &sends {
-        outln!("{}", safe(&line(s, args.session.is_none())));
     }
     0
 }
@@ -114,51 +180,40 @@ fn line(s: &Send, with_session: bool) -> String {
     )
 }
 
-fn show(history: &History, id: i64, json: bool) -> i32 {
+fn show(history: &History, id: i64, json: bool, printer: &Printer) -> i32 {
     let send = match history.get(id) {
         Ok(Some(s)) => s,
         Ok(None) => return usage_error(format!("no send {id} in the history")),
         Err(e) => return failed(&e),
     };
     if json {
-        outln!("{}", send.to_json(true));
+        printer.json(send.to_json(true));
         return 0;
     }
-    outln!("{}", safe(&line(&send, true)));
-    outln!(
-        "session: {}",
-        safe(&send.send.session.display().to_string())
-    );
-    outln!(
+    printer.line(&line(&send, true));
+    printer.line(&format!("session: {}", send.send.session.display()));
+    printer.line(&format!(
         "agentscope {} · {} · {} ms{}",
         send.send.reference,
-        safe(&send.send.host),
+        send.send.host,
         send.send.elapsed_ms,
         send.send
             .first_token_ms
             .map(|t| format!(" (first token {t} ms)"))
             .unwrap_or_default()
-    );
+    ));
     outln!("\n--- request body");
-    lines(&pretty_bytes(&send.send.request));
+    printer.lines(&pretty_bytes(&send.send.request));
     outln!("\n--- reply");
     match &send.send.reply {
-        Some(r) => lines(&formatscope::text::json_text(r)),
+        Some(r) => printer.lines(&formatscope::text::json_text(r)),
         None => outln!("(none)"),
     }
     if let Some(e) = &send.send.error {
         outln!("\n--- error");
-        lines(e);
+        printer.lines(e);
     }
     0
-}
-
-/// Prints `text` line by line, each line's control characters escaped
-/// (the line breaks stay).
-fn lines(text: &str) {
-    for line in text.lines() {
-        outln!("{}", safe(line));
-    }
 }
 
 /// The body pretty-printed when it is JSON, else as text.

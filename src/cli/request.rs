@@ -167,7 +167,8 @@ pub(crate) struct RequestArgs {
 
     /// Print the request as something to run or read instead: `curl` (a
     /// command that sends the same bytes; the key from the provider's usual
-    /// environment variable, e.g. "$ANTHROPIC_API_KEY"), `http` (the raw
+    /// environment variable, e.g. "$ANTHROPIC_API_KEY", or the --profile's
+    /// key_env), `http` (the raw
     /// HTTP request), `json` (the body's exact bytes) or `python` (the same
     /// call made with the provider's SDK).
     #[arg(long = "as", value_name = "FORMAT", value_parser = ["curl", "http", "json", "python"])]
@@ -355,6 +356,19 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     if let Some(release) = args.wire.agentscope.filter(|r| !r.is_default()) {
         return run_release(&args, release.0);
     }
+    let built = match build(&args.wire, |_, _| {}) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    // The key variable of the host the request addresses: a profile's
+    // (its base URL is the host), else the provider's.
+    #[cfg(feature = "net")]
+    let key_variable = built
+        .profile
+        .as_ref()
+        .and_then(formatscope::net::profile::Profile::key_variable);
+    #[cfg(not(feature = "net"))]
+    let key_variable: Option<String> = None;
     let Built {
         session,
         provider,
@@ -362,16 +376,13 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
         out,
         failed,
         ..
-    } = match build(&args.wire, |_, _| {}) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
+    } = built;
     if let Some(format) = &args.export {
         // Nothing to export when the request was not built (said above).
         let Some(wire) = request.http() else {
             return 1;
         };
-        let text = export(provider, format, wire);
+        let text = export(provider, format, wire, key_variable.as_deref());
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
         return 0;
@@ -388,10 +399,16 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     i32::from(failed)
 }
 
-/// The built request as `curl`, `http`, `python` or its JSON body.
-fn export(provider: formatscope::formatter::Provider, format: &str, wire: &Wire) -> String {
+/// The built request as `curl`, `http`, `python` or its JSON body; the
+/// key read from `key_variable` (a profile's), else the provider's.
+fn export(
+    provider: formatscope::formatter::Provider,
+    format: &str,
+    wire: &Wire,
+    key_variable: Option<&str>,
+) -> String {
     use formatscope::wire::export;
-    let key = export::key_variable(provider);
+    let key = key_variable.or(export::key_variable(provider));
     let title = formatscope::reference::default().title();
     exported(format, wire, key, &title).unwrap_or_else(|e| e)
 }

@@ -4,13 +4,14 @@
 use super::request::{build, WireArgs};
 use super::{safe, say, usage_error};
 use clap::Args;
+use formatscope::json;
 use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use formatscope::net::printer::Printer;
 use formatscope::net::{self, Prepared, SendError, Timeouts};
 use formatscope::provider::Provider;
 use formatscope::response::ChatResponse;
 use formatscope::session::PackedMessage;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
 use std::time::Duration;
 
@@ -79,9 +80,14 @@ fn host_for_key(
             safe(&url)
         ))),
         Err(HostRefusal::NotChosen(host)) => Err(usage_error(format!(
-            "nothing was sent: the session names {host} as the {provider} server, and \
+            "nothing was sent: the session names {host}{plain} as the {provider} server, and \
              formatscope sends your key only to {provider}'s own host or one you chose; \
              to send it there: {how}",
+            plain = if host.plain_http() {
+                " over plain HTTP (the key in clear text)"
+            } else {
+                ""
+            },
             how = how.replace("HOST", &host.to_string()),
         ))),
     }
@@ -145,10 +151,11 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Err(code) => return code,
     };
     if built.failed {
+        // As `request` prints it: safe for a terminal.
         let _ = writeln!(
             std::io::stdout().lock(),
             "{}",
-            serde_json::to_string_pretty(&Value::Object(built.out.clone())).unwrap_or_default()
+            formatscope::text::json_text(&Value::Object(built.out.clone()))
         );
         say("error: nothing was sent: AgentScope or the SDK raises before sending");
         return 1;
@@ -217,11 +224,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
             if json_lines {
                 // Every response, built: the output holds them all.
                 if !r.is_again() {
-                    let _ = writeln!(
-                        std::io::stdout().lock(),
-                        "{}",
-                        serde_json::to_string(&r.response().to_json(false)).unwrap_or_default()
-                    );
+                    print_json_line(r.response().to_json(false), key.as_ref());
                 }
             } else {
                 printer.show(r);
@@ -235,6 +238,14 @@ pub(crate) fn run(args: SendArgs) -> i32 {
     if !json_lines {
         printer.end();
     }
+    // What came back may echo the key (an error quoting the header that
+    // carried it): never printed, never kept (`net::redact`).
+    let result = result
+        .map(|mut o| {
+            o.redact(key.as_ref());
+            o
+        })
+        .map_err(|e| e.redacted(key.as_ref()));
     let sent = net::record::Sent {
         session: formatscope::history::session_key(&args.wire.session),
         messages: &built.session.messages,
@@ -242,6 +253,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         model: &built.request.model,
         host: &host,
         prepared: &prepared,
+        key: key.as_ref(),
     };
     super::history::record(&net::record::entry(&sent, &result, started.elapsed()));
     let outcome = match result {
@@ -275,11 +287,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         "not_a_reply": outcome.nothing,
     });
     if json_lines {
-        let _ = writeln!(
-            std::io::stdout().lock(),
-            "{}",
-            serde_json::to_string(&summary).unwrap_or_default()
-        );
+        print_json_line(summary, key.as_ref());
     } else {
         let mut line = String::new();
         if let Some(u) = &usage {
@@ -321,6 +329,20 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         return append(&args, &original, reply, built.provider);
     }
     0
+}
+
+/// One line of `send --json`: the key the send used replaced, and the
+/// controls JSON leaves raw (C1, bidi overrides) escaped, as every JSON we
+/// print is (`text::json_line`).
+fn print_json_line(mut value: Value, key: Option<&net::ApiKey>) {
+    if let Some(k) = key {
+        k.redact_value(&mut value);
+    }
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{}",
+        formatscope::text::json_line(&value)
+    );
 }
 
 /// A session file's text, through the one guarded read.

@@ -9,11 +9,12 @@
 use super::request::{ask_release, Asked};
 use super::send::{allowed_hosts, append_message, runtime, session_text, timeouts, SendArgs};
 use super::{safe, say, usage_error};
+use formatscope::json;
 use formatscope::net::exchange::{exchange, Exchanged};
 use formatscope::net::hosts::{self, ChosenHosts, HostRefusal};
 use formatscope::net::{self, ApiKey, Prepared, SendError};
 use formatscope::reference::{Reference, Replies, WireAsk};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
 
 pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
@@ -169,6 +170,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
             model: &model,
             host: &host,
             body: &prepared.body,
+            key: key.as_ref(),
         },
         net::record::ReleaseEnded {
             reply: final_reply.clone(),
@@ -230,23 +232,30 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         say(line);
     }
     let holder = release.replies(&requested);
-    match (original, final_reply, holder) {
-        (Some(original), Some(reply), Some(holder)) => {
-            let empty = reply
+    // A reply with nothing an agent keeps (another API's shape, or an
+    // empty one) is an error, appended or not.
+    let keeps = |reply: &Value| {
+        formatscope::response::holds_something(
+            reply
                 .get("content")
                 .and_then(Value::as_array)
-                .is_none_or(Vec::is_empty);
-            if empty {
-                say("error: the reply holds nothing AgentScope would keep; nothing was appended");
-                return 1;
-            }
-            append_message(
-                args,
-                &original,
-                |name| holder.held(&reply, name),
-                &format!("{} {}", release.title(), family.title),
-            )
+                .map_or(&[], Vec::as_slice),
+        )
+    };
+    if holder.is_some() && final_reply.as_ref().is_some_and(|r| !keeps(r)) {
+        say("error: the reply holds nothing AgentScope would keep (no text, thinking, tool call or media)");
+        if original.is_some() {
+            say("nothing was appended");
         }
+        return 1;
+    }
+    match (original, final_reply, holder) {
+        (Some(original), Some(reply), Some(holder)) => append_message(
+            args,
+            &original,
+            |name| holder.held(&reply, name),
+            &format!("{} {}", release.title(), family.title),
+        ),
         (Some(_), _, _) => {
             say("error: the reply was not parsed here; nothing was appended");
             1
@@ -359,9 +368,5 @@ impl Reading {
 
 fn println_json(v: &Value) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
-        "{}",
-        formatscope::text::escape_json_controls(&serde_json::to_string(v).unwrap_or_default())
-    );
+    let _ = writeln!(out, "{}", formatscope::text::json_line(v));
 }

@@ -89,6 +89,7 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         Err(e) => return usage_error(e),
     };
     if args.show || args.json {
+        let json = token_view::parse(&text);
         // The view defaults to the session's model's tokenizer.
         let provider = match args.provider.as_deref().map(|p| (p, Provider::from_id(p))) {
             Some((_, Some(p))) => Some(p),
@@ -102,23 +103,23 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         let spec = provider
             .map(|p| {
                 // As `count`: the session's model only under its own provider.
-                let own = token_view::session_field(&text, "provider")
+                let own = token_view::session_field(json.as_ref(), "provider")
                     .and_then(|id| Provider::from_id(&id))
                     == Some(p);
                 let model = args.model.clone().or_else(|| {
-                    own.then(|| token_view::session_field(&text, "model"))
+                    own.then(|| token_view::session_field(json.as_ref(), "model"))
                         .flatten()
                 });
                 models::resolve(p, model.as_deref()).tokenizer
             })
             .or(explicit)
             .or_else(|| {
-                token_view::session_field(&text, "model")
+                token_view::session_field(json.as_ref(), "model")
                     .and_then(|m| models::lookup_any(&m))
                     .map(|i| i.tokenizer)
             })
             .unwrap_or(TokenizerSpec::ALL[0]);
-        return token_view::run(spec, &text, args.json);
+        return token_view::run(spec, json, text, args.json);
     }
     let spec = explicit.unwrap_or(TokenizerSpec::ALL[0]);
     print_json(&serde_json::json!({

@@ -22,9 +22,10 @@ pub use cache::{
     cache_prefix, first_difference, prompt_prefix, CachePrefix, PromptPrefix, Version,
 };
 
+use crate::json;
 use align::Step;
 use moves::{hash, parts, path_to, tokens, Role};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
 
 /// One operation. `moved` names where the value (or its part `part`)

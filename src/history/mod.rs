@@ -9,9 +9,10 @@
 //! a full disk) is a [`HistoryError`] value the caller reports and goes
 //! on from.
 
+mod place;
 mod store;
 
-pub use store::History;
+pub use store::{History, LIST_REPLY_LIMIT};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -125,6 +126,13 @@ pub struct Send {
     /// Unix time in milliseconds.
     pub created_ms: i64,
     pub send: NewSend,
+    /// The request body's size (a listed send does not hold the body).
+    pub request_bytes: u64,
+    /// The reply's size as stored (JSON text).
+    pub reply_bytes: u64,
+    /// Whether `send` holds everything stored: a listed send leaves out
+    /// its request body and a large reply (`History::get` reads them).
+    pub whole: bool,
 }
 
 impl Send {
@@ -141,8 +149,19 @@ impl Send {
         (n("input_tokens"), n("output_tokens"))
     }
 
+    /// Whether the reply was left out of a list (too large to hold there).
+    pub fn reply_left_out(&self) -> bool {
+        self.send.reply.is_none() && self.reply_bytes > 0 && !self.whole
+    }
+
     /// The first line of the reply, else of the error.
     pub fn first_line(&self) -> String {
+        if self.reply_left_out() {
+            return format!(
+                "(a reply of {}, read when shown)",
+                crate::files::megabytes(self.reply_bytes)
+            );
+        }
         let text = self.reply_text();
         let text = if text.trim().is_empty() {
             self.send.error.clone().unwrap_or_default()

@@ -3,7 +3,7 @@
 //! formatscope holding the file is an error in seconds, not a hang.
 
 use super::{HistoryError, NewSend, Send, DEFAULT_MAX_BYTES, DEFAULT_MAX_SENDS};
-use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row};
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,6 +13,8 @@ use std::time::Duration;
 const APPLICATION_ID: i64 = 0x4653_4849;
 /// The schema's version, in the header's user-version field.
 const SCHEMA_VERSION: i64 = 1;
+/// The largest reply a list holds (a larger one is read by `get`).
+pub const LIST_REPLY_LIMIT: u64 = 64 * 1024;
 /// How long to wait for another formatscope's write before saying so.
 const BUSY: Duration = Duration::from_secs(2);
 
@@ -41,6 +43,30 @@ CREATE INDEX sends_by_session ON sends(session, id);
 const COLUMNS: &str = "id, created_ms, session, messages_hash, reference, provider, model, \
      host, request, reply, usage, status, elapsed_ms, first_token_ms, error";
 
+/// What [`History::identify`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Kind {
+    Ours,
+    Empty,
+}
+
+/// Lays out a new history in `conn` (a file no one else can see yet, see
+/// `place`): incremental vacuum (before the first table, so a prune gives
+/// pages back), WAL, the table, and our marks in the header.
+fn lay_out(conn: &mut Connection, shown: &Path) -> Result<(), HistoryError> {
+    let made = (|| {
+        conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        let tx = conn.transaction()?;
+        tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+        ))?;
+        tx.commit()
+    })();
+    made.map_err(|e| classify_path(shown, e))
+}
+
 /// An open history file.
 pub struct History {
     conn: Connection,
@@ -56,27 +82,41 @@ impl std::fmt::Debug for History {
 }
 
 impl History {
-    /// Opens (creating it and its folder if need be) the history at
-    /// `path`. A file that is not ours, or is locked, is an error; nothing
-    /// is written into a file that is not ours.
+    /// Opens (creating it and its folder if need be: owner-only, see
+    /// `place`) the history at `path`. A file that is not ours, or is
+    /// locked, is an error; nothing is written into a file that is not
+    /// ours.
     pub fn open(path: &Path) -> Result<History, HistoryError> {
-        let shown = path.display().to_string();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| HistoryError::Open {
-                path: shown.clone(),
-                reason: e.to_string(),
-            })?;
+        let conn = super::place::open_for_writing(path, lay_out)?;
+        let mut h = History::over(conn, path);
+        h.conn.busy_timeout(BUSY).map_err(|e| h.err(e))?;
+        h.prepare()?;
+        Ok(h)
+    }
+
+    /// Opens the history at `path` to read it, never creating anything:
+    /// `Ok(None)` when there is no history there yet. Works in a folder
+    /// the user cannot write (see `place::open_for_reading`).
+    pub fn open_existing(path: &Path) -> Result<Option<History>, HistoryError> {
+        let Some(conn) = super::place::open_for_reading(path)? else {
+            return Ok(None);
+        };
+        let h = History::over(conn, path);
+        h.conn.busy_timeout(BUSY).map_err(|e| h.err(e))?;
+        match h.identify()? {
+            Kind::Ours => Ok(Some(h)),
+            // An empty file: nothing was ever recorded in it.
+            Kind::Empty => Ok(None),
         }
-        let conn = Connection::open(path).map_err(|e| classify(&shown, e))?;
-        let mut h = History {
+    }
+
+    fn over(conn: Connection, path: &Path) -> History {
+        History {
             conn,
             path: path.to_path_buf(),
             max_sends: DEFAULT_MAX_SENDS,
             max_bytes: DEFAULT_MAX_BYTES,
-        };
-        h.conn.busy_timeout(BUSY).map_err(|e| h.err(e))?;
-        h.prepare()?;
-        Ok(h)
+        }
     }
 
     /// The history at [`super::default_path`]; `Ok(None)` when it is
@@ -112,50 +152,67 @@ impl History {
         classify(&self.path.display().to_string(), e)
     }
 
-    /// Checks the file is ours (or empty, then makes it ours).
-    fn prepare(&mut self) -> Result<(), HistoryError> {
+    /// Whether the file is a history of ours or an empty database; any
+    /// other file is an error naming what it is.
+    fn identify(&self) -> Result<Kind, HistoryError> {
         let shown = self.path.display().to_string();
+        // One read transaction: another formatscope making the file
+        // between two reads must not make it look like someone else's.
+        let read = |c: &Connection| -> rusqlite::Result<(i64, i64, i64)> {
+            c.execute_batch("BEGIN")?;
+            let got = (|| {
+                let app = c.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+                let version = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                let tables = c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+                Ok((app, version, tables))
+            })();
+            let _ = c.execute_batch("COMMIT");
+            got
+        };
         // The first read of the header: a file of garbage fails here.
-        let app: i64 = self
-            .conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        if app == 0 {
-            let tables: i64 = self
-                .conn
-                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-                .map_err(|e| self.err(e))?;
-            if tables > 0 {
-                return Err(HistoryError::NotHistory {
-                    path: shown,
-                    reason: "it is another program's SQLite database".into(),
-                });
-            }
-            self.create()?;
-        } else if app != APPLICATION_ID {
-            return Err(HistoryError::NotHistory {
+        let (app, version, tables) = read(&self.conn).map_err(|e| self.err(e))?;
+        match app {
+            0 if tables > 0 => Err(HistoryError::NotHistory {
                 path: shown,
-                reason: format!("its application id is {app:#x}"),
-            });
-        } else if version != SCHEMA_VERSION {
-            return Err(HistoryError::NotHistory {
+                reason: "it is another program's SQLite database".into(),
+            }),
+            0 => Ok(Kind::Empty),
+            APPLICATION_ID if version == SCHEMA_VERSION => Ok(Kind::Ours),
+            APPLICATION_ID => Err(HistoryError::NotHistory {
                 path: shown,
                 reason: format!(
                     "its schema version is {version} (this formatscope reads {SCHEMA_VERSION})"
                 ),
-            });
+            }),
+            other => Err(HistoryError::NotHistory {
+                path: shown,
+                reason: format!("its application id is {other:#x}"),
+            }),
+        }
+    }
+
+    /// Checks the file is ours (or empty, then makes it ours).
+    fn prepare(&mut self) -> Result<(), HistoryError> {
+        if self.identify()? == Kind::Empty {
+            // An empty file someone else made (formatscope makes its own
+            // whole, see `place`): laid out in place.
+            self.create()?;
         }
         // WAL: the workbench's reads never wait for a CLI send's write.
-        // Only the first opener switches the file; a lock then is said.
-        // The mode it answers is not checked: a file system without
-        // shared memory keeps the rollback journal, which works too.
-        self.conn
-            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
-            .map_err(|e| self.err(e))
+        // A history formatscope made is WAL from birth; an older one is
+        // switched by its first opener (a lock then is said). The mode it
+        // answers is not checked: a file system without shared memory
+        // keeps the rollback journal, which works too.
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            self.conn
+                .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     fn create(&mut self) -> Result<(), HistoryError> {
@@ -164,9 +221,11 @@ impl History {
         self.conn
             .execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
             .map_err(|e| self.err(e))?;
+        // IMMEDIATE: the write lock first (waiting its turn), so no read
+        // lock ever has to be upgraded, which SQLite refuses at once.
         let tx = self
             .conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| classify_path(&self.path, e))?;
         let made = (|| {
             // Another formatscope may have made it between our read and
@@ -207,7 +266,7 @@ impl History {
         let path = self.path.clone();
         let tx = self
             .conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| classify_path(&path, e))?;
         let id = (|| {
             tx.execute(
@@ -243,31 +302,61 @@ impl History {
     }
 
     /// The sends of `session` (all when `None`), newest first, at most
-    /// `limit`.
+    /// `limit`, as a list shows them: without their request bodies, and a
+    /// reply over [`LIST_REPLY_LIMIT`] left out too (`whole` is false;
+    /// [`get`](Self::get) reads one whole). A thousand sends of a megabyte
+    /// each are a thousand rows, not a gigabyte.
     pub fn list(&self, session: Option<&Path>, limit: usize) -> Result<Vec<Send>, HistoryError> {
+        let mut out = Vec::new();
+        self.each(session, limit, Some(LIST_REPLY_LIMIT), |s| out.push(s))?;
+        Ok(out)
+    }
+
+    /// Hands each send of `session` (all when `None`) to `f`, newest first,
+    /// at most `limit`, one row at a time: without its request body, its
+    /// reply whole unless over `reply_limit` bytes. `history --json` prints
+    /// them so, holding one reply at a time.
+    pub fn each(
+        &self,
+        session: Option<&Path>,
+        limit: usize,
+        reply_limit: Option<u64>,
+        mut f: impl FnMut(Send),
+    ) -> Result<(), HistoryError> {
         let limit = limit.min(i64::MAX as usize) as i64;
-        let rows = match session {
-            Some(p) => {
-                let sql = format!(
-                    "SELECT {COLUMNS} FROM sends WHERE session = ?1 ORDER BY id DESC LIMIT ?2"
-                );
-                self.query(&sql, params![p.display().to_string(), limit])
+        // Over the limit the reply is not read at all: octet_length comes
+        // from the row's header, as for the request's.
+        let cap = reply_limit.map_or(-1, |c| c.min(i64::MAX as u64) as i64);
+        let columns = format!(
+            "id, created_ms, session, messages_hash, reference, provider, model, host, \
+             octet_length(request), \
+             CASE WHEN {cap} < 0 OR octet_length(reply) <= {cap} THEN reply END, \
+             octet_length(reply), usage, status, elapsed_ms, first_token_ms, error"
+        );
+        let mut run = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<()> {
+            let mut stmt = self.conn.prepare(sql)?;
+            let mut rows = stmt.query(p)?;
+            while let Some(r) = rows.next()? {
+                f(summary_from_row(r)?);
             }
-            None => {
-                let sql = format!("SELECT {COLUMNS} FROM sends ORDER BY id DESC LIMIT ?1");
-                self.query(&sql, params![limit])
-            }
+            Ok(())
         };
-        rows.map_err(|e| self.err(e))
+        let done = match session {
+            Some(p) => run(
+                &format!(
+                    "SELECT {columns} FROM sends WHERE session = ?1 ORDER BY id DESC LIMIT ?2"
+                ),
+                &[&p.display().to_string(), &limit],
+            ),
+            None => run(
+                &format!("SELECT {columns} FROM sends ORDER BY id DESC LIMIT ?1"),
+                &[&limit],
+            ),
+        };
+        done.map_err(|e| self.err(e))
     }
 
-    fn query(&self, sql: &str, p: impl rusqlite::Params) -> rusqlite::Result<Vec<Send>> {
-        let mut stmt = self.conn.prepare(sql)?;
-        let rows = stmt.query_map(p, from_row)?;
-        rows.collect()
-    }
-
-    /// One send, by id.
+    /// One send whole (its request body and reply), by id.
     pub fn get(&self, id: i64) -> Result<Option<Send>, HistoryError> {
         let sql = format!("SELECT {COLUMNS} FROM sends WHERE id = ?1");
         self.conn
@@ -324,31 +413,66 @@ fn trim(conn: &Connection, max_sends: u64, max_bytes: u64, newest: i64) -> rusql
     Ok(())
 }
 
+/// A value that does not parse is shown as missing, not an error: one odd
+/// row must not hide the others.
+fn json_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Value>> {
+    Ok(r.get::<_, Option<String>>(i)?
+        .and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+/// The columns every row has, in `COLUMNS`' order but for the request
+/// (8) and the reply (9, 10 in a summary), which each reader fills.
+fn send_from_row(r: &Row<'_>, at: usize) -> rusqlite::Result<NewSend> {
+    Ok(NewSend {
+        session: PathBuf::from(r.get::<_, String>(2)?),
+        messages_hash: r.get(3)?,
+        reference: r.get(4)?,
+        provider: r.get(5)?,
+        model: r.get(6)?,
+        host: r.get(7)?,
+        request: Vec::new(),
+        reply: None,
+        usage: json_at(r, at)?,
+        status: r.get(at + 1)?,
+        elapsed_ms: r.get::<_, i64>(at + 2)?.max(0) as u64,
+        first_token_ms: r.get::<_, Option<i64>>(at + 3)?.map(|t| t.max(0) as u64),
+        error: r.get(at + 4)?,
+    })
+}
+
+/// A whole send (`SELECT COLUMNS`).
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Send> {
-    // A value that does not parse is shown as missing, not an error: one
-    // odd row must not hide the others.
-    let json = |i: usize| -> rusqlite::Result<Option<Value>> {
-        Ok(r.get::<_, Option<String>>(i)?
-            .and_then(|t| serde_json::from_str(&t).ok()))
-    };
+    let mut send = send_from_row(r, 10)?;
+    send.request = r.get(8)?;
+    // Read once: its size, then its value (missing if it does not parse).
+    let reply: Option<String> = r.get(9)?;
+    let reply_bytes = reply.as_ref().map_or(0, |t| t.len() as u64);
+    send.reply = reply.and_then(|t| serde_json::from_str(&t).ok());
     Ok(Send {
         id: r.get(0)?,
         created_ms: r.get(1)?,
-        send: NewSend {
-            session: PathBuf::from(r.get::<_, String>(2)?),
-            messages_hash: r.get(3)?,
-            reference: r.get(4)?,
-            provider: r.get(5)?,
-            model: r.get(6)?,
-            host: r.get(7)?,
-            request: r.get(8)?,
-            reply: json(9)?,
-            usage: json(10)?,
-            status: r.get(11)?,
-            elapsed_ms: r.get::<_, i64>(12)?.max(0) as u64,
-            first_token_ms: r.get::<_, Option<i64>>(13)?.map(|t| t.max(0) as u64),
-            error: r.get(14)?,
-        },
+        request_bytes: send.request.len() as u64,
+        reply_bytes,
+        whole: true,
+        send,
+    })
+}
+
+/// A send as [`History::each`] reads it: the request's size only, the
+/// reply when it was small enough.
+fn summary_from_row(r: &Row<'_>) -> rusqlite::Result<Send> {
+    let mut send = send_from_row(r, 11)?;
+    send.reply = json_at(r, 9)?;
+    let request_bytes = r.get::<_, Option<i64>>(8)?.unwrap_or(0).max(0) as u64;
+    let reply_bytes = r.get::<_, Option<i64>>(10)?.unwrap_or(0).max(0) as u64;
+    let reply_read = r.get_ref(9)?.data_type() != rusqlite::types::Type::Null;
+    Ok(Send {
+        id: r.get(0)?,
+        created_ms: r.get(1)?,
+        request_bytes,
+        reply_bytes,
+        whole: request_bytes == 0 && (reply_read || reply_bytes == 0),
+        send,
     })
 }
 
@@ -357,7 +481,7 @@ fn classify_path(path: &Path, e: rusqlite::Error) -> HistoryError {
 }
 
 /// SQLite's error as one the user can act on.
-fn classify(path: &str, e: rusqlite::Error) -> HistoryError {
+pub(super) fn classify(path: &str, e: rusqlite::Error) -> HistoryError {
     let path = path.to_string();
     let code = match &e {
         rusqlite::Error::SqliteFailure(f, _) => Some(f.code),

@@ -4,9 +4,10 @@
 use super::media;
 use super::msg::{btype, empty_error, flatten, Arg};
 use super::openai::url_of;
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{py_repr, PyErr};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub(super) fn anthropic_item(b: &Value, env: &MediaEnv) -> Result<Option<Value>, PyErr> {
     Ok(Some(match btype(b) {

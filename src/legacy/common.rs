@@ -2,9 +2,10 @@
 //! with require_alternative / require_user_last falling back to multi-agent.
 
 use super::msg::{empty_error, flatten, Arg, Msg0};
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The system prompt (a first system message's text) and the
 /// `NAME: TEXT` lines of the others whose text is not `None`.

@@ -3,7 +3,8 @@
 //! cannot (thinking blocks, base64 media, block types 0.1.6 lacks), never
 //! dropped silently.
 
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 
 /// The v0 messages, and what was left out (`message N block M: why`).
 pub fn from_v1<M: std::borrow::Borrow<Value>>(messages: &[M]) -> (Vec<Value>, Vec<String>) {

@@ -4,9 +4,10 @@
 use super::media;
 use super::msg::{btype, flatten, Arg};
 use super::openai::{tool_call, tool_message, url_of};
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// DashScopeFormatter.format_chat (§5.1).
 pub(super) fn dashscope_chat(args: &[Arg], env: &MediaEnv) -> Result<Value, PyErr> {

@@ -3,8 +3,9 @@
 
 use super::common::system_and_lines;
 use super::msg::{empty_error, flatten, Arg};
+use crate::json;
 use crate::py::PyErr;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// GeminiFormatter.format_chat (§6.1).
 pub(super) fn gemini_chat(args: &[Arg]) -> Result<Value, PyErr> {

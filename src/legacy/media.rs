@@ -2,9 +2,10 @@
 //! §5.2 MEDIA): web URLs pass as text, local files are read (relative to
 //! the session's folder) through the same media environment as 1.0.21.
 
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{b64encode, PyErr};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Python's `urlparse(url).scheme`: letters, digits, `+-.` before the
 /// first `:`, the first a letter; lower-cased.

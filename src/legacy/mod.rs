@@ -17,9 +17,10 @@ mod media;
 pub mod msg;
 mod openai;
 
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{py_repr, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The five classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,9 +3,10 @@
 //! rebuilt as pydantic does, and the positional arguments of
 //! `format_chat(*args)` they form.
 
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{py_repr, py_str, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// A validated 0.1.6 `Msg`: only what the formatters read.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,9 +3,10 @@
 
 use super::media;
 use super::msg::{btype, flatten, Arg};
+use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{dumps, py_str, PyErr};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub(super) fn tool_call(b: &Value) -> Value {
     json!({

@@ -12,11 +12,13 @@
 mod agentscope;
 mod budget;
 mod port;
+mod probes;
 mod provider;
 mod release;
 mod upgrade;
 
 pub use port::is_port;
+pub(crate) use probes::Probes;
 pub use upgrade::upgrades_to;
 
 use crate::formatter::{FormatOptions, FormatterId};

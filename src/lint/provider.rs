@@ -19,6 +19,7 @@ use super::{source_of, Input, Sink};
 use crate::formatter::FormattedRequest;
 use crate::formatter::{FormatterId, Provider};
 use serde_json::Value;
+use std::collections::HashSet;
 
 fn block_type(b: &Value) -> Option<&str> {
     b.get("type").and_then(Value::as_str)
@@ -28,9 +29,11 @@ fn block_type(b: &Value) -> Option<&str> {
 pub(super) fn session_checks(input: &Input<'_>, sink: &mut Sink<'_>) {
     super::agentscope::system_not_first(input, sink);
     let messages = input.messages();
-    // Tool calls and results paired by id, in order.
+    // Tool calls and results paired by id, in order; the ids in sets (a
+    // search of the lists for each block was quadratic).
     let mut calls: Vec<(String, usize, usize)> = Vec::new();
-    let mut answered: Vec<String> = Vec::new();
+    let mut called: HashSet<String> = HashSet::new();
+    let mut answered: HashSet<String> = HashSet::new();
     for (i, m) in messages.iter().enumerate() {
         let Some(blocks) = m.get("content").and_then(Value::as_array) else {
             continue;
@@ -39,6 +42,7 @@ pub(super) fn session_checks(input: &Input<'_>, sink: &mut Sink<'_>) {
             let id = b.get("id").map(crate::py::py_str).unwrap_or_default();
             match block_type(b) {
                 Some("tool_use") => {
+                    called.insert(id.clone());
                     calls.push((id, i, j));
                     if let Some(name) = b.get("name").and_then(Value::as_str) {
                         if let Some(text) = bad_tool_name(name) {
@@ -47,8 +51,8 @@ pub(super) fn session_checks(input: &Input<'_>, sink: &mut Sink<'_>) {
                     }
                 }
                 Some("tool_result") => {
-                    if calls.iter().any(|(c, _, _)| *c == id) {
-                        answered.push(id);
+                    if called.contains(&id) {
+                        answered.insert(id);
                     } else {
                         sink.add(
                             "provider.tool-result-without-call",

@@ -5,7 +5,10 @@
 //! the user chose: a command-line flag (`--base-url`, `--allow-host`), the
 //! SDK's variable (`OPENAI_BASE_URL`, ...), or a yes in the workbench. A
 //! loopback host named only by the session is no exception: the session
-//! must not pick where the key goes.
+//! must not pick where the key goes. Nor may it pick plain HTTP: a host
+//! chosen over https (the provider's own among them) takes the key only
+//! over https, so `http://api.openai.com:443` named by a session is not
+//! OpenAI's host. Plain HTTP gets a key only when the user chose it.
 
 use crate::provider::Provider;
 
@@ -19,8 +22,9 @@ pub struct Host {
     pub port: Option<u16>,
     /// Whether the URL named the port (shown only then).
     explicit_port: bool,
-    /// Whether the request goes over TLS (`https`): an allowed host named
-    /// without a port takes only those, never the key in clear text.
+    /// Whether the request goes over TLS (`https`). Of a chosen host:
+    /// whether it takes the key only over TLS (a URL chosen as `https`, an
+    /// allowed host named without a port), never in clear text.
     secure: bool,
 }
 
@@ -50,6 +54,13 @@ impl Host {
         })
     }
 
+    /// Whether a request here goes over plain HTTP: the key would travel
+    /// in clear text (said when asking, so `api.openai.com:443` over HTTP
+    /// is not taken for OpenAI's host).
+    pub fn plain_http(&self) -> bool {
+        !self.secure
+    }
+
     /// A host as `--allow-host` takes it: `name` (any port, over https
     /// only) or `name:port` (that port), or a whole URL.
     pub fn parse_allowed(text: &str) -> Option<Host> {
@@ -63,16 +74,21 @@ impl Host {
             name,
             port: parsed.port(),
             explicit_port: parsed.port().is_some(),
-            secure: true,
+            // `name:port` is the user naming that very port, whatever the
+            // scheme; a bare name stands for any port, so TLS only.
+            secure: parsed.port().is_none(),
         })
     }
 
     /// Whether `target` is this host (an allowed host without a port
-    /// stands for any port over https).
+    /// stands for any port over https). Name and port are not enough: a
+    /// host chosen over https does not cover the same name and port over
+    /// plain HTTP, which would carry the key in clear text.
     fn covers(&self, target: &Host) -> bool {
         self.name == target.name
+            && (target.secure || !self.secure)
             && match self.port {
-                None => target.secure,
+                None => true,
                 port => port == target.port,
             }
     }

@@ -5,13 +5,18 @@
 
 pub mod exchange;
 pub mod hosts;
+mod limits;
 pub mod printer;
 pub mod profile;
 #[cfg(feature = "history")]
 pub mod record;
+pub mod redact;
 pub mod seen;
 
+pub use limits::{check_headers, BODY_LIMIT, ERROR_BODY_LIMIT, MAX_HEADERS, MAX_HEADER_BYTES};
 pub use seen::error_message;
+
+use limits::{body_too_large, read_body, stream_too_large};
 
 use crate::provider::Provider;
 use crate::response::framing::EventReader;
@@ -358,10 +363,16 @@ pub async fn send(
         let mut warnings = Vec::new();
         match parse_whole(prepared.api, &value, opts, start, &mut warnings) {
             Ok(r) => {
-                // Every shape parses to some response; one with neither
-                // content nor usage was not the provider's.
-                if r.content.is_empty() && r.usage.is_none() {
-                    outcome.nothing = Some(seen.describe(&not_reply));
+                // Every shape parses to some response; one with nothing an
+                // agent keeps was not the provider's (or is empty).
+                if !r.holds_something() {
+                    // Nothing at all is plainly another API's body.
+                    let why = if r.content.is_empty() && r.usage.is_none() {
+                        not_reply.clone()
+                    } else {
+                        format!("{not_reply}, {EMPTY}")
+                    };
+                    outcome.nothing = Some(seen.describe(&why));
                 }
                 note(&Yielded::whole(&r), &mut outcome, &mut on_response);
                 outcome.final_response = Some(r);
@@ -426,6 +437,12 @@ pub async fn send(
                 Ok(Ok(Some(c))) => c,
             };
             seen.push(&chunk);
+            // A stream without end must not fill memory with its content
+            // (the parser holds the reply so far): the whole reply is
+            // capped as a non-streamed body is.
+            if seen.bytes > BODY_LIMIT {
+                return Err(SendError::Stream(stream_too_large()));
+            }
             let events = reader.push(&chunk).map_err(SendError::Stream)?;
             if !feed(
                 events,
@@ -476,11 +493,23 @@ pub async fn send(
         outcome.nothing = Some(seen.describe(&format!(
             "AgentScope yields nothing from it: {not_reply}, or one without content"
         )));
+    } else if outcome.parse_error.is_none()
+        && !outcome
+            .final_response
+            .as_ref()
+            .is_some_and(ChatResponse::holds_something)
+    {
+        outcome.nothing = Some(seen.describe(&format!(
+            "AgentScope yields no content from it: {not_reply}, {EMPTY}"
+        )));
     }
     outcome.warnings = std::mem::take(&mut parser.warnings);
     outcome.total = start.elapsed();
     Ok(outcome)
 }
+
+/// What a reply that parsed to nothing usable may also be.
+const EMPTY: &str = "or one with nothing an agent keeps (no text, thinking, tool call or media)";
 
 /// Reads what is left of a body that is not a reply, enough to say what it
 /// is: at most 1 MiB, and no longer than the idle timeout per read.
@@ -505,6 +534,7 @@ pub(crate) async fn open(
     key: Option<&ApiKey>,
     timeouts: Timeouts,
 ) -> Result<reqwest::Response, SendError> {
+    check_headers(&prepared.headers)?;
     let method =
         reqwest::Method::from_bytes(prepared.method.as_bytes()).unwrap_or(reqwest::Method::POST);
     let mut req = client.request(method, &prepared.url);
@@ -575,7 +605,8 @@ pub(crate) async fn open(
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default();
-    let mut message = error_message(&body);
+    // A provider may echo the header that carried the key: never kept.
+    let mut message = redact::redact(&error_message(&body), key).into_owned();
     if cut {
         message.push_str(&format!(
             " (the error body was cut at the {} KB error-body limit)",
@@ -588,39 +619,6 @@ pub(crate) async fn open(
         message,
         retry_after,
     })
-}
-
-/// The most of a non-streamed reply body read: a server sending without
-/// end would otherwise fill memory (the whole body was held). Generous:
-/// a reply is kilobytes, an image or audio reply a few megabytes.
-pub const BODY_LIMIT: usize = 64 * 1024 * 1024;
-
-/// The most of an error body read: only its message is shown.
-pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
-
-pub(crate) fn body_too_large() -> String {
-    format!(
-        "the reply body is larger than the {} MB body limit",
-        BODY_LIMIT / (1024 * 1024)
-    )
-}
-
-/// Reads the body up to `limit` bytes: the bytes, and whether more came
-/// (then reading stopped at the limit, and the rest is never held).
-pub(crate) async fn read_body(
-    resp: &mut reqwest::Response,
-    limit: usize,
-) -> Result<(Vec<u8>, bool), reqwest::Error> {
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await? {
-        if body.len() + chunk.len() > limit {
-            let room = limit - body.len();
-            body.extend_from_slice(&chunk[..room]);
-            return Ok((body, true));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok((body, false))
 }
 
 /// The innermost error's text (reqwest wraps hyper wraps io).
@@ -744,7 +742,7 @@ pub fn count_request(prepared: &Prepared, provider: Provider) -> Result<Prepared
             }
             (
                 format!("{base}:countTokens"),
-                serde_json::json!({ "generateContentRequest": Value::Object(request) }),
+                crate::json!({ "generateContentRequest": Value::Object(request) }),
             )
         }
         other => return Err(format!("{other} has no token-counting endpoint")),

@@ -162,6 +162,16 @@ impl Profile {
         }
     }
 
+    /// The variable an export through this profile reads the key from:
+    /// the one `send` would take it from for the profile's host (its
+    /// `key_env`, else the provider's). A script that named the provider's
+    /// variable would carry the real provider's key to the profile's host.
+    pub fn key_variable(&self) -> Option<String> {
+        self.key_env
+            .clone()
+            .or_else(|| crate::wire::export::key_variable(self.provider).map(str::to_string))
+    }
+
     /// The request's settings through the profile: its base URL over the
     /// session's, and its model when the model was only assumed (neither a
     /// flag nor the session named one). Returns the model it put in.
@@ -201,19 +211,16 @@ fn path_hint() -> String {
 }
 
 /// The profiles in the file at `path` (none when it does not exist),
-/// read bounded: a profiles file is small.
+/// through the guarded read (`files::read_config`): a FIFO or a link to a
+/// device is an error naming the file, never a hang or a read without end.
 pub fn load_from(path: Option<&Path>) -> Result<Profiles, String> {
-    const LIMIT: u64 = 1 << 20;
-    let Some(path) = path.filter(|p| p.exists()) else {
+    let Some(path) = path else {
         return Ok(Profiles::default());
     };
-    let origin = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{origin}: {e}"))?;
-    if meta.len() > LIMIT {
-        return Err(format!("{origin}: over 1 MiB: not a profiles file"));
+    match crate::files::read_config(path, "profiles files")? {
+        Some(text) => Profiles::parse(&text, &path.display().to_string()),
+        None => Ok(Profiles::default()),
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{origin}: {e}"))?;
-    Profiles::parse(&text, &origin)
 }
 
 /// The user's profiles.

@@ -1,9 +1,11 @@
 //! What the history keeps of a send, from what the send had and what came
 //! back: one function for `send` and the workbench's `S`. The body, never
 //! the headers, so never the key; the host, not the URL (Gemini's URLs
-//! may carry a key).
+//! may carry a key). And the key the send used is replaced by `<API_KEY>`
+//! in everything kept: a provider's error may echo it (`Incorrect API key
+//! provided: Bearer sk-…`), a server's body may hold it.
 
-use super::{Outcome, Prepared, SendError};
+use super::{ApiKey, Outcome, Prepared, SendError};
 use crate::history::{messages_hash, NewSend};
 use crate::provider::Provider;
 use crate::session::PackedMessage;
@@ -19,6 +21,8 @@ pub struct Sent<'a> {
     pub model: &'a str,
     pub host: &'a super::hosts::Host,
     pub prepared: &'a Prepared,
+    /// The key the send carried: never stored.
+    pub key: Option<&'a ApiKey>,
 }
 
 /// The history entry of a send and its result.
@@ -39,7 +43,7 @@ pub fn entry(sent: &Sent<'_>, result: &Result<Outcome, SendError>, elapsed: Dura
         _ if error.is_some() => "error",
         _ => "ok",
     };
-    NewSend {
+    let send = NewSend {
         session: sent.session.clone(),
         messages_hash: messages_hash(sent.messages.iter().map(PackedMessage::value)),
         reference: crate::reference::default().version().to_string(),
@@ -60,7 +64,37 @@ pub fn entry(sent: &Sent<'_>, result: &Result<Outcome, SendError>, elapsed: Dura
             .and_then(|o| o.time_to_first_token)
             .map(|t| t.as_millis() as u64),
         error,
+    };
+    without_key(send, sent.key)
+}
+
+/// `send` with `key` replaced by `<API_KEY>` in every text it keeps: the
+/// error, the reply and usage, the request body (a session may hold the
+/// key too), the model and host.
+fn without_key(mut send: NewSend, key: Option<&ApiKey>) -> NewSend {
+    let Some(key) = key else {
+        return send;
+    };
+    let text = |s: &mut String| {
+        if let std::borrow::Cow::Owned(r) = key.redact(s) {
+            *s = r;
+        }
+    };
+    if let Some(e) = send.error.as_mut() {
+        text(e);
     }
+    text(&mut send.model);
+    text(&mut send.host);
+    if let Some(v) = send.reply.as_mut() {
+        key.redact_value(v);
+    }
+    if let Some(v) = send.usage.as_mut() {
+        key.redact_value(v);
+    }
+    if let std::borrow::Cow::Owned(b) = key.redact_bytes(&send.request) {
+        send.request = b;
+    }
+    send
 }
 
 /// A send under another release (`Reference::request`, its reply parsed
@@ -75,6 +109,8 @@ pub struct ReleaseSent<'a> {
     pub model: &'a str,
     pub host: &'a super::hosts::Host,
     pub body: &'a [u8],
+    /// The key the send carried: never stored.
+    pub key: Option<&'a ApiKey>,
 }
 
 /// How a send under another release ended: its final reply as the release
@@ -94,7 +130,7 @@ pub fn release_entry(sent: &ReleaseSent<'_>, ended: ReleaseEnded) -> NewSend {
         (_, Some(_)) => "error",
         _ => "ok",
     };
-    NewSend {
+    let send = NewSend {
         session: sent.session.clone(),
         messages_hash: messages_hash(sent.messages.iter().map(PackedMessage::value)),
         reference: sent.release.to_string(),
@@ -112,5 +148,6 @@ pub fn release_entry(sent: &ReleaseSent<'_>, ended: ReleaseEnded) -> NewSend {
         elapsed_ms: ended.elapsed.as_millis() as u64,
         first_token_ms: ended.first_event.map(|t| t.as_millis() as u64),
         error: ended.error,
-    }
+    };
+    without_key(send, sent.key)
 }

@@ -3,7 +3,8 @@
 //! (Ollama). Bytes in, whole events out; a partial line waits for the rest.
 
 use super::{Api, Event};
-use serde_json::{json, Value};
+use crate::json;
+use serde_json::Value;
 
 /// The most one line of a stream may hold (an SSE line or an NDJSON
 /// line): a server that never ends its line would otherwise grow the
@@ -272,7 +273,7 @@ impl EventReader {
                     .unwrap_or(400);
                 let data = parse_json(&f.data)?;
                 Ok(Some(Event::Json(
-                    json!({"event": "error", "status": status, "data": data}),
+                    json!({"event": "error", "status": u64::from(status), "data": data}),
                 )))
             }
             _ if f.data.is_empty() => Ok(None),

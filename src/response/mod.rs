@@ -23,7 +23,8 @@ pub mod think;
 
 pub use stream::{StreamParse, StreamParser, Yield, Yielded};
 
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 use std::time::Instant;
 
 /// Which model class parses: the six providers, plus OpenAI's Responses API
@@ -270,6 +271,54 @@ impl ChatResponse {
     /// (named with [`reply_speaker`] when it joins a session).
     pub fn to_message(&self, name: &str) -> Value {
         json!({"name": name, "role": "assistant", "content": self.content})
+    }
+
+    /// Whether an agent would have something to hold of this response: at
+    /// least one [`usable_block`]. Every parser reads any JSON it is given,
+    /// so another API's body parses too, to no blocks or to blocks of nulls
+    /// (Anthropic's parser reads an OpenAI body as `content: []` with
+    /// `null` token counts): such a reply is not the provider's.
+    pub fn holds_something(&self) -> bool {
+        holds_something(&self.content)
+    }
+}
+
+/// The last `most` bytes or so of `s` (from a char boundary), after a
+/// line that says how much is left out: a view shows the end of a reply
+/// that may be 64 MB without laying all of it out.
+pub fn tail(s: &str, most: usize) -> std::borrow::Cow<'_, str> {
+    if s.len() <= most {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut cut = s.len() - most;
+    while !s.is_char_boundary(cut) {
+        cut += 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "[… {} KB above, not shown]\n{}",
+        cut.div_ceil(1024),
+        &s[cut..]
+    ))
+}
+
+/// Whether any of `blocks` is a [`usable_block`].
+pub fn holds_something(blocks: &[Value]) -> bool {
+    blocks.iter().any(usable_block)
+}
+
+/// A block an agent can use: text or thinking that is not empty, a tool
+/// call with a name, media with data or a URL (1.x's blocks and 2.x's:
+/// `tool_use` / `tool_call`, `image` / `audio` / `video` / `data`).
+pub fn usable_block(block: &Value) -> bool {
+    let filled = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+    match block.get("type").and_then(Value::as_str) {
+        Some("text") => filled(block.get("text")),
+        Some("thinking") => filled(block.get("thinking")),
+        Some("tool_use" | "tool_call") => filled(block.get("name")),
+        Some("image" | "audio" | "video" | "data") => block
+            .get("source")
+            .is_some_and(|s| filled(s.get("data")) || filled(s.get("url"))),
+        _ => false,
     }
 }
 

@@ -9,7 +9,8 @@ use super::{
     get, str_of, text_block, thinking_block, tool_use_block, truthy, ChatResponse, Event, Options,
     ParseError, StreamParse, Usage, Warnings, Yield,
 };
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 use std::time::Instant;
 
 /// `CompletionUsage`'s fields in the SDK's order (`model_dump` writes them

@@ -5,7 +5,8 @@
 
 use super::args::py_loads;
 use super::{str_of, ParseError};
-use serde_json::{json, Map, Value};
+use crate::json;
+use serde_json::{Map, Value};
 
 /// `WeatherReport.model_validate_json(text).model_dump()`, or pydantic's
 /// error count.

@@ -46,8 +46,31 @@ pub(super) fn count_within(
     piece: &[u8],
     links: &Links,
     ranks: &impl Ranks,
-    mut budget: usize,
+    budget: usize,
 ) -> Option<usize> {
+    with_tokens(piece, links, ranks, budget, |tokens| tokens.len())
+}
+
+/// The tokens of `piece` (at least two bytes), by id (rank), each handed
+/// to `f` once all are found, as [`count`] finds them; None (and no call)
+/// where it gives up.
+pub fn encode(piece: &[u8], links: &Links, ranks: &impl Ranks, f: impl FnMut(u32)) -> Option<()> {
+    let budget = STEPS_PER_BYTE * piece.len() + STEPS_AT_LEAST;
+    with_tokens(piece, links, ranks, budget, |tokens| {
+        tokens.iter().copied().for_each(f)
+    })
+}
+
+/// `then` of the tokens the encoder finds in `piece`, within `budget`
+/// steps.
+#[inline(always)]
+fn with_tokens<T>(
+    piece: &[u8],
+    links: &Links,
+    ranks: &impl Ranks,
+    mut budget: usize,
+    then: impl FnOnce(&[u32]) -> T,
+) -> Option<T> {
     let n = piece.len();
     let e = Encoder {
         piece,
@@ -94,10 +117,17 @@ pub(super) fn count_within(
             }
         }
     }
-    let count = (pos == n).then_some(tokens.len());
-    BUFFERS.set((tokens, open));
-    count
+    let out = (pos == n).then(|| then(&tokens));
+    // Kept for the next piece, unless a huge one grew them (a thread that
+    // once showed a 100 MB word would hold its buffers for good).
+    if tokens.capacity() <= KEEP && open.capacity() <= KEEP {
+        BUFFERS.set((tokens, open));
+    }
+    out
 }
+
+/// The largest buffers (in items) kept from piece to piece.
+const KEEP: usize = 1 << 16;
 
 /// How many of the lengths that may be tokens [`Encoder::search`] keeps.
 const CANDIDATES: usize = 16;

@@ -64,6 +64,13 @@ pub(crate) fn merge_count(piece: &[u8], ranks: &impl Ranks) -> usize {
 /// tiktoken's `_byte_pair_merge` (rescanning for the lowest rank after
 /// each merge: fastest on short pieces), counting the parts it leaves.
 fn count_small(piece: &[u8], ranks: &impl Ranks) -> usize {
+    small_parts(piece, ranks).len() - 1
+}
+
+/// [`count_small`]'s merging: the parts it leaves, (start, rank), and
+/// `(piece.len(), Rank::MAX)` after them.
+#[inline(always)]
+fn small_parts(piece: &[u8], ranks: &impl Ranks) -> Vec<(usize, Rank)> {
     // (start, rank of the merge of this part with the next).
     let mut parts: Vec<(usize, Rank)> = Vec::with_capacity(piece.len() + 1);
     let mut min_rank: (Rank, usize) = (Rank::MAX, usize::MAX);
@@ -99,7 +106,7 @@ fn count_small(piece: &[u8], ranks: &impl Ranks) -> usize {
             }
         }
     }
-    parts.len() - 1
+    parts
 }
 
 /// The candidate merges, popped lowest rank first and leftmost on ties,
@@ -216,6 +223,12 @@ fn count_large<Q: Candidates>(piece: &[u8], ranks: &impl Ranks) -> usize {
         let half = n / 2;
         return count_large::<Q>(&piece[..half], ranks) + count_large::<Q>(&piece[half..], ranks);
     }
+    merged::<Q>(piece, ranks).0
+}
+
+/// [`count_large`]'s merging of a piece shorter than `u32::MAX`: how many
+/// parts it leaves, and the parts (a list linked by `Part::end` from 0).
+fn merged<Q: Candidates>(piece: &[u8], ranks: &impl Ranks) -> (usize, Vec<Part>) {
     match period(piece) {
         // A run of one character (or of up to four bytes repeated):
         // `piece[a..b]` is then fixed by `a % p` and `b - a`, so each
@@ -254,11 +267,11 @@ fn period(piece: &[u8]) -> Option<usize> {
 }
 
 /// [`count_large`]'s merging, with `rank_of(a, b)` the rank of
-/// `piece[a..b]`.
+/// `piece[a..b]`: the parts left, and how many.
 fn merge<Q: Candidates>(
     piece: &[u8],
     mut rank_of: impl FnMut(usize, usize) -> Option<Rank>,
-) -> usize {
+) -> (usize, Vec<Part>) {
     let n = piece.len();
     let mut parts: Vec<Part> = (0..n)
         .map(|i| Part {
@@ -305,7 +318,80 @@ fn merge<Q: Candidates>(
         }
         parts[right].next_rank = Rank::MAX;
     }
-    tokens
+    (tokens, parts)
+}
+
+/// Where byte-pair merging ends the tokens of `piece` (at least one
+/// byte), in order: the merges [`merge_count`] counts.
+pub(crate) fn merge_ends(piece: &[u8], ranks: &impl Ranks) -> Vec<usize> {
+    let n = piece.len();
+    if n >= u32::MAX as usize {
+        // As `count_large`: the halves, an estimate (unreachable here).
+        let half = n / 2;
+        let mut ends = merge_ends(&piece[..half], ranks);
+        ends.extend(
+            merge_ends(&piece[half..], ranks)
+                .into_iter()
+                .map(|e| e + half),
+        );
+        return ends;
+    }
+    let parts = match n {
+        0 | 1 => return vec![n],
+        n if n < 32 => return small_parts(piece, ranks)[1..].iter().map(|p| p.0).collect(),
+        n if n < 4096 => merged::<Heap>(piece, ranks).1,
+        _ => merged::<Queue>(piece, ranks).1,
+    };
+    let mut ends = Vec::new();
+    let mut at = 0;
+    while at < n {
+        let end = parts.get(at).map_or(n, |p| p.end as usize);
+        ends.push(end);
+        at = end;
+    }
+    ends
+}
+
+/// One token: its id (rank) and the bytes of its text it covers.
+pub type TokenSpan = (Rank, std::ops::Range<usize>);
+
+/// The tokens of `piece` (at `base` in its text) with their ids, each
+/// handed to `f`: what [`count`] counts, by the same path (the piece as
+/// one token, else the backtracking encoder, else merging). None where a
+/// part is no token (not with our vocabularies).
+pub fn encode(
+    piece: &[u8],
+    base: usize,
+    ranks: &impl Ranks,
+    f: &mut impl FnMut(Rank, std::ops::Range<usize>),
+) -> Option<()> {
+    let n = piece.len();
+    let links = ranks.links();
+    // As `count`: a piece the encoder would find whole is not asked for.
+    if n <= SHORT || links.is_none_or(|links| n <= links.unmade) {
+        if let Some(id) = ranks.rank(piece) {
+            f(id, base..base + n);
+            return Some(());
+        }
+    }
+    if let Some(links) = links.filter(|_| n >= 2) {
+        let mut at = base;
+        let found = super::backtrack::encode(piece, &links, ranks, |id| {
+            let len = links.len(id);
+            f(id, at..at + len);
+            at += len;
+        });
+        if found.is_some() {
+            return Some(());
+        }
+    }
+    let mut start = 0;
+    for end in merge_ends(piece, ranks) {
+        let id = ranks.rank(piece.get(start..end)?)?;
+        f(id, base + start..base + end);
+        start = end;
+    }
+    Some(())
 }
 
 #[cfg(test)]

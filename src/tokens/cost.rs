@@ -55,7 +55,36 @@ impl Cost {
     }
 }
 
+/// The most a price may be, in USD per million tokens: a dollar a token,
+/// far above any model's (the dearest are hundreds per million). Past it
+/// a long request's cost overflows to `$inf`, and such a number is a typo.
+pub const MOST: f64 = 1_000_000.0;
+
 impl Price {
+    /// Whether each of the prices is one: finite, not negative, at most
+    /// [`MOST`]; else the field and why (`output: -1 is negative`).
+    fn check(&self) -> Result<(), String> {
+        let fields = [
+            ("input", Some(self.input)),
+            ("cached_input", self.cached_input),
+            ("output", Some(self.output)),
+        ];
+        for (name, value) in fields {
+            let Some(v) = value else { continue };
+            let why = if !v.is_finite() {
+                "is not finite"
+            } else if v < 0.0 {
+                "is negative"
+            } else if v > MOST {
+                "is not a price (over $1,000,000 per million tokens)"
+            } else {
+                continue;
+            };
+            return Err(format!("{name}: {v} {why}"));
+        }
+        Ok(())
+    }
+
     /// `input` uncached prompt tokens, `cached` prompt tokens read from the
     /// cache and `output` tokens. Cached tokens are billed at the input
     /// price when the table has no cached price (no discount is assumed).
@@ -96,11 +125,16 @@ impl PriceTable {
     pub fn parse(text: &str, origin: &str) -> Result<PriceTable, String> {
         let mut table: PriceTable = serde_json::from_str(text)
             .map_err(|e| format!("{origin}:{}:{}: {e}", e.line(), e.column()))?;
-        for provider in table.prices.keys() {
+        for (provider, models) in &table.prices {
             if Provider::from_id(provider).is_none() {
                 return Err(format!(
                     "{origin}: unknown provider {provider:?} in \"prices\""
                 ));
+            }
+            for (model, price) in models {
+                price
+                    .check()
+                    .map_err(|why| format!("{origin}: prices.{provider}.{model:?}.{why}"))?;
             }
         }
         let date = if table.source.date.is_empty() {
@@ -151,14 +185,20 @@ pub fn user_file() -> Option<PathBuf> {
     crate::files::user_file("XDG_CONFIG_HOME", ".config", "prices.json")
 }
 
-/// The embedded table with the file at `path` over it, if it exists.
+/// The embedded table with the file at `path` over it, if it exists,
+/// read through the guarded read (`files::read_config`: a FIFO or a
+/// device is an error naming the file, never a hang).
 pub fn load_with(path: Option<&Path>) -> Result<PriceTable, String> {
     let base = PriceTable::embedded();
-    let Some(path) = path.filter(|p| p.exists()) else {
+    let Some(text) = path
+        .map(|p| crate::files::read_config(p, "price files"))
+        .transpose()?
+        .flatten()
+    else {
         return Ok(base.clone());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let user = PriceTable::parse(&text, &path.display().to_string())?;
+    let origin = path.map(|p| p.display().to_string()).unwrap_or_default();
+    let user = PriceTable::parse(&text, &origin)?;
     Ok(base.overlay(user))
 }
 

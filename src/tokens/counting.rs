@@ -34,6 +34,7 @@ impl CountingBpe {
         }
     }
 
+    #[cfg(test)]
     pub fn ranks(&self) -> &StaticRanks {
         &self.ranks
     }
@@ -56,6 +57,27 @@ impl CountingBpe {
         } else {
             self.count_ordinary(text)
         }
+    }
+
+    /// The tokens of `text` read as ordinary text (no specials), with their
+    /// ids and bytes, each handed to `f` as it is found: the pieces and
+    /// merges [`CountingBpe::count`] counts without specials. None where a
+    /// part is no token (not with our vocabularies).
+    pub fn encode_ordinary(
+        &self,
+        text: &str,
+        f: &mut impl FnMut(Rank, std::ops::Range<usize>),
+    ) -> Option<()> {
+        let t = text.as_bytes();
+        self.ranks.with_cache(|ranks| {
+            let mut p = 0;
+            while p < t.len() {
+                let end = self.pattern.piece_end(t, p);
+                bpe::encode(&t[p..end], p, ranks, f)?;
+                p = end;
+            }
+            Some(())
+        })
     }
 
     fn count_ordinary(&self, text: &str) -> usize {

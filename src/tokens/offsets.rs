@@ -1,33 +1,56 @@
 //! Token ids with the byte range each covers in its text: what the token
-//! view (`formatscope tokenize --show` / `--json`) draws. Counting never
-//! builds ids (it is faster without); this is the slower path that does,
-//! for the vocabularies whose ids we can give exactly: OpenAI's through
-//! tiktoken-rs, Qwen's by byte-pair merging over the embedded rank table.
-//! Where ids are not available (DeepSeek, legacy Claude, Qwen text holding
-//! a special-token string or not in NFC) the answer is `None`, never a
+//! view (`formatscope tokenize --show` / `--json`, the workbench's `v`)
+//! draws. The tokens are the counters' own: the same pre-tokenizer, and
+//! the same path through each piece (the piece as one token, else the
+//! backtracking encoder, else merging: `bpe::encode`), with each token's
+//! id (its rank). Linear in the text, as counting is (tiktoken-rs's
+//! encoder took 164 s and 5 GB on one 100 MB word, and the view's own
+//! merging of Qwen pieces was quadratic: 40,000 `!` took 45 s). Where ids
+//! are not available (DeepSeek, legacy Claude, Qwen text holding a
+//! special-token string or not in NFC) the answer is `None`, never a
 //! guess.
 
-use super::bpe::Ranks;
 use super::encoding::Encoding;
-use super::vocab::{Vocab, QWEN_PATTERN};
-use fancy_regex::Regex;
+use super::vocab::Vocab;
 use serde_json::Value;
 use std::ops::Range;
-use std::sync::OnceLock;
 use unicode_normalization::{is_nfc_quick, IsNormalized};
 
 /// One token: its id and the bytes of the text it covers.
-pub type TokenSpan = (u32, Range<usize>);
+pub use super::bpe::TokenSpan;
 
 /// The tokens of `text` under `vocab`, in order; their ranges tile the
 /// text. `None` where this vocabulary's ids are not available here.
 pub fn encode_with_offsets(vocab: Vocab, text: &str) -> Option<Vec<TokenSpan>> {
+    let mut out = Vec::new();
+    each_token(vocab, text, |id, r| out.push((id, r)))?;
+    Some(out)
+}
+
+/// [`encode_with_offsets`], each token handed to `f` as it is found (the
+/// command line writes a long text's tokens as they come, never holding
+/// them). `None` where this vocabulary's ids are not available here,
+/// known before the first token.
+pub fn each_token(vocab: Vocab, text: &str, mut f: impl FnMut(u32, Range<usize>)) -> Option<()> {
+    if !ids_available(vocab, text) {
+        return None;
+    }
+    // o200k_harmony has o200k_base's ranks and pattern (`counting`):
+    // ordinary text has the same ids.
+    vocab.counting().encode_ordinary(text, &mut f)
+}
+
+/// Whether [`encode_with_offsets`] gives ids for this text. Qwen's are
+/// dashscope's encoding of ordinary text: text holding a special-token
+/// string or that NFC would change has none here.
+pub fn ids_available(vocab: Vocab, text: &str) -> bool {
     match vocab {
-        Vocab::O200kBase => tiktoken(Encoding::O200kBase, text),
-        Vocab::O200kHarmony => tiktoken(Encoding::O200kHarmony, text),
-        Vocab::Cl100kBase => tiktoken(Encoding::Cl100kBase, text),
-        Vocab::Qwen => qwen(text),
-        Vocab::DeepSeek | Vocab::ClaudeLegacy => None,
+        Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => true,
+        Vocab::Qwen => {
+            vocab.counting().specials().find(text).is_none()
+                && is_nfc_quick(text.chars()) == IsNormalized::Yes
+        }
+        Vocab::DeepSeek | Vocab::ClaudeLegacy => false,
     }
 }
 
@@ -84,6 +107,13 @@ pub fn message_header(
 /// escaped, never sent raw to a terminal.
 pub fn visible(token: &str, newline: &str) -> String {
     let mut out = String::new();
+    push_visible(&mut out, token, newline);
+    out
+}
+
+/// [`visible`] appended to `out` (the view of a long text writes its
+/// tokens into one buffer, not a string each).
+pub fn push_visible(out: &mut String, token: &str, newline: &str) {
     for c in token.chars() {
         match c {
             ' ' => out.push('·'),
@@ -95,7 +125,6 @@ pub fn visible(token: &str, newline: &str) -> String {
             }
         }
     }
-    out
 }
 
 /// Whether [`encode_with_offsets`] gives ids for this vocabulary at all.
@@ -113,73 +142,124 @@ pub fn decode_token(vocab: Vocab, id: u32) -> Option<Vec<u8>> {
     }
 }
 
-fn tiktoken(encoding: Encoding, text: &str) -> Option<Vec<TokenSpan>> {
-    let bpe = encoding.bpe();
-    let mut at = 0;
-    let mut out = Vec::new();
-    for id in bpe.encode_ordinary(text) {
-        let len = bpe.decode_bytes(&[id]).ok()?.len();
-        out.push((id, at..at + len));
-        at += len;
-    }
-    (at == text.len()).then_some(out)
-}
-
-/// Qwen as dashscope encodes ordinary text: the pattern's pieces, each
-/// merged pair by pair, lowest rank first (tiktoken's algorithm).
-fn qwen(text: &str) -> Option<Vec<TokenSpan>> {
-    let counting = Vocab::Qwen.counting();
-    if counting.specials().find(text).is_some() || is_nfc_quick(text.chars()) != IsNormalized::Yes {
-        return None;
-    }
-    static PATTERN: OnceLock<Option<Regex>> = OnceLock::new();
-    let pattern = PATTERN
-        .get_or_init(|| Regex::new(QWEN_PATTERN).ok())
-        .as_ref()?;
-    let mut out = Vec::new();
-    for piece in pattern.find_iter(text) {
-        let piece = piece.ok()?;
-        merge(
-            &text.as_bytes()[piece.range()],
-            piece.start(),
-            counting.ranks(),
-            &mut out,
-        )?;
-    }
-    let tiled = out.last().map_or(0, |(_, r)| r.end) == text.len();
-    tiled.then_some(out)
-}
-
-/// Byte-pair merges of one piece (starting at `base` in the text).
-fn merge(piece: &[u8], base: usize, ranks: &impl Ranks, out: &mut Vec<TokenSpan>) -> Option<()> {
-    if let Some(id) = ranks.rank(piece) {
-        out.push((id, base..base + piece.len()));
-        return Some(());
-    }
-    // Part boundaries; merge the adjacent pair with the lowest rank.
-    let mut bounds: Vec<usize> = (0..=piece.len()).collect();
-    loop {
-        let best = (0..bounds.len().saturating_sub(2))
-            .filter_map(|i| ranks.rank(&piece[bounds[i]..bounds[i + 2]]).map(|r| (r, i)))
-            .min();
-        match best {
-            Some((_, i)) => {
-                bounds.remove(i + 1);
-            }
-            None => break,
-        }
-    }
-    for w in bounds.windows(2) {
-        let id = ranks.rank(&piece[w[0]..w[1]])?;
-        out.push((id, base + w[0]..base + w[1]));
-    }
-    Some(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokens::ranks::Ranks;
     use proptest::prelude::*;
+    use std::cell::Cell;
+
+    /// Texts the view once took seconds or minutes on (runs of one
+    /// character: one pre-tokenizer piece each), and mixed ones.
+    fn hostile() -> Vec<String> {
+        let mut texts: Vec<String> = ["!", "-", " ", "a", "中", "0", "=", "é", "ab", "😀", "!?"]
+            .iter()
+            .flat_map(|u| [u.repeat(3), u.repeat(700), u.repeat(5_000)])
+            .collect();
+        texts.push("Hello, world!\n\n  Where is the library?  3.14159 ünïcödé 图书馆\n".repeat(50));
+        texts.push(format!("{}x{}", "a".repeat(2_000), " ".repeat(3_000)));
+        texts
+    }
+
+    #[test]
+    fn the_ids_are_tiktokens() {
+        for (vocab, encoding) in [
+            (Vocab::O200kBase, Encoding::O200kBase),
+            (Vocab::Cl100kBase, Encoding::Cl100kBase),
+            (Vocab::O200kHarmony, Encoding::O200kHarmony),
+        ] {
+            for text in hostile() {
+                let ids: Vec<u32> = encode_with_offsets(vocab, &text)
+                    .expect("ids")
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect();
+                let want = encoding.bpe().encode_ordinary(&text);
+                assert!(ids == want, "{vocab:?}: {:?}", &text[..text.len().min(40)]);
+            }
+        }
+    }
+
+    #[test]
+    fn qwens_ids_are_its_regex_pieces_merged_as_tiktoken_merges_them() {
+        use crate::tokens::vocab::QWEN_PATTERN;
+        let map: rustc_hash::FxHashMap<Vec<u8>, u32> = Vocab::Qwen
+            .counting()
+            .ranks()
+            .entries()
+            .map(|(b, r)| (b.to_vec(), r))
+            .collect();
+        let pattern = fancy_regex::Regex::new(QWEN_PATTERN).expect("pattern");
+        for text in hostile() {
+            let mut want = Vec::new();
+            for piece in pattern.find_iter(&text) {
+                let piece = piece.expect("matches");
+                let bytes = piece.as_str().as_bytes();
+                match map.get(bytes) {
+                    Some(id) => want.push(*id),
+                    None => {
+                        let parts = tiktoken_rs::byte_pair_split(bytes, &map);
+                        want.extend(parts.iter().filter_map(|p| map.get(*p).copied()));
+                    }
+                }
+            }
+            let ids: Vec<u32> = encode_with_offsets(Vocab::Qwen, &text)
+                .expect("ids")
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+            assert!(ids == want, "{:?}", &text[..text.len().min(40)]);
+        }
+    }
+
+    /// A vocabulary's ranks, counting the lookups.
+    struct Counted<R> {
+        ranks: R,
+        lookups: Cell<usize>,
+    }
+
+    impl<R: Ranks> Ranks for Counted<R> {
+        fn rank(&self, bytes: &[u8]) -> Option<u32> {
+            self.lookups.set(self.lookups.get() + 1);
+            self.ranks.rank(bytes)
+        }
+
+        fn links(&self) -> Option<crate::tokens::backtrack_tables::Links> {
+            self.ranks.links()
+        }
+    }
+
+    #[test]
+    fn one_long_piece_costs_lookups_linear_in_its_length() {
+        // A run of `!` is one Qwen piece: merging it pair by pair, asking
+        // about every pair after each merge, was quadratic (20,000 `!`:
+        // 12.8 s, 40,000: 45 s). A run of `-` is the backtracking
+        // encoder's slowest text: merging takes it.
+        for (vocab, unit) in [
+            (Vocab::Qwen, "!"),
+            (Vocab::O200kBase, "-"),
+            (Vocab::Qwen, "a"),
+        ] {
+            for n in [4_000, 16_000] {
+                let piece = unit.repeat(n);
+                let counted = Counted {
+                    ranks: *vocab.counting().ranks(),
+                    lookups: Cell::new(0),
+                };
+                let mut tokens = Vec::new();
+                crate::tokens::bpe::encode(piece.as_bytes(), 0, &counted, &mut |id, r| {
+                    tokens.push((id, r))
+                })
+                .expect("ids");
+                assert_eq!(Some(tokens), encode_with_offsets(vocab, &piece));
+                let lookups = counted.lookups.get();
+                assert!(
+                    lookups <= 64 * n,
+                    "{vocab:?} {unit:?} × {n}: {lookups} rank lookups"
+                );
+            }
+        }
+    }
 
     fn tiles(spans: &[TokenSpan], text: &str) -> bool {
         let mut at = 0;

@@ -43,7 +43,7 @@ pub fn spawn(tx: super::msg::Outbox, log: Log) -> Sender<Command> {
         .name("formatscope-io".into())
         .spawn(move || {
             for cmd in cmd_rx {
-                if let Some(msg) = execute(cmd, &log) {
+                if let Some(msg) = execute_caught(cmd, &log) {
                     if tx.send(msg).is_err() {
                         break;
                     }
@@ -57,6 +57,76 @@ pub fn spawn(tx: super::msg::Outbox, log: Log) -> Sender<Command> {
         return tx2;
     }
     cmd_tx
+}
+
+/// [`execute`], with a panic (a bug, say on a file nobody foresaw) turned
+/// into the failure of what the app waits for: the thread lives on, and
+/// no save or read is left pending forever.
+fn execute_caught(cmd: Command, log: &Log) -> Option<Event> {
+    let failed = failure(&cmd);
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        super::runtime::test_panic("io");
+        execute(cmd, log)
+    }));
+    run.unwrap_or_else(|payload| {
+        let why = format!(
+            "internal error (a bug in formatscope; please report it): {}",
+            super::runtime::panic_message(payload.as_ref())
+        );
+        log.line(&why);
+        failed(why)
+    })
+}
+
+/// The event that says `cmd` failed for `why`, for the commands the app
+/// waits on; the others are said by the panic hook's `Event::Crashed`.
+fn failure(cmd: &Command) -> Box<dyn FnOnce(String) -> Option<Event>> {
+    match cmd {
+        Command::Read(path) => {
+            let path = path.clone();
+            Box::new(move |why| {
+                Some(Event::FileRead {
+                    path,
+                    result: FileResult::Failed(why),
+                })
+            })
+        }
+        Command::Save {
+            path, state, then, ..
+        } => {
+            let (path, state, then) = (path.clone(), *state, *then);
+            Box::new(move |why| {
+                Some(Event::Saved {
+                    path,
+                    state,
+                    outcome: SaveOutcome::Failed(why),
+                    then,
+                })
+            })
+        }
+        Command::SaveBeside { .. } => Box::new(|why| Some(Event::SavedBeside(Err(why)))),
+        Command::SaveAsSession { path, then, .. } => {
+            let (path, then) = (path.clone(), *then);
+            Box::new(move |why| {
+                Some(Event::SavedAsSession {
+                    path,
+                    result: Err(why),
+                    then,
+                })
+            })
+        }
+        Command::Export { .. } => Box::new(|why| Some(Event::Exported(Err(why)))),
+        Command::ListHistory { session, .. } => {
+            let session = session.clone();
+            Box::new(move |why| {
+                Some(Event::HistoryListed {
+                    session,
+                    result: Err(why),
+                })
+            })
+        }
+        _ => Box::new(|_| None),
+    }
 }
 
 /// A file's text as read, parsed on this thread: parsing a large session
@@ -147,10 +217,23 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
         }
         Command::ListFolder(dir) => Some(Event::FolderListed(watch::list_sessions(&dir))),
         Command::ListHistory { db, session } => {
-            let result = crate::history::History::open(&db)
-                .and_then(|h| h.list(Some(&session), 1000))
+            // Read only: listing never makes a history (nor its folders).
+            let result = crate::history::History::open_existing(&db)
+                .and_then(|h| h.map_or(Ok(Vec::new()), |h| h.list(Some(&session), 1000)))
                 .map_err(|e| e.to_string());
             Some(Event::HistoryListed { session, result })
+        }
+        Command::ReadHistorySend { db, session, id } => {
+            let result = crate::history::History::open_existing(&db)
+                .map_err(|e| e.to_string())
+                .and_then(|h| {
+                    h.ok_or_else(|| format!("{} is gone", db.display()))?
+                        .get(id)
+                        .map_err(|e| e.to_string())?
+                        .map(Box::new)
+                        .ok_or_else(|| format!("send {id} is no longer in the history"))
+                });
+            Some(Event::HistorySendRead { session, result })
         }
         Command::Save {
             path,
@@ -202,10 +285,17 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
             formatter,
             settings,
             release,
+            key_variable,
         } => {
             let result = match release {
                 Some(r) => export_release_curl(&path, &session, r, &settings),
-                None => export_curl(&path, &session, formatter, &settings),
+                None => export_curl(
+                    &path,
+                    &session,
+                    formatter,
+                    &settings,
+                    key_variable.as_deref(),
+                ),
             };
             log.line(format!("export beside {}: {result:?}", path.display()));
             Some(Event::Exported(result))
@@ -364,12 +454,14 @@ fn note(path: &Path, file: &PathBuf, in_place: bool) -> Option<String> {
 }
 
 /// The request as a `curl` command, written beside the session as
-/// `NAME.PROVIDER.curl.sh` (the key stays a `$VARIABLE`).
+/// `NAME.PROVIDER.curl.sh` (the key stays a `$VARIABLE`: `key_variable`,
+/// a profile's, else the provider's).
 pub fn export_curl(
     path: &std::path::Path,
     session: &crate::session::Session,
     formatter: crate::formatter::FormatterId,
     settings: &crate::wire::Settings,
+    key_variable: Option<&str>,
 ) -> Result<PathBuf, String> {
     use crate::wire::export;
     let built = crate::pipeline::build_request_local(session, formatter, settings);
@@ -381,7 +473,7 @@ pub fn export_curl(
     };
     let provider = formatter.provider;
     let text = export::curl(
-        export::key_variable(provider),
+        key_variable.or(export::key_variable(provider)),
         wire.method,
         &wire.url,
         &wire.headers,

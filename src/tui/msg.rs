@@ -94,6 +94,12 @@ pub enum Event {
         session: PathBuf,
         result: Result<Vec<crate::history::Send>, String>,
     },
+    /// One send of `session` read whole (its request body, a large
+    /// reply), for the history popup (or why not).
+    HistorySendRead {
+        session: PathBuf,
+        result: Result<Box<crate::history::Send>, String>,
+    },
     /// A finished send could not be recorded: why.
     HistoryNotWritten(String),
     /// The session picker's folder was listed (session-shaped files only)
@@ -116,6 +122,10 @@ pub enum Event {
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT arrived (the runtime keeps the
     /// unsaved edits, restores the terminal and exits).
     Signal(i32),
+    /// A thread or task other than the interface's panicked (a bug in
+    /// formatscope): what and where, for the status line. The work it was
+    /// doing ends in an error of its own; the workbench carries on.
+    Crashed(String),
 }
 
 /// What reading a session file gave.
@@ -254,6 +264,10 @@ pub enum Command {
         settings: Box<crate::wire::Settings>,
         /// Another release's request (`V`), exported as it builds it.
         release: Option<super::worker::ReleaseJob>,
+        /// The key variable of the host a profile sends to (its
+        /// `key_env`), when a profile takes the request; else the
+        /// provider's is read.
+        key_variable: Option<String>,
     },
     /// Send the request for real (the sender thread, on tokio).
     Send(Box<SendJob>),
@@ -264,6 +278,13 @@ pub enum Command {
     ListHistory {
         db: PathBuf,
         session: PathBuf,
+    },
+    /// Read send `id` of `session` whole from the history file `db` (a
+    /// list holds no request bodies).
+    ReadHistorySend {
+        db: PathBuf,
+        session: PathBuf,
+        id: i64,
     },
     /// Cancel send `id` (its connection closes).
     CancelSend(u64),

@@ -15,9 +15,13 @@ pub fn default_path() -> Option<PathBuf> {
     crate::files::user_file("XDG_STATE_HOME", ".local/state", "recent")
 }
 
-/// The paths in `list`, newest first (none when it cannot be read).
+/// The paths in `list`, newest first (none when it cannot be read). Read
+/// through the guarded read (`files::read_config`): a FIFO or a device in
+/// its place reads as no list, never as a hang or without end.
 pub fn read(list: &Path) -> Vec<PathBuf> {
-    std::fs::read_to_string(list)
+    crate::files::read_config(list, "the recent list")
+        .ok()
+        .flatten()
         .map(|text| {
             text.lines()
                 .filter(|l| !l.is_empty())

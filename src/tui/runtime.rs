@@ -29,6 +29,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
+mod panics;
+use panics::{caught, guarded_send, PanicRoute};
+pub(crate) use panics::{panic_message, test_panic};
+
 /// What the loop should do after a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -217,17 +221,17 @@ impl Runtime {
                                 .line(format!("send {id} to {}", job.formatter.provider));
                             // Another release's request is that release's to
                             // build and its reply its to parse.
+                            let tx = self.tx.clone();
                             let task = match job.release {
-                                Some(target) => self.tokio.spawn(super::sender_release::run(
-                                    client,
-                                    *job,
-                                    target,
-                                    self.tx.clone(),
+                                Some(target) => self.tokio.spawn(guarded_send(
+                                    id,
+                                    super::sender_release::run(client, *job, target, tx.clone()),
+                                    tx,
                                 )),
-                                None => self.tokio.spawn(super::sender::run(
-                                    client,
-                                    *job,
-                                    self.tx.clone(),
+                                None => self.tokio.spawn(guarded_send(
+                                    id,
+                                    super::sender::run(client, *job, tx.clone()),
+                                    tx,
                                 )),
                             };
                             self.sends.insert(id, task.abort_handle());
@@ -247,8 +251,19 @@ impl Runtime {
                         self.client = crate::net::client(crate::net::Timeouts::default()).ok();
                     }
                     if let Some(client) = self.client.clone() {
-                        self.tokio
-                            .spawn(super::sender::count(client, *job, self.tx.clone()));
+                        let (generation, provider) = (job.id, job.formatter.provider);
+                        let tx = self.tx.clone();
+                        let count = super::sender::count(client, *job, tx.clone());
+                        self.tokio.spawn(async move {
+                            // A panic would leave the meter waiting: its error.
+                            if let Err(why) = caught(count).await {
+                                let _ = tx.send(Event::RemoteCounted {
+                                    generation,
+                                    provider,
+                                    result: Err(why),
+                                });
+                            }
+                        });
                     }
                 }
                 Command::CancelSend(id) => {
@@ -453,7 +468,11 @@ pub fn run(options: Options) -> i32 {
     app.recent_path = super::recent::default_path();
     app.pick_on_folder = app.folder.is_some() && !following;
     app.follow = following;
+    // Before any thread starts: a panic on one must not print over the
+    // screen nor restore the terminal under the running app.
+    let panics = PanicRoute::install(log.clone());
     let mut rt = Runtime::start(app, web_fetcher(options.offline), log);
+    panics.connect(rt.sender());
     if let Err(e) = spawn_signals(rt.sender()) {
         rt.log.line(&e);
     }
@@ -477,16 +496,9 @@ pub fn run(options: Options) -> i32 {
     };
 
     let mut terminal = ratatui::init();
-    // ratatui's hook restores raw mode and the screen; add the mouse.
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let _ = execute!(
-            std::io::stdout(),
-            DisableMouseCapture,
-            DisableBracketedPaste
-        );
-        previous(info);
-    }));
+    // ratatui's hook restores the terminal on any thread's panic: ours
+    // again, which does so on this thread only.
+    panics.reinstall();
     let _ = execute!(std::io::stdout(), EnableMouseCapture, EnableBracketedPaste);
     if let Ok(size) = terminal.size() {
         rt.app.size = (size.width, size.height);

@@ -14,35 +14,88 @@ use super::panes::reply::ReplyUpdate;
 use crate::net::hosts::{self, ChosenHosts, Host, HostRefusal};
 use crate::net::{self, Prepared, Timeouts};
 use crate::pipeline::build_request_local;
-use crate::response::Yielded;
+use crate::response::{ChatResponse, Yielded};
 use std::time::{Duration, Instant};
 
 /// The reply pane's pace: at most one response built and sent per this.
 pub const PACE: Duration = Duration::from_millis(50);
 
+/// How much of each text and thinking block the pane gets while a reply
+/// streams: its end, which the pane shows. A stream may grow to the body
+/// limit (64 MB); a copy of all of it every [`PACE`], queued behind a
+/// slow frame, once held gigabytes.
+pub const PANE_TAIL: usize = 256 * 1024;
+
 /// Which of a stream's responses reach the reply pane.
 #[derive(Debug, Default)]
 pub struct Relay {
     sent: Option<Instant>,
+    /// The wait before the next: [`PACE`], or longer while building a
+    /// response takes long (a reply of megabytes), so that building stays
+    /// a small part of the stream's time.
+    wait: Duration,
     /// A response was skipped since the last one sent.
     pending: bool,
 }
 
 impl Relay {
     /// The update for this response, if one goes now: the first, then one
-    /// per [`PACE`], and a skipped one when it is reported again.
+    /// per [`PACE`] (or more, see `wait`), and a skipped one when it is
+    /// reported again.
     pub fn update(&mut self, r: &Yielded<'_>) -> Option<ReplyUpdate> {
         if r.is_again() {
             if !self.pending {
                 return None;
             }
-        } else if self.sent.is_some_and(|t| t.elapsed() < PACE) {
+        } else if self.sent.is_some_and(|t| t.elapsed() < self.wait.max(PACE)) {
             self.pending = true;
             return None;
         }
         self.pending = false;
+        let started = Instant::now();
+        let shown = pane_tail(&r.response());
+        self.wait = started.elapsed() * 4;
         self.sent = Some(Instant::now());
-        Some(ReplyUpdate::Chunk(Box::new(r.response().into_owned())))
+        Some(ReplyUpdate::Chunk(Box::new(shown)))
+    }
+}
+
+/// `r` with each text and thinking block cut to its last half
+/// [`PANE_TAIL`] of bytes (what the pane shows of a growing reply; the whole text is not
+/// copied).
+pub fn pane_tail(r: &ChatResponse) -> ChatResponse {
+    use serde_json::Value;
+    let content = r
+        .content
+        .iter()
+        .map(|b| {
+            let Value::Object(map) = b else {
+                return b.clone();
+            };
+            let field = match map.get("type").and_then(Value::as_str) {
+                Some("text") => "text",
+                Some("thinking") => "thinking",
+                _ => return b.clone(),
+            };
+            match map.get(field).and_then(Value::as_str) {
+                // Half: the pane's own cut (at PANE_TAIL) leaves it whole.
+                Some(t) if t.len() > PANE_TAIL / 2 => Value::Object(
+                    map.iter()
+                        .map(|(k, v)| match k == field {
+                            true => (k.clone(), crate::response::tail(t, PANE_TAIL / 2).into()),
+                            false => (k.clone(), v.clone()),
+                        })
+                        .collect(),
+                ),
+                _ => b.clone(),
+            }
+        })
+        .collect();
+    ChatResponse {
+        id: r.id.clone(),
+        content,
+        usage: r.usage.clone(),
+        metadata: r.metadata.clone(),
     }
 }
 
@@ -135,12 +188,17 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
             model: &opts.model_name,
             host: &host,
             prepared: &prepared,
+            key: key.as_ref(),
         };
         (db, net::record::entry(&sent, &result, started.elapsed()))
     });
+    // What came back may echo the key: never on screen (`net::redact`).
     match result {
-        Ok(outcome) => say(ReplyUpdate::Done(Box::new(outcome))),
-        Err(e) => say(ReplyUpdate::Failed(e.to_string())),
+        Ok(mut outcome) => {
+            outcome.redact(key.as_ref());
+            say(ReplyUpdate::Done(Box::new(outcome)))
+        }
+        Err(e) => say(ReplyUpdate::Failed(e.redacted(key.as_ref()).to_string())),
     }
     // Recorded after the pane has the reply (a history held by another
     // formatscope may take its busy timeout), off the loop's threads; a

@@ -146,8 +146,8 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
                     // (`Done` brings the whole reply.)
                     if shown.is_none_or(|t| t.elapsed() >= PACE) {
                         shown = Some(Instant::now());
-                        say(ReplyUpdate::Chunk(Box::new(pane_response(
-                            &parser.snapshot(),
+                        say(ReplyUpdate::Chunk(Box::new(super::sender::pane_tail(
+                            &pane_response(&parser.snapshot()),
                         ))));
                     }
                 }
@@ -190,6 +190,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
             model: &model,
             host: &host,
             body: &prepared.body,
+            key: key.as_ref(),
         };
         let ended = net::record::ReleaseEnded {
             reply: final_reply.clone(),
@@ -217,7 +218,23 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
                     stage: "parse",
                 }),
                 warnings,
-                nothing: None,
+                // A reply with nothing an agent keeps (another API's shape,
+                // or empty) is not "done": `A` would append an empty turn.
+                nothing: final_reply
+                    .as_ref()
+                    .filter(|r| {
+                        !crate::response::holds_something(
+                            r.get("content")
+                                .and_then(Value::as_array)
+                                .map_or(&[], Vec::as_slice),
+                        )
+                    })
+                    .map(|_| {
+                        format!(
+                            "the reply holds nothing {} would keep (no text, thinking, tool call or media)",
+                            release.title()
+                        )
+                    }),
             };
             say(ReplyUpdate::Done(Box::new(outcome)));
         }

@@ -76,14 +76,17 @@ impl Theme {
         }
         let path = Path::new(name_or_path);
         if path.extension().is_some_and(|e| e == "toml") {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            // Both files through the guarded read: a FIFO or a device (as
+            // the theme, or as the syntax file it names) is an error, not
+            // a workbench that hangs before its first frame.
+            let read = |p: &Path| {
+                crate::files::read_config(p, "theme files")?
+                    .ok_or_else(|| format!("{}: no such file", p.display()))
+            };
+            let text = read(path)?;
             let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            return Theme::parse(&text, |syntax| {
-                std::fs::read_to_string(dir.join(syntax))
-                    .map_err(|e| format!("{}: {e}", dir.join(syntax).display()))
-            })
-            .map_err(|e| format!("{}: {e}", path.display()));
+            return Theme::parse(&text, |syntax| read(&dir.join(syntax)))
+                .map_err(|e| format!("{}: {e}", path.display()));
         }
         Err(format!(
             "unknown theme {name_or_path:?}; one of {} or a path to a .toml theme",

@@ -63,6 +63,17 @@ impl App {
         match pane.on_key(code) {
             HistoryKey::Open => self.popup = Some(Popup::History(pane)),
             HistoryKey::Closed => {}
+            HistoryKey::Read(i) => return self.read_whole(pane, i, false),
+            // A reply too large for the list is read before it is compared.
+            HistoryKey::Compare(i)
+                if pane
+                    .sends
+                    .as_ref()
+                    .and_then(|s| s.get(i))
+                    .is_some_and(|s| s.reply_left_out()) =>
+            {
+                return self.read_whole(pane, i, true)
+            }
             HistoryKey::Compare(i) => {
                 match self.compare_with_latest(&pane, i) {
                     Ok(status) => self.status = status,
@@ -73,6 +84,65 @@ impl App {
                     }
                 }
             }
+        }
+        Vec::new()
+    }
+
+    /// Asks for send `i` whole (the popup stays, saying it is reading);
+    /// `compare`: its reply goes beside the latest once read.
+    fn read_whole(&mut self, mut pane: Box<HistoryPane>, i: usize, compare: bool) -> Vec<Command> {
+        let id = pane.sends.as_ref().and_then(|s| s.get(i)).map(|s| s.id);
+        let (Some(id), Some((db, session))) = (id, self.history_for()) else {
+            self.popup = Some(Popup::History(pane));
+            return Vec::new();
+        };
+        pane.reading = Some((id, compare));
+        self.popup = Some(Popup::History(pane));
+        vec![Command::ReadHistorySend { db, session, id }]
+    }
+
+    /// A send read whole: it takes its place in the list (shown, or its
+    /// reply compared, as asked); an error is said on the status line.
+    pub(super) fn on_history_send_read(
+        &mut self,
+        session: PathBuf,
+        result: Result<Box<crate::history::Send>, String>,
+    ) -> Vec<Command> {
+        // The popup closed meanwhile (or another opened): nothing to show.
+        if !matches!(self.popup, Some(Popup::History(_))) {
+            return Vec::new();
+        }
+        let Some(Popup::History(mut pane)) = self.popup.take() else {
+            return Vec::new();
+        };
+        let asked = pane.reading.take().filter(|_| pane.session == session);
+        let (send, (id, compare)) = match (result, asked) {
+            (Ok(send), Some(asked)) if send.id == asked.0 => (send, asked),
+            (Err(e), Some(_)) => {
+                self.status = format!("history: {e}");
+                pane.showing = false;
+                self.popup = Some(Popup::History(pane));
+                return Vec::new();
+            }
+            // Closed, or another send's: not shown.
+            _ => {
+                self.popup = Some(Popup::History(pane));
+                return Vec::new();
+            }
+        };
+        let index = pane.sends.as_mut().and_then(|sends| {
+            let i = sends.iter().position(|s| s.id == id)?;
+            sends[i] = *send;
+            Some(i)
+        });
+        match index {
+            Some(i) if compare => {
+                if let Err(why) = self.compare_with_latest(&pane, i).map(|s| self.status = s) {
+                    self.status = why;
+                    self.popup = Some(Popup::History(pane));
+                }
+            }
+            _ => self.popup = Some(Popup::History(pane)),
         }
         Vec::new()
     }

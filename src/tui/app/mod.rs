@@ -375,8 +375,13 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Event) -> Vec<Command> {
+        // A frame owed for an earlier event stays owed: the runtime handles
+        // the events queued behind one before it draws, and a tick among
+        // them (it draws nothing) cancelled the picker's listing's frame.
+        let owed = self.dirty;
         self.dirty = true;
         let mut cmds = self.handle(msg);
+        self.dirty |= owed;
         let focused = self.focus == Focus::Editor;
         self.editor.style(&self.theme.ui, focused);
         if self.popup.is_none() {
@@ -387,7 +392,11 @@ impl App {
 
     fn handle(&mut self, msg: Event) -> Vec<Command> {
         match msg {
-            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                // The user has started: no picker opens over their keys.
+                self.pick_on_folder = false;
+                self.on_key(key)
+            }
             Event::Key(_) => {
                 self.dirty = false;
                 Vec::new()
@@ -406,7 +415,7 @@ impl App {
             }
             Event::FilesChanged(paths) => self.on_files_changed(paths),
             Event::FolderListed(files) => self.on_folder_listed(files),
-            Event::Listened(why) => {
+            Event::Listened(why) | Event::Crashed(why) => {
                 self.status = why;
                 Vec::new()
             }
@@ -449,6 +458,9 @@ impl App {
                 Vec::new()
             }
             Event::HistoryListed { session, result } => self.on_history_listed(session, result),
+            Event::HistorySendRead { session, result } => {
+                self.on_history_send_read(session, result)
+            }
             Event::PickerListed { dir, files, recent } => self.on_picker_listed(dir, files, recent),
             Event::ExternalEdited {
                 index,

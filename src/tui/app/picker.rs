@@ -23,6 +23,8 @@ impl App {
         }]
     }
 
+    /// The listing landed: the picker shows it (and the screen is drawn
+    /// again: `update` keeps the frame owed whatever comes behind it).
     pub(super) fn on_picker_listed(
         &mut self,
         dir: Option<PathBuf>,
@@ -86,7 +88,10 @@ impl App {
 
     /// The first listing of a folder opened from the command line shows
     /// the picker (over the first session, which opens meanwhile) when
-    /// there is a choice to make.
+    /// there is a choice to make, and the user has not started on
+    /// something else: a key pressed before it clears `pick_on_folder`
+    /// (the picker opening seconds later took the keys typed meanwhile:
+    /// `]` landed in its filter).
     pub(super) fn pick_on_first_listing(&mut self) -> Vec<Command> {
         if !std::mem::take(&mut self.pick_on_folder) || self.files.len() < 2 || self.popup.is_some()
         {

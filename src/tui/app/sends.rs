@@ -28,12 +28,21 @@ impl App {
             return Vec::new();
         };
         self.status = "exporting…".into();
+        // The profile that moved the request names its key's variable
+        // (another release's request takes no profile).
+        let key_variable = match self.release_job() {
+            Some(_) => None,
+            None => self
+                .profile_for(self.formatter.provider)
+                .and_then(crate::net::profile::Profile::key_variable),
+        };
         vec![Command::Export {
             path,
             session: Box::new(session),
             formatter: self.formatter,
             settings: Box::new(settings),
             release: self.release_job(),
+            key_variable,
         }]
     }
 

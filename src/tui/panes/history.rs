@@ -33,6 +33,9 @@ pub struct HistoryPane {
     /// The hash of the open session's messages now: sends of this very
     /// conversation are marked `=` (the others were before an edit).
     pub current_hash: Option<String>,
+    /// The send being read whole (a list holds no request bodies), and
+    /// whether its reply goes to the compare view once read.
+    pub reading: Option<(i64, bool)>,
 }
 
 /// What a key did to the popup.
@@ -42,6 +45,8 @@ pub enum HistoryKey {
     Closed,
     /// Compare this send's reply (index in `sends`) with the latest.
     Compare(usize),
+    /// Show this send (index in `sends`), which must be read whole first.
+    Read(usize),
 }
 
 impl HistoryPane {
@@ -67,6 +72,9 @@ impl HistoryPane {
             KeyCode::Enter if n > 0 => {
                 self.showing = !self.showing;
                 self.scroll = 0;
+                if self.showing && self.chosen().is_some_and(|s| !s.whole) {
+                    return HistoryKey::Read(self.cursor);
+                }
             }
             KeyCode::Char('c') if n > 0 => return HistoryKey::Compare(self.cursor),
             KeyCode::Down | KeyCode::Char('j') if self.showing => self.scroll += 1,
@@ -219,6 +227,7 @@ fn detail(s: &Send, ui: &Palette) -> Vec<Line<'static>> {
     ];
     let text = s.reply_text();
     let text = match (&s.send.error, text.is_empty()) {
+        _ if s.reply_left_out() => "reading the reply…".into(),
         (Some(e), true) => format!("error: {e}"),
         (_, true) => "(no reply)".into(),
         _ => text,
@@ -230,6 +239,8 @@ fn detail(s: &Send, ui: &Palette) -> Vec<Line<'static>> {
     out.push(Line::raw(""));
     out.push(Line::styled("Request body", bold));
     let body = match serde_json::from_slice::<Value>(&s.send.request) {
+        // A listed send holds no body: it is being read whole.
+        _ if !s.whole => "reading the request body…".into(),
         Ok(v) => crate::text::json_text(&v),
         Err(_) => String::from_utf8_lossy(&s.send.request).into_owned(),
     };

@@ -15,6 +15,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Default)]
@@ -56,17 +57,19 @@ impl PickerPane {
     }
 
     /// The listing came: recent files first (in the order they were
-    /// opened), then the rest of the folder by name.
+    /// opened), then the rest of the folder by name, each once. The paths
+    /// seen are a set: each entry looked up among all the others froze the
+    /// keys for 21 s at 20,000 sessions.
     pub fn listed(&mut self, files: Vec<PathBuf>, recent: Vec<PathBuf>) {
-        let mut entries: Vec<Entry> = Vec::new();
-        for path in recent {
-            if !entries.iter().any(|e| e.path == path) {
-                entries.push(self.entry(path, true));
-            }
-        }
-        for path in files {
-            if !entries.iter().any(|e| e.path == path) {
-                entries.push(self.entry(path, false));
+        let mut seen: HashSet<PathBuf> = HashSet::with_capacity(files.len() + recent.len());
+        let mut entries: Vec<Entry> = Vec::with_capacity(files.len() + recent.len());
+        let marked = recent
+            .into_iter()
+            .map(|p| (p, true))
+            .chain(files.into_iter().map(|p| (p, false)));
+        for (path, recent) in marked {
+            if seen.insert(path.clone()) {
+                entries.push(self.entry(path, recent));
             }
         }
         self.entries = Some(entries);
@@ -279,6 +282,17 @@ mod tests {
             p.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
             PickerKey::Closed
         );
+    }
+
+    #[test]
+    fn a_path_listed_twice_is_one_entry() {
+        let p = pane(
+            &["a.json", "b.json", "a.json", "c.json"],
+            &["/s/b.json", "/s/b.json", "/e/d.json"],
+        );
+        assert_eq!(p.labels(), ["b.json", "/e/d.json", "a.json", "c.json"]);
+        let recent: Vec<bool> = p.entries.iter().flatten().map(|e| e.recent).collect();
+        assert_eq!(recent, [true, true, false, false]);
     }
 
     #[test]

@@ -368,16 +368,22 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &s
             providers,
             families,
         } => {
+            let plain = host.plain_http();
             let host = crate::text::escape_control(&host.to_string()).into_owned();
             let mut names: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
             names.extend(families.iter().map(|f| f.title.to_string()));
-            let lines = vec![
+            let mut lines = vec![
                 format!("{file} sends the {} request to {host}.", names.join(", ")),
                 format!("Only the session names {host}: your API key would go there."),
+            ];
+            if plain {
+                lines.push("It is plain HTTP: the key would travel in clear text.".into());
+            }
+            lines.extend([
                 String::new(),
                 format!("a  send to {host} (until you quit)"),
                 "d  do not send (not asked again)".into(),
-            ];
+            ]);
             draw_dialog(frame, area, ui, "Send your key there?", &lines);
         }
         Popup::Consent { wanted, .. } => {

@@ -250,6 +250,8 @@ impl ReplyPane {
                 match b.get("type").and_then(Value::as_str) {
                     Some("thinking") => {
                         let t = b.get("thinking").and_then(Value::as_str).unwrap_or("");
+                        // The end of a reply of megabytes, not all of it.
+                        let t = crate::response::tail(t, crate::tui::sender::PANE_TAIL);
                         for l in t.lines() {
                             lines.push(Line::styled(
                                 format!("│ {l}"),
@@ -258,7 +260,16 @@ impl ReplyPane {
                         }
                     }
                     Some("text") => {
-                        let t = b.get("text").map(crate::py::py_str).unwrap_or_default();
+                        // The end of a reply of megabytes, not a copy of it all.
+                        let owned;
+                        let t = match b.get("text").and_then(Value::as_str) {
+                            Some(t) => t,
+                            None => {
+                                owned = b.get("text").map(crate::py::py_str).unwrap_or_default();
+                                &owned
+                            }
+                        };
+                        let t = crate::response::tail(t, crate::tui::sender::PANE_TAIL);
                         lines
                             .extend(t.lines().map(|l| {
                                 Line::styled(l.to_string(), Style::default().fg(ui.text))

@@ -330,9 +330,15 @@ impl RequestPane {
         let inner = block.inner(area);
         frame.render_widget(block, area);
         if let Some(err) = view.preview.and_then(|p| p.error.as_ref()) {
+            // A panic the worker caught is ours, not AgentScope's.
+            let head = if err.starts_with(crate::tui::worker::INTERNAL_ERROR) {
+                "formatscope failed here (not AgentScope):"
+            } else {
+                "AgentScope raises here:"
+            };
             let mut text = vec![
                 Line::styled(
-                    "AgentScope raises here:",
+                    head,
                     Style::default().fg(ui.error).add_modifier(Modifier::BOLD),
                 ),
                 Line::raw(""),

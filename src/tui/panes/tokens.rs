@@ -7,7 +7,7 @@
 
 use super::columns;
 use super::Outcome;
-use crate::tokens::offsets::visible;
+use crate::tokens::offsets::{push_visible, visible};
 use crate::tui::keymap::Action;
 use crate::tui::lines::Lines;
 use crate::tui::theme::Palette;
@@ -203,7 +203,11 @@ fn reveal(token: &TokenCursor, scroll: &mut usize, width: &Cell<usize>, view: &T
         *scroll = if head { row - 1 } else { row };
         return;
     }
-    let tall = |r: usize| row_columns(view, r).div_ceil(width).max(1);
+    // A row taller than the pane counts as one line more than it: its
+    // columns are counted that far only (a 10 MB line is not measured
+    // whole at every key).
+    let cap = (height + 1).saturating_mul(width);
+    let tall = |r: usize| row_columns(view, r, cap).div_ceil(width).max(1);
     let mut used: usize = (*scroll..=row).map(tall).sum();
     while used > height && *scroll < row {
         used -= tall(*scroll);
@@ -211,18 +215,40 @@ fn reveal(token: &TokenCursor, scroll: &mut usize, width: &Cell<usize>, view: &T
     }
 }
 
-/// Columns row `r` takes unwrapped.
-fn row_columns(view: &TokenView, r: usize) -> usize {
+/// Columns row `r` takes unwrapped, counted up to `cap`.
+fn row_columns(view: &TokenView, r: usize, cap: usize) -> usize {
     match view.rows.get(r) {
         Some(TokenRow::Text { message, bytes, .. }) => view
             .messages
             .get(*message)
             .and_then(|m| m.text.get(bytes.clone()))
-            .map_or(0, |t| columns(&visible(t, "↵"))),
+            .map_or(0, |t| capped_columns(t, cap)),
         Some(TokenRow::Note(n)) => columns(n),
         // Head lines are cut, not wrapped.
         _ => 1,
     }
+}
+
+/// Columns `text` takes drawn (`visible`), counted until `cap`.
+fn capped_columns(text: &str, cap: usize) -> usize {
+    within(text, cap).1
+}
+
+/// The bytes of `text` that take `cap` columns drawn (or all of it), and
+/// the columns they take.
+fn within(text: &str, cap: usize) -> (usize, usize) {
+    let mut used = 0;
+    let mut drawn = String::new();
+    for (i, c) in text.char_indices() {
+        if used >= cap {
+            return (i, used);
+        }
+        drawn.clear();
+        let mut buf = [0u8; 4];
+        push_visible(&mut drawn, c.encode_utf8(&mut buf), "↵");
+        used += columns(&drawn);
+    }
+    (text.len(), used)
 }
 
 /// Draws the rows on screen and the cursor's line under them.
@@ -269,10 +295,13 @@ pub fn draw(
                 message,
                 bytes,
                 token,
-            } => wrap(
-                text_row(view, *message, bytes.clone(), *token, cursor, ui),
-                width,
-            ),
+            } => {
+                // What fits in the lines left: a long line is drawn as far
+                // as the pane shows it, not whole at every frame.
+                let room = (height - lines.len()).saturating_mul(width.max(1));
+                let row = text_row(view, *message, bytes.clone(), *token, cursor, ui, room);
+                wrap(row, width)
+            }
         };
         lines.extend(spans.into_iter().map(Line::from));
     }
@@ -315,8 +344,9 @@ fn wrap(spans: Vec<Span<'static>>, width: usize) -> Vec<Vec<Span<'static>>> {
     lines
 }
 
-/// One line of a message's text, token by token. A token that ends inside
-/// a character is drawn with the next one (as `tokenize --show` does).
+/// One line of a message's text, token by token, as far as `room`
+/// columns. A token that ends inside a character is drawn with the next
+/// one (as `tokenize --show` does).
 fn text_row(
     view: &TokenView,
     message: usize,
@@ -324,18 +354,21 @@ fn text_row(
     token: usize,
     cursor: Option<(usize, usize)>,
     ui: &Palette,
+    room: usize,
 ) -> Vec<Span<'static>> {
     let msg = &view.messages[message];
     let mut out = Vec::new();
     let base = Style::default().fg(ui.text);
     let Some(spans) = msg.spans.as_ref() else {
         let line = msg.text.get(bytes).unwrap_or_default();
-        out.push(Span::styled(visible(line, "↵"), base));
+        let end = within(line, room).0;
+        out.push(Span::styled(visible(&line[..end], "↵"), base));
         return out;
     };
     let mut from = bytes.start;
+    let mut used = 0;
     for (k, (_, r)) in spans.iter().enumerate().skip(token) {
-        if from >= bytes.end {
+        if from >= bytes.end || used > room {
             break;
         }
         let end = r.end.min(bytes.end);
@@ -349,8 +382,9 @@ fn text_row(
         } else {
             base.bg(ui.token_b)
         };
-        let piece = msg.text.get(from..end).unwrap_or_default();
-        out.push(Span::styled(visible(piece, "↵"), style));
+        let piece = visible(msg.text.get(from..end).unwrap_or_default(), "↵");
+        used += columns(&piece);
+        out.push(Span::styled(piece, style));
         from = end;
     }
     out

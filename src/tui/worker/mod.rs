@@ -157,6 +157,36 @@ pub struct Preview {
     pub tokens: Option<Arc<TokenView>>,
 }
 
+impl Preview {
+    /// The preview of `job` before anything is computed.
+    fn blank(job: &Job) -> Preview {
+        Preview {
+            generation: job.generation,
+            shown: job.shown,
+            formatter: job.formatter,
+            model: job.model.clone(),
+            plain: Arc::default(),
+            chunks: Vec::new(),
+            spans: Vec::new(),
+            tool_lines: Vec::new(),
+            tool_plain: Lines::new(),
+            report: None,
+            plan: None,
+            truncation_label: String::new(),
+            budget: job.budget,
+            error: None,
+            rejected: None,
+            wanted: Vec::new(),
+            compare: None,
+            cache: None,
+            lint: None,
+            explanation: None,
+            release: None,
+            tokens: None,
+        }
+    }
+}
+
 /// Keeps the budget model and highlighted lines between jobs.
 #[derive(Default)]
 pub struct Computer {
@@ -190,6 +220,15 @@ impl Computer {
         }
     }
 
+    /// A computer that keeps nothing of this one but its web access: after
+    /// a job panicked, its budget model may be half-updated.
+    fn fresh(&self) -> Computer {
+        Computer {
+            web: self.web.clone(),
+            ..Computer::default()
+        }
+    }
+
     pub fn compute(&mut self, job: &Job) -> Preview {
         self.compute_phased(job.clone(), &mut |_| {})
     }
@@ -205,30 +244,7 @@ impl Computer {
             tools: job.tools.clone(),
             access: job.access.clone(),
         };
-        let mut preview = Preview {
-            generation: job.generation,
-            shown: job.shown,
-            formatter: job.formatter,
-            model: job.model.clone(),
-            plain: Arc::default(),
-            chunks: Vec::new(),
-            spans: Vec::new(),
-            tool_lines: Vec::new(),
-            tool_plain: Lines::new(),
-            report: None,
-            plan: None,
-            truncation_label: String::new(),
-            budget: job.budget,
-            error: None,
-            rejected: None,
-            wanted: Vec::new(),
-            compare: None,
-            cache: None,
-            lint: None,
-            explanation: None,
-            release: None,
-            tokens: None,
-        };
+        let mut preview = Preview::blank(&job);
         // Under another release the panes show its request; an open
         // compare view still compares (the budget model's side needs the
         // run below).
@@ -554,9 +570,37 @@ pub fn spawn(
         .name("formatscope-worker".into())
         .spawn(move || {
             while let Some(job) = slot.take() {
-                let done = computer.compute_phased(job, &mut |counted| send(counted));
+                let done = run_job(&mut computer, job, &send);
                 send(done);
             }
         })
         .expect("spawn the worker thread")
+}
+
+/// How a preview's error that is a caught panic begins.
+pub const INTERNAL_ERROR: &str = "internal error";
+
+/// One job's preview. A panic (a bug, say on a session nobody foresaw)
+/// must not end the worker, or every later preview would wait forever
+/// ("updating…"): it becomes the job's error, and the next job starts
+/// from a fresh computer.
+pub fn run_job(computer: &mut Computer, job: Job, send: &dyn Fn(Preview)) -> Preview {
+    let blank = Preview::blank(&job);
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::tui::runtime::test_panic("worker");
+        computer.compute_phased(job, &mut |counted| send(counted))
+    }));
+    match run {
+        Ok(done) => done,
+        Err(payload) => {
+            *computer = computer.fresh();
+            Preview {
+                error: Some(format!(
+                    "{INTERNAL_ERROR} while computing this view (a bug in formatscope; please report it): {}",
+                    crate::tui::runtime::panic_message(payload.as_ref())
+                )),
+                ..blank
+            }
+        }
+    }
 }
