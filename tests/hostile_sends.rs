@@ -4,16 +4,17 @@
 //! grew without limit), and replies of another shape or with nothing in
 //! them (one was appended as an empty assistant turn).
 
+#[path = "support/endless.rs"]
+mod endless;
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/run.rs"]
 mod run;
 
+use endless::endless_openai_stream;
 use provider::{FakeProvider, Plan};
 use run::formatscope;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -110,60 +111,6 @@ fn too_many_or_too_large_headers_are_an_error_before_sending() {
         assert!(unchanged, "{what}: nothing appended");
     }
     assert!(server.requests().is_empty(), "nothing reached the server");
-}
-
-/// A server that answers every request with an SSE stream of OpenAI
-/// deltas of real text, as fast as it can, without end (256 MB, or until
-/// the client goes).
-fn endless_openai_stream() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let mut out = stream;
-                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
-                if out.write_all(head.as_bytes()).is_err() {
-                    return;
-                }
-                let event = format!(
-                    "data: {}\n\n",
-                    json!({"id": "chatcmpl-endless", "object": "chat.completion.chunk",
-                        "choices": [{"index": 0, "delta": {"content": "all work and no play ".repeat(200)},
-                        "finish_reason": null}]})
-                );
-                let piece = event.repeat(64);
-                let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
-                // "Forever": 256 MB, four times the limit, so that a client
-                // without one fails the test instead of hanging it.
-                let mut sent = 0;
-                while sent < 256 << 20 && out.write_all(chunk.as_bytes()).is_ok() {
-                    sent += chunk.len();
-                }
-                let _ = out.write_all(b"0\r\n\r\n");
-            });
-        }
-    });
-    port
 }
 
 /// The peak resident memory of the children waited for so far, in bytes.

@@ -99,24 +99,57 @@ fn the_listing_landing_is_drawn_even_with_a_tick_behind_it() {
     }
 }
 
+/// The picker a folder opens with is up from the start (before the folder
+/// is listed), so the keys typed next go to what is on screen: Esc closes
+/// it, and the listing landing later does not bring it back over `]`.
 #[test]
-fn keys_typed_before_the_folder_is_listed_keep_its_picker_closed() {
+fn the_folder_s_picker_is_up_before_the_listing_and_esc_closes_it_for_good() {
     let (_tmp, dir) = folder();
     let mut app = folder_app(&dir);
     let mut computer = Computer::default();
     let start = app.start();
-    // The user pressed `]` while the folder was being listed.
-    send(&mut app, &mut computer, key(']'));
-    run_commands(&mut app, &mut computer, start);
-    assert_eq!(app.path(), Some(&dir.join("chat_plain.json")));
     assert!(
-        app.popup.is_none(),
-        "no picker over the user's keys: {:?}",
+        matches!(&app.popup, Some(Popup::Picker(p)) if p.entries.is_none() && !p.done),
+        "the picker is up at once, listing: {:?}",
         app.popup
     );
+    let screen = screen_text(&app, 120, 32);
+    assert!(
+        screen.contains("Open a session in sessions · listing…"),
+        "{screen}"
+    );
+    send(
+        &mut app,
+        &mut computer,
+        Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+    );
+    assert!(app.popup.is_none());
+    run_commands(&mut app, &mut computer, start);
+    assert_eq!(app.path(), Some(&dir.join("chat_plain.json")));
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    send(&mut app, &mut computer, key(']'));
+    assert_eq!(app.path(), Some(&dir.join("library_trip.json")));
     // Ctrl-p still opens it.
     send(&mut app, &mut computer, ctrl_p());
     assert!(matches!(app.popup, Some(Popup::Picker(_))));
+}
+
+/// A folder of one session has no choice to offer: the picker it opened
+/// with goes by itself once the listing shows so.
+#[test]
+fn a_folder_of_one_session_closes_its_picker_when_listed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("sessions");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::copy(session_path("chat_plain.json"), dir.join("chat_plain.json")).expect("copy");
+    std::fs::write(dir.join("package.json"), r#"{"name": "app"}"#).expect("write");
+    let mut app = folder_app(&dir);
+    let mut computer = Computer::default();
+    let start = app.start();
+    assert!(matches!(app.popup, Some(Popup::Picker(_))));
+    run_commands(&mut app, &mut computer, start);
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    assert_eq!(app.path(), Some(&dir.join("chat_plain.json")));
 }
 
 #[test]

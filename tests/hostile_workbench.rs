@@ -9,49 +9,21 @@
 //! `FORMATSCOPE_TEST_PANIC=worker|io|send` (the first job of each place
 //! named panics; a release build has no such switch).
 
+#[path = "support/endless.rs"]
+mod endless;
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/tmux.rs"]
 mod tmux;
 
+use endless::endless_openai_stream;
 use provider::{FakeProvider, Plan};
 use std::path::Path;
 use std::time::Duration;
 use tmux::Tmux;
 
-/// The workbench's own screen is up: the alternate screen, mouse on.
-fn assert_terminal_is_the_apps(tmux: &Tmux, screen: &str) {
-    assert_eq!(tmux.pane("#{alternate_on}"), "1", "{screen}");
-    assert_eq!(tmux.pane("#{mouse_any_flag}"), "1", "{screen}");
-    assert!(!screen.contains("panicked at"), "{screen}");
-    assert!(!screen.contains("EXITED"), "{screen}");
-}
-
-/// `q` quits with 0 and the shell's terminal is cooked again.
-fn quit_cleanly(tmux: &Tmux, dir: &Path) {
-    tmux.keys(&["q"]);
-    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
-    let stty = (0..100)
-        .find_map(|_| {
-            std::thread::sleep(Duration::from_millis(50));
-            std::fs::read_to_string(dir.join(".stty-after"))
-                .ok()
-                .filter(|s| !s.is_empty())
-        })
-        .expect("stty -a ran after the exit");
-    assert!(
-        stty.contains(" icanon") && !stty.contains("-icanon"),
-        "{stty}"
-    );
-    assert!(
-        stty.contains(" echo ") && !stty.contains("-echo "),
-        "{stty}"
-    );
-    assert_eq!(tmux.pane("#{alternate_on}"), "0");
-}
-
 fn chat(dir: &Path) {
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     std::fs::copy(
         sessions.join("chat_plain.json"),
         dir.join("chat_plain.json"),
@@ -75,13 +47,13 @@ fn a_panic_in_the_worker_is_an_error_on_screen_and_the_app_carries_on() {
         s.contains("formatscope failed here (not AgentScope)")
             && s.contains("FORMATSCOPE_TEST_PANIC=worker")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
+    tmux.assert_terminal_is_the_apps(&screen);
     tmux.keys(&["2"]);
     let screen = tmux.wait_for("the next job's request", |s| {
         s.contains("AnthropicChatFormatter · messages") && s.contains("\"role\": \"user\"")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
-    quit_cleanly(&tmux, dir.path());
+    tmux.assert_terminal_is_the_apps(&screen);
+    tmux.quit_cleanly(dir.path());
 }
 
 /// Item 7: the I/O thread's first command panics; the status says so,
@@ -99,7 +71,7 @@ fn a_panic_on_the_io_thread_is_an_error_on_screen_and_the_thread_lives_on() {
     let screen = tmux.wait_for("the I/O thread's error", |s| {
         s.contains("internal error") && s.contains("FORMATSCOPE_TEST_PANIC=io")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
+    tmux.assert_terminal_is_the_apps(&screen);
     // The file changes on disk: the I/O thread reads it again.
     let file = dir.path().join("chat_plain.json");
     let text = std::fs::read_to_string(&file).expect("read");
@@ -111,8 +83,8 @@ fn a_panic_on_the_io_thread_is_an_error_on_screen_and_the_thread_lives_on() {
     let screen = tmux.wait_for("the file, read", |s| {
         s.contains("OpenAIChatFormatter · messages") && s.contains("capital of Peru")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
-    quit_cleanly(&tmux, dir.path());
+    tmux.assert_terminal_is_the_apps(&screen);
+    tmux.quit_cleanly(dir.path());
 }
 
 /// An OpenAI session at `base` in `dir`, with `request` merged into its
@@ -178,14 +150,14 @@ fn a_panic_in_a_send_fails_its_reply_pane_and_the_next_send_works() {
     let screen = tmux.wait_for("the send's failure", |s| {
         s.contains("Reply · OpenAI · failed") && s.contains("FORMATSCOPE_TEST_PANIC=send")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
+    tmux.assert_terminal_is_the_apps(&screen);
     assert!(server.requests().is_empty(), "it panicked before sending");
     tmux.keys(&["S"]);
     let screen = tmux.wait_for("the second send's reply", |s| {
         s.contains("Forty-two.") && s.contains("Reply · OpenAI · done")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
-    quit_cleanly(&tmux, dir.path());
+    tmux.assert_terminal_is_the_apps(&screen);
+    tmux.quit_cleanly(dir.path());
 }
 
 /// Item 6: 33,000 extra headers; `S` panicked in the HTTP client, wrecking
@@ -213,9 +185,9 @@ fn s_with_33000_extra_headers_fails_in_the_reply_pane() {
     let screen = send_and_wait(&tmux, "the send's failure", |s| {
         s.contains("send failed: nothing was sent: the request has 33,0")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
+    tmux.assert_terminal_is_the_apps(&screen);
     assert!(server.requests().is_empty());
-    quit_cleanly(&tmux, dir.path());
+    tmux.quit_cleanly(dir.path());
 }
 
 /// Item 14: an OpenAI body where Anthropic's reply was expected is no
@@ -242,13 +214,13 @@ fn s_against_another_apis_body_is_no_reply_and_a_appends_nothing() {
     let screen = send_and_wait(&tmux, "no reply", |s| {
         s.contains("not an Anthropic reply") && s.contains("failed")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
+    tmux.assert_terminal_is_the_apps(&screen);
     tmux.keys(&["A"]);
     std::thread::sleep(Duration::from_millis(500));
     let screen = tmux.screen();
     assert!(!screen.contains("appended the reply"), "{screen}");
     assert!(screen.contains("Messages (1)"), "{screen}");
-    quit_cleanly(&tmux, dir.path());
+    tmux.quit_cleanly(dir.path());
 }
 
 /// Item 15: an editor that writes back 300 MB froze the workbench for
@@ -277,7 +249,7 @@ fn o_with_an_editor_writing_300_mb_says_so_at_once_and_keeps_the_edit() {
     let screen = tmux.wait_for("the editor's refusal", |s| {
         s.contains("the edited text is 300 MB")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
+    tmux.assert_terminal_is_the_apps(&screen);
     assert!(!screen.contains("chat_plain.json ●"), "no edit: {screen}");
     // The status names the kept file (its path may be cut at the edge).
     let kept: Vec<_> = std::fs::read_dir(std::env::temp_dir())
@@ -294,60 +266,7 @@ fn o_with_an_editor_writing_300_mb_says_so_at_once_and_keeps_the_edit() {
     for k in kept {
         let _ = std::fs::remove_file(k.path());
     }
-    quit_cleanly(&tmux, dir.path());
-}
-
-/// A server that answers every request with an SSE stream of OpenAI
-/// deltas of real text, as fast as it can, without end (256 MB, or until
-/// the client goes).
-fn endless_openai_stream() -> u16 {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let mut out = stream;
-                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
-                if out.write_all(head.as_bytes()).is_err() {
-                    return;
-                }
-                let event = format!(
-                    "data: {}\n\n",
-                    serde_json::json!({"id": "chatcmpl-endless", "object": "chat.completion.chunk",
-                        "choices": [{"index": 0, "delta": {"content": "all work and no play ".repeat(200)},
-                        "finish_reason": null}]})
-                );
-                let piece = event.repeat(64);
-                let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
-                let mut sent = 0;
-                while sent < 256 << 20 && out.write_all(chunk.as_bytes()).is_ok() {
-                    sent += chunk.len();
-                }
-                let _ = out.write_all(b"0\r\n\r\n");
-            });
-        }
-    });
-    port
+    tmux.quit_cleanly(dir.path());
 }
 
 /// Item 10: `S` against a stream of content without end: the reply pane
@@ -371,6 +290,6 @@ fn s_against_an_endless_stream_fails_at_the_body_limit() {
     let screen = tmux.wait_for("the limit", |s| {
         s.contains("Reply · OpenAI · failed") && s.contains("64 MB body limit")
     });
-    assert_terminal_is_the_apps(&tmux, &screen);
-    quit_cleanly(&tmux, dir.path());
+    tmux.assert_terminal_is_the_apps(&screen);
+    tmux.quit_cleanly(dir.path());
 }

@@ -216,7 +216,8 @@ pub(crate) fn run(args: SendArgs) -> i32 {
     };
     say(format!("note: sending to {}", safe(&host.to_string())));
     let json_lines = args.json;
-    let mut printer = Printer::new(std::io::stdout());
+    // A server may echo the key in the reply text, even split across chunks.
+    let mut printer = Printer::redacting(std::io::stdout(), key.as_ref());
     let started = std::time::Instant::now();
     let result = runtime.block_on(async {
         let client = net::client(timeouts)?;

@@ -12,6 +12,7 @@ use super::{safe, say, usage_error};
 use formatscope::json;
 use formatscope::net::exchange::{exchange, Exchanged};
 use formatscope::net::hosts::{self, ChosenHosts, HostRefusal};
+use formatscope::net::redact::StreamRedactor;
 use formatscope::net::{self, ApiKey, Prepared, SendError};
 use formatscope::reference::{Reference, Replies, WireAsk};
 use serde_json::Value;
@@ -59,7 +60,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
     };
     super::report_access(env.gate());
     let Some(wire) = requested.sendable() else {
-        println_json(&Value::Object(requested.printed.clone()));
+        println_json(&Value::Object(requested.printed.clone()), None);
         say("error: nothing was sent: AgentScope or the SDK raises before sending");
         return 1;
     };
@@ -126,6 +127,8 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         whole: None,
         error: None,
         printed_text: false,
+        redactor: StreamRedactor::new(key.as_ref()),
+        key: key.clone(),
     };
     if reading.parser.is_none() {
         say(format!(
@@ -143,9 +146,14 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
             _ = tokio::signal::ctrl_c() => Err(SendError::Cancelled),
         }
     });
+    // What the key filter held back as a key's possible start.
+    out!("{}", reading.redactor.finish());
     if reading.printed_text && !args.json {
         outln!();
     }
+    // What came back may echo the key: never printed (`net::redact`).
+    let result = result.map_err(|e| e.redacted(key.as_ref()));
+    let redact = |s: &str| net::redact::redact(s, key.as_ref()).into_owned();
     let final_reply = match &result {
         Ok(_) if reading.error.is_none() => reading.finish(),
         _ => None,
@@ -185,7 +193,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         },
     ));
     for w in &warnings {
-        say(format!("warning: {}", safe(w)));
+        say(format!("warning: {}", safe(&redact(w))));
     }
     let done = match result {
         Ok(d) => d,
@@ -199,7 +207,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         }
     };
     if let Some((kind, message)) = &reading.error {
-        say(format!("error: {kind}: {}", safe(message)));
+        say(format!("error: {kind}: {}", safe(&redact(message))));
         if args.append {
             say("nothing was appended");
         }
@@ -211,12 +219,15 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         .filter(|u| !u.is_null())
         .cloned();
     if args.json {
-        println_json(&json!({
-            "final": final_reply,
-            "events": done.events,
-            "first_event": done.first_event.map(|d| d.as_secs_f64()),
-            "total_time": done.total.as_secs_f64(),
-        }));
+        println_json(
+            &json!({
+                "final": final_reply,
+                "events": done.events,
+                "first_event": done.first_event.map(|d| d.as_secs_f64()),
+                "total_time": done.total.as_secs_f64(),
+            }),
+            key.as_ref(),
+        );
     } else {
         let mut line = String::new();
         if let Some(u) = &usage {
@@ -274,13 +285,17 @@ struct Reading {
     /// What the parsing raised (kind, message).
     error: Option<(String, String)>,
     printed_text: bool,
+    /// The stream's text past the key filter (a key split across chunks).
+    redactor: StreamRedactor,
+    /// The send's key, replaced in every JSON line.
+    key: Option<ApiKey>,
 }
 
 impl Reading {
     /// One event; whether to read on.
     fn take(&mut self, event: Value) -> bool {
         let Some(parser) = self.parser.as_mut() else {
-            println_json(&event);
+            println_json(&event, self.key.as_ref());
             return true;
         };
         if !self.stream {
@@ -307,7 +322,7 @@ impl Reading {
     /// A response: a JSON line, or its text as it streams.
     fn show(&mut self, reply: &Value) {
         if self.json {
-            println_json(reply);
+            println_json(reply, self.key.as_ref());
             return;
         }
         let mut out = std::io::stdout().lock();
@@ -343,7 +358,7 @@ impl Reading {
                 _ => None,
             };
             if let Some(t) = text {
-                let _ = write!(out, "{}", super::safe(&t));
+                let _ = write!(out, "{}", self.redactor.push(&super::safe(&t)));
                 self.printed_text = true;
             }
         }
@@ -360,13 +375,18 @@ impl Reading {
         }
         let last = self.parser.take()?.finish();
         if self.json {
-            println_json(&last);
+            println_json(&last, self.key.as_ref());
         }
         Some(last)
     }
 }
 
-fn println_json(v: &Value) {
+/// One JSON line, `key` replaced.
+fn println_json(v: &Value, key: Option<&ApiKey>) {
+    let mut v = std::borrow::Cow::Borrowed(v);
+    if let Some(k) = key {
+        k.redact_value(v.to_mut());
+    }
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", formatscope::text::json_line(v));
+    let _ = writeln!(out, "{}", formatscope::text::json_line(&v));
 }

@@ -4,7 +4,7 @@
 //! (never created) to be listed.
 
 use super::HistoryError;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, ErrorCode, OpenFlags};
 use std::path::Path;
 
 /// Flags of every connection: no URI parsing (a path is a path, even one
@@ -72,7 +72,7 @@ pub(super) fn open_for_writing(
         create(path, make)?;
     }
     let conn = Connection::open_with_flags(path, flags(true))
-        .map_err(|e| super::store::classify(&path.display().to_string(), e))?;
+        .map_err(|e| classify(&path.display().to_string(), e))?;
     owner_only(path);
     Ok(conn)
 }
@@ -100,11 +100,11 @@ fn create(
         .into_temp_path();
     {
         let mut conn = Connection::open_with_flags(&tmp, flags(true))
-            .map_err(|e| super::store::classify(&path.display().to_string(), e))?;
+            .map_err(|e| classify(&path.display().to_string(), e))?;
         make(&mut conn, path)?;
         // Closed here: its WAL is checkpointed into the file and removed.
         conn.close()
-            .map_err(|(_, e)| super::store::classify(&path.display().to_string(), e))?;
+            .map_err(|(_, e)| classify(&path.display().to_string(), e))?;
     }
     match tmp.persist_noclobber(path) {
         Ok(()) => Ok(()),
@@ -166,8 +166,7 @@ pub(super) fn open_for_reading(path: &Path) -> Result<Option<Connection>, Histor
         return Ok(None);
     }
     let shown = path.display().to_string();
-    let conn = Connection::open_with_flags(path, flags(false))
-        .map_err(|e| super::store::classify(&shown, e))?;
+    let conn = Connection::open_with_flags(path, flags(false)).map_err(|e| classify(&shown, e))?;
     // The first read is where a missing shared-memory file shows.
     match conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0)) {
         Ok(_) => Ok(Some(conn)),
@@ -177,10 +176,10 @@ pub(super) fn open_for_reading(path: &Path) -> Result<Option<Connection>, Histor
                 immutable_uri(path),
                 flags(false) | OpenFlags::SQLITE_OPEN_URI,
             )
-            .map_err(|_| super::store::classify(&shown, e))?;
+            .map_err(|_| classify(&shown, e))?;
             Ok(Some(immutable))
         }
-        Err(e) => Err(super::store::classify(&shown, e)),
+        Err(e) => Err(classify(&shown, e)),
     }
 }
 
@@ -211,6 +210,40 @@ fn immutable_uri(path: &Path) -> String {
     }
     uri.push_str("?immutable=1");
     uri
+}
+
+pub(super) fn classify_path(path: &Path, e: rusqlite::Error) -> HistoryError {
+    classify(&path.display().to_string(), e)
+}
+
+/// SQLite's error as one the user can act on.
+pub(super) fn classify(path: &str, e: rusqlite::Error) -> HistoryError {
+    let path = path.to_string();
+    let code = match &e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+        _ => None,
+    };
+    match code {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => HistoryError::Locked { path },
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => HistoryError::NotHistory {
+            path,
+            reason: e.to_string(),
+        },
+        Some(ErrorCode::DiskFull) => HistoryError::Full {
+            path,
+            reason: e.to_string(),
+        },
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied | ErrorCode::ReadOnly) => {
+            HistoryError::Open {
+                path,
+                reason: e.to_string(),
+            }
+        }
+        _ => HistoryError::Other {
+            path,
+            reason: e.to_string(),
+        },
+    }
 }
 
 #[cfg(test)]

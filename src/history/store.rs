@@ -2,8 +2,9 @@
 //! never waits for a writer, and a short busy timeout so another
 //! formatscope holding the file is an error in seconds, not a hang.
 
+use super::place::{classify, classify_path};
 use super::{HistoryError, NewSend, Send, DEFAULT_MAX_BYTES, DEFAULT_MAX_SENDS};
-use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, Row, TransactionBehavior};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -474,40 +475,6 @@ fn summary_from_row(r: &Row<'_>) -> rusqlite::Result<Send> {
         whole: request_bytes == 0 && (reply_read || reply_bytes == 0),
         send,
     })
-}
-
-fn classify_path(path: &Path, e: rusqlite::Error) -> HistoryError {
-    classify(&path.display().to_string(), e)
-}
-
-/// SQLite's error as one the user can act on.
-pub(super) fn classify(path: &str, e: rusqlite::Error) -> HistoryError {
-    let path = path.to_string();
-    let code = match &e {
-        rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
-        _ => None,
-    };
-    match code {
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => HistoryError::Locked { path },
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => HistoryError::NotHistory {
-            path,
-            reason: e.to_string(),
-        },
-        Some(ErrorCode::DiskFull) => HistoryError::Full {
-            path,
-            reason: e.to_string(),
-        },
-        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied | ErrorCode::ReadOnly) => {
-            HistoryError::Open {
-                path,
-                reason: e.to_string(),
-            }
-        }
-        _ => HistoryError::Other {
-            path,
-            reason: e.to_string(),
-        },
-    }
 }
 
 #[cfg(test)]

@@ -35,10 +35,12 @@ pub(super) fn checks(
             format!("{} raises {}: {message}", release.title(), e.kind),
         );
     }
-    let mut lost_at = Vec::new();
+    // A set: a block lost is skipped below, and a scan of the list per
+    // block was quadratic (10,000 empty blocks under 0.1.6: 1.3 s, 20,000: 6 s).
+    let mut lost_at = std::collections::HashSet::new();
     for what in &after.lost {
         let at = located(what);
-        lost_at.push(at);
+        lost_at.insert(at);
         let why = what.split_once(": ").map_or(what.as_str(), |(_, why)| why);
         sink.add(
             "release.lost",

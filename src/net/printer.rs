@@ -6,6 +6,8 @@
 //! response that may not extend the last one (think tags split, the extra
 //! one at the end) is compared whole.
 
+use super::redact::StreamRedactor;
+use super::ApiKey;
 use crate::response::Yielded;
 use crate::text::escape_control;
 use serde_json::Value;
@@ -26,9 +28,11 @@ pub fn printable(text: &str) -> String {
         .join("\n")
 }
 
-/// Prints a growing reply to `out`: each snapshot's new text only.
+/// Prints a growing reply to `out`: each snapshot's new text only, the
+/// key of the send (if given) replaced even when split across chunks.
 pub struct Printer<W: Write> {
     out: W,
+    redactor: StreamRedactor,
     thinking: String,
     text: String,
     in_thinking: bool,
@@ -37,8 +41,15 @@ pub struct Printer<W: Write> {
 
 impl<W: Write> Printer<W> {
     pub fn new(out: W) -> Self {
+        Printer::redacting(out, None)
+    }
+
+    /// A printer that never shows `key` (a server may echo it in a reply,
+    /// as an error quoting the header that carried it).
+    pub fn redacting(out: W, key: Option<&ApiKey>) -> Self {
         Printer {
             out,
+            redactor: StreamRedactor::new(key),
             thinking: String::new(),
             text: String::new(),
             in_thinking: false,
@@ -50,6 +61,14 @@ impl<W: Write> Printer<W> {
         self.out
     }
 
+    /// Writes `text`, past the key filter.
+    fn put(&mut self, text: &str) {
+        let shown = self.redactor.push(text);
+        if !shown.is_empty() {
+            let _ = self.out.write_all(shown.as_bytes());
+        }
+    }
+
     pub fn show(&mut self, r: &Yielded<'_>) {
         if r.is_again() {
             return;
@@ -59,10 +78,10 @@ impl<W: Write> Printer<W> {
         if let Some(new) = new_part(&self.thinking, &thinking, appends) {
             if !new.is_empty() {
                 if !self.in_thinking {
-                    let _ = write!(self.out, "[thinking] ");
+                    self.put("[thinking] ");
                     self.in_thinking = true;
                 }
-                let _ = write!(self.out, "{}", printable(new));
+                self.put(&printable(new));
             }
             self.thinking.push_str(new);
         } else {
@@ -72,15 +91,15 @@ impl<W: Write> Printer<W> {
             Some(new) => {
                 if !new.is_empty() {
                     if self.in_thinking {
-                        let _ = writeln!(self.out, "\n[/thinking]");
+                        self.put("\n[/thinking]\n");
                         self.in_thinking = false;
                     }
-                    let _ = write!(self.out, "{}", printable(new));
+                    self.put(&printable(new));
                 }
                 self.text.push_str(new);
             }
             None => {
-                let _ = write!(self.out, "\n{}", printable(&text));
+                self.put(&format!("\n{}", printable(&text)));
                 self.text = text.into_owned();
             }
         }
@@ -90,15 +109,14 @@ impl<W: Write> Printer<W> {
 
     pub fn end(&mut self) {
         if self.in_thinking {
-            let _ = writeln!(self.out, "\n[/thinking]");
+            self.put("\n[/thinking]\n");
         }
         if !self.text.is_empty() {
-            let _ = writeln!(self.out);
+            self.put("\n");
         }
-        for call in &self.last_tools {
-            let _ = writeln!(
-                self.out,
-                "[tool_use {} id={}] {}",
+        for call in std::mem::take(&mut self.last_tools) {
+            let line = format!(
+                "[tool_use {} id={}] {}\n",
                 escape_control(call.get("name").and_then(Value::as_str).unwrap_or("?")),
                 escape_control(call.get("id").and_then(Value::as_str).unwrap_or("")),
                 escape_control(
@@ -106,7 +124,13 @@ impl<W: Write> Printer<W> {
                         .unwrap_or_default()
                 )
             );
+            self.put(&line);
         }
+        // The end of the reply: what was held back as a key's possible
+        // start is not one.
+        let rest = self.redactor.finish();
+        let _ = self.out.write_all(rest.as_bytes());
+        let _ = self.out.flush();
     }
 }
 

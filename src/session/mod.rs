@@ -22,4 +22,4 @@ pub use save::{
     Written,
 };
 pub use save_over::render_saved_over;
-pub use sniff::{looks_like_session, SNIFF_BYTES};
+pub use sniff::{looks_like_session, session_shape, SNIFF_BYTES};

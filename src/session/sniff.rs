@@ -13,15 +13,16 @@ pub const SNIFF_BYTES: usize = 64 * 1024;
 /// ends before the shape shows is not one: listing is a guess that must
 /// not open what cannot be a session, and such a file still opens by name.
 pub fn looks_like_session(prefix: &[u8]) -> bool {
+    session_shape(prefix).unwrap_or(false)
+}
+
+/// Whether `prefix` starts a session, or `None` when it ends before the
+/// shape shows (more bytes would tell): a listing reads a few KB first
+/// and more only then.
+pub fn session_shape(prefix: &[u8]) -> Option<bool> {
     let mut s = Scan::default();
     let bytes = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
-    for &b in bytes {
-        match s.step(b) {
-            Some(answer) => return answer,
-            None => continue,
-        }
-    }
-    false
+    bytes.iter().find_map(|&b| s.step(b))
 }
 
 /// A JSON scanner that keeps only what the decision needs: the open

@@ -43,6 +43,31 @@ pub fn spawn(tx: super::msg::Outbox, log: Log) -> Sender<Command> {
         .name("formatscope-io".into())
         .spawn(move || {
             for cmd in cmd_rx {
+                // The picker's listing goes on a thread of its own, in
+                // batches: the picker is up from the first frame and fills
+                // as the folder is read, whatever else is queued here.
+                let cmd = match cmd {
+                    Command::ListPicker {
+                        dir,
+                        recent,
+                        listing,
+                    } => {
+                        let (d, r) = (dir.clone(), recent.clone());
+                        match spawn_picker_listing(d, r, listing, tx.clone(), log.clone()) {
+                            Ok(()) => continue,
+                            // No thread: listed here, whole.
+                            Err(e) => {
+                                log.line(format!("picker listing: no thread: {e}"));
+                                Command::ListPicker {
+                                    dir,
+                                    recent,
+                                    listing,
+                                }
+                            }
+                        }
+                    }
+                    other => other,
+                };
                 if let Some(msg) = execute_caught(cmd, &log) {
                     if tx.send(msg).is_err() {
                         break;
@@ -57,6 +82,116 @@ pub fn spawn(tx: super::msg::Outbox, log: Log) -> Sender<Command> {
         return tx2;
     }
     cmd_tx
+}
+
+/// The newest picker listing: an older one still running stops.
+static NEWEST_PICKER_LISTING: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Lists for the picker `listing` on a thread of its own, sending what it
+/// finds as it goes ([`list_picker`]).
+fn spawn_picker_listing(
+    dir: Option<PathBuf>,
+    recent: Option<PathBuf>,
+    listing: u64,
+    tx: super::msg::Outbox,
+    log: Log,
+) -> std::io::Result<()> {
+    use std::sync::atomic::Ordering;
+    NEWEST_PICKER_LISTING.fetch_max(listing, Ordering::SeqCst);
+    let spawned = std::thread::Builder::new()
+        .name("formatscope-picker".into())
+        .spawn(move || {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                list_picker(dir.as_deref(), recent.as_deref(), listing, |event| {
+                    NEWEST_PICKER_LISTING.load(Ordering::SeqCst) == listing
+                        && tx.send(event).is_ok()
+                })
+            }));
+            if let Err(payload) = run {
+                let why = super::runtime::panic_message(payload.as_ref());
+                log.line(format!("picker listing: internal error: {why}"));
+                // The picker is not left "listing…" for ever.
+                let _ = tx.send(Event::PickerFound {
+                    listing,
+                    files: Vec::new(),
+                    recent: Vec::new(),
+                    done: true,
+                });
+            }
+        });
+    spawned.map(drop)
+}
+
+/// How many files a batch of the picker's listing holds at most, and how
+/// long one waits at most before it is sent.
+const PICKER_BATCH: usize = 256;
+const PICKER_FIRST_BATCH: usize = 64;
+const PICKER_BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The picker's listing as it goes: the recent files that still look like
+/// sessions first (at once), then the folder's session-shaped files in
+/// name order, every [`PICKER_BATCH`] files (the first after
+/// [`PICKER_FIRST_BATCH`]) or [`PICKER_BATCH_WAIT`], the last batch
+/// `done`. Each file's first 4 KiB are read, more only while its shape is
+/// still open, never past 64 KiB (`watch::is_session_shaped`). `send`
+/// returns false to stop (a newer listing, or the app gone).
+pub fn list_picker(
+    dir: Option<&Path>,
+    recent: Option<&Path>,
+    listing: u64,
+    mut send: impl FnMut(Event) -> bool,
+) {
+    let recent: Vec<PathBuf> = recent
+        .map(crate::tui::recent::read)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| watch::is_listed_session(p))
+        .collect();
+    let names = dir.map(watch::candidates).unwrap_or_default();
+    let mut batch = Vec::new();
+    let mut sent = std::time::Instant::now();
+    let mut first = true;
+    if !recent.is_empty() {
+        let event = Event::PickerFound {
+            listing,
+            files: Vec::new(),
+            recent,
+            done: false,
+        };
+        if !send(event) {
+            return;
+        }
+    }
+    for path in names {
+        if watch::is_listed_session(&path) {
+            batch.push(path);
+        }
+        // The first batch sooner: a screenful shows at once.
+        let most = if first {
+            PICKER_FIRST_BATCH
+        } else {
+            PICKER_BATCH
+        };
+        if batch.len() >= most || (!batch.is_empty() && sent.elapsed() >= PICKER_BATCH_WAIT) {
+            first = false;
+            let event = Event::PickerFound {
+                listing,
+                files: std::mem::take(&mut batch),
+                recent: Vec::new(),
+                done: false,
+            };
+            if !send(event) {
+                return;
+            }
+            sent = std::time::Instant::now();
+        }
+    }
+    send(Event::PickerFound {
+        listing,
+        files: batch,
+        recent: Vec::new(),
+        done: true,
+    });
 }
 
 /// [`execute`], with a panic (a bug, say on a file nobody foresaw) turned
@@ -105,6 +240,15 @@ fn failure(cmd: &Command) -> Box<dyn FnOnce(String) -> Option<Event>> {
             })
         }
         Command::SaveBeside { .. } => Box::new(|why| Some(Event::SavedBeside(Err(why)))),
+        Command::WriteText { path, .. } => {
+            let path = path.clone();
+            Box::new(move |why| {
+                Some(Event::TextWritten {
+                    path,
+                    result: Err(why),
+                })
+            })
+        }
         Command::SaveAsSession { path, then, .. } => {
             let (path, then) = (path.clone(), *then);
             Box::new(move |why| {
@@ -321,7 +465,7 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
             None
         }
         // The runtime handles these itself.
-        Command::ListPicker { dir, recent } => {
+        Command::ListPicker { dir, recent, .. } => {
             let files = dir.as_deref().map(watch::list_sessions).unwrap_or_default();
             // A recent file gone or no longer a session is left out.
             let recent = recent
@@ -331,6 +475,11 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
                 .filter(|p| files.contains(p) || (p.is_file() && watch::is_session_shaped(p)))
                 .collect();
             Some(Event::PickerListed { dir, files, recent })
+        }
+        Command::WriteText { path, expect, text } => {
+            let result = write_text(&path, &expect, &text);
+            log.line(format!("write {}: {result:?}", path.display()));
+            Some(Event::TextWritten { path, result })
         }
         Command::RememberRecent { list, session } => {
             if let Err(e) = crate::tui::recent::remember(&list, &session) {
@@ -348,6 +497,90 @@ pub fn execute(cmd: Command, log: &Log) -> Option<Event> {
         | Command::CancelSend(_)
         | Command::Quit => None,
     }
+}
+
+/// The session `formatscope --new FILE` starts with: a system and a user
+/// message, for OpenAI in chat mode (the workbench changes any of it).
+pub const NEW_SESSION: &str = r#"{
+  "title": "A new session",
+  "provider": "openai",
+  "mode": "chat",
+  "messages": [
+    {
+      "name": "system",
+      "role": "system",
+      "content": "You are a helpful assistant."
+    },
+    {
+      "name": "user",
+      "role": "user",
+      "content": "Hello!"
+    }
+  ]
+}
+"#;
+
+/// Makes a new session file at `path` holding [`NEW_SESSION`]: whole or
+/// not at all (written under a temporary name in the same folder, then
+/// linked into place), and never over a file that exists (an existing
+/// one is refused, even one made meanwhile). Errors name the file.
+pub fn create_session(path: &Path) -> Result<(), String> {
+    let shown = path.display();
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(format!(
+            "{shown} already exists: not overwritten (open it with formatscope {shown})"
+        ));
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".formatscope-new-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| format!("{shown}: cannot write in {}: {e}", dir.display()))?;
+    tmp.write_all(NEW_SESSION.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| format!("{shown}: {e}"))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    match tmp.persist_noclobber(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(format!(
+            "{shown} already exists: not overwritten (open it with formatscope {shown})"
+        )),
+        Err(e) => Err(format!("{shown}: {}", e.error)),
+    }
+}
+
+/// Writes `text` as the file at `path` (atomically, keeping its mode),
+/// only if the file still holds `expect`.
+fn write_text(path: &Path, expect: &str, text: &str) -> Result<(), String> {
+    match read_file(path) {
+        FileResult::Text { text: now, .. } if *now == *expect => {}
+        FileResult::Text { .. } => {
+            return Err(format!(
+                "{} changed on disk while you edited it; it was left as it is now",
+                path.display()
+            ))
+        }
+        FileResult::Missing => {
+            return Err(format!(
+                "{} was deleted while you edited it; nothing was written",
+                path.display()
+            ))
+        }
+        FileResult::Failed(e) => return Err(format!("{}: {e}", path.display())),
+    }
+    write_session_file(path, text.as_bytes(), None)
+        .map(|_| ())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn describe(result: &FileResult) -> String {

@@ -109,6 +109,17 @@ pub enum Event {
         files: Vec<PathBuf>,
         recent: Vec<PathBuf>,
     },
+    /// Part of the session picker's listing `listing`, as it goes (the
+    /// runtime lists on a thread of its own and sends what it found every
+    /// few hundred files or 50 ms): the recent files (first batch only)
+    /// and the folder's next session-shaped files, in name order; `done`
+    /// on the last.
+    PickerFound {
+        listing: u64,
+        files: Vec<PathBuf>,
+        recent: Vec<PathBuf>,
+        done: bool,
+    },
     /// The external editor (`O`) ended: the file's text, or why there is
     /// no change (it could not start, or exited non-zero).
     ExternalEdited {
@@ -118,6 +129,11 @@ pub enum Event {
         /// newline from an edit).
         original: String,
         result: Result<String, String>,
+    },
+    /// `Command::WriteText` ended.
+    TextWritten {
+        path: PathBuf,
+        result: Result<(), String>,
     },
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT arrived (the runtime keeps the
     /// unsaved edits, restores the terminal and exits).
@@ -298,16 +314,27 @@ pub enum Command {
     /// Remember this folder as trusted.
     TrustFolder(PathBuf),
     /// List the session-shaped files of `dir` and read the recent list
-    /// `recent` for the session picker (the I/O thread: every file is
-    /// opened).
+    /// `recent` for the session picker (every file is opened): the
+    /// runtime streams it from a thread of its own (`Event::PickerFound`);
+    /// `io::execute` answers it whole (`Event::PickerListed`).
     ListPicker {
         dir: Option<PathBuf>,
         recent: Option<PathBuf>,
+        /// The picker that asked (`PickerPane::listing`): the runtime's
+        /// streamed answer names it, and a newer listing stops an older.
+        listing: u64,
     },
     /// Put `session` first in the recent list `list`.
     RememberRecent {
         list: PathBuf,
         session: PathBuf,
+    },
+    /// Write `text` as the file at `path` (atomically), only if the file
+    /// still holds `expect`: a file that did not parse, fixed by hand.
+    WriteText {
+        path: PathBuf,
+        expect: Arc<str>,
+        text: String,
     },
     /// Open `text` in the user's `$VISUAL`/`$EDITOR` with the terminal
     /// suspended (the runtime does it between two frames; the app gets

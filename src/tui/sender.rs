@@ -36,9 +36,20 @@ pub struct Relay {
     wait: Duration,
     /// A response was skipped since the last one sent.
     pending: bool,
+    /// The send's key: a reply that quotes it shows `<API_KEY>`, even
+    /// while the key is still arriving chunk by chunk.
+    key: Option<net::ApiKey>,
 }
 
 impl Relay {
+    /// A relay that never shows `key`.
+    pub fn redacting(key: Option<net::ApiKey>) -> Relay {
+        Relay {
+            key,
+            ..Relay::default()
+        }
+    }
+
     /// The update for this response, if one goes now: the first, then one
     /// per [`PACE`] (or more, see `wait`), and a skipped one when it is
     /// reported again.
@@ -53,7 +64,12 @@ impl Relay {
         }
         self.pending = false;
         let started = Instant::now();
-        let shown = pane_tail(&r.response());
+        let mut shown = pane_tail(&r.response());
+        if let Some(key) = &self.key {
+            for block in &mut shown.content {
+                net::redact::redact_strings(block, key, true);
+            }
+        }
         self.wait = started.elapsed() * 4;
         self.sent = Some(Instant::now());
         Some(ReplyUpdate::Chunk(Box::new(shown)))
@@ -165,7 +181,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, msgs: Outbox) {
         host: host.to_string(),
         stream: prepared.stream,
     });
-    let mut relay = Relay::default();
+    let mut relay = Relay::redacting(key.clone());
     let started = Instant::now();
     let result = net::send(
         &client,

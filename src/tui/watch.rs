@@ -144,16 +144,30 @@ impl Watcher {
 /// bytes have a session's shape (`session::looks_like_session`), whatever
 /// their extension. Runs on the I/O thread (every file is opened).
 pub fn list_sessions(dir: &Path) -> Vec<PathBuf> {
+    candidates(dir)
+        .into_iter()
+        .filter(|p| is_listed_session(p))
+        .collect()
+}
+
+/// The folder's visible names, sorted, none opened: what
+/// [`list_sessions`] looks at, for a listing that goes file by file.
+pub fn candidates(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| !is_hidden(p) && p.is_file() && is_session_shaped(p))
+                .filter(|p| !is_hidden(p))
                 .collect()
         })
         .unwrap_or_default();
     files.sort();
     files
+}
+
+/// Whether a candidate is listed: a regular file of a session's shape.
+pub fn is_listed_session(path: &Path) -> bool {
+    path.is_file() && is_session_shaped(path)
 }
 
 fn is_hidden(path: &Path) -> bool {
@@ -178,13 +192,31 @@ pub fn is_session_shaped(path: &Path) -> bool {
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return false;
     }
-    let mut prefix = Vec::with_capacity(4096);
-    if file
-        .take(crate::session::SNIFF_BYTES as u64)
-        .read_to_end(&mut prefix)
-        .is_err()
-    {
-        return false;
+    // A few KB first (a session shows its shape in its first lines), more
+    // only while the shape is still open, up to SNIFF_BYTES: a folder of
+    // large sessions is listed without reading 64 KiB of each.
+    let mut prefix = Vec::with_capacity(SNIFF_FIRST);
+    let mut file = file.take(crate::session::SNIFF_BYTES as u64);
+    let mut want = SNIFF_FIRST;
+    loop {
+        let before = prefix.len();
+        match (&mut file)
+            .take((want - before) as u64)
+            .read_to_end(&mut prefix)
+        {
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+        if let Some(answer) = crate::session::session_shape(&prefix) {
+            return answer;
+        }
+        // The end of the file, or of what is looked at.
+        if prefix.len() < want || want >= crate::session::SNIFF_BYTES {
+            return false;
+        }
+        want = (want * 4).min(crate::session::SNIFF_BYTES);
     }
-    crate::session::looks_like_session(&prefix)
 }
+
+/// The bytes of a file looked at first to tell a session.
+const SNIFF_FIRST: usize = 4096;

@@ -6,9 +6,14 @@ http://127.0.0.1:PORT) and --otlp URL (the full OTLP/HTTP traces endpoint,
 e.g. http://127.0.0.1:PORT/v1/traces), runs a fixed conversation against the
 provider with AgentScope tracing pointed at the receiver, flushes the spans
 and exits 0.
-"""
-from __future__ import annotations
 
+The v1_* helpers are the agent_v1_*.py scripts' common setup (AgentScope
+1.0.21: a ReActAgent with the get_weather tool and InMemoryMemory, console
+output off; the user turns asked one by one). They import agentscope when
+called, so agent_v2.py (another AgentScope, another venv) imports this
+module too. No `from __future__ import annotations` here: AgentScope reads
+the tool function's annotations as real types to build its JSON schema.
+"""
 import argparse
 import os
 import sys
@@ -51,3 +56,49 @@ def flush_and_exit() -> None:
         provider.shutdown()
     sys.stdout.flush()
     sys.exit(0)
+
+
+def v1_toolkit():
+    """A 1.0.21 Toolkit holding get_weather (the tool every v1 agent has)."""
+    from agentscope.message import TextBlock
+    from agentscope.tool import Toolkit, ToolResponse
+
+    def get_weather(city: str) -> ToolResponse:
+        """Get the current weather of a city.
+
+        Args:
+            city (str): The city name, e.g. "東京".
+        """
+        return ToolResponse(content=[TextBlock(type="text", text=f"Sunny, 23 °C in {city}.")])
+
+    toolkit = Toolkit()
+    toolkit.register_tool_function(get_weather)
+    return toolkit
+
+
+def v1_agent(name: str, sys_prompt: str, model, formatter):
+    """A 1.0.21 ReActAgent on `model` and `formatter`, with get_weather and
+    InMemoryMemory, printing nothing to the console."""
+    from agentscope.agent import ReActAgent
+    from agentscope.memory import InMemoryMemory
+
+    agent = ReActAgent(
+        name=name,
+        sys_prompt=sys_prompt,
+        model=model,
+        formatter=formatter,
+        toolkit=v1_toolkit(),
+        memory=InMemoryMemory(),
+    )
+    agent.set_console_output_enabled(False)
+    return agent
+
+
+async def v1_ask(agent, turns: int) -> None:
+    """Asks `agent` the first `turns` of USER_TURNS, one by one, printing
+    each reply's text."""
+    from agentscope.message import Msg
+
+    for text in USER_TURNS[:turns]:
+        reply = await agent(Msg("user", text, "user"))
+        print(f"{agent.name}: {reply.get_text_content()!r}")

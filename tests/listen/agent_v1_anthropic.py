@@ -14,43 +14,23 @@ import _agent_common as common
 args = common.parse_args(__doc__.split("\n\n")[0])
 
 import agentscope
-from agentscope.agent import ReActAgent
 from agentscope.formatter import AnthropicChatFormatter
-from agentscope.memory import InMemoryMemory
-from agentscope.message import Msg, TextBlock
 from agentscope.model import AnthropicChatModel
-from agentscope.tool import Toolkit, ToolResponse
-
-
-def get_weather(city: str) -> ToolResponse:
-    """Get the current weather of a city.
-
-    Args:
-        city (str): The city name, e.g. "東京".
-    """
-    return ToolResponse(content=[TextBlock(type="text", text=f"Sunny, 23 °C in {city}.")])
 
 
 async def main() -> None:
     agentscope.init(project="formatscope-listen", name="v1_anthropic", run_id="listen-v1-anthropic", tracing_url=args.otlp)
-    toolkit = Toolkit()
-    toolkit.register_tool_function(get_weather)
-    agent = ReActAgent(
-        name="Friday",
-        sys_prompt=common.SYS_PROMPT,
-        model=AnthropicChatModel(
+    agent = common.v1_agent(
+        "Friday",
+        common.SYS_PROMPT,
+        AnthropicChatModel(
             model_name="claude-sonnet-4-5",
             api_key="sk-listen-secret-7f3a",
             client_kwargs={"base_url": args.provider_url},
         ),
-        formatter=AnthropicChatFormatter(),
-        toolkit=toolkit,
-        memory=InMemoryMemory(),
+        AnthropicChatFormatter(),
     )
-    agent.set_console_output_enabled(False)
-    for text in common.USER_TURNS[: args.turns or 2]:
-        reply = await agent(Msg("user", text, "user"))
-        print(f"Friday: {reply.get_text_content()!r}")
+    await common.v1_ask(agent, args.turns or 2)
 
 
 asyncio.run(main())

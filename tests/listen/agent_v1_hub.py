@@ -14,41 +14,23 @@ import _agent_common as common
 args = common.parse_args(__doc__.split("\n\n")[0])
 
 import agentscope
-from agentscope.agent import ReActAgent
 from agentscope.formatter import OpenAIMultiAgentFormatter
-from agentscope.memory import InMemoryMemory
-from agentscope.message import Msg, TextBlock
+from agentscope.message import Msg
 from agentscope.model import OpenAIChatModel
 from agentscope.pipeline import MsgHub
-from agentscope.tool import Toolkit, ToolResponse
 
 
-def get_weather(city: str) -> ToolResponse:
-    """Get the current weather of a city.
-
-    Args:
-        city (str): The city name, e.g. "東京".
-    """
-    return ToolResponse(content=[TextBlock(type="text", text=f"Sunny, 23 °C in {city}.")])
-
-
-def make_agent(name: str, prompt: str) -> ReActAgent:
-    toolkit = Toolkit()
-    toolkit.register_tool_function(get_weather)
-    agent = ReActAgent(
-        name=name,
-        sys_prompt=prompt,
-        model=OpenAIChatModel(
+def make_agent(name: str, prompt: str):
+    return common.v1_agent(
+        name,
+        prompt,
+        OpenAIChatModel(
             model_name="gpt-4o-mini",
             api_key="sk-listen-secret-7f3a",
             client_kwargs={"base_url": args.provider_url + "/v1"},
         ),
-        formatter=OpenAIMultiAgentFormatter(),
-        toolkit=toolkit,
-        memory=InMemoryMemory(),
+        OpenAIMultiAgentFormatter(),
     )
-    agent.set_console_output_enabled(False)
-    return agent
 
 
 async def main() -> None:

@@ -1,5 +1,6 @@
-//! The session picker's side in the app: Ctrl-p (and the first listing of
-//! a folder) opens it and asks the I/O thread to list; Enter opens the
+//! The session picker's side in the app: Ctrl-p (and the start on a
+//! folder, from the first frame) opens it and asks for its listing, which
+//! comes in batches; Enter opens the
 //! chosen file through the same door as `]` (the unsaved-edits question
 //! first); every file opened goes first in the recent list.
 
@@ -16,15 +17,33 @@ impl App {
                 .filter(|d| !d.as_os_str().is_empty())
                 .map(Path::to_path_buf)
         });
-        self.popup = Some(Popup::Picker(Box::new(PickerPane::new(dir.clone()))));
+        let pane = PickerPane::new(dir.clone());
+        let listing = pane.listing;
+        self.popup = Some(Popup::Picker(Box::new(pane)));
         vec![Command::ListPicker {
             dir,
             recent: self.recent_path.clone(),
+            listing,
         }]
     }
 
-    /// The listing landed: the picker shows it (and the screen is drawn
-    /// again: `update` keeps the frame owed whatever comes behind it).
+    /// The start on a folder: the picker is up from the first frame,
+    /// "listing…" (it came up seconds later, once the folder was listed
+    /// twice, and took the keys typed meanwhile); it goes away by itself
+    /// if the folder turns out to hold fewer than two sessions.
+    pub(super) fn pick_on_start(&mut self) -> Vec<Command> {
+        if !std::mem::take(&mut self.pick_on_folder) || self.popup.is_some() {
+            return Vec::new();
+        }
+        let cmds = self.open_picker();
+        if let Some(Popup::Picker(pane)) = self.popup.as_mut() {
+            pane.auto = true;
+        }
+        cmds
+    }
+
+    /// The whole listing landed: the picker shows it (and the screen is
+    /// drawn again: `update` keeps the frame owed whatever comes behind it).
     pub(super) fn on_picker_listed(
         &mut self,
         dir: Option<PathBuf>,
@@ -36,7 +55,34 @@ impl App {
             // Closed (or another listing) meanwhile.
             _ => self.dirty = false,
         }
+        self.close_empty_picker();
         Vec::new()
+    }
+
+    /// A batch of the listing landed: the picker adds it.
+    pub(super) fn on_picker_found(
+        &mut self,
+        listing: u64,
+        files: Vec<PathBuf>,
+        recent: Vec<PathBuf>,
+        done: bool,
+    ) -> Vec<Command> {
+        match self.popup.as_mut() {
+            Some(Popup::Picker(pane)) if pane.listing == listing => pane.found(files, recent, done),
+            _ => self.dirty = false,
+        }
+        self.close_empty_picker();
+        Vec::new()
+    }
+
+    /// The picker the start on a folder opened goes once its listing shows
+    /// no choice to make.
+    fn close_empty_picker(&mut self) {
+        if let Some(Popup::Picker(pane)) = &self.popup {
+            if pane.nothing_to_pick() {
+                self.popup = None;
+            }
+        }
     }
 
     pub(super) fn on_picker_key(
@@ -84,19 +130,5 @@ impl App {
             }],
             None => Vec::new(),
         }
-    }
-
-    /// The first listing of a folder opened from the command line shows
-    /// the picker (over the first session, which opens meanwhile) when
-    /// there is a choice to make, and the user has not started on
-    /// something else: a key pressed before it clears `pick_on_folder`
-    /// (the picker opening seconds later took the keys typed meanwhile:
-    /// `]` landed in its filter).
-    pub(super) fn pick_on_first_listing(&mut self) -> Vec<Command> {
-        if !std::mem::take(&mut self.pick_on_folder) || self.files.len() < 2 || self.popup.is_some()
-        {
-            return Vec::new();
-        }
-        self.open_picker()
     }
 }

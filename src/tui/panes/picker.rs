@@ -1,8 +1,9 @@
 //! The session picker (Ctrl-p, and on opening a folder): the folder's
 //! session-shaped files and the recent ones, recent first, filtered as
 //! you type by fuzzy matching (`nucleo-matcher`, as Helix matches paths).
-//! The files are listed off the UI thread (`Command::ListPicker`); the
-//! popup shows "listing…" until they come.
+//! The files are listed off the UI thread (`Command::ListPicker`), and
+//! come in batches as the folder is read: the popup is up at once, says
+//! "listing…" until the first come, and fills as they do.
 
 use super::{centered, pane_block};
 use crate::text::escape_control;
@@ -15,20 +16,34 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Default)]
 pub struct PickerPane {
     /// The folder listed (names under it are shown relative to it).
     pub dir: Option<PathBuf>,
-    /// Recent first, then the folder's files by name; `None` while they
-    /// are being listed.
+    /// Recent first, then the folder's files by name; `None` until the
+    /// first of them come.
     pub entries: Option<Vec<Entry>>,
     pub query: String,
     /// The entries that match the query (indices), best first.
     pub shown: Vec<usize>,
+    /// The query's score of each of `shown` (empty without a query).
+    scores: Vec<u32>,
     pub cursor: usize,
+    /// Which listing this picker waits for (`Command::ListPicker`).
+    pub listing: u64,
+    /// The listing has ended.
+    pub done: bool,
+    /// Opened by the workbench on a folder (not by Ctrl-p): it goes away
+    /// by itself if the folder holds no choice to make.
+    pub auto: bool,
+    /// How many of the entries are the folder's own files.
+    pub folder_files: usize,
+    /// The paths listed so far, each once whichever batch it came in, and
+    /// whether the folder's listing has named it.
+    seen: HashMap<PathBuf, bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,30 +65,78 @@ pub enum PickerKey {
 
 impl PickerPane {
     pub fn new(dir: Option<PathBuf>) -> PickerPane {
+        static LISTINGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         PickerPane {
             dir,
+            listing: LISTINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             ..PickerPane::default()
         }
     }
 
-    /// The listing came: recent files first (in the order they were
-    /// opened), then the rest of the folder by name, each once. The paths
-    /// seen are a set: each entry looked up among all the others froze the
-    /// keys for 21 s at 20,000 sessions.
+    /// The whole listing came: recent files first (in the order they were
+    /// opened), then the rest of the folder by name, each once.
     pub fn listed(&mut self, files: Vec<PathBuf>, recent: Vec<PathBuf>) {
-        let mut seen: HashSet<PathBuf> = HashSet::with_capacity(files.len() + recent.len());
-        let mut entries: Vec<Entry> = Vec::with_capacity(files.len() + recent.len());
+        self.entries = None;
+        self.seen.clear();
+        self.folder_files = 0;
+        self.shown.clear();
+        self.scores.clear();
+        self.found(files, recent, true);
+        self.cursor = 0;
+    }
+
+    /// A batch of the listing came: its recent files, then its folder
+    /// files, each added once (the paths seen are a set: each entry looked
+    /// up among all the others froze the keys for 21 s at 20,000
+    /// sessions). Only the new entries are matched against the query, and
+    /// the cursor stays on the entry the user moved it to.
+    pub fn found(&mut self, files: Vec<PathBuf>, recent: Vec<PathBuf>, done: bool) {
+        self.done |= done;
+        // The entry the user moved to stays chosen (unmoved, the best
+        // match stays first).
+        let on = (self.cursor > 0)
+            .then(|| self.chosen().map(|e| e.path.clone()))
+            .flatten();
+        let mut entries = self.entries.take().unwrap_or_default();
+        let first_new = entries.len();
+        entries.reserve(files.len() + recent.len());
         let marked = recent
             .into_iter()
             .map(|p| (p, true))
             .chain(files.into_iter().map(|p| (p, false)));
         for (path, recent) in marked {
-            if seen.insert(path.clone()) {
-                entries.push(self.entry(path, recent));
+            match self.seen.get_mut(&path) {
+                None => {
+                    self.seen.insert(path.clone(), !recent);
+                    self.folder_files += usize::from(!recent);
+                    entries.push(self.entry(path, recent));
+                }
+                // A recent file of this folder, met again in its listing.
+                Some(in_folder) if !recent && !*in_folder => {
+                    *in_folder = true;
+                    self.folder_files += 1;
+                }
+                Some(_) => {}
             }
         }
         self.entries = Some(entries);
-        self.filter();
+        self.add_shown(first_new);
+        if let Some(path) = on {
+            if let Some(row) = self.shown.iter().position(|&i| {
+                self.entries
+                    .as_ref()
+                    .is_some_and(|e| e.get(i).is_some_and(|e| e.path == path))
+            }) {
+                self.cursor = row;
+            }
+        }
+    }
+
+    /// Whether the picker has nothing to offer a folder opened without
+    /// asking for it: the listing is over, nothing was typed, and the
+    /// folder holds fewer than two sessions.
+    pub fn nothing_to_pick(&self) -> bool {
+        self.auto && self.done && self.query.is_empty() && self.folder_files < 2
     }
 
     fn entry(&self, path: PathBuf, recent: bool) -> Entry {
@@ -91,10 +154,19 @@ impl PickerPane {
     /// Keeps the entries that match the query, best first; equal scores
     /// keep their order (recent first).
     fn filter(&mut self) {
-        let entries = self.entries.as_deref().unwrap_or_default();
         self.cursor = 0;
+        self.shown.clear();
+        self.scores.clear();
+        self.add_shown(0);
+    }
+
+    /// Matches the entries from `first` on and merges them into `shown`,
+    /// as [`filter`](Self::filter) would place them: by score, ties in
+    /// entry order (the new ones come after every old one).
+    fn add_shown(&mut self, first: usize) {
+        let entries = self.entries.as_deref().unwrap_or_default();
         if self.query.is_empty() {
-            self.shown = (0..entries.len()).collect();
+            self.shown.extend(first..entries.len());
             return;
         }
         let pattern = Pattern::parse(&self.query, CaseMatching::Smart, Normalization::Smart);
@@ -103,6 +175,7 @@ impl PickerPane {
         let mut scored: Vec<(usize, u32)> = entries
             .iter()
             .enumerate()
+            .skip(first)
             .filter_map(|(i, e)| {
                 pattern
                     .score(Utf32Str::new(&e.label, &mut buf), &mut matcher)
@@ -111,7 +184,32 @@ impl PickerPane {
             .collect();
         // A stable sort: ties stay recent first.
         scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
-        self.shown = scored.into_iter().map(|(i, _)| i).collect();
+        if self.shown.is_empty() {
+            self.scores = scored.iter().map(|&(_, s)| s).collect();
+            self.shown = scored.into_iter().map(|(i, _)| i).collect();
+            return;
+        }
+        let old = std::mem::take(&mut self.shown)
+            .into_iter()
+            .zip(std::mem::take(&mut self.scores));
+        let mut new = scored.into_iter().peekable();
+        for (i, s) in old {
+            while let Some(&(j, t)) = new.peek() {
+                if t > s {
+                    self.shown.push(j);
+                    self.scores.push(t);
+                    new.next();
+                } else {
+                    break;
+                }
+            }
+            self.shown.push(i);
+            self.scores.push(s);
+        }
+        for (j, t) in new {
+            self.shown.push(j);
+            self.scores.push(t);
+        }
     }
 
     /// The entry under the cursor.
@@ -185,7 +283,9 @@ impl PickerPane {
             .and_then(Path::file_name)
             .map(|n| format!(" in {}", escape_control(&n.to_string_lossy())))
             .unwrap_or_default();
-        let title = format!(" Open a session{where_} · type to filter · Enter opens · Esc ");
+        let listing = if self.done { "" } else { " · listing…" };
+        let title =
+            format!(" Open a session{where_}{listing} · type to filter · Enter opens · Esc ");
         let block = pane_block(ui, Line::from(title), true);
         let inner = block.inner(rect);
         frame.render_widget(block, rect);
@@ -196,6 +296,9 @@ impl PickerPane {
         ])];
         match &self.entries {
             None => lines.push(Line::styled("listing…", muted)),
+            Some(entries) if entries.is_empty() && !self.done => {
+                lines.push(Line::styled("listing…", muted))
+            }
             Some(entries) if entries.is_empty() => lines.push(Line::styled(
                 "no session files here (sessions are known by their content: a JSON object with \"messages\", or a list of messages)",
                 muted,
