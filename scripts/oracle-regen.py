@@ -18,10 +18,10 @@ sys.path.insert(0, ORACLE_DIR)
 import oracle  # noqa: E402
 
 # (folder of sessions, folder of their expected outputs): our edge cases,
-# and the example sessions shipped in sessions/ (all but the invalid one).
+# and the example sessions shipped in sessions/, copied to tests/sessions/cases (all but the invalid one).
 SUITES = [
     ("tests/oracle/cases", "tests/oracle"),
-    ("sessions", "tests/sessions"),
+    ("tests/sessions/cases", "tests/sessions"),
 ]
 SKIP = {"invalid"}
 WEB_ROOT = os.path.join(REPO, "tests", "golden", "media", "web")

@@ -20,9 +20,9 @@ ORACLE_DIR = os.environ.get("ORACLE_DIR", os.path.join(REPO, "..", "shared", "re
 sys.path.insert(0, ORACLE_DIR)
 import request_oracle  # noqa: E402
 
-LIB = "sessions/library_trip.json"
-CHAT = "sessions/chat_plain.json"
-MEDIA = "sessions/multimodal.json"
+LIB = "tests/sessions/cases/library_trip.json"
+CHAT = "tests/sessions/cases/chat_plain.json"
+MEDIA = "tests/sessions/cases/multimodal.json"
 CASES = "tests/golden/cases/"
 OWN = "tests/oracle/cases/"
 # Sessions of this suite; their web images are under tests/wire/media/web/

@@ -18,7 +18,12 @@ fn stdout_json(out: &Output) -> Value {
 
 #[test]
 fn formats_with_the_sessions_own_provider_and_mode() {
-    let out = formatscope(&["format", "sessions/library_trip.json", "--count", "--tools"]);
+    let out = formatscope(&[
+        "format",
+        "tests/sessions/cases/library_trip.json",
+        "--count",
+        "--tools",
+    ]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -36,7 +41,7 @@ fn formats_with_the_sessions_own_provider_and_mode() {
 fn provider_and_mode_flags_pick_the_formatter() {
     let out = formatscope(&[
         "format",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--provider",
         "gemini",
         "--mode",
@@ -53,7 +58,12 @@ fn provider_and_mode_flags_pick_the_formatter() {
 
 #[test]
 fn a_budget_truncates_oldest_first() {
-    let out = formatscope(&["format", "sessions/chat_plain.json", "--max-tokens", "60"]);
+    let out = formatscope(&[
+        "format",
+        "tests/sessions/cases/chat_plain.json",
+        "--max-tokens",
+        "60",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let json = stdout_json(&out);
     assert!(json["tokens"].as_i64().unwrap() <= 60);
@@ -70,11 +80,11 @@ fn a_budget_truncates_oldest_first() {
 
 #[test]
 fn a_malformed_file_names_line_and_column_and_exits_2() {
-    let out = formatscope(&["format", "sessions/invalid.json"]);
+    let out = formatscope(&["format", "tests/sessions/cases/invalid.json"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.starts_with("error: sessions/invalid.json:6:5: expected `,` or `]`"),
+        stderr.starts_with("error: tests/sessions/cases/invalid.json:6:5: expected `,` or `]`"),
         "{stderr}"
     );
     assert!(out.stdout.is_empty());
@@ -82,9 +92,10 @@ fn a_malformed_file_names_line_and_column_and_exits_2() {
 
 #[test]
 fn a_missing_file_exits_2() {
-    let out = formatscope(&["format", "sessions/nope.json"]);
+    let out = formatscope(&["format", "tests/sessions/cases/nope.json"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("sessions/nope.json: cannot read"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("tests/sessions/cases/nope.json: cannot read"));
 }
 
 #[test]
@@ -111,7 +122,7 @@ fn a_reference_failure_prints_the_error_object_and_exits_1() {
 fn an_option_the_formatter_lacks_is_a_usage_error() {
     let out = formatscope(&[
         "format",
-        "sessions/chat_plain.json",
+        "tests/sessions/cases/chat_plain.json",
         "--formatter",
         "AnthropicChatFormatter",
         "--promote-tool-result-images",
@@ -125,14 +136,14 @@ fn an_option_the_formatter_lacks_is_a_usage_error() {
 fn unknown_formatter_and_provider_are_usage_errors() {
     let out = formatscope(&[
         "format",
-        "sessions/chat_plain.json",
+        "tests/sessions/cases/chat_plain.json",
         "--formatter",
         "FooFormatter",
     ]);
     assert_eq!(out.status.code(), Some(2));
     let out = formatscope(&[
         "format",
-        "sessions/chat_plain.json",
+        "tests/sessions/cases/chat_plain.json",
         "--provider",
         "mistral",
     ]);
@@ -148,7 +159,7 @@ fn unknown_formatter_and_provider_are_usage_errors() {
     // One another release has: refused under this one, with its list.
     let out = formatscope(&[
         "format",
-        "sessions/chat_plain.json",
+        "tests/sessions/cases/chat_plain.json",
         "--provider",
         "minimax",
     ]);
@@ -183,7 +194,7 @@ fn help_explains_every_option() {
 fn every_example_session_formats_with_every_formatter() {
     for session in ["library_trip", "chat_plain", "multimodal", "reasoning"] {
         for formatter in formatscope::formatter::FormatterId::all() {
-            let path = format!("sessions/{session}.json");
+            let path = format!("tests/sessions/cases/{session}.json");
             let out = formatscope(&[
                 "format",
                 &path,
@@ -365,11 +376,11 @@ fn json_output_escapes_c1_and_bidi_controls() {
     assert_eq!(stdout_json(&out)["messages"][0]["name"], "B\u{9b}2J");
 }
 
-/// `cd sessions && formatscope count multimodal.json` reads its media as
+/// `cd tests/sessions/cases && formatscope count multimodal.json` reads its media as
 /// inside the session's folder, as `./multimodal.json` does.
 #[test]
 fn a_bare_file_name_is_in_the_current_folder() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     for name in ["multimodal.json", "./multimodal.json"] {
         let out = Command::new(env!("CARGO_BIN_EXE_formatscope"))
             .args(["count", name])
@@ -389,7 +400,7 @@ fn a_bare_file_name_is_in_the_current_folder() {
 fn agentscope_takes_every_registered_release() {
     let out = formatscope(&[
         "format",
-        "sessions/reasoning.json",
+        "tests/sessions/cases/reasoning.json",
         "--agentscope",
         "0.1.6",
         "--provider",
@@ -416,7 +427,12 @@ fn agentscope_takes_every_registered_release() {
     );
     assert!(json["messages"].as_array().is_some_and(|m| !m.is_empty()));
 
-    let out = formatscope(&["format", "sessions/reasoning.json", "--agentscope", "9.9"]);
+    let out = formatscope(&[
+        "format",
+        "tests/sessions/cases/reasoning.json",
+        "--agentscope",
+        "9.9",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     let known = format!("one of {}", formatscope::reference::versions());

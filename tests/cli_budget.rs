@@ -26,7 +26,7 @@ fn json_of(out: &Output) -> Value {
 fn count_json_gives_the_breakdown_with_the_providers_tokenizer() {
     let json = json_of(&formatscope(&[
         "count",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--json",
     ]));
     assert_eq!(json["provider"], "dashscope");
@@ -73,7 +73,7 @@ fn count_json_gives_the_breakdown_with_the_providers_tokenizer() {
 fn count_switches_tokenizer_with_the_provider_and_labels_estimates() {
     let claude = json_of(&formatscope(&[
         "count",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--json",
         "--provider",
         "anthropic",
@@ -85,7 +85,7 @@ fn count_switches_tokenizer_with_the_provider_and_labels_estimates() {
         .starts_with("≈ claude"));
     let gpt4 = json_of(&formatscope(&[
         "count",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--json",
         "--provider",
         "openai",
@@ -140,7 +140,7 @@ fn tokenize_counts_stdin_and_files() {
 fn truncate_plans_which_messages_go() {
     let json = json_of(&formatscope(&[
         "truncate",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--max-tokens",
         "150",
         "--json",
@@ -156,7 +156,7 @@ fn truncate_plans_which_messages_go() {
 fn truncate_says_plainly_why_it_cannot_fit() {
     let out = formatscope(&[
         "truncate",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--max-tokens",
         "5",
         "--json",
@@ -176,15 +176,15 @@ fn bad_input_is_one_line_and_exit_code_2() {
     for args in [
         &[
             "count",
-            "sessions/library_trip.json",
+            "tests/sessions/cases/library_trip.json",
             "--model",
             "no-such-model",
         ][..],
-        &["count", "sessions/no-such-file.json"][..],
-        &["count", "sessions/invalid.json"][..],
+        &["count", "tests/sessions/cases/no-such-file.json"][..],
+        &["count", "tests/sessions/cases/invalid.json"][..],
         &[
             "truncate",
-            "sessions/library_trip.json",
+            "tests/sessions/cases/library_trip.json",
             "--max-tokens",
             "0",
         ][..],
@@ -208,7 +208,7 @@ fn truncate_counts_with_the_agents_token_counter_and_says_which() {
     let plan = |extra: &[&str]| {
         let mut args = vec![
             "truncate",
-            "sessions/library_trip.json",
+            "tests/sessions/cases/library_trip.json",
             "--max-tokens",
             "200",
             "--json",
@@ -221,7 +221,7 @@ fn truncate_counts_with_the_agents_token_counter_and_says_which() {
     assert_eq!(default["counted_with"], "OpenAITokenCounter(gpt-4o)");
     let format = json_of(&formatscope(&[
         "format",
-        "sessions/library_trip.json",
+        "tests/sessions/cases/library_trip.json",
         "--max-tokens",
         "200",
     ]));
@@ -239,7 +239,8 @@ fn truncate_counts_with_the_agents_token_counter_and_says_which() {
     let dir = tempfile::tempdir().expect("temp dir");
     let session: Value = serde_json::from_str(
         &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json"),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/sessions/cases/library_trip.json"),
         )
         .expect("session"),
     )
@@ -283,7 +284,7 @@ fn count_prices_the_input_or_says_the_price_is_unknown() {
     std::fs::create_dir_all(dir.join("formatscope")).expect("temp dir");
     let json = json_of(&count_with_config(
         &dir,
-        &["sessions/library_trip.json", "--json"],
+        &["tests/sessions/cases/library_trip.json", "--json"],
     ));
     let total = json["total"].as_f64().expect("total");
     assert_eq!(json["cost"]["per_million"]["input"], 1.6);
@@ -291,7 +292,7 @@ fn count_prices_the_input_or_says_the_price_is_unknown() {
     assert_eq!(json["cost"]["source"]["date"], "2026-11-25");
     let usd = json["cost"]["usd"].as_f64().expect("usd");
     assert!((usd - total * 1.6 / 1e6).abs() < 1e-12, "{usd}");
-    let text = count_with_config(&dir, &["sessions/library_trip.json"]);
+    let text = count_with_config(&dir, &["tests/sessions/cases/library_trip.json"]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.lines()
@@ -304,7 +305,7 @@ fn count_prices_the_input_or_says_the_price_is_unknown() {
     let ollama = json_of(&count_with_config(
         &dir,
         &[
-            "sessions/library_trip.json",
+            "tests/sessions/cases/library_trip.json",
             "--json",
             "--provider",
             "ollama",
@@ -315,7 +316,7 @@ fn count_prices_the_input_or_says_the_price_is_unknown() {
 
     let file = dir.join("formatscope").join("prices.json");
     std::fs::write(&file, "{\"prices\": {\n  \"dashscope\": [1, 2}\n}\n").expect("write");
-    let bad = count_with_config(&dir, &["sessions/library_trip.json"]);
+    let bad = count_with_config(&dir, &["tests/sessions/cases/library_trip.json"]);
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains(&format!("{}:2:", file.display())), "{err}");

@@ -89,7 +89,7 @@ fn diff_paths_applied_to_the_left_request_give_the_right_one() {
 
 #[test]
 fn anthropics_system_prompt_shows_as_moved_on_the_wire() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases/library_trip.json");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_formatscope"))
         .args([
             "diff",
@@ -116,7 +116,7 @@ fn anthropics_system_prompt_shows_as_moved_on_the_wire() {
 #[test]
 fn two_versions_of_a_session_say_how_much_a_prompt_cache_keeps() {
     let dir = tempfile::tempdir().unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases/library_trip.json");
     let edited = dir.path().join("edited.json");
     let text = std::fs::read_to_string(&path).unwrap().replace(
         "Hi, Alice, do you know the nearest library?",
@@ -305,7 +305,7 @@ fn cache_prefix(left: &Path, right: &Path) -> Value {
 #[test]
 fn the_cache_prefix_counts_prompt_tokens_within_the_total() {
     let dir = tempfile::tempdir().unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/chat_plain.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases/chat_plain.json");
     let right = edited(dir.path(), &path, |v| {
         let last = v["messages"].as_array_mut().unwrap().last_mut().unwrap();
         let text = last["content"].as_str().unwrap().replacen("the", "a", 1);
@@ -344,7 +344,7 @@ fn the_cache_prefix_counts_prompt_tokens_within_the_total() {
 #[test]
 fn a_model_change_breaks_the_prefix_at_the_model() {
     let dir = tempfile::tempdir().unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/chat_plain.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases/chat_plain.json");
     let right = edited(dir.path(), &path, |v| {
         v["request"] = serde_json::json!({"model": "gpt-4o-mini"});
     });
@@ -470,7 +470,7 @@ fn before_and_after_truncation_pair_messages_by_identity() {
 /// diffs the same way), and the operations a real patch between them.
 #[test]
 fn a_release_prefix_diffs_what_an_upgrade_changes() {
-    let trip = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let trip = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases/library_trip.json");
     let trip = trip.to_str().unwrap();
     let openai = run_diff(&[trip, "--left", "1.0.21:openai", "--right", "2.0.11:openai"]);
     assert_eq!(
@@ -566,7 +566,7 @@ fn a_release_prefix_diffs_what_an_upgrade_changes() {
 /// the ones it has.
 #[test]
 fn an_unknown_release_is_bad_usage_naming_the_known_ones() {
-    let trip = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/library_trip.json");
+    let trip = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases/library_trip.json");
     let run = |left: &str| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_formatscope"))
             .arg("diff")

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 #[test]
 fn the_workbench_follows_a_rename_over_save_and_switches_provider() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     let file = dir.path().join("library_trip.json");
     std::fs::copy(sessions.join("library_trip.json"), &file).expect("copy");
     let tmux = Tmux::start(dir.path(), "library_trip.json");
@@ -73,7 +73,7 @@ fn the_workbench_follows_a_rename_over_save_and_switches_provider() {
 #[test]
 fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     let copy = dir.path().join("sessions");
     std::fs::create_dir(&copy).expect("mkdir");
     for entry in std::fs::read_dir(&sessions).expect("sessions/") {
@@ -96,6 +96,34 @@ fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
     tmux.keys(&["]", "]"]);
     tmux.wait_for("the third session", |s| {
         s.contains("library_trip.json (3/") && s.contains("Drops 3 of 11")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
+}
+
+/// Esc typed just before another key reaches the workbench in one read
+/// (`ESC ]`, which crossterm reads as Alt+]): it is Esc, then the key. The
+/// picker closes and both `]` move on, where the picker once kept `> ]]`.
+#[test]
+fn escape_and_keys_in_one_write_close_the_picker_then_move() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
+    let copy = dir.path().join("sessions");
+    std::fs::create_dir(&copy).expect("mkdir");
+    for entry in std::fs::read_dir(&sessions).expect("sessions/") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    let tmux = Tmux::start(dir.path(), "");
+    tmux.wait_for("the session picker", |s| {
+        s.contains("Open a session in sessions") && s.contains("library_trip.json")
+    });
+    // One send-keys: the three bytes ESC ] ] in one write to the terminal.
+    tmux.keys(&["Escape", "]", "]"]);
+    tmux.wait_for("the third session", |s| {
+        s.contains("library_trip.json (3/") && !s.contains("Open a session in")
     });
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("EXITED 0"));
@@ -132,7 +160,7 @@ fn assert_terminal_restored(tmux: &Tmux, dir: &Path) {
 fn a_signal_restores_the_terminal_and_keeps_unsaved_edits_for_the_next_start() {
     for signal in ["TERM", "HUP", "INT"] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+        let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
         let file = dir.path().join("chat_plain.json");
         std::fs::copy(sessions.join("chat_plain.json"), &file).expect("copy");
         let before = std::fs::read_to_string(&file).expect("read");
@@ -465,7 +493,7 @@ fn r_asks_anthropic_to_count_and_the_meter_says_exact() {
 #[test]
 fn the_teaching_view_compares_explains_lints_and_switches_to_0_1_6() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     std::fs::copy(
         sessions.join("library_trip.json"),
         dir.path().join("library_trip.json"),
@@ -504,7 +532,7 @@ fn the_teaching_view_compares_explains_lints_and_switches_to_0_1_6() {
 #[test]
 fn o_opens_the_message_in_the_users_editor_and_the_edit_comes_back() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     let file = dir.path().join("library_trip.json");
     std::fs::copy(sessions.join("library_trip.json"), &file).expect("copy");
     // The "editor": edits the file it is given in place and exits 0.
@@ -557,7 +585,7 @@ fn o_opens_the_message_in_the_users_editor_and_the_edit_comes_back() {
 #[test]
 fn an_editor_that_exits_non_zero_changes_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     let file = dir.path().join("library_trip.json");
     std::fs::copy(sessions.join("library_trip.json"), &file).expect("copy");
     // Edits the file, then fails: the edit is not taken.

@@ -17,7 +17,11 @@ use std::sync::Arc;
 fn cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    for dir in ["tests/golden/cases", "tests/oracle/cases", "sessions"] {
+    for dir in [
+        "tests/golden/cases",
+        "tests/oracle/cases",
+        "tests/sessions/cases",
+    ] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };

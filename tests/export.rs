@@ -200,7 +200,7 @@ fn the_python_export_makes_the_same_sdk_call_with_the_same_kwargs() {
     ] {
         let base = [
             "request",
-            "sessions/library_trip.json",
+            "tests/sessions/cases/library_trip.json",
             "--provider",
             provider,
         ];

@@ -14,7 +14,7 @@ fn bin() -> PathBuf {
 
 fn session(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sessions")
+        .join("tests/sessions/cases")
         .join(name)
 }
 

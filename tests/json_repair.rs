@@ -7,6 +7,8 @@
 //! One test per case (tests/support/trials.rs), named by its index and the
 //! start of its input: `cargo test --test json_repair -- json_repair::0042`.
 
+#[path = "support/long.rs"]
+mod long;
 #[path = "support/trials.rs"]
 mod trials;
 
@@ -158,7 +160,7 @@ fn jsonish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::long::cases(3000), ..ProptestConfig::default() })]
 
     fn never_panics_on_arbitrary_strings(s in any::<String>()) {
         let _ = repair_json(&s);

@@ -202,7 +202,7 @@ fn big_cases() -> Vec<String> {
 
 #[test]
 fn the_bundled_sessions_that_should_be_clean_are_clean() {
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     // Under their own provider: no error and no warning.
     for name in ["chat_plain.json", "library_trip.json"] {
         let (code, findings) = lint(&sessions.join(name), &[]);

@@ -3,6 +3,8 @@
 //! span), on thousands of random sessions and budgets, for all twelve
 //! formatters, with AgentScope's counter and with the provider counters.
 
+#[path = "support/long.rs"]
+mod long;
 use formatscope::formatter::{
     format_once, format_traced, message_keys, Budget, FormatOptions, FormatterId, Segmented,
 };
@@ -261,7 +263,7 @@ fn env() -> MediaEnv {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::long::cases(1200), ..ProptestConfig::default() })]
 
     #[test]
     fn planner_agrees_with_the_reference_loop(
@@ -308,7 +310,7 @@ fn one_group_session(system: Option<String>, turns: &[(usize, usize, String)]) -
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::long::cases(300), ..ProptestConfig::default() })]
 
     #[test]
     fn planner_bisects_one_history_group_as_the_loop_walks_it(
@@ -391,7 +393,7 @@ fn units_reassemble_to_the_formatted_request_for_every_golden_case() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::long::cases(200), ..ProptestConfig::default() })]
 
     /// After edits, inserts and deletes, the incremental model gives the same
     /// figures and plans as one built from scratch.
@@ -487,7 +489,7 @@ fn answered_turn() -> impl Strategy<Value = Turn> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 6, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::long::only(6), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Past 256 units the costs are counted on several threads: the three
     /// ways a plan is asked for (`format --max-tokens`, `truncate` and the

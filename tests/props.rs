@@ -1,6 +1,8 @@
 //! Property tests: no input makes the core panic, and every failure is an
 //! error object the user can read.
 
+#[path = "support/long.rs"]
+mod long;
 use formatscope::formatter::{FormatOptions, FormatterId};
 use formatscope::media::NoNetwork;
 use formatscope::pipeline::{self, ReferenceRequest};
@@ -84,7 +86,7 @@ fn message() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::long::cases(300), ..ProptestConfig::default() })]
 
     #[test]
     fn no_session_makes_any_formatter_panic(

@@ -75,13 +75,13 @@ fn check_json(session: &str, tokenizer: &str) {
 
 #[test]
 fn json_ranges_tile_and_counts_match_plain_tokenize_qwen() {
-    check_json("sessions/library_trip.json", "qwen");
+    check_json("tests/sessions/cases/library_trip.json", "qwen");
 }
 
 #[test]
 fn json_ranges_tile_and_counts_match_plain_tokenize_openai() {
-    check_json("sessions/library_trip.json", "o200k_base");
-    check_json("sessions/chat_plain.json", "cl100k_base");
+    check_json("tests/sessions/cases/library_trip.json", "o200k_base");
+    check_json("tests/sessions/cases/chat_plain.json", "cl100k_base");
 }
 
 #[test]
@@ -111,7 +111,7 @@ fn show_without_a_terminal_marks_boundaries_and_newlines() {
 fn show_labels_an_estimate_and_refuses_a_vocabulary_without_ids() {
     let out = formatscope(&[
         "tokenize",
-        "sessions/chat_plain.json",
+        "tests/sessions/cases/chat_plain.json",
         "--tokenizer",
         "llama3",
         "--show",
@@ -120,7 +120,7 @@ fn show_labels_an_estimate_and_refuses_a_vocabulary_without_ids() {
     assert!(shown.contains("· ≈"), "{shown}");
     let out = formatscope(&[
         "tokenize",
-        "sessions/chat_plain.json",
+        "tests/sessions/cases/chat_plain.json",
         "--tokenizer",
         "deepseek",
         "--json",
@@ -130,7 +130,7 @@ fn show_labels_an_estimate_and_refuses_a_vocabulary_without_ids() {
 
 #[test]
 fn provider_picks_its_tokenizer_like_count() {
-    let trip = "sessions/library_trip.json";
+    let trip = "tests/sessions/cases/library_trip.json";
     let qwen = json_of(&formatscope(&[
         "tokenize",
         trip,

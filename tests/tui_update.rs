@@ -1,6 +1,8 @@
 //! `App::update` driven with message sequences: state and commands, no
 //! terminal and no threads.
 
+#[path = "support/long.rs"]
+mod long;
 #[path = "support/workbench.rs"]
 mod workbench;
 
@@ -410,7 +412,7 @@ mod random_use {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: crate::long::cases(40), ..ProptestConfig::default() })]
 
         /// Any key sequence leaves the model valid: no panic, the selection
         /// in range, the preview never newer than the request, and no file

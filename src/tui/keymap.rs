@@ -1,7 +1,7 @@
 //! One table of key bindings: `update` looks actions up in it, and the
 //! footer and the help screen are generated from it.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -109,7 +109,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('q'), NONE)], "q", Action::Quit, Scope::Global, "quit (asks when there are unsaved edits)", Some("quit")),
     b!(&[(KeyCode::Char('c'), CTRL)], "C-c", Action::Quit, Scope::Anywhere, "quit, from anywhere (asks when there are unsaved edits)", None),
     b!(&[(KeyCode::Char('?'), NONE), (KeyCode::Char('?'), SHIFT), (KeyCode::F(1), NONE)], "?", Action::Help, Scope::Global, "this help", Some("help")),
-    b!(&[(KeyCode::Tab, NONE)], "Tab", Action::NextPane, Scope::Global, "next pane (list, editor, request); in the editor Tab indents, Esc leaves", Some("pane")),
+    b!(&[(KeyCode::Tab, NONE)], "Tab", Action::NextPane, Scope::Global, "next pane (list, editor, request); in the editor it indents", Some("pane")),
     b!(&[(KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)], "S-Tab", Action::PrevPane, Scope::Global, "previous pane", None),
     b!(&[(KeyCode::Char('1'), NONE)], "1", Action::Provider(0), Scope::Global, "provider 1", None),
     b!(&[(KeyCode::Char('2'), NONE)], "2", Action::Provider(1), Scope::Global, "provider 2", None),
@@ -169,7 +169,7 @@ pub const BINDINGS: &[Binding] = &[
     b!(&[(KeyCode::Char('p'), CTRL)], "C-p", Action::FindSession, Scope::Anywhere, "find a session: fuzzy, recent first", None),
     b!(&[(KeyCode::Char('O'), SHIFT), (KeyCode::Char('O'), NONE)], "O", Action::ExternalEdit, Scope::Global, "edit the selected message in $VISUAL / $EDITOR", None),
     b!(&[(KeyCode::Char('w'), ALT)], "M-w", Action::ToggleEditorWrap, Scope::Editor, "soft wrap in the editor on / off", None),
-    b!(&[(KeyCode::Esc, NONE)], "Esc", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved)", Some("leave")),
+    b!(&[(KeyCode::Esc, NONE), (KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)], "Esc S-Tab", Action::LeaveEditor, Scope::Editor, "leave the editor (edits stay, unsaved); Tab indents", Some("leave")),
 ];
 
 /// The action bound to `key` in `scope` (global bindings apply in the
@@ -189,6 +189,25 @@ pub fn action_for(key: &KeyEvent, scope: Scope) -> Option<Action> {
                 .any(|(code, m)| *code == key.code && (*m - KeyModifiers::SHIFT) == mods)
         })
         .map(|b| b.action)
+}
+
+/// A terminal sends Esc as the single byte ESC, and Esc typed just before
+/// another key arrives in the same read as `ESC x`, which crossterm reads
+/// as Alt+x. Where no binding takes Alt+x it was Esc, then x: the two
+/// keys, in order (the second `None` when `key` stands as it is).
+pub fn unfold_escape(key: KeyEvent) -> (KeyEvent, Option<KeyEvent>) {
+    let alt_only = key.modifiers - KeyModifiers::SHIFT == KeyModifiers::ALT;
+    let bound = BINDINGS.iter().any(|b| {
+        b.keys
+            .iter()
+            .any(|(code, m)| *code == key.code && m.contains(KeyModifiers::ALT))
+    });
+    if !alt_only || bound || key.kind == KeyEventKind::Release {
+        return (key, None);
+    }
+    let esc = KeyEvent::new_with_kind(KeyCode::Esc, KeyModifiers::NONE, key.kind);
+    let then = KeyEvent::new_with_kind(key.code, key.modifiers - KeyModifiers::ALT, key.kind);
+    (esc, Some(then))
 }
 
 /// The footer's hints for the pane in `scope`: its own keys first, then
@@ -309,5 +328,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `ESC ]` in one read (crossterm: Alt+]) is Esc then `]`; Alt+w, which
+    /// the editor binds, stays Alt+w; a plain key stays as it is.
+    #[test]
+    fn escape_and_a_key_in_one_read_are_two_keys() {
+        let (first, then) = unfold_escape(KeyEvent::new(KeyCode::Char(']'), ALT));
+        assert_eq!(first.code, KeyCode::Esc);
+        assert_eq!(
+            then.map(|k| (k.code, k.modifiers)),
+            Some((KeyCode::Char(']'), NONE))
+        );
+        let (first, then) = unfold_escape(KeyEvent::new(KeyCode::Char('G'), ALT | SHIFT));
+        assert_eq!(first.code, KeyCode::Esc);
+        assert_eq!(
+            then.map(|k| (k.code, k.modifiers)),
+            Some((KeyCode::Char('G'), SHIFT))
+        );
+        let wrap = KeyEvent::new(KeyCode::Char('w'), ALT);
+        assert_eq!(unfold_escape(wrap), (wrap, None));
+        let plain = KeyEvent::new(KeyCode::Char(']'), NONE);
+        assert_eq!(unfold_escape(plain), (plain, None));
+        let ctrl_alt = KeyEvent::new(KeyCode::Char('x'), ALT | CTRL);
+        assert_eq!(unfold_escape(ctrl_alt), (ctrl_alt, None));
     }
 }

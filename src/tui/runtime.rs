@@ -462,6 +462,7 @@ pub fn run(options: Options) -> i32 {
     // The user's price file over the snapshot, read once at start.
     app.prices = std::sync::Arc::new(crate::tokens::cost::load());
     app.profiles = std::sync::Arc::new(crate::net::profile::load());
+    app.profiles_file = crate::net::profile::file();
     // The history file's place only: it is opened by each read and write,
     // off this thread (a missing data folder leaves the history off).
     app.history_path = crate::history::default_path().ok().flatten();
@@ -482,7 +483,7 @@ pub fn run(options: Options) -> i32 {
             Ok(r) => {
                 let url = format!("http://{}/v1/traces", r.addr);
                 rt.app.status = format!(
-                    "listening on {url}: waiting for the agent's first call (docs/listen.md)"
+                    "listening on {url}: waiting for the agent's first call (docs/src/listen.md)"
                 );
                 rt.app.listening = Some(url);
                 Some(r)
@@ -508,6 +509,8 @@ pub fn run(options: Options) -> i32 {
         use futures_util::StreamExt;
         let mut events = crossterm::event::EventStream::new();
         let mut terminal_open = true;
+        // The second of two keys that came in one read (`unfold_escape`).
+        let mut unfolded = None;
         loop {
             if let Some(job) = rt.external.take() {
                 // The stream's reader thread would take the editor's keys:
@@ -557,23 +560,31 @@ pub fn run(options: Options) -> i32 {
                 rt.app.dirty = false;
             }
             // Keys, and everything the threads and the send tasks report.
-            let msg = tokio::select! {
-                event = events.next(), if terminal_open => match event {
-                    Some(Ok(TermEvent::Key(k))) => Event::Key(k),
-                    Some(Ok(TermEvent::Mouse(m))) => Event::Mouse(m),
-                    Some(Ok(TermEvent::Resize(w, h))) => Event::Resized(w, h),
-                    Some(Ok(TermEvent::Paste(s))) => Event::Paste(s),
-                    Some(Ok(_)) => continue,
-                    // The terminal is gone: signals and files still count.
-                    Some(Err(_)) | None => {
-                        terminal_open = false;
-                        continue;
-                    }
-                },
-                msg = rt.rx.recv() => match msg {
-                    Some(msg) => msg,
-                    None => return 0,
-                },
+            let msg = if let Some(key) = unfolded.take() {
+                Event::Key(key)
+            } else {
+                tokio::select! {
+                    event = events.next(), if terminal_open => match event {
+                        Some(Ok(TermEvent::Key(k))) => {
+                            let (first, then) = super::keymap::unfold_escape(k);
+                            unfolded = then;
+                            Event::Key(first)
+                        }
+                        Some(Ok(TermEvent::Mouse(m))) => Event::Mouse(m),
+                        Some(Ok(TermEvent::Resize(w, h))) => Event::Resized(w, h),
+                        Some(Ok(TermEvent::Paste(s))) => Event::Paste(s),
+                        Some(Ok(_)) => continue,
+                        // The terminal is gone: signals and files still count.
+                        Some(Err(_)) | None => {
+                            terminal_open = false;
+                            continue;
+                        }
+                    },
+                    msg = rt.rx.recv() => match msg {
+                        Some(msg) => msg,
+                        None => return 0,
+                    },
+                }
             };
             let flow = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.handle(msg)));
             match flow {

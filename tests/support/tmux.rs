@@ -41,6 +41,9 @@ impl Tmux {
             .args(["-e", "FORMATSCOPE_HISTORY=off"])
             // Nor its recent files in the tester's own state folder.
             .args(["-e", &format!("XDG_STATE_HOME={}/.state", dir.display())])
+            // Nor the tester's own profiles, themes or trusted folders.
+            .args(["-e", &format!("XDG_CONFIG_HOME={}/.config", dir.display())])
+            .args(["-e", &format!("XDG_DATA_HOME={}/.data", dir.display())])
             .args(
                 env.iter()
                     .flat_map(|(k, v)| ["-e".to_string(), format!("{k}={v}")]),
@@ -153,5 +156,56 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = tmux(&self.socket).args(["kill-server"]).status();
+    }
+}
+
+impl Tmux {
+    /// The workbench's own screen is up: the alternate screen, mouse on,
+    /// no panic message and the app not exited.
+    pub fn assert_terminal_is_the_apps(&self, screen: &str) {
+        assert_eq!(self.pane("#{alternate_on}"), "1", "{screen}");
+        assert_eq!(self.pane("#{mouse_any_flag}"), "1", "{screen}");
+        assert!(!screen.contains("panicked at"), "{screen}");
+        assert!(!screen.contains("EXITED"), "{screen}");
+    }
+
+    /// What `stty -a` said in the pane after the workbench exited (the
+    /// start command writes it to `dir/.stty-after`).
+    pub fn stty_after(&self, dir: &Path) -> String {
+        (0..100)
+            .find_map(|_| {
+                std::thread::sleep(Duration::from_millis(50));
+                std::fs::read_to_string(dir.join(".stty-after"))
+                    .ok()
+                    .filter(|s| !s.is_empty())
+            })
+            .expect("stty -a ran after the exit")
+    }
+
+    /// After the workbench exits, the shell's terminal is cooked again:
+    /// echo and line editing on, the alternate screen and the mouse off.
+    pub fn assert_terminal_restored(&self, dir: &Path) {
+        let stty = self.stty_after(dir);
+        assert!(
+            stty.contains(" icanon") && !stty.contains("-icanon"),
+            "raw mode left on:\n{stty}"
+        );
+        assert!(
+            stty.contains(" echo ") && !stty.contains("-echo "),
+            "echo left off:\n{stty}"
+        );
+        assert_eq!(
+            self.pane("#{alternate_on}"),
+            "0",
+            "the alternate screen is left"
+        );
+        assert_eq!(self.pane("#{mouse_any_flag}"), "0", "mouse capture is off");
+    }
+
+    /// `q` quits with 0 and the shell's terminal is cooked again.
+    pub fn quit_cleanly(&self, dir: &Path) {
+        self.keys(&["q"]);
+        self.wait_for("the exit", |s| s.contains("EXITED 0"));
+        self.assert_terminal_restored(dir);
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub fn session_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sessions")
+        .join("tests/sessions/cases")
         .join(name)
 }
 
