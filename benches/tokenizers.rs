@@ -2,7 +2,7 @@
 //! hand-written pre-tokenizers) against the two Rust alternatives,
 //! tiktoken-rs (`CoreBPE`) and GitHub's bpe-openai, for o200k_base and
 //! cl100k_base, and ours alone for Qwen, DeepSeek and legacy Claude (which
-//! neither has): the figures behind README's "Tokenizers" section.
+//! neither has): the figures behind the guide's tokenizers chapter.
 //!
 //!     cargo bench --bench tokenizers
 //!
@@ -117,10 +117,14 @@ fn cut(mut text: String) -> String {
     text
 }
 
-/// English: README.md's prose (its code blocks left out), repeated.
+/// English: the prose of tests/data/english_prose.md (an early README, kept
+/// fixed so the figures compare across runs; its code blocks left out),
+/// repeated.
 fn english() -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/english_prose.md"),
+    )
+    .expect("tests/data/english_prose.md");
     let mut prose = String::new();
     let mut in_code = false;
     for line in readme.lines() {

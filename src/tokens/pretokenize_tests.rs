@@ -185,9 +185,12 @@ fn the_hard_cases_split_as_the_regexes() {
 }
 
 #[test]
-fn the_readme_and_the_sources_split_as_the_regexes() {
+fn english_prose_and_the_sources_split_as_the_regexes() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut texts = vec![std::fs::read_to_string(root.join("README.md")).expect("README")];
+    let mut texts = vec![
+        std::fs::read_to_string(root.join("tests/data/english_prose.md"))
+            .expect("tests/data/english_prose.md"),
+    ];
     for file in [
         "src/tokens/pretokenize.rs",
         "src/tokens/vocab.rs",
@@ -301,7 +304,8 @@ proptest! {
 fn deepseeks_hard_cases_split_as_its_regex() {
     let re = Regex::new(crate::tokens::vocab::DEEPSEEK_MAIN).expect("the pattern compiles");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let readme = std::fs::read_to_string(root.join("tests/data/english_prose.md"))
+        .expect("tests/data/english_prose.md");
     let texts = [
         ".abc -x _Y ~~ ...a",
         "\u{0}\u{200b}x \u{200b} \u{0}\u{e000}",
