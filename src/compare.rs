@@ -1,12 +1,14 @@
 //! Two requests side by side (the compare view): each side is cut into
 //! parts that know their source messages, the parts are aligned by source
 //! message (message 4 on the left faces message 4 on the right, however
-//! many lines each takes), and every line carries the structural diff's
-//! mark (added, removed, changed, moved). The workbench's compare pane and
-//! the HTML handout draw the same rows.
+//! many lines each takes), and every line carries the mark of the
+//! structural diff `formatscope diff` prints for the same two documents
+//! (added, removed, changed, renamed, moved), so the view and the command
+//! count the same changes. The workbench's compare pane and the HTML
+//! handout draw the same rows.
 
 use crate::diff::align::{align, Step};
-use crate::diff::{marks_in, Mark, Places};
+use crate::diff::{marks_tallied, Mark, Tally};
 use crate::formatter::Span;
 use serde_json::Value;
 use std::ops::Range;
@@ -232,15 +234,35 @@ pub enum Row {
     Lines(Option<Line>, Option<Line>),
 }
 
+/// The operations of the diff between the two sides, as
+/// `formatscope diff` counts them ([`Tally`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub added: usize,
     pub removed: usize,
     pub changed: usize,
+    pub renamed: usize,
     pub moved: usize,
 }
 
+impl From<Tally> for Counts {
+    fn from(t: Tally) -> Counts {
+        Counts {
+            added: t.added,
+            removed: t.removed,
+            changed: t.changed,
+            renamed: t.renamed,
+            moved: t.moved,
+        }
+    }
+}
+
 impl Counts {
+    /// The changes `formatscope diff` lists for the same two requests.
+    pub fn changes(&self) -> usize {
+        self.added + self.removed + self.changed + self.renamed
+    }
+
     pub fn summary(&self) -> String {
         if *self == Counts::default() {
             return "identical".into();
@@ -250,6 +272,7 @@ impl Counts {
             (self.added, "added"),
             (self.removed, "removed"),
             (self.changed, "changed"),
+            (self.renamed, "renamed"),
             (self.moved, "moved"),
         ] {
             if n > 0 {
@@ -280,11 +303,22 @@ struct Group {
     right: Vec<usize>,
 }
 
+/// The two sides aligned and marked as `formatscope diff` diffs them: one
+/// walk over the two documents gives every line's mark and the counts
+/// (so the view and the command say the same), and the rows face each
+/// other by source message. A part with no source message of its own (a
+/// release that reports no spans, what AgentScope recorded) takes the
+/// source of the part the diff aligns it with.
 pub fn compare(left: &Side, right: &Side) -> Compared {
+    let (marks, counts) = side_marks(left, right);
+    let borrowed = borrow_sources(left, right);
+    let (left, right) = match &borrowed {
+        Some((l, r)) => (l, r),
+        None => (left, right),
+    };
     let order = Order::of(left, right);
     let groups = groups(left, right, &order);
     let mut rows = Vec::new();
-    let mut counts = Counts::default();
     let mut heads = Vec::new();
     for side in [left, right] {
         if let Some(n) = &side.note {
@@ -294,37 +328,8 @@ pub fn compare(left: &Side, right: &Side) -> Compared {
     for g in groups {
         heads.push((g.source.clone(), rows.len()));
         rows.push(Row::Heading(g.title.clone()));
-        let values = |side: &Side, idx: &[usize]| {
-            Value::Array(
-                idx.iter()
-                    .map(|i| {
-                        side.doc
-                            .pointer(&side.parts[*i].pointer)
-                            .cloned()
-                            .unwrap_or(Value::Null)
-                    })
-                    .collect(),
-            )
-        };
-        let (lv, rv) = (values(left, &g.left), values(right, &g.right));
-        // Roles (for moves) are read from where the parts sit in their
-        // requests.
-        let at = |side: &Side, idx: &[usize]| -> Vec<String> {
-            idx.iter().map(|i| side.parts[*i].pointer.clone()).collect()
-        };
-        let (la, ra) = (at(left, &g.left), at(right, &g.right));
-        let m = marks_in(
-            &lv,
-            &rv,
-            Places {
-                left: Some(&la),
-                right: Some(&ra),
-            },
-        );
-        count(&m.left, &mut counts, true);
-        count(&m.right, &mut counts, false);
-        let l = side_lines(left, &g.left, &m.left);
-        let r = side_lines(right, &g.right, &m.right);
+        let l = side_lines(left, &g.left, &marks.left);
+        let r = side_lines(right, &g.right, &marks.right);
         for k in 0..l.len().max(r.len()) {
             rows.push(Row::Lines(l.get(k).cloned(), r.get(k).cloned()));
         }
@@ -338,17 +343,138 @@ pub fn compare(left: &Side, right: &Side) -> Compared {
     }
 }
 
-fn count(marks: &[(String, Mark)], c: &mut Counts, left: bool) {
-    for (_, m) in marks {
-        match m {
-            Mark::Added => c.added += 1,
-            Mark::Removed => c.removed += 1,
-            // Both sides mark a change or a move: count it once.
-            Mark::Changed if left => c.changed += 1,
-            Mark::Moved if left => c.moved += 1,
-            _ => {}
+/// Each side's marks (pointers into its own document) and the counts:
+/// the diff of the two documents; a side with no request (it raised)
+/// leaves every part of the other marked added or removed.
+fn side_marks(left: &Side, right: &Side) -> (crate::diff::Marks, Counts) {
+    let whole = |side: &Side, mark: Mark| -> Vec<(String, Mark)> {
+        side.parts
+            .iter()
+            .map(|p| (p.pointer.clone(), mark))
+            .collect()
+    };
+    let mut marks = crate::diff::Marks::default();
+    let mut counts = Counts::default();
+    match (left.doc.is_null(), right.doc.is_null()) {
+        (true, true) => {}
+        (true, false) => {
+            marks.right = whole(right, Mark::Added);
+            counts.added = marks.right.len();
+        }
+        (false, true) => {
+            marks.left = whole(left, Mark::Removed);
+            counts.removed = marks.left.len();
+        }
+        (false, false) => {
+            let (m, tally) = marks_tallied(&left.doc, &right.doc);
+            (marks, counts) = (m, Counts::from(tally));
         }
     }
+    (marks, counts)
+}
+
+/// The conversation array of a side: its pointer and, for each of its
+/// elements, the part holding it.
+fn conversation(side: &Side) -> Option<(String, Vec<Option<usize>>)> {
+    let array = side.parts.iter().find_map(|p| {
+        let (parent, last) = p.pointer.rsplit_once('/')?;
+        last.parse::<usize>().ok()?;
+        MESSAGE_ARRAYS.contains(&parent).then(|| parent.to_string())
+    })?;
+    let len = side.doc.pointer(&array).and_then(Value::as_array)?.len();
+    let mut parts = vec![None; len];
+    for (i, p) in side.parts.iter().enumerate() {
+        let k = p
+            .pointer
+            .strip_prefix(array.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .and_then(|k| k.parse::<usize>().ok());
+        if let Some(slot) = k.and_then(|k| parts.get_mut(k)) {
+            *slot = Some(i);
+        }
+    }
+    Some((array, parts))
+}
+
+/// The two sides with a source message for every part of their
+/// conversations, when a side's had none: a part facing a part of the
+/// other side (as the diff aligns the two conversations) takes that
+/// part's source; one only on its side joins its neighbour's (the one
+/// before it, else the one after). `None` when nothing was missing (or
+/// the sides are two versions of the session, faced by identity).
+fn borrow_sources(left: &Side, right: &Side) -> Option<(Side, Side)> {
+    if !left.identities.is_empty() || !right.identities.is_empty() {
+        return None;
+    }
+    let (la, lparts) = conversation(left)?;
+    let (ra, rparts) = conversation(right)?;
+    let missing = |side: &Side, parts: &[Option<usize>]| {
+        parts
+            .iter()
+            .flatten()
+            .any(|i| side.parts[*i].source.is_none())
+    };
+    if !missing(left, &lparts) && !missing(right, &rparts) {
+        return None;
+    }
+    let values = |side: &Side, a: &str| -> Vec<Value> {
+        side.doc
+            .pointer(a)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let steps = crate::diff::aligned(&values(left, &la), &values(right, &ra));
+    let source = |side: &Side, parts: &[Option<usize>], k: usize| {
+        parts
+            .get(k)
+            .copied()
+            .flatten()
+            .and_then(|i| side.parts[i].source.clone())
+    };
+    // Each step's source: its own, or the part it faces.
+    let mut found: Vec<Option<Range<usize>>> = steps
+        .iter()
+        .map(|step| match *step {
+            Step::Same(i, j) | Step::Inside(i, j) => {
+                source(left, &lparts, i).or_else(|| source(right, &rparts, j))
+            }
+            Step::Removed(i) => source(left, &lparts, i),
+            Step::Added(j) => source(right, &rparts, j),
+        })
+        .collect();
+    // Steps still without one join a neighbour: the last message of the
+    // one before, or (at the start) the first of the one after.
+    let mut before: Option<Range<usize>> = None;
+    for f in found.iter_mut() {
+        match f {
+            Some(r) => before = Some(r.clone()),
+            None => *f = before.as_ref().map(|r| r.end.saturating_sub(1)..r.end),
+        }
+    }
+    let first = found.iter().flatten().next().map(|r| r.start..r.start + 1);
+    for f in found.iter_mut().filter(|f| f.is_none()) {
+        f.clone_from(&first);
+    }
+    let (mut l, mut r) = (left.clone(), right.clone());
+    let give = |side: &mut Side, parts: &[Option<usize>], k: usize, s: &Option<Range<usize>>| {
+        if let Some(i) = parts.get(k).copied().flatten() {
+            if side.parts[i].source.is_none() {
+                side.parts[i].source.clone_from(s);
+            }
+        }
+    };
+    for (step, s) in steps.iter().zip(&found) {
+        match *step {
+            Step::Same(i, j) | Step::Inside(i, j) => {
+                give(&mut l, &lparts, i, s);
+                give(&mut r, &rparts, j, s);
+            }
+            Step::Removed(i) => give(&mut l, &lparts, i, s),
+            Step::Added(j) => give(&mut r, &rparts, j, s),
+        }
+    }
+    Some((l, r))
 }
 
 /// Both sides' source messages on one scale: a message and its
@@ -549,19 +675,19 @@ fn last_token(pointer: &str) -> String {
 }
 
 /// The lines of a group's parts on one side, marked. `marks` point into
-/// the group's array of part values (`/k/...` for part `k`).
+/// the side's own document.
 fn side_lines(side: &Side, idx: &[usize], marks: &[(String, Mark)]) -> Vec<Line> {
     let mut out = Vec::new();
-    for (k, i) in idx.iter().enumerate() {
+    for i in idx {
         let part = &side.parts[*i];
         let Some(value) = side.doc.pointer(&part.pointer) else {
             continue;
         };
-        let prefix = format!("/{k}");
-        let own: Vec<(String, Mark)> = marks
+        // The part's own marks (an ancestor's, such as a renamed
+        // `messages`, would colour every line of it).
+        let own: Vec<&(String, Mark)> = marks
             .iter()
-            .filter(|(p, _)| within(p, &prefix))
-            .map(|(p, m)| (format!("{}{}", part.pointer, &p[prefix.len()..]), *m))
+            .filter(|(p, _)| within(p, &part.pointer))
             .collect();
         let key = (!last_token(&part.pointer).starts_with('/'))
             .then(|| last_token(&part.pointer))

@@ -386,6 +386,31 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// [`thousands`] of a signed count (`-12,345`).
+pub fn thousands_signed(n: i64) -> String {
+    let digits = thousands(n.unsigned_abs());
+    if n < 0 {
+        format!("-{digits}")
+    } else {
+        digits
+    }
+}
+
+/// `one` for a count of one, else `many`: "1 note", "2 notes", "0 notes".
+pub fn plural<'a>(n: i64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+/// A count and its noun, the count with separators: `1 note`,
+/// `12,345 tokens`.
+pub fn count_of(n: i64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands_signed(n), plural(n, one, many))
+}
+
 #[cfg(test)]
 mod thousands_tests {
     #[test]
@@ -395,5 +420,20 @@ mod thousands_tests {
         assert_eq!(super::thousands(1000), "1,000");
         assert_eq!(super::thousands(91_650), "91,650");
         assert_eq!(super::thousands(1_234_567), "1,234,567");
+        assert_eq!(super::thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn signed_counts_and_nouns() {
+        assert_eq!(super::thousands_signed(-1_234), "-1,234");
+        assert_eq!(super::thousands_signed(-12), "-12");
+        assert_eq!(
+            super::thousands_signed(i64::MIN),
+            "-9,223,372,036,854,775,808"
+        );
+        assert_eq!(super::count_of(1, "note", "notes"), "1 note");
+        assert_eq!(super::count_of(0, "note", "notes"), "0 notes");
+        assert_eq!(super::count_of(20_000, "token", "tokens"), "20,000 tokens");
+        assert_eq!(super::count_of(-1, "step", "steps"), "-1 steps");
     }
 }

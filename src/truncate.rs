@@ -347,7 +347,7 @@ impl TruncationPlan {
         Some(if m.starts_with("The system prompt message already exceeds") {
             format!(
                 "the system prompt alone is over the budget of {} tokens",
-                self.max_tokens
+                crate::text::thousands_signed(self.max_tokens)
             )
         } else if let Some(ids) = m
             .strip_prefix("The input messages contains tool call(s) that do not have the corresponding tool result(s): ")
@@ -359,7 +359,7 @@ impl TruncationPlan {
         } else if e.kind == "NonTermination" {
             format!(
                 "even an empty request is over the budget of {} tokens (AgentScope would loop forever)",
-                self.max_tokens
+                crate::text::thousands_signed(self.max_tokens)
             )
         } else {
             format!("{}: {}", e.kind, m)

@@ -66,7 +66,7 @@ fn the_workbench_follows_a_running_agent_s_calls() {
         delay.as_millis()
     );
     // A generous bound for a shared machine; the measured delay is in the
-    // test's output and docs/listen.md.
+    // test's output and docs/src/listen.md.
     assert!(delay < Duration::from_secs(5), "{delay:?}");
     // The next exports: the newest is followed; the reply's end names the
     // agent and its turn.

@@ -86,7 +86,10 @@ fn show_draws_one_long_word_token_by_token() {
     let lines: Vec<&str> = shown.lines().collect();
     assert_eq!(lines.len(), 3, "header, the word, the total");
     assert!(
-        lines[0].contains(&format!("· {tokens} tokens")),
+        lines[0].contains(&format!(
+            "· {}",
+            formatscope::text::count_of(tokens as i64, "token", "tokens")
+        )),
         "{}",
         lines[0]
     );

@@ -623,7 +623,7 @@ fn the_lint_panel_lists_findings_and_the_list_marks_their_messages() {
     run_commands(&mut app, &mut computer, cmds);
     let screen = screen_text(&app, 140, 40);
     assert!(
-        screen.contains("Lint: 1 errors, 0 warnings, 0 notes"),
+        screen.contains("Lint: 1 error, 0 warnings, 0 notes"),
         "{screen}"
     );
     assert!(

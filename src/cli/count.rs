@@ -5,6 +5,7 @@
 use super::target::{budget_model, mark, TargetArgs};
 use super::{print_json, report_access, safe};
 use clap::Args;
+use formatscope::text::{count_of, thousands, thousands_signed};
 use formatscope::tokens::cost::{self, Price};
 
 #[derive(Args)]
@@ -69,10 +70,15 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     }
     if let Some(n) = remote {
         outln!(
-            "{}'s own count: {n} input tokens (exact; ours {}{})",
+            "{}'s own count: {} (exact; ours {}{})",
             report.formatter.provider,
+            count_of(
+                i64::try_from(n).unwrap_or(i64::MAX),
+                "input token",
+                "input tokens"
+            ),
             mark(report.exact),
-            report.total
+            thousands_signed(report.total)
         );
     }
     let mut out = String::new();
@@ -88,12 +94,12 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         out.push_str(&format!("note: {}\n", safe(note)));
     }
     out.push_str(&format!(
-        "total {}{} tokens = messages {} + tool schemas {}; context window {}\n",
+        "total {}{} = messages {} + tool schemas {}; context window {}\n",
         mark(report.exact),
-        report.total,
-        report.messages_total,
-        report.tool_schemas,
-        m.context_window
+        count_of(report.total, "token", "tokens"),
+        thousands_signed(report.messages_total),
+        thousands_signed(report.tool_schemas),
+        thousands(m.context_window)
     ));
     out.push_str(&cost_line(
         price.as_ref(),
@@ -103,26 +109,27 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     ));
     for (cat, exact) in &report.exact_categories {
         out.push_str(&format!(
-            "  {:<14} {:>8}{}\n",
+            "  {:<14} {:>10}{}\n",
             cat.label(),
-            report.by_category.get(*cat),
+            thousands_signed(report.by_category.get(*cat)),
             mark(*exact || report.by_category.get(*cat) == 0)
         ));
     }
+    // A zero is exact: no `≈0`.
     out.push_str(&format!(
-        "  {:<14} {:>8}{}\n",
+        "  {:<14} {:>10}{}\n",
         "tool schemas",
-        report.tool_schemas,
-        mark(report.tool_schemas_exact)
+        thousands_signed(report.tool_schemas),
+        mark(report.tool_schemas_exact || report.tool_schemas == 0)
     ));
     out.push_str("messages:\n");
     for msg in &report.messages {
         out.push_str(&format!(
-            "  #{:<4} {:<12} {:<10} {:>7}{}\n",
+            "  #{:<4} {:<12} {:<10} {:>9}{}\n",
             msg.index,
             safe(&msg.name),
             safe(msg.role),
-            msg.tokens,
+            thousands_signed(msg.tokens),
             if msg.shared {
                 " (share of its <history> group)"
             } else {
@@ -150,10 +157,10 @@ fn cost_line(price: Option<&Price>, tokens: u64, exact: bool, source: &cost::Sou
         format!("prices of {}", safe(&p.date))
     };
     format!(
-        "cost {}{} input ({} tokens x ${}/M; {from})\n",
+        "cost {}{} input ({} x ${}/M; {from})\n",
         mark(exact),
         usd(p.cost(tokens, 0, 0).total()),
-        tokens,
+        count_of(i64::try_from(tokens).unwrap_or(i64::MAX), "token", "tokens"),
         p.input
     )
 }

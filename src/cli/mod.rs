@@ -36,6 +36,7 @@ mod legacy;
 mod lint;
 #[cfg(feature = "listen")]
 mod listen;
+mod manual;
 mod release;
 mod request;
 mod response;
@@ -91,6 +92,13 @@ struct Cli {
     #[arg(long)]
     offline: bool,
 
+    /// Start a new session file: write FILE (a system and a user message;
+    /// an existing file is never overwritten), then open the workbench
+    /// on it.
+    #[cfg(feature = "tui")]
+    #[arg(long, value_name = "FILE", conflicts_with = "target")]
+    new: Option<PathBuf>,
+
     /// Workbench: receive a running AgentScope agent's traces on
     /// 127.0.0.1:PORT (default 4318) as `listen` does, and follow its
     /// calls as they arrive. SESSION|DIR is the folder they go to
@@ -111,8 +119,9 @@ enum Command {
     /// Count the tokens of raw text (a file, or stdin) with one tokenizer.
     Tokenize(TokenizeArgs),
     /// Plan AgentScope's FIFO truncation for a budget, counted with the
-    /// provider's tokenizer: which messages are kept and dropped, tokens
-    /// before and after, or why it cannot fit.
+    /// agent's token counter (default OpenAITokenCounter(gpt-4o)): which
+    /// messages are kept and dropped, tokens before and after, or why it
+    /// cannot fit.
     Truncate(TruncateArgs),
     /// The full request a provider receives: the formatted messages wrapped
     /// by AgentScope's model class, the SDK call's kwargs, and the HTTP
@@ -155,6 +164,12 @@ enum Command {
     /// formatscope's formatting equals what AgentScope recorded.
     #[cfg(feature = "listen")]
     Listen(listen::ListenArgs),
+    /// Shell completions on stdout: `formatscope completions bash >
+    /// ~/.local/share/bash-completion/completions/formatscope`.
+    Completions(manual::CompletionsArgs),
+    /// The man page (roff) on stdout: `formatscope manpage >
+    /// ~/.local/share/man/man1/formatscope.1`.
+    Manpage,
     /// Time the core on a session (for scripts/bench-vs-agentscope.py).
     #[command(hide = true)]
     Timing(TimingArgs),
@@ -188,6 +203,8 @@ pub fn run() -> i32 {
         },
         Some(Command::Truncate(args)) => truncate::truncate(args),
         Some(Command::Timing(args)) => timing::run(args),
+        Some(Command::Completions(args)) => manual::completions::<Cli>(args),
+        Some(Command::Manpage) => manual::manpage::<Cli>(),
         None => workbench(cli),
     }
 }
@@ -347,14 +364,49 @@ fn workbench(cli: Cli) -> i32 {
             None => return usage_error("no state folder (HOME is not set): give a folder"),
         },
     };
+    #[cfg(feature = "listen")]
+    let listening = listen.is_some();
+    #[cfg(not(feature = "listen"))]
+    let listening = false;
+    let target = match (cli.new, cli.target) {
+        // A new session file first, then the workbench on it.
+        (Some(new), _) => {
+            if let Err(e) = formatscope::tui::io::create_session(&new) {
+                return usage_error(e);
+            }
+            say(format!(
+                "wrote {} (a system and a user message)",
+                new.display()
+            ));
+            Some(new)
+        }
+        (None, Some(target)) => Some(target),
+        (None, None) if listening => None,
+        (None, None) => default_target(),
+    };
     formatscope::tui::run(formatscope::tui::Options {
-        target: cli.target,
+        target,
         theme: cli.theme,
         log: cli.log,
         offline: cli.offline,
         #[cfg(feature = "listen")]
         listen,
     })
+}
+
+/// No SESSION|DIR: the `sessions/` folder when there is one here (the
+/// runtime's default); else this folder, whose sessions the picker
+/// offers, with how to start said first.
+#[cfg(feature = "tui")]
+fn default_target() -> Option<PathBuf> {
+    if std::path::Path::new("sessions").is_dir() {
+        return None;
+    }
+    say(format!(
+        "note: no sessions/ folder here: showing the sessions of this folder. {}.",
+        formatscope::tui::app::START_HINT
+    ));
+    Some(PathBuf::from("."))
 }
 
 #[cfg(not(feature = "tui"))]

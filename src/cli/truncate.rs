@@ -4,6 +4,7 @@
 use super::target::{budget_model, TargetArgs};
 use super::{print_json, report_access, safe, say, usage_error};
 use clap::Args;
+use formatscope::text::{count_of, thousands, thousands_signed};
 
 #[derive(Args)]
 pub(crate) struct TruncateArgs {
@@ -15,12 +16,16 @@ pub(crate) struct TruncateArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) max_tokens: i64,
 
-    /// What truncation counts with, as the agent's `token_counter`:
-    /// openai[:MODEL] (AgentScope's OpenAITokenCounter; default gpt-4o),
-    /// char (CharTokenCounter), huggingface:qwen or huggingface:deepseek
-    /// (HuggingFaceTokenCounter with a tokenizer we ship), or provider (the
-    /// provider's own tokenizer). Default: the session's `token_counter`,
-    /// else openai:gpt-4o.
+    /// What truncation counts with, as the agent's `token_counter` (not
+    /// the provider's tokenizer unless asked: AgentScope truncates with the
+    /// agent's counter): openai[:MODEL] (AgentScope's OpenAITokenCounter,
+    /// tiktoken with OpenAI's formula; default gpt-4o), char
+    /// (CharTokenCounter), huggingface:qwen or huggingface:deepseek
+    /// (HuggingFaceTokenCounter with a tokenizer we ship), or provider
+    /// (formatscope's count with the provider's tokenizer, as `count`; no
+    /// AgentScope counter, an estimate where `count` says so). Default:
+    /// the session's `token_counter`, else openai:gpt-4o, whatever the
+    /// provider.
     #[arg(long, value_name = "SPEC")]
     pub(crate) token_counter: Option<String>,
 }
@@ -80,25 +85,25 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
         );
         match (&plan.error, plan.tokens_after) {
             (None, Some(after)) if plan.dropped.is_empty() => outln!(
-                "fits: {} tokens of {}; nothing dropped",
-                after,
-                plan.max_tokens
+                "fits: {} of {}; nothing dropped",
+                count_of(after, "token", "tokens"),
+                thousands_signed(plan.max_tokens)
             ),
             (None, Some(after)) => outln!(
-                "drops {} of {} messages (#{}..#{}) in {} steps: {} -> {} tokens of {}",
-                plan.dropped.len(),
-                plan.kept.len() + plan.dropped.len(),
+                "drops {} of {} messages (#{}..#{}) in {}: {} -> {} of {}",
+                thousands(plan.dropped.len() as u64),
+                thousands((plan.kept.len() + plan.dropped.len()) as u64),
                 plan.dropped.first().copied().unwrap_or_default(),
                 plan.dropped.last().copied().unwrap_or_default(),
-                plan.steps,
-                plan.tokens_before,
-                after,
-                plan.max_tokens
+                count_of(plan.steps as i64, "step", "steps"),
+                thousands_signed(plan.tokens_before),
+                count_of(after, "token", "tokens"),
+                thousands_signed(plan.max_tokens)
             ),
             _ => outln!(
-                "cannot fit: {} ({} tokens before)",
+                "cannot fit: {} ({} before)",
                 safe(&plan.reason().unwrap_or_default()),
-                plan.tokens_before
+                count_of(plan.tokens_before, "token", "tokens")
             ),
         }
     }

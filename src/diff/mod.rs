@@ -480,13 +480,63 @@ pub fn marks(left: &Value, right: &Value) -> Marks {
     marks_in(left, right, Places::REQUEST)
 }
 
+/// How many operations of each kind [`diff`] gives for two documents:
+/// `formatscope diff` prints one line per addition, removal, change and
+/// rename (`changes`); `moved` counts the pairs of a removal and an
+/// addition that are one value moving.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+    pub renamed: usize,
+    pub moved: usize,
+}
+
+impl Tally {
+    /// The lines `formatscope diff` prints: one per operation (a rename's
+    /// two operations are one line).
+    pub fn changes(&self) -> usize {
+        self.added + self.removed + self.changed + self.renamed
+    }
+}
+
+/// [`marks`] and the [`Tally`] of the same walk: the compare view's
+/// colours and counts come from the alignment `formatscope diff` uses.
+pub fn marks_tallied(left: &Value, right: &Value) -> (Marks, Tally) {
+    let mut events = Vec::new();
+    walk(left, right, "", "", "", &mut events);
+    let mut tally = Tally::default();
+    for e in &events {
+        match e {
+            Event::Removed { .. } => tally.removed += 1,
+            Event::Added { .. } => tally.added += 1,
+            Event::Changed { .. } => tally.changed += 1,
+            Event::Renamed { .. } => tally.renamed += 1,
+        }
+    }
+    let marks = marks_of(&events, Places::REQUEST);
+    tally.moved = marks.left.iter().filter(|(_, m)| *m == Mark::Moved).count();
+    (marks, tally)
+}
+
+/// Two arrays aligned as [`diff`] aligns them (by content hash, then by
+/// kind): which element faces which.
+pub fn aligned(a: &[Value], b: &[Value]) -> Vec<Step> {
+    align_values(a, b)
+}
+
 /// [`marks`] of documents whose values sit at `places` in their requests
 /// (the compare view's groups of parts).
 pub fn marks_in(left: &Value, right: &Value, places: Places) -> Marks {
     let mut events = Vec::new();
     walk(left, right, "", "", "", &mut events);
+    marks_of(&events, places)
+}
+
+fn marks_of(events: &[Event], places: Places) -> Marks {
     let mut out = Marks::default();
-    for e in &events {
+    for e in events {
         match e {
             Event::Removed { left, .. } => out.left.push((left.clone(), Mark::Removed)),
             Event::Added { right, .. } => out.right.push((right.clone(), Mark::Added)),
@@ -500,7 +550,7 @@ pub fn marks_in(left: &Value, right: &Value, places: Places) -> Marks {
             }
         }
     }
-    for m in moves(&events, places) {
+    for m in moves(events, places) {
         out.left.push((m.from, Mark::Moved));
         out.right.push((m.to, Mark::Moved));
     }

@@ -204,7 +204,9 @@ pub fn file() -> Option<PathBuf> {
     crate::files::user_file("XDG_CONFIG_HOME", ".config", "profiles.toml")
 }
 
-fn path_hint() -> String {
+/// The profiles file's path for messages (where it would be when there is
+/// none).
+pub fn path_hint() -> String {
     file()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "~/.config/formatscope/profiles.toml".into())

@@ -95,9 +95,10 @@ pub fn message_header(
     tokenizer: &str,
 ) -> String {
     format!(
-        "── message {index} · {} · {}{count} tokens ({tokenizer})",
+        "── message {index} · {} · {}{} ({tokenizer})",
         crate::text::escape_control(role),
-        if exact { "" } else { "≈" }
+        if exact { "" } else { "≈" },
+        crate::text::count_of(count, "token", "tokens")
     )
 }
 

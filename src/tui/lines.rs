@@ -174,9 +174,227 @@ impl From<Vec<String>> for Lines {
     }
 }
 
+/// `text` broken into lines of at most `width` columns at spaces, as a
+/// person would: words are never glued together nor cut, except a word
+/// longer than a whole line, which is cut at the edge (a path, a URL).
+/// Runs of spaces between words collapse to one at a break.
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let width = width.max(1);
+    let mut out: Vec<String> = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        let mut used = 0;
+        for word in paragraph.split(' ').filter(|w| !w.is_empty()) {
+            let w = UnicodeWidthStr::width(word);
+            if used > 0 && used + 1 + w <= width {
+                line.push(' ');
+                line.push_str(word);
+                used += 1 + w;
+                continue;
+            }
+            if used > 0 {
+                out.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            if w <= width {
+                line.push_str(word);
+                used = w;
+                continue;
+            }
+            // Longer than a line: cut at the edge, the rest goes on.
+            for c in word.chars() {
+                let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if used + cw > width && used > 0 {
+                    out.push(std::mem::take(&mut line));
+                    used = 0;
+                }
+                line.push(c);
+                used += cw;
+            }
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// The first of `candidates` (longest first) that [`wrap_words`] lays out
+/// in `height` lines of `width` columns, wrapped; the last one, wrapped
+/// and cut to `height` lines, when none does.
+pub fn first_fitting<S: AsRef<str>>(candidates: &[S], width: usize, height: usize) -> Vec<String> {
+    let mut last = Vec::new();
+    for c in candidates {
+        last = wrap_words(c.as_ref(), width);
+        if last.len() <= height {
+            return last;
+        }
+    }
+    last.truncate(height);
+    last
+}
+
+/// Items of text (sentences), the most needed first, each in its forms
+/// longest first, joined by spaces and wrapped ([`wrap_words`]) into at
+/// most `height` lines of `width` columns: items are shortened (the least
+/// needed first), then the least needed left out, until the rest fits.
+/// The items keep their order.
+pub fn fit_items<S: AsRef<str>>(items: &[Vec<S>], width: usize, height: usize) -> Vec<String> {
+    let joined = |forms: &[Option<usize>]| {
+        let text = items
+            .iter()
+            .zip(forms)
+            .filter_map(|(f, k)| k.map(|k| f[k].as_ref()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        wrap_words(&text, width)
+    };
+    let forms = shortened(items, |forms| joined(forms).len() <= height);
+    let mut lines = joined(&forms);
+    lines.truncate(height);
+    lines
+}
+
+/// [`fit_items`], each item a paragraph of its own: its lines, none for
+/// an item left out.
+pub fn fit_paragraphs<S: AsRef<str>>(
+    items: &[Vec<S>],
+    width: usize,
+    height: usize,
+) -> Vec<Vec<String>> {
+    let laid = |forms: &[Option<usize>]| -> Vec<Vec<String>> {
+        items
+            .iter()
+            .zip(forms)
+            .map(|(f, k)| k.map_or_else(Vec::new, |k| wrap_words(f[k].as_ref(), width)))
+            .collect()
+    };
+    let rows = |laid: &[Vec<String>]| laid.iter().map(Vec::len).sum::<usize>();
+    let forms = shortened(items, |forms| rows(&laid(forms)) <= height);
+    let mut out = laid(&forms);
+    // Still too tall (the most needed item alone): cut its lines.
+    let mut room = height;
+    for lines in &mut out {
+        lines.truncate(room);
+        room -= lines.len();
+    }
+    out
+}
+
+/// The form of each item (None: left out) for [`fit_items`] and
+/// [`fit_paragraphs`]: shorter forms first, the least needed item's
+/// first; then the least needed items go; the most needed one stays.
+fn shortened<S>(items: &[Vec<S>], fits: impl Fn(&[Option<usize>]) -> bool) -> Vec<Option<usize>> {
+    let mut forms: Vec<Option<usize>> =
+        items.iter().map(|f| (!f.is_empty()).then_some(0)).collect();
+    loop {
+        if fits(&forms) {
+            break;
+        }
+        let shorter = (0..items.len())
+            .rev()
+            .find(|&i| forms[i].is_some_and(|k| k + 1 < items[i].len()));
+        if let Some(i) = shorter {
+            forms[i] = forms[i].map(|k| k + 1);
+            continue;
+        }
+        match forms.iter().rposition(Option::is_some) {
+            Some(last) if forms.iter().filter(|f| f.is_some()).count() > 1 => forms[last] = None,
+            _ => return forms,
+        }
+    }
+    // What an item left out freed goes back to the most needed items'
+    // longer forms.
+    for i in 0..forms.len() {
+        while let Some(k) = forms[i].filter(|k| *k > 0) {
+            let mut longer = forms.clone();
+            longer[i] = Some(k - 1);
+            if !fits(&longer) {
+                break;
+            }
+            forms = longer;
+        }
+    }
+    forms
+}
+
+/// `text`'s first characters that take at most `cols` columns.
+pub fn cut_to_columns(text: &str, cols: usize) -> String {
+    let mut used = 0;
+    text.chars()
+        .take_while(|c| {
+            used += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+            used <= cols
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_wrap_at_spaces_and_are_never_glued_or_cut() {
+        assert_eq!(
+            wrap_words("ask to send at 20000 tokens", 14),
+            ["ask to send at", "20000 tokens"]
+        );
+        assert_eq!(wrap_words("a  b", 10), ["a b"]);
+        assert_eq!(wrap_words("", 10), [""]);
+        assert_eq!(wrap_words("one\ntwo three", 5), ["one", "two", "three"]);
+        // A word wider than the line is cut at the edge.
+        assert_eq!(wrap_words("x abcdefgh", 4), ["x", "abcd", "efgh"]);
+        // Wide characters take two columns.
+        assert_eq!(wrap_words("图书馆 ab", 6), ["图书馆", "ab"]);
+        assert_eq!(
+            first_fitting(&["a long text that wraps", "short"], 10, 1),
+            ["short"]
+        );
+        assert_eq!(first_fitting(&["a b c d e f"], 3, 2), ["a b", "c d"]);
+    }
+
+    #[test]
+    fn items_are_shortened_then_left_out_least_needed_first() {
+        let items = vec![
+            vec!["242 tokens by the provider's tokenizer.", "242 tokens."],
+            vec!["Its own estimate: 223.", "est. 223."],
+            vec!["V goes on to the next release."],
+        ];
+        assert_eq!(
+            fit_items(&items, 100, 1),
+            ["242 tokens by the provider's tokenizer. Its own estimate: 223. V goes on to the next release."]
+        );
+        assert_eq!(
+            fit_items(&items, 40, 3),
+            [
+                "242 tokens by the provider's tokenizer.",
+                "Its own estimate: 223. V goes on to the",
+                "next release."
+            ]
+        );
+        assert_eq!(
+            fit_items(&items, 40, 2),
+            [
+                "242 tokens by the provider's tokenizer.",
+                "est. 223. V goes on to the next release."
+            ]
+        );
+        assert_eq!(fit_items(&items, 30, 1), ["242 tokens. est. 223."]);
+        assert_eq!(fit_items(&items, 5, 1), ["242"]);
+        assert_eq!(cut_to_columns("图书馆", 5), "图书");
+        let paragraphs = fit_paragraphs(&items, 40, 3);
+        assert_eq!(
+            paragraphs,
+            [
+                vec!["242 tokens by the provider's tokenizer.".to_string()],
+                vec!["Its own estimate: 223.".to_string()],
+                vec!["V goes on to the next release.".to_string()],
+            ]
+        );
+        let paragraphs = fit_paragraphs(&items, 30, 2);
+        assert_eq!(paragraphs[0], ["242 tokens."]);
+        assert_eq!(paragraphs[1], ["Its own estimate: 223."]);
+        assert!(paragraphs[2].is_empty());
+    }
 
     #[test]
     fn lines_read_back_as_pushed() {

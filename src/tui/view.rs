@@ -93,13 +93,21 @@ pub fn draw(frame: &mut Frame, app: &App) {
             // depends on the model's endpoint); what it will call till then.
             release: app.release_call().map(|call| {
                 match preview.and_then(|p| p.release.as_ref()) {
-                    Some(r) => format!(
-                        "{} {}{}",
-                        r.title,
-                        r.call,
-                        r.branch.map(|b| format!(" → {b}")).unwrap_or_default()
+                    Some(r) => (
+                        r.title.clone(),
+                        format!(
+                            "{}{}",
+                            r.call,
+                            r.branch.map(|b| format!(" → {b}")).unwrap_or_default()
+                        ),
                     ),
-                    None => call,
+                    None => {
+                        let title = app.reference().title();
+                        let call = call
+                            .strip_prefix(&title)
+                            .map_or(call.clone(), |c| c.trim_start().to_string());
+                        (title, call)
+                    }
                 }
             }),
             providers: app.reference().families(),
@@ -127,9 +135,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     app.editor
         .draw(frame, areas.editor, ui, &who, app.focus == Focus::Editor);
     let idle = app.idle_reason();
-    let load_error = doc
-        .and_then(|d| d.load_error.as_deref())
-        .or(app.open_error.as_deref());
+    let load_error = doc.and_then(|d| d.load_error.as_deref());
     // The lint panel takes the lower part of the request's column.
     let (request_column, lint_area) = if app.lint.open || app.request.explain {
         let split = Layout::default()

@@ -20,6 +20,13 @@ impl App {
             return Vec::new();
         }
         let Some(doc) = self.doc.as_ref() else {
+            self.status = match &self.unshown {
+                Some(u) if u.text.is_some() => format!(
+                    "nothing to save: {} has no good version yet; O opens its text in your editor to fix it",
+                    self.file_name()
+                ),
+                _ => "nothing to save: no session is open".into(),
+            };
             return Vec::new();
         };
         if doc.session.shape == InputShape::OpenAiRequest {

@@ -54,13 +54,79 @@ impl App {
             .map(|(_, lines)| lines.clone())
     }
 
+    /// Brings the selected message's lines into the request pane, the
+    /// pane kept full: its last line never rises above the pane's bottom.
     pub(super) fn reveal_selection(&mut self) {
-        if self.request.show_tools {
+        if !self.request.show_tools {
+            if let Some(lines) = self.selected_lines() {
+                let height = self.request_area().height.saturating_sub(2).max(1) as usize;
+                self.request.reveal(lines, height);
+            }
+        }
+        self.keep_request_full();
+    }
+
+    /// The request pane's frame on screen (as `view::draw` lays it out:
+    /// the lint or explain panel, and live replies, take part of the
+    /// column).
+    pub(super) fn request_area(&self) -> Rect {
+        use ratatui::layout::{Constraint, Direction, Layout};
+        let split = |area: Rect, top: u16| {
+            Layout::default()
+                .direction(Direction::Vertical)
+                .constraints([
+                    Constraint::Percentage(top),
+                    Constraint::Percentage(100 - top),
+                ])
+                .split(area)[0]
+        };
+        let mut area = self.areas.output;
+        if self.lint.open || self.request.explain {
+            area = split(area, 60);
+        }
+        if self.replies.iter().any(|r| r.visible()) {
+            area = split(area, 55);
+        }
+        area
+    }
+
+    /// The first line of the request's last page: the scroll that puts
+    /// its last line on the pane's last row (wrapped lines counted).
+    pub(super) fn last_page(&self) -> usize {
+        let lines = self.request.lines(self.preview.as_ref());
+        let n = lines.len();
+        let area = self.request_area();
+        let rows = area.height.saturating_sub(2).max(1) as usize;
+        if !self.request.wrap {
+            return n.saturating_sub(rows);
+        }
+        // A line takes its columns and the gutter's one, wrapped at the
+        // pane's inner width.
+        let width = area.width.saturating_sub(2).max(1) as usize;
+        let (mut first, mut used) = (n, 0);
+        while first > 0 {
+            let cols = 1 + lines.get(first - 1).map_or(0, columns);
+            let taken = cols.div_ceil(width).max(1);
+            if used + taken > rows {
+                break;
+            }
+            used += taken;
+            first -= 1;
+        }
+        first.min(n.saturating_sub(1))
+    }
+
+    /// The request pane never scrolled past its last page (an edit that
+    /// shortened the request, a `G`): no screen of a few lines and blank.
+    /// The token view scrolls its own rows.
+    pub(super) fn keep_request_full(&mut self) {
+        let tokens = self.request.shown == crate::tui::worker::Shown::Tokens;
+        if tokens && !self.request.show_tools {
             return;
         }
-        if let Some(lines) = self.selected_lines() {
-            let height = self.areas.output.height.saturating_sub(2).max(1) as usize;
-            self.request.reveal(lines, height);
+        let last = self.last_page();
+        if self.request.scroll > last {
+            self.request.scroll = last;
         }
     }
 
@@ -154,18 +220,38 @@ impl App {
 
     /// A new empty user message after the selection (`a`).
     pub(super) fn add_message(&mut self) -> Vec<Command> {
+        if self.doc.is_none() {
+            self.status = self.nothing_to_edit();
+            return Vec::new();
+        }
         let m = serde_json::json!({"name": "user", "role": "user", "content": [{"type": "text", "text": ""}]});
         let at = (self.list.selected + 1).min(self.messages().len());
-        self.edit(at, 0, vec![m], at, None)
+        let before = self.messages().len();
+        let cmds = self.edit(at, 0, vec![m], at, None);
+        if self.messages().len() > before {
+            self.status =
+                format!("added message #{at} (user, empty: e edits it) · u undoes it · C-s saves");
+        }
+        cmds
     }
 
     /// A copy of the selected message after it.
     pub(super) fn duplicate(&mut self) -> Vec<Command> {
         let i = self.list.selected;
         let Some(m) = self.messages().get(i).map(PackedMessage::value) else {
+            self.status = self.nothing_to_edit();
             return Vec::new();
         };
-        self.edit(i + 1, 0, vec![m], i + 1, None)
+        let who = describe(&m);
+        let before = self.messages().len();
+        let cmds = self.edit(i + 1, 0, vec![m], i + 1, None);
+        if self.messages().len() > before {
+            self.status = format!(
+                "duplicated message #{i} ({who}) as #{} · u undoes it · C-s saves",
+                i + 1
+            );
+        }
+        cmds
     }
 
     /// Deletes the selected message (undo brings it back).
@@ -198,4 +284,10 @@ impl App {
         let pair = vec![self.messages()[hi].value(), self.messages()[lo].value()];
         self.edit(lo, 2, pair, j, None)
     }
+}
+
+/// Columns `text` takes on screen (CJK and emoji take two).
+fn columns(text: &str) -> usize {
+    use unicode_width::UnicodeWidthChar;
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
 }

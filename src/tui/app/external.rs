@@ -10,9 +10,13 @@ use crate::tui::msg::ExternalEdit;
 
 impl App {
     pub(super) fn external_edit(&mut self) -> Vec<Command> {
+        // A file that does not parse has no message: its text is edited.
+        if self.doc.is_none() && self.unshown.as_ref().is_some_and(|u| u.text.is_some()) {
+            return self.fix_in_editor();
+        }
         let i = self.list.selected;
         if self.messages().get(i).is_none() {
-            self.status = "no message to edit".into();
+            self.status = self.nothing_to_edit();
             return Vec::new();
         }
         // What the built-in editor holds for this message: its draft, or

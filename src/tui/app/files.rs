@@ -13,7 +13,8 @@ impl App {
         self.list.selected = 0;
         self.request.scroll = 0;
         self.real_path = None;
-        self.open_error = None;
+        self.unshown = None;
+        self.fixing = None;
         self.opening = Some(path.clone());
         self.status = format!("opening {}", self.file_name());
         let mut cmds = vec![Command::Read(path.clone()), Command::FindRecovery(path)];
@@ -73,17 +74,15 @@ impl App {
         }
         if self.doc.is_none() && self.opening.is_none() {
             return match self.files.first().cloned() {
-                Some(first) => {
-                    let mut cmds = self.open(first);
-                    cmds.extend(self.pick_on_first_listing());
-                    cmds
-                }
+                Some(first) => self.open(first),
                 None => {
                     self.status = match &self.listening {
                         Some(url) => format!(
-                            "listening on {url}: waiting for the agent's first call (docs/listen.md)"
+                            "listening on {url}: waiting for the agent's first call (docs/src/listen.md)"
                         ),
-                        None => "nothing in this folder looks like a session".into(),
+                        None => format!(
+                            "nothing in this folder looks like a session: {START_HINT}"
+                        ),
                     };
                     Vec::new()
                 }
@@ -216,15 +215,26 @@ impl App {
             FileResult::Text { text, mode, real } => {
                 match crate::tui::io::parse_read(&text, &path.display().to_string()) {
                     Err(e) => {
-                        // Shown once it parses (the watcher reads it again).
-                        self.open_error = Some(e.to_string());
+                        // Shown once it parses (the watcher reads it
+                        // again): till then its text and what is wrong.
+                        let line = match &e {
+                            crate::session::SessionError::Invalid { line, .. } => *line,
+                            _ => 1,
+                        };
+                        self.status = format!(
+                            "no good version yet: {e} · O opens the file in your editor to fix it"
+                        );
+                        self.unshown = Some(Unshown {
+                            error: e.to_string(),
+                            text: Some((text, line)),
+                        });
                         self.real_path = Some(real);
                         self.watch_commands()
                     }
                     Ok(mut session) => {
                         session.path = Some(path.clone());
                         self.opening = None;
-                        self.open_error = None;
+                        self.unshown = None;
                         self.real_path = Some(real);
                         let mut cmds = self.remember_recent(&path);
                         self.doc = Some(Document::new(path, session, &text, mode));
@@ -235,11 +245,90 @@ impl App {
                 }
             }
             FileResult::Missing => {
-                self.open_error = Some(format!("{}: no such file", path.display()));
+                let error = format!("{}: no such file", path.display());
+                self.status = format!("{error} ({START_HINT})");
+                self.unshown = Some(Unshown { error, text: None });
                 Vec::new()
             }
             FileResult::Failed(e) => {
-                self.open_error = Some(format!("{}: {e}", path.display()));
+                let error = format!("{}: {e}", path.display());
+                self.status.clone_from(&error);
+                self.unshown = Some(Unshown { error, text: None });
+                Vec::new()
+            }
+        }
+    }
+
+    /// `O` on a file that does not parse: its whole text in the external
+    /// editor (what comes back is written as the file).
+    pub(super) fn fix_in_editor(&mut self) -> Vec<Command> {
+        let (Some(path), Some((text, _))) = (
+            self.opening.clone(),
+            self.unshown.as_ref().and_then(|u| u.text.clone()),
+        ) else {
+            return Vec::new();
+        };
+        self.fixing = Some(path);
+        vec![Command::ExternalEdit(Box::new(
+            crate::tui::msg::ExternalEdit {
+                index: 0,
+                text_mode: false,
+                text: text.to_string(),
+            },
+        ))]
+    }
+
+    /// The file's text back from the external editor (`fix_in_editor`):
+    /// written over the file if the disk still holds what was edited,
+    /// then read again (it shows if it parses now).
+    pub(super) fn on_file_fixed(
+        &mut self,
+        path: PathBuf,
+        original: String,
+        result: Result<String, String>,
+    ) -> Vec<Command> {
+        let text = match result {
+            Ok(text) => text,
+            Err(why) => {
+                self.status = format!("{why}: nothing changed");
+                return Vec::new();
+            }
+        };
+        if text == original {
+            self.status = "no change from the editor: the file stays as it is".into();
+            return Vec::new();
+        }
+        if self.opening.as_ref() != Some(&path) {
+            self.status = format!(
+                "{} is no longer the file asked for: the fix was not written",
+                path.display()
+            );
+            return Vec::new();
+        }
+        self.status = format!("writing {}…", self.file_name());
+        vec![Command::WriteText {
+            path,
+            expect: Arc::from(original),
+            text,
+        }]
+    }
+
+    /// A fixed text was written (or not): read the file again.
+    pub(super) fn on_text_written(
+        &mut self,
+        path: PathBuf,
+        result: Result<(), String>,
+    ) -> Vec<Command> {
+        match result {
+            Ok(()) => {
+                self.status = format!("wrote {}; reading it again", self.file_name());
+                if self.opening.as_ref() == Some(&path) {
+                    return vec![Command::Read(path)];
+                }
+                Vec::new()
+            }
+            Err(e) => {
+                self.status = format!("not written: {e}");
                 Vec::new()
             }
         }

@@ -16,6 +16,9 @@ impl App {
         {
             return self.apply(effect, Focus::Output);
         }
+        if self.focus == Focus::Editor && self.editor.for_index.is_none() {
+            return self.on_empty_editor_key(key);
+        }
         if self.focus == Focus::Editor {
             return match self.editor.handle_key(key) {
                 EditorEvent::Changed => self.editor_changed(),
@@ -23,6 +26,9 @@ impl App {
                     self.focus = Focus::List;
                     if let Some(doc) = self.doc.as_mut() {
                         doc.close_group();
+                    }
+                    if self.editor.has_draft() {
+                        self.status = "left the editor: the draft stays there, unsaved (it does not parse yet)".into();
                     }
                     Vec::new()
                 }
@@ -61,6 +67,36 @@ impl App {
         }
     }
 
+    /// A key in the editor while it holds no message (no session, a file
+    /// that does not parse, no messages): nothing typed could be kept, so
+    /// nothing is typed; the keys that leave, save and quit still do.
+    fn on_empty_editor_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        match keymap::action_for(&key, Scope::Editor) {
+            Some(Action::LeaveEditor) => self.focus = Focus::List,
+            Some(Action::Save) => return self.save(AfterSave::Stay),
+            Some(Action::Quit) => return self.act(Action::Quit),
+            _ if key.code == KeyCode::BackTab => self.focus = Focus::List,
+            // Nothing to indent: Tab goes on to the next pane.
+            _ if key.code == KeyCode::Tab => self.focus = Focus::Output,
+            _ => self.status = self.nothing_to_edit(),
+        }
+        Vec::new()
+    }
+
+    /// Why the editor has nothing to edit, and what to do instead.
+    pub(super) fn nothing_to_edit(&self) -> String {
+        match (&self.unshown, &self.doc) {
+            (Some(u), _) if u.text.is_some() => format!(
+                "nothing to edit: {} has no good version yet ({}); O opens its text in your editor to fix it",
+                self.file_name(),
+                u.error
+            ),
+            (Some(u), _) => format!("nothing to edit: {}", u.error),
+            (None, None) => "nothing to edit: no session is open".into(),
+            (None, Some(_)) => "no message to edit: a adds one".into(),
+        }
+    }
+
     /// Offers an action to the panes that may own it, the compare view
     /// first while it is open; what they pass up the app carries out.
     fn route(&mut self, action: Action) -> Vec<Command> {
@@ -85,6 +121,14 @@ impl App {
             let page = self.size.1.saturating_sub(12).max(1) as usize;
             if let Outcome::Taken(effect) = self.request.handle(action, self.preview.as_ref(), page)
             {
+                // `G`: the last line at the bottom of the pane, not alone
+                // at its top.
+                if action == Bottom
+                    && (self.request.shown != crate::tui::worker::Shown::Tokens
+                        || self.request.show_tools)
+                {
+                    self.request.scroll = self.last_page();
+                }
                 return self.apply(effect, Focus::Output);
             }
         }
@@ -167,14 +211,34 @@ impl App {
             | Action::Top
             | Action::Bottom => self.navigate(action),
             Action::Edit | Action::EditText => {
+                let i = self.list.selected;
+                if self.messages().get(i).is_none() {
+                    self.status = self.nothing_to_edit();
+                    return Vec::new();
+                }
                 // A draft of this message is picked up where it was left.
-                let draft_here =
-                    self.editor.has_draft() && self.editor.for_index == Some(self.list.selected);
+                let draft_here = self.editor.has_draft() && self.editor.for_index == Some(i);
+                let before = self.status.clone();
                 if !draft_here {
                     self.editor.text_mode = action == Action::EditText;
                     self.load_editor();
                 }
                 self.focus = Focus::Editor;
+                // How to get out again (Tab indents here), after the
+                // editor's own note when it had one.
+                let what = if self.editor.text_mode {
+                    "text"
+                } else {
+                    "JSON"
+                };
+                let hint = format!(
+                    "editing message #{i} ({what}): Esc or S-Tab leaves (Tab indents) · C-s saves"
+                );
+                self.status = if self.status != before {
+                    format!("{} · {hint}", self.status)
+                } else {
+                    hint
+                };
             }
             Action::Save => return self.save(AfterSave::Stay),
             Action::AddMessage => return self.add_message(),

@@ -71,9 +71,11 @@ pub struct App {
     /// The open file and its edits.
     pub doc: Option<Document>,
     /// A file asked for and not shown yet (it is being read, or it does
-    /// not exist or parse yet: `open_error` says why).
+    /// not exist or parse yet: `unshown` says why).
     pub opening: Option<PathBuf>,
-    pub open_error: Option<String>,
+    /// Why the file asked for is not shown: it is missing, unreadable, or
+    /// has not parsed yet (there is no good version of it to show).
+    pub unshown: Option<Unshown>,
     pub formatter: FormatterId,
     pub focus: Focus,
     pub list: ListPane,
@@ -111,6 +113,13 @@ pub struct App {
     /// in a session).
     pub profiles: Arc<Result<crate::net::profile::Profiles, String>>,
     pub profile: Option<String>,
+    /// The user's profiles file, read again each time profiles are used
+    /// (a send, an export, the settings): edits made while the workbench
+    /// runs count. `None`: the profiles set at start stay (as in tests).
+    pub profiles_file: Option<PathBuf>,
+    /// `O` on a file that does not parse: its text is in the external
+    /// editor, and what comes back is written as the file.
+    fixing: Option<PathBuf>,
     pub theme: Theme,
     pub(crate) syntax: Arc<syntect::highlighting::Theme>,
     pub size: (u16, u16),
@@ -139,8 +148,8 @@ pub struct App {
     /// The recent list the picker reads and opens write (the runtime sets
     /// it; `None`: none, as in tests that do not ask for one).
     pub recent_path: Option<PathBuf>,
-    /// Show the session picker once the folder is first listed (the
-    /// runtime sets it when it opens a folder).
+    /// Show the session picker from the start (`App::start`) over a
+    /// folder (the runtime sets it when it opens one).
     pub pick_on_folder: bool,
     /// Follow the folder's newest session as it arrives (`--listen`): while
     /// the newest is on screen, a newer one opens in its place.
@@ -158,7 +167,7 @@ impl App {
             folder_listed: false,
             doc: None,
             opening: None,
-            open_error: None,
+            unshown: None,
             formatter: FormatterId::new(Provider::OpenAi, Mode::Chat),
             focus: Focus::List,
             list: ListPane::default(),
@@ -181,6 +190,8 @@ impl App {
             prices: Arc::new(Ok(crate::tokens::cost::PriceTable::embedded().clone())),
             profiles: Arc::new(Ok(crate::net::profile::Profiles::default())),
             profile: None,
+            profiles_file: None,
+            fixing: None,
             theme,
             syntax,
             size: (120, 40),
@@ -206,7 +217,10 @@ impl App {
     pub fn start(&mut self) -> Vec<Command> {
         match (self.folder.clone(), self.files.first().cloned()) {
             (Some(dir), _) => {
-                let mut cmds = vec![Command::ListFolder(dir)];
+                // The picker's listing first: the I/O thread hands it to a
+                // thread of its own before it lists the folder.
+                let mut cmds = self.pick_on_start();
+                cmds.push(Command::ListFolder(dir));
                 cmds.extend(self.watch_commands());
                 cmds
             }
@@ -235,18 +249,17 @@ impl App {
         if self.doc.is_some() {
             return None;
         }
-        if let Some(e) = &self.open_error {
-            return Some(format!("No session to format: {e}"));
+        if let Some(u) = &self.unshown {
+            return Some(u.describe());
         }
         if self.folder.is_some()
             && self.folder_listed
             && self.files.is_empty()
             && self.opening.is_none()
         {
-            return Some(
-                "No session to format: this folder has no files that are sessions (a messages list, whatever the name). Save one here and it opens."
-                    .into(),
-            );
+            return Some(format!(
+                "No session to format: this folder has no files that are sessions (a messages list, whatever the name). Save one here and it opens, or start one: {START_HINT}."
+            ));
         }
         None
     }
@@ -296,6 +309,40 @@ impl App {
             p.apply(&mut settings, assumed);
         }
         Ok((session.clone(), settings))
+    }
+
+    /// Reads the profiles file again (a send, an export or the settings
+    /// use it): a guarded read of a small file (`files::read_config`).
+    pub(super) fn reread_profiles(&mut self) {
+        if let Some(path) = &self.profiles_file {
+            self.profiles = Arc::new(crate::net::profile::load_from(Some(path)));
+        }
+    }
+
+    /// Why the profile in use cannot be used (the file does not read or
+    /// parse, or no longer has it), naming the file.
+    pub(super) fn profile_problem(&self) -> Option<String> {
+        let name = self.profile.as_deref()?;
+        match self.profiles.as_ref() {
+            Err(e) => Some(format!("profile {name}: {e}")),
+            Ok(all) => all.get(name).err().map(|e| match &self.profiles_file {
+                // An empty `Profiles` has no origin: the file did not exist.
+                Some(path) if all.origin.is_empty() => {
+                    format!("no profile {name}: {} does not exist", path.display())
+                }
+                _ => e,
+            }),
+        }
+    }
+
+    /// The profiles file's name for messages: the file read, else where
+    /// it would be.
+    pub(super) fn profiles_origin(&self) -> String {
+        match (&self.profiles_file, self.profiles.as_ref()) {
+            (Some(path), _) => path.display().to_string(),
+            (None, Ok(p)) if !p.origin.is_empty() => p.origin.clone(),
+            _ => crate::net::profile::path_hint(),
+        }
     }
 
     /// The profile in use, when it is for `provider`.
@@ -462,12 +509,22 @@ impl App {
                 self.on_history_send_read(session, result)
             }
             Event::PickerListed { dir, files, recent } => self.on_picker_listed(dir, files, recent),
+            Event::PickerFound {
+                listing,
+                files,
+                recent,
+                done,
+            } => self.on_picker_found(listing, files, recent, done),
             Event::ExternalEdited {
                 index,
                 text_mode,
                 original,
                 result,
-            } => self.on_external_edited(index, text_mode, original, result),
+            } => match self.fixing.take() {
+                Some(path) => self.on_file_fixed(path, original, result),
+                None => self.on_external_edited(index, text_mode, original, result),
+            },
+            Event::TextWritten { path, result } => self.on_text_written(path, result),
             Event::HistoryNotWritten(why) => {
                 self.status = format!("warning: {why}");
                 Vec::new()
@@ -633,6 +690,56 @@ impl App {
     /// The footer's scope (what the status line hints at).
     pub fn footer_scope(&self) -> Scope {
         self.scope()
+    }
+}
+
+/// How to start when there is no session: the two commands.
+pub const START_HINT: &str =
+    "formatscope FILE.json opens a session, formatscope --new FILE.json starts a new one";
+
+/// Why the file asked for is not shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unshown {
+    /// `FILE:LINE:COL: what is wrong`, or `FILE: no such file`, ...
+    pub error: String,
+    /// The file's text, when it was read but does not parse, and the line
+    /// of the error (1-based).
+    pub text: Option<(Arc<str>, usize)>,
+}
+
+/// The lines of a broken file shown around its error.
+const BROKEN_LINES: usize = 200;
+
+impl Unshown {
+    /// What the request pane says: the error, and the file's text from a
+    /// little before the error line, numbered, the error line marked.
+    pub fn describe(&self) -> String {
+        let Some((text, line)) = &self.text else {
+            let hint = if self.error.ends_with("no such file") {
+                format!(" ({START_HINT})")
+            } else {
+                String::new()
+            };
+            return format!("No session to format: {}{hint}", self.error);
+        };
+        let mut out = format!(
+            "No good version yet: {}\nO opens the file in your editor to fix it (it shows here once it parses).\n\n",
+            self.error
+        );
+        let from = line.saturating_sub(5).max(1);
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        for (n, l) in text
+            .split('\n')
+            .enumerate()
+            .skip(from - 1)
+            .take(BROKEN_LINES)
+        {
+            let n = n + 1;
+            let mark = if n == *line { '▶' } else { '│' };
+            let l = crate::text::escape_control(l.trim_end_matches('\r'));
+            out.push_str(&format!("{n:>5} {mark} {l}\n"));
+        }
+        out
     }
 }
 

@@ -25,11 +25,16 @@ impl App {
         if let Some(v) = form.values.get_mut(at) {
             *v = self.confirm_send_at.to_string();
         }
+        // Read now: the file may have changed since the last use.
+        self.reread_profiles();
         let names = match self.profiles.as_ref() {
             Ok(p) => p.list.iter().map(|p| p.name.clone()).collect(),
-            Err(_) => Vec::new(),
+            Err(e) => {
+                self.status = format!("profiles: {e}");
+                Vec::new()
+            }
         };
-        let form = form.with_profile(self.profile.as_deref(), names);
+        let form = form.with_profile(self.profile.as_deref(), names, &self.profiles_origin());
         self.popup = Some(Popup::Settings(Box::new(form)));
         Vec::new()
     }

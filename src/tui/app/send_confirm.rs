@@ -25,6 +25,12 @@ impl App {
             let on_screen = self.family();
             return self.ask_release(vec![on_screen]);
         }
+        // The profile as the file has it now.
+        self.reread_profiles();
+        if let Some(e) = self.profile_problem() {
+            self.status = format!("not sent: {e}");
+            return Vec::new();
+        }
         let count = self
             .preview
             .as_ref()

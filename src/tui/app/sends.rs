@@ -7,6 +7,13 @@ use crate::reference::Family;
 impl App {
     /// Writes the request as a `curl` command beside the session.
     pub(super) fn export(&mut self) -> Vec<Command> {
+        if self.release_job().is_none() {
+            self.reread_profiles();
+            if let Some(e) = self.profile_problem() {
+                self.status = format!("not exported: {e}");
+                return Vec::new();
+            }
+        }
         let settings = match (self.release_job(), self.doc.as_ref()) {
             // Another release reads the session's settings with its own
             // meaning (no profile: those are the default release's).
@@ -81,6 +88,11 @@ impl App {
     /// Asks the provider to count the request (`R`).
     pub(super) fn remote_count(&mut self) -> Vec<Command> {
         let provider = self.formatter.provider;
+        self.reread_profiles();
+        if let Some(e) = self.profile_problem() {
+            self.status = format!("no remote count: {e}");
+            return Vec::new();
+        }
         if !crate::net::has_token_counter(provider) {
             self.status =
                 format!("{provider} has no token-counting endpoint (Anthropic and Gemini have)");

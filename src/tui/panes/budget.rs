@@ -2,11 +2,13 @@
 //! the model's context window), the tokenizer, the input's cost at the
 //! price table's rate (`tokens::cost`), and the breakdown.
 
-use super::pane_block;
+use super::{columns, pane_block};
+use crate::text::{count_of, plural, thousands, thousands_signed};
 use crate::tokens::cost::PriceTable;
 use crate::tokens::Category;
+use crate::tui::lines::fit_items;
 use crate::tui::theme::Palette;
-use crate::tui::worker::{CacheLine, Preview};
+use crate::tui::worker::{CacheLine, Preview, ReleaseInfo};
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -36,34 +38,12 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &BudgetView<'_>) 
     let block = pane_block(ui, Line::from(" Budget "), false);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let (width, height) = (inner.width as usize, inner.height as usize);
     if let Some(r) = preview.and_then(|p| p.release.as_ref()) {
-        let mut text = String::new();
-        match &r.counted {
-            Some((Ok(n), model)) => text.push_str(&format!(
-                "{n} tokens by the provider's tokenizer ({model}). "
-            )),
-            Some((Err(e), _)) => text.push_str(&format!("not counted: {e}. ")),
-            None => {}
-        }
-        if let Some(e) = r.estimate {
-            text.push_str(&format!("{}'s own estimate: {e}. ", r.title));
-        }
-        text.push_str(&format!(
-            "{} ({}) has no budget: {}. V goes on to the next release.",
-            r.title,
-            r.call,
-            r.no_budget.unwrap_or("it does not count here")
-        ));
-        if !r.lost.is_empty() {
-            text.push_str(&format!(
-                " {} block(s) it cannot hold are left out (listed in the request).",
-                r.lost.len()
-            ));
-        }
+        let lines = release_note(r, width, height);
         frame.render_widget(
-            Paragraph::new(text)
-                .style(Style::default().fg(ui.muted))
-                .wrap(Wrap { trim: true }),
+            Paragraph::new(lines.into_iter().map(Line::from).collect::<Vec<_>>())
+                .style(Style::default().fg(ui.muted)),
             inner,
         );
         return;
@@ -124,71 +104,268 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &BudgetView<'_>) 
             rows[3],
         );
     }
+    // The longest label that fits: figures are dropped whole, never cut.
+    let (used, limit) = (thousands_signed(used), thousands_signed(limit));
+    let percent = format!("{:.0}%", ratio * 100.0);
+    let label = [
+        format!(
+            "{approx}{used} / {limit} {what} ({percent}) · {}",
+            cost_text(report, prices)
+        ),
+        format!("{approx}{used} / {limit} {what} ({percent})"),
+        format!("{approx}{used} / {limit} ({percent})"),
+        format!("{approx}{used}/{limit}"),
+        percent,
+    ]
+    .into_iter()
+    .find(|l| columns(l) <= width)
+    .unwrap_or_default();
     let gauge = Gauge::default()
         .gauge_style(Style::default().fg(colour))
         .ratio(ratio.clamp(0.0, 1.0))
-        .label(format!(
-            "{approx}{used} / {limit} {what} ({:.0}%) · {}",
-            ratio * 100.0,
-            cost_text(report, prices)
-        ));
+        .label(label);
     frame.render_widget(gauge, rows[0]);
-    let tokenizer = match remote {
-        // The provider's own counter: exact, beside ours.
-        Some(Ok(n)) => format!(
-            "{} counts {n} · exact (ours {}{})",
-            report.formatter.provider,
-            if report.exact { "" } else { "≈" },
-            report.total
-        ),
-        Some(Err(e)) => format!("remote count failed: {e}"),
-        None => format!(
-            "provider tokenizer {} {}",
-            report.model.tokenizer.describe(),
-            if report.exact {
-                "· exact"
-            } else {
-                "· estimate"
-            }
-        ),
-    };
+    let tokenizer = tokenizer_line(report, remote, width);
     frame.render_widget(
         Paragraph::new(tokenizer).style(Style::default().fg(ui.muted)),
         rows[1],
     );
-    let mut parts: Vec<Span> = Vec::new();
+    frame.render_widget(
+        Paragraph::new(breakdown(ui, report, width, rows[2].height as usize)),
+        rows[2],
+    );
+}
+
+/// What another release's request is counted at, and why it has no
+/// budget, in the pane's lines (the truncation pane says why in full).
+fn release_note(r: &ReleaseInfo, width: usize, height: usize) -> Vec<String> {
+    let short_title = r.title.strip_prefix("AgentScope ").unwrap_or(&r.title);
+    let mut items: Vec<Vec<String>> = Vec::new();
+    match &r.counted {
+        Some((Ok(n), model)) => items.push(vec![
+            format!(
+                "{} by the provider's tokenizer ({model}).",
+                count_of(*n, "token", "tokens")
+            ),
+            format!(
+                "{} by the provider's tokenizer.",
+                count_of(*n, "token", "tokens")
+            ),
+            format!(
+                "{} (provider's tokenizer).",
+                count_of(*n, "token", "tokens")
+            ),
+        ]),
+        Some((Err(e), _)) => items.push(vec![
+            format!("Not counted: {e}."),
+            "Not counted here.".to_string(),
+        ]),
+        None => {}
+    }
+    if let Some(e) = r.estimate {
+        let e = thousands(e);
+        items.push(vec![
+            format!("{}'s own estimate: {e} tokens.", r.title),
+            format!("{short_title}'s own estimate: {e}."),
+            format!("Its own estimate: {e}."),
+        ]);
+    }
+    if !r.lost.is_empty() {
+        let n = r.lost.len() as i64;
+        let blocks = count_of(n, "block", "blocks");
+        let are = plural(n, "is", "are");
+        items.push(vec![
+            format!("{blocks} it cannot hold {are} left out (listed in the request)."),
+            format!("{blocks} left out (see the request)."),
+        ]);
+    }
+    items.push(vec![
+        format!(
+            "No budget: {}.",
+            r.no_budget.unwrap_or("it does not count here")
+        ),
+        "No budget in this release (see Truncation).".to_string(),
+        "No budget here.".to_string(),
+    ]);
+    items.push(vec!["V goes on to the next release.".to_string()]);
+    fit_items(&items, width, height)
+}
+
+/// What counted the request, and exactly what of it is an estimate, in
+/// `width` columns; or the provider's own count (`R`).
+fn tokenizer_line(
+    report: &crate::budget::TokenReport,
+    remote: Option<&Result<u64, String>>,
+    width: usize,
+) -> String {
+    let ours = format!(
+        "{}{}",
+        if report.exact { "" } else { "≈" },
+        thousands_signed(report.total)
+    );
+    let candidates: Vec<String> = match remote {
+        // The provider's own counter: exact, beside ours.
+        Some(Ok(n)) => {
+            let n = thousands(*n);
+            let p = report.formatter.provider;
+            vec![
+                format!("{p} counts {n} · exact (ours {ours})"),
+                format!("{p}: {n} exact (ours {ours})"),
+                format!("{p}: {n} exact"),
+            ]
+        }
+        Some(Err(e)) => vec![format!("remote count failed: {e}")],
+        None => {
+            let spec = &report.model.tokenizer;
+            let mut estimated: Vec<&str> = report
+                .exact_categories
+                .iter()
+                .filter(|(c, exact)| !exact && report.by_category.get(*c) != 0)
+                .map(|(c, _)| c.label())
+                .collect();
+            if !report.tool_schemas_exact && report.tool_schemas != 0 {
+                estimated.push("tool schemas");
+            }
+            let name = spec.name;
+            let describe = spec.describe();
+            if !spec.exact_count() || (!report.exact && estimated.is_empty()) {
+                // The tokenizer itself is an estimate: every figure is.
+                vec![
+                    format!("provider tokenizer {describe} · estimate"),
+                    format!("tokenizer {describe}"),
+                    format!("tokenizer ≈ {name} · estimate"),
+                    format!("≈ {name} · estimate"),
+                ]
+            } else if estimated.is_empty() {
+                vec![
+                    format!("provider tokenizer {describe} · exact"),
+                    format!("tokenizer {name} · exact"),
+                    format!("{name} · exact"),
+                ]
+            } else {
+                let which = estimated.join(", ");
+                let short = estimated
+                    .iter()
+                    .map(|l| short_label(l))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                vec![
+                    format!("provider tokenizer {name} · exact, {which} ≈ estimated"),
+                    format!("tokenizer {name} · exact, {which} ≈"),
+                    format!("{name} · exact, {which} ≈"),
+                    format!("{name} · exact, {short} ≈"),
+                    format!("{name} · ≈ in part"),
+                ]
+            }
+        }
+    };
+    let last = candidates.last().cloned().unwrap_or_default();
+    candidates
+        .into_iter()
+        .find(|c| columns(c) <= width)
+        .unwrap_or_else(|| {
+            format!(
+                "{}…",
+                crate::tui::lines::cut_to_columns(&last, width.saturating_sub(1))
+            )
+        })
+}
+
+/// The short label of a category, for a narrow pane.
+fn short_label(label: &'static str) -> &'static str {
+    match label {
+        "system prompt" => "system",
+        "conversation" => "conv.",
+        "tool calls" => "calls",
+        "tool results" => "results",
+        "tool schemas" => "schemas",
+        other => other,
+    }
+}
+
+/// The tokens by category, each label with its figure on one line (never
+/// a label on one line and its figure on the next), in `height` lines of
+/// `width` columns: without the empty categories, then with shorter
+/// labels, when they do not fit. A zero is exact (no `≈0`).
+fn breakdown(
+    ui: &Palette,
+    report: &crate::budget::TokenReport,
+    width: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
+    let mut items: Vec<(&'static str, String)> = Vec::new();
     for cat in Category::ALL {
         let n = report.by_category.get(cat);
         if n == 0 && cat == Category::Media {
             continue;
         }
-        let exact = report
-            .exact_categories
-            .iter()
-            .find(|(c, _)| *c == cat)
-            .is_some_and(|(_, e)| *e);
-        parts.push(Span::styled(
-            format!("{} ", cat.label()),
-            Style::default().fg(ui.muted),
-        ));
-        parts.push(Span::styled(
-            format!("{}{n}  ", if exact { "" } else { "≈" }),
-            Style::default().fg(ui.text),
+        let exact = n == 0
+            || report
+                .exact_categories
+                .iter()
+                .find(|(c, _)| *c == cat)
+                .is_some_and(|(_, e)| *e);
+        items.push((
+            cat.label(),
+            format!("{}{}", if exact { "" } else { "≈" }, thousands_signed(n)),
         ));
     }
-    parts.push(Span::styled("tool schemas ", Style::default().fg(ui.muted)));
-    parts.push(Span::styled(
+    let schemas_exact = report.tool_schemas_exact || report.tool_schemas == 0;
+    items.push((
+        "tool schemas",
         format!(
             "{}{}",
-            if report.tool_schemas_exact { "" } else { "≈" },
-            report.tool_schemas
+            if schemas_exact { "" } else { "≈" },
+            thousands_signed(report.tool_schemas)
         ),
-        Style::default().fg(ui.text),
     ));
-    frame.render_widget(
-        Paragraph::new(Line::from(parts)).wrap(Wrap { trim: true }),
-        rows[2],
-    );
+    let lay_out = |short: bool, nonzero: bool| -> Vec<Vec<(String, String)>> {
+        let mut lines: Vec<Vec<(String, String)>> = vec![Vec::new()];
+        let mut used = 0;
+        for (label, n) in &items {
+            if nonzero && n == "0" {
+                continue;
+            }
+            let label = if short { short_label(label) } else { label };
+            let w = columns(label) + 1 + columns(n);
+            let gap = if used > 0 { 2 } else { 0 };
+            if used > 0 && used + gap + w > width {
+                lines.push(Vec::new());
+                used = 0;
+            }
+            let gap = if used > 0 { 2 } else { 0 };
+            used += gap + w;
+            if let Some(line) = lines.last_mut() {
+                line.push((label.to_string(), n.clone()));
+            }
+        }
+        lines
+    };
+    let mut lines = lay_out(false, false);
+    for (short, nonzero) in [(false, true), (true, false), (true, true)] {
+        if lines.len() <= height {
+            break;
+        }
+        lines = lay_out(short, nonzero);
+    }
+    lines.truncate(height);
+    lines
+        .into_iter()
+        .map(|line| {
+            let mut spans = Vec::new();
+            for (k, (label, n)) in line.into_iter().enumerate() {
+                if k > 0 {
+                    spans.push(Span::raw("  "));
+                }
+                spans.push(Span::styled(
+                    format!("{label} "),
+                    Style::default().fg(ui.muted),
+                ));
+                spans.push(Span::styled(n, Style::default().fg(ui.text)));
+            }
+            Line::from(spans)
+        })
+        .collect()
 }
 
 /// The whole request's input cost (`$0.000714`, `≈` when its count is an
@@ -225,15 +402,16 @@ fn cache_line<'a>(
     };
     let p = &c.prompt;
     let approx = if p.exact { "" } else { "≈" };
+    let (tokens, of) = (thousands_signed(p.tokens), thousands_signed(p.of));
     let whole = p.breaks.is_none();
     // The long form when it fits, else a short one (the pane is narrow).
     let (long, short) = match &p.breaks {
         None => (
             format!(
-                "prompt cache since {}: all {approx}{} prompt tokens reusable, nothing changed",
-                c.against, p.of
+                "prompt cache since {}: all {approx}{of} prompt tokens reusable, nothing changed",
+                c.against
             ),
-            format!("cache since {}: all {approx}{} tok", c.against, p.of),
+            format!("cache since {}: all {approx}{of} tok", c.against),
         ),
         Some(Break::Model { before, now }) => (
             format!(
@@ -253,10 +431,10 @@ fn cache_line<'a>(
             message, pointer, ..
         }) => (
             format!(
-                "prompt cache since {}: {approx}{} of {approx}{} prompt tokens reusable · breaks at message {message} ({pointer})",
-                c.against, p.tokens, p.of
+                "prompt cache since {}: {approx}{tokens} of {approx}{of} prompt tokens reusable · breaks at message {message} ({pointer})",
+                c.against
             ),
-            format!("cache: {approx}{}/{} tok · breaks at #{message}", p.tokens, p.of),
+            format!("cache: {approx}{tokens}/{of} tok · breaks at #{message}"),
         ),
     };
     // What reading the reusable prefix from the cache saves, at the price
@@ -269,7 +447,7 @@ fn cache_line<'a>(
     // The longest that fits, the saving kept longest after the figures.
     let compact = match &p.breaks {
         Some(Break::PackedMessage { message, .. }) => {
-            format!("cache {approx}{}/{} · breaks #{message}", p.tokens, p.of)
+            format!("cache {approx}{tokens}/{of} · breaks #{message}")
         }
         _ => short.clone(),
     };
@@ -283,10 +461,18 @@ fn cache_line<'a>(
         format!("{short}{saving}"),
         format!("{compact}{saving}"),
         format!("{tiny}{saving}"),
+        compact,
     ];
+    // None fits: the shortest, its figures whole, cut at a word's end.
     let text = candidates
-        .into_iter()
-        .find(|c| c.chars().count() <= width)
-        .unwrap_or(short);
+        .iter()
+        .find(|c| columns(c) <= width)
+        .cloned()
+        .unwrap_or_else(|| {
+            crate::tui::lines::wrap_words(&tiny, width)
+                .into_iter()
+                .next()
+                .unwrap_or_default()
+        });
     Paragraph::new(text).style(Style::default().fg(if whole { ui.ok } else { ui.warning }))
 }

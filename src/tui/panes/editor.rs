@@ -185,6 +185,11 @@ impl EditorPane {
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> EditorEvent {
+        // Tab indents here; Shift-Tab (which the text area would take as
+        // another Tab) leaves, as Esc does.
+        if key.code == KeyCode::BackTab {
+            return EditorEvent::Leave;
+        }
         match keymap::action_for(&key, Scope::Editor) {
             Some(Action::LeaveEditor) => return EditorEvent::Leave,
             Some(Action::ToggleEditorText) => return EditorEvent::ToggleText,

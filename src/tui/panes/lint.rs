@@ -5,6 +5,7 @@
 
 use super::pane_block;
 use crate::lint::{Finding, Severity};
+use crate::text::count_of;
 use crate::tui::theme::Palette;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -50,13 +51,23 @@ impl LintPane {
         let title = match findings {
             None => " Lint (checking…) ".to_string(),
             Some(f) => {
-                let n = |s| f.iter().filter(|x| x.severity == s).count();
-                format!(
-                    " Lint: {} errors, {} warnings, {} notes · L closes ",
-                    n(Severity::Error),
-                    n(Severity::Warning),
-                    n(Severity::Info)
-                )
+                let n = |s| f.iter().filter(|x| x.severity == s).count() as i64;
+                let counts = format!(
+                    "{}, {}, {}",
+                    count_of(n(Severity::Error), "error", "errors"),
+                    count_of(n(Severity::Warning), "warning", "warnings"),
+                    count_of(n(Severity::Info), "note", "notes")
+                );
+                // Whole or not at all: the key hint goes first.
+                let room = (area.width as usize).saturating_sub(2);
+                [
+                    format!(" Lint: {counts} · L closes "),
+                    format!(" Lint: {counts} "),
+                    " Lint ".to_string(),
+                ]
+                .into_iter()
+                .find(|t| super::columns(t) <= room)
+                .unwrap_or_default()
             }
         };
         let block = pane_block(ui, Line::from(title), false);

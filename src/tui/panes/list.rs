@@ -140,7 +140,8 @@ impl ListPane {
             _ => (8, 0),
         };
         let index_w = messages.len().saturating_sub(1).to_string().len().max(3);
-        // As wide as the widest count (a shared "~" included), never cut.
+        // As wide as the widest count (a shared "~" and the separators
+        // included), never cut.
         let tokens_w = report
             .and_then(|r| {
                 r.messages
@@ -170,7 +171,13 @@ impl ListPane {
             // The report lists the messages in order, one entry each.
             let tokens = report
                 .and_then(|r| r.messages.get(i).filter(|t| t.index == i))
-                .map(|t| format!("{}{}", if t.shared { "~" } else { "" }, t.tokens))
+                .map(|t| {
+                    format!(
+                        "{}{}",
+                        if t.shared { "~" } else { "" },
+                        crate::text::thousands_signed(t.tokens)
+                    )
+                })
                 .unwrap_or_default();
             let is_dropped = dropped.binary_search(&i).is_ok();
             let pair = match (&call, &result) {
@@ -290,13 +297,13 @@ fn pair_colour(id: &str) -> Color {
     COLOURS[h as usize % COLOURS.len()]
 }
 
-/// How many characters `n` takes printed.
+/// How many characters `n` takes printed with separators (`12,345`).
 fn digits(n: i64) -> usize {
     let magnitude = n
         .unsigned_abs()
         .checked_ilog10()
         .map_or(1, |d| d as usize + 1);
-    magnitude + usize::from(n < 0)
+    magnitude + (magnitude - 1) / 3 + usize::from(n < 0)
 }
 
 #[cfg(test)]
@@ -316,8 +323,28 @@ mod tests {
 
     #[test]
     fn digits_are_the_printed_width() {
-        for n in [0, 7, 9, 10, 99, 100, 123_456, -1, -10, i64::MAX, i64::MIN] {
-            assert_eq!(super::digits(n), n.to_string().len(), "{n}");
+        for n in [
+            0,
+            7,
+            9,
+            10,
+            99,
+            100,
+            999,
+            1_000,
+            123_456,
+            1_234_567,
+            -1,
+            -10,
+            -1_000,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            assert_eq!(
+                super::digits(n),
+                crate::text::thousands_signed(n).len(),
+                "{n}"
+            );
         }
     }
 }

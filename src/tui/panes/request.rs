@@ -330,11 +330,18 @@ impl RequestPane {
         let inner = block.inner(area);
         frame.render_widget(block, area);
         if let Some(err) = view.preview.and_then(|p| p.error.as_ref()) {
-            // A panic the worker caught is ours, not AgentScope's.
-            let head = if err.starts_with(crate::tui::worker::INTERNAL_ERROR) {
-                "formatscope failed here (not AgentScope):"
+            use crate::reference::java::reference::NOT_BUILT;
+            // A panic the worker caught is ours, not AgentScope's; so is a
+            // request formatscope does not build (Java's vendor SDKs).
+            let (head, err) = if err.starts_with(crate::tui::worker::INTERNAL_ERROR) {
+                ("formatscope failed here (not AgentScope):", err.as_str())
+            } else if let Some(at) = err.find(NOT_BUILT) {
+                (
+                    "Not built by formatscope (not an AgentScope error):",
+                    &err[at..],
+                )
             } else {
-                "AgentScope raises here:"
+                ("AgentScope raises here:", err.as_str())
             };
             let mut text = vec![
                 Line::styled(
@@ -342,7 +349,7 @@ impl RequestPane {
                     Style::default().fg(ui.error).add_modifier(Modifier::BOLD),
                 ),
                 Line::raw(""),
-                Line::styled(err.clone(), Style::default().fg(ui.error)),
+                Line::styled(err.to_string(), Style::default().fg(ui.error)),
             ];
             if let Some((_, why)) = view.preview.and_then(|p| p.rejected.as_ref()) {
                 text.push(Line::raw(""));
@@ -374,6 +381,7 @@ impl RequestPane {
                 ui,
                 tokens,
                 plain,
+                formatter.provider,
             );
             return;
         }

@@ -78,6 +78,8 @@ pub struct SettingsForm {
     pub error: Option<String>,
     /// The profiles of the user's profiles.toml, for the profile field.
     pub profiles: Vec<String>,
+    /// That file's path, for the messages about it.
+    pub profiles_file: String,
 }
 
 /// What a key did to the form.
@@ -148,15 +150,23 @@ impl SettingsForm {
             fresh: true,
             error: None,
             profiles: Vec::new(),
+            profiles_file: "profiles.toml".into(),
         }
     }
 
-    /// The workbench's profile field: the one in use, and those there are.
-    pub fn with_profile(mut self, current: Option<&str>, profiles: Vec<String>) -> SettingsForm {
+    /// The workbench's profile field: the one in use, those there are,
+    /// and the file they are in.
+    pub fn with_profile(
+        mut self,
+        current: Option<&str>,
+        profiles: Vec<String>,
+        file: &str,
+    ) -> SettingsForm {
         if let Some(v) = self.values.last_mut() {
             *v = current.unwrap_or_default().to_string();
         }
         self.profiles = profiles;
+        self.profiles_file = file.to_string();
         self
     }
 
@@ -170,12 +180,14 @@ impl SettingsForm {
             Ok(Some(name.to_string()))
         } else if self.profiles.is_empty() {
             Err(format!(
-                "profile: no profile {name:?}: profiles.toml has none (see the README's profiles)"
+                "profile: no profile {name:?}: {} has none (see docs/src/send.md, profiles)",
+                self.profiles_file
             ))
         } else {
             Err(format!(
-                "profile: no profile {name:?} (there are {})",
-                self.profiles.join(", ")
+                "profile: no profile {name:?} (there are {}) in {}",
+                self.profiles.join(", "),
+                self.profiles_file
             ))
         }
     }
@@ -365,6 +377,13 @@ impl SettingsForm {
     pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
         let rect = centered(area, 78, 22);
         let mut lines = Vec::new();
+        // Every value starts one space past the longest label.
+        let width = Self::labels()
+            .iter()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0)
+            + 1;
         for (i, label) in Self::labels().into_iter().enumerate() {
             let focused = i == self.focus;
             let style = if focused {
@@ -383,7 +402,7 @@ impl SettingsForm {
                 style
             };
             lines.push(Line::from(vec![
-                Span::styled(format!(" {label:<14}"), Style::default().fg(ui.focus)),
+                Span::styled(format!(" {label:<width$}"), Style::default().fg(ui.focus)),
                 Span::styled(format!("{}{cursor}", self.values[i]), style),
             ]));
         }
@@ -439,7 +458,10 @@ impl SettingsForm {
             } else {
                 self.profiles.join(", ")
             };
-            return format!(" A profile of your profiles.toml ({names}): S and P send through its base URL with its key variable, model and headers. The workbench's, not saved in the session; empty: none.");
+            return format!(
+                " A profile of {} ({names}): S and P send through its base URL with its key variable, model and headers. The workbench's, not saved in the session; empty: none.",
+                self.profiles_file
+            );
         }
         if self.focus == self.values.len() - 2 {
             return " Tokens from which S and P show the host, model and count and ask first (0: always; empty: 20000). The workbench's, for every file, until you quit.".into();

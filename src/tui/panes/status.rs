@@ -1,6 +1,7 @@
 //! The status line: the search being typed, the file's error, or the last
 //! event; and the focused pane's key hints.
 
+use super::columns;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::theme::Palette;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
@@ -19,6 +20,7 @@ pub struct StatusView<'a> {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) {
+    let width = area.width as usize;
     let mut left: Vec<Span> = Vec::new();
     if let Some(input) = view.search_input {
         left.push(Span::styled(
@@ -31,40 +33,60 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) 
             Style::default().fg(ui.error),
         ));
     } else {
-        if let Some(t) = view.last_reload {
+        let status = view.status.to_string();
+        // The time of the reload goes first when the status needs the room.
+        if let Some(t) = view
+            .last_reload
+            .filter(|t| columns(t) + 12 + columns(&status) <= width)
+        {
             left.push(Span::styled(
                 format!("reloaded {t} · "),
                 Style::default().fg(ui.muted),
             ));
         }
-        left.push(Span::styled(
-            view.status.to_string(),
-            Style::default().fg(ui.text),
-        ));
+        left.push(Span::styled(status, Style::default().fg(ui.text)));
     }
-    let hints: Vec<Span> = keymap::footer(view.scope)
-        .into_iter()
-        .flat_map(|(k, what)| {
-            [
-                Span::styled(format!(" {k}"), Style::default().fg(ui.focus)),
-                Span::styled(format!(" {what}"), Style::default().fg(ui.muted)),
-            ]
-        })
-        .collect();
     // The status comes first (an error's file:line:col must be readable);
-    // the hints take what is left, up to half the line.
-    let hint_width: usize = hints.iter().map(|s| s.content.chars().count()).sum();
-    let left_width: usize = left.iter().map(|s| s.content.chars().count()).sum();
-    let width = area.width as usize;
-    let hint_room = hint_width
-        .min(width / 2)
-        .min(width.saturating_sub(left_width + 1));
+    // a status wider than the line ends in `…`, never cut unmarked.
+    let left_width: usize = left.iter().map(|s| columns(&s.content)).sum();
+    if left_width > width {
+        let mut room = width.saturating_sub(1);
+        for span in left.iter_mut() {
+            let cut = crate::tui::lines::cut_to_columns(&span.content, room);
+            room -= columns(&cut);
+            span.content = cut.into();
+        }
+        left.push(Span::raw("…"));
+    }
+    let left_width: usize = left.iter().map(|s| columns(&s.content)).sum();
+    // The hints take what is left, up to half the line, whole (a key and
+    // its word) or not at all.
+    let room = (width / 2).min(width.saturating_sub(left_width + 1));
+    let (hints, hint_width) = hints(ui, view.scope, room);
     let cols = Layout::default()
         .direction(Direction::Horizontal)
-        .constraints([Constraint::Min(10), Constraint::Length(hint_room as u16)])
+        .constraints([Constraint::Min(0), Constraint::Length(hint_width as u16)])
         .split(area);
     frame.render_widget(Paragraph::new(Line::from(left)), cols[0]);
     frame.render_widget(Paragraph::new(Line::from(hints)), cols[1]);
+}
+
+/// The focused pane's key hints that fit whole in `room` columns, in the
+/// keymap's order, and the columns they take.
+fn hints(ui: &Palette, scope: Scope, room: usize) -> (Vec<Span<'static>>, usize) {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (k, what) in keymap::footer(scope) {
+        let (k, what) = (format!(" {k}"), format!(" {what}"));
+        let w = columns(&k) + columns(&what);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(k, Style::default().fg(ui.focus)));
+        spans.push(Span::styled(what, Style::default().fg(ui.muted)));
+    }
+    (spans, used)
 }
 
 /// What `y` did: the text went to the terminal as an OSC 52 sequence, and
@@ -72,8 +94,10 @@ pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) 
 /// workbench cannot see. tmux drops it under its default
 /// `set-clipboard external`: say how to enable it, inside tmux only.
 pub fn copied_note(view: &str, lines: usize, in_tmux: bool) -> String {
-    let mut note =
-        format!("sent {lines} lines of the {view} view to the terminal's clipboard (OSC 52)");
+    let mut note = format!(
+        "sent {} of the {view} view to the terminal's clipboard (OSC 52)",
+        crate::text::count_of(lines as i64, "line", "lines")
+    );
     if in_tmux {
         note.push_str("; inside tmux this needs `set -g set-clipboard on`");
     } else {
@@ -93,6 +117,8 @@ mod tests {
             tmux,
             "sent 12 lines of the wire view to the terminal's clipboard (OSC 52); inside tmux this needs `set -g set-clipboard on`"
         );
+        assert!(copied_note("wire", 1, false).starts_with("sent 1 line of"));
+        assert!(copied_note("wire", 12_345, false).starts_with("sent 12,345 lines of"));
         let plain = copied_note("wire", 12, false);
         assert!(
             !plain.contains("tmux") && !plain.contains("copied"),

@@ -7,7 +7,8 @@
 
 use super::columns;
 use super::Outcome;
-use crate::tokens::offsets::{push_visible, visible};
+use crate::formatter::Provider;
+use crate::tokens::offsets::{has_offsets, push_visible, visible};
 use crate::tui::keymap::Action;
 use crate::tui::lines::Lines;
 use crate::tui::theme::Palette;
@@ -251,7 +252,54 @@ fn within(text: &str, cap: usize) -> (usize, usize) {
     (text.len(), used)
 }
 
-/// Draws the rows on screen and the cursor's line under them.
+/// Why a view has no tokens to show, when its vocabulary gives no ids:
+/// what counts instead and where the counts are.
+pub fn no_ids(view: &TokenView, provider: Provider) -> Option<String> {
+    if has_offsets(view.spec.vocab) {
+        return None;
+    }
+    let spec = &view.spec;
+    let vocab = spec.vocab.name();
+    let why = if spec.exact_count() {
+        format!(
+            "formatscope counts with {provider}'s own tokenizer ({}) but cannot show its token ids here.",
+            spec.name
+        )
+    } else {
+        format!(
+            "formatscope has no {provider} tokenizer: its counts are an estimate ({}: the {vocab} vocabulary ×{}), and that vocabulary's token ids cannot be shown here.",
+            spec.name, spec.factor
+        )
+    };
+    let remote = if matches!(provider, Provider::Anthropic | Provider::Gemini) {
+        format!(" R asks {provider} for its own count.")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "No token view for {provider}: {why} The counts{} are in the budget pane and beside each message in the list.{remote}",
+        if spec.exact_count() { "" } else { " (≈)" }
+    ))
+}
+
+/// The line over an estimate's tokens, in its forms, longest first: they
+/// are the borrowed vocabulary's, not the provider's.
+fn estimate_note(view: &TokenView, provider: Provider) -> Option<Vec<String>> {
+    let spec = &view.spec;
+    let vocab = spec.vocab.name();
+    let factor = spec.factor;
+    (!spec.exact_count()).then(|| {
+        vec![
+            format!("≈ these are {vocab}'s tokens, which the estimate scales ×{factor}: not {provider}'s own tokens"),
+            format!("≈ {vocab}'s tokens (the estimate's, ×{factor}), not {provider}'s own"),
+            format!("≈ {vocab}'s tokens, not {provider}'s"),
+            format!("≈ not {provider}'s tokens"),
+        ]
+    })
+}
+
+/// Draws the rows on screen and the cursor's line under them; or, for a
+/// vocabulary without ids, why there are none.
 #[allow(clippy::too_many_arguments)]
 pub fn draw(
     token: &TokenCursor,
@@ -262,7 +310,46 @@ pub fn draw(
     ui: &Palette,
     view: &TokenView,
     plain: &Lines,
+    provider: Provider,
 ) {
+    if let Some(why) = no_ids(view, provider) {
+        token.height.set(0);
+        let lines: Vec<Line> =
+            crate::tui::lines::wrap_words(&why, (area.width as usize).saturating_sub(1))
+                .into_iter()
+                .map(|l| Line::styled(format!(" {l}"), Style::default().fg(ui.muted)))
+                .collect();
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let note = estimate_note(view, provider);
+    let (area, note_area) = match &note {
+        Some(_) if area.height > 2 => (
+            Rect {
+                y: area.y + 1,
+                height: area.height - 1,
+                ..area
+            },
+            Some(Rect { height: 1, ..area }),
+        ),
+        _ => (area, None),
+    };
+    if let (Some(note), Some(at)) = (&note, note_area) {
+        let width = (at.width as usize).saturating_sub(1);
+        let text = note
+            .iter()
+            .find(|n| columns(n) <= width)
+            .or(note.last())
+            .cloned()
+            .unwrap_or_default();
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(" {text}"),
+                Style::default().fg(ui.warning),
+            )),
+            at,
+        );
+    }
     let height = (area.height as usize).saturating_sub(1);
     let width = (area.width as usize).saturating_sub(1);
     token.height.set(height);
@@ -309,7 +396,7 @@ pub fn draw(
     while lines.len() < height {
         lines.push(Line::default());
     }
-    lines.push(footer(view, cursor, ui));
+    lines.push(footer(view, cursor, ui, area.width as usize));
     frame.render_widget(Paragraph::new(lines), area);
 }
 
@@ -391,31 +478,53 @@ fn text_row(
 }
 
 /// `message 3 · token 41 · id 1734 · bytes 201..205 · ' the'`, and the
-/// request's total with its tokenizer.
-fn footer(view: &TokenView, cursor: Option<(usize, usize)>, ui: &Palette) -> Line<'static> {
-    let exact = view.spec.exact_count();
+/// request's total with its tokenizer, in `width` columns: shorter forms
+/// of each when they do not fit, never a figure cut.
+fn footer(
+    view: &TokenView,
+    cursor: Option<(usize, usize)>,
+    ui: &Palette,
+    width: usize,
+) -> Line<'static> {
+    let approx = if view.spec.exact_count() { "" } else { "≈" };
     let total: i64 = view.messages.iter().map(|m| m.count).sum();
-    let at = cursor.and_then(|(m, i)| {
-        let msg = view.messages.get(m)?;
-        let (id, r) = msg.spans.as_ref()?.get(i)?;
-        let text = String::from_utf8_lossy(msg.text.as_bytes().get(r.clone())?);
-        Some(format!(
-            " message {m} · token {i} · id {id} · bytes {}..{} · '{}'",
-            r.start,
-            r.end,
-            crate::text::escape_control(&text)
-        ))
-    });
-    let at = at.unwrap_or_else(|| " no token under the cursor".into());
+    let total = crate::text::count_of(total, "token", "tokens");
+    let totals = [
+        format!("  {approx}{total} ({})", view.spec.name),
+        format!("  {approx}{total}"),
+        String::new(),
+    ];
+    let at: Vec<String> = cursor
+        .and_then(|(m, i)| {
+            let msg = view.messages.get(m)?;
+            let (id, r) = msg.spans.as_ref()?.get(i)?;
+            let text = String::from_utf8_lossy(msg.text.as_bytes().get(r.clone())?);
+            let text = crate::text::escape_control(&text);
+            let (start, end) = (r.start, r.end);
+            Some(vec![
+                format!(" message {m} · token {i} · id {id} · bytes {start}..{end} · '{text}'"),
+                format!(" token {i} · id {id} · bytes {start}..{end} · '{text}'"),
+                format!(" id {id} · '{text}'"),
+            ])
+        })
+        .unwrap_or_else(|| {
+            vec![
+                " no token under the cursor".to_string(),
+                " no token".to_string(),
+            ]
+        });
+    let pairs = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (2, 2)];
+    let (at, total) = pairs
+        .iter()
+        .filter_map(|&(a, t)| Some((at.get(a)?.clone(), totals[t].clone())))
+        .find(|(a, t)| columns(a) + columns(t) <= width)
+        .unwrap_or_else(|| {
+            let last = at.last().cloned().unwrap_or_default();
+            let cut = crate::tui::lines::cut_to_columns(&last, width.saturating_sub(1));
+            (format!("{cut}…"), String::new())
+        });
     Line::from(vec![
         Span::styled(at, Style::default().fg(ui.header_fg).bg(ui.header_bg)),
-        Span::styled(
-            format!(
-                "  {}{total} tokens ({})",
-                if exact { "" } else { "≈" },
-                view.spec.name
-            ),
-            Style::default().fg(ui.muted),
-        ),
+        Span::styled(total, Style::default().fg(ui.muted)),
     ])
 }
