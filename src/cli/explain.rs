@@ -325,13 +325,7 @@ fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
             .unwrap_or_default()
             .to_string();
         if let Err(e) = &formatted.messages {
-            say(format!(
-                "{}: {} raises {}: {}",
-                formatted.call,
-                r.title(),
-                e.kind,
-                e.message
-            ));
+            say(format!("{}: {}", formatted.call, e.said_by(&r.title())));
             failed = true;
             continue;
         }

@@ -141,6 +141,20 @@ pub struct Raised {
     pub message: String,
 }
 
+impl Raised {
+    /// How a pane or a command says it: "`who` raises KIND: message", or
+    /// the message alone where the limit is formatscope's own (it says
+    /// so itself: "formatscope does not build this …"), not an exception
+    /// AgentScope raises.
+    pub fn said_by(&self, who: &str) -> String {
+        if self.message.starts_with("formatscope ") {
+            self.message.clone()
+        } else {
+            format!("{who} raises {}: {}", self.kind, self.message)
+        }
+    }
+}
+
 impl From<crate::py::PyErr> for Raised {
     fn from(e: crate::py::PyErr) -> Raised {
         Raised {
@@ -362,5 +376,26 @@ mod tests {
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), ALL.len());
+    }
+
+    /// A limit of formatscope is said as one, never as an exception of
+    /// AgentScope's; a real exception names its class.
+    #[test]
+    fn formatscopes_own_limits_are_not_said_as_agentscope_raising() {
+        let ours = Raised {
+            kind: "UnsupportedOperationException".into(),
+            message: format!("{}: the vendor SDK", java::reference::NOT_BUILT),
+        };
+        let said = ours.said_by("AgentScope Java 2.0.2");
+        assert!(!said.contains("raises"), "{said}");
+        assert!(said.starts_with("formatscope does not build this"));
+        let theirs = Raised {
+            kind: "ValueError".into(),
+            message: "bad".into(),
+        };
+        assert_eq!(
+            theirs.said_by("AgentScope 2.0.11"),
+            "AgentScope 2.0.11 raises ValueError: bad"
+        );
     }
 }

@@ -74,14 +74,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
         let why = requested
             .stopped
             .as_ref()
-            .map(|s| {
-                format!(
-                    "{} raises {}: {}",
-                    release.title(),
-                    s.error.kind,
-                    s.error.message
-                )
-            })
+            .map(|s| s.error.said_by(&release.title()))
             .unwrap_or_else(|| "the SDK raises before sending".into());
         return say(ReplyUpdate::Failed(format!("not sent: {why}")));
     };

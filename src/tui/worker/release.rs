@@ -198,7 +198,7 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
             let (plain, _, _) = pretty_with_spans(&refs, &[], job.raw_media);
             lines.extend(plain.iter());
         }
-        (Err(e), _) => preview.error = Some(format!("{title} raises {}: {}", e.kind, e.message)),
+        (Err(e), _) => preview.error = Some(e.said_by(&title)),
     }
     // Lint speaks for 1.0.21 and what 2.x or Java send otherwise; of
     // another release it has nothing to say.
@@ -260,12 +260,7 @@ pub(super) fn release_side(
     );
     let out_messages = match out.messages {
         Ok(m) => m,
-        Err(e) => {
-            return crate::compare::Side::failed(
-                label,
-                format!("{} raises {}: {}", release.title(), e.kind, e.message),
-            )
-        }
+        Err(e) => return crate::compare::Side::failed(label, e.said_by(&release.title())),
     };
     let out_messages: Vec<Value> = if job.raw_media {
         out_messages
