@@ -63,7 +63,7 @@ pub struct Piece {
 }
 
 /// A message's text as the token view counts it: string content, or the
-/// `text` of its blocks joined by newlines. The CLI (`tokenize --show`)
+/// `text` of its blocks (Gemini's `parts`) joined by newlines. The CLI (`tokenize --show`)
 /// and the workbench's token view both take their text from here, so the
 /// two never tokenise different strings.
 pub fn message_piece(message: &Value) -> Piece {
@@ -73,7 +73,8 @@ pub fn message_piece(message: &Value) -> Piece {
         .and_then(Value::as_str)
         .unwrap_or("message")
         .to_string();
-    let text = match message.get("content") {
+    // Gemini's messages hold `parts` where the others hold `content`.
+    let text = match message.get("content").or_else(|| message.get("parts")) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(blocks)) => blocks
             .iter()
@@ -308,5 +309,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Gemini's request holds `parts`: the token view reads their text,
+    /// where it once showed "(no text)" for every message.
+    #[test]
+    fn geminis_parts_are_a_messages_text() {
+        let m = serde_json::json!({"role": "model", "parts": [{"text": "Hi"}, {"text": "there"}]});
+        let piece = message_piece(&m);
+        assert_eq!(piece.role, "model");
+        assert_eq!(piece.text, "Hi\nthere");
     }
 }
