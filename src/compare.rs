@@ -13,6 +13,10 @@ use crate::formatter::Span;
 use serde_json::Value;
 use std::ops::Range;
 
+#[path = "compare_sources.rs"]
+mod sources;
+use sources::borrow_sources;
+
 /// A piece of a request: the value at `pointer` in the side's document,
 /// and the input messages it came from (`None`: not from a message, such
 /// as a wire body's `model` or `tools`).
@@ -373,110 +377,6 @@ fn side_marks(left: &Side, right: &Side) -> (crate::diff::Marks, Counts) {
     (marks, counts)
 }
 
-/// The conversation array of a side: its pointer and, for each of its
-/// elements, the part holding it.
-fn conversation(side: &Side) -> Option<(String, Vec<Option<usize>>)> {
-    let array = side.parts.iter().find_map(|p| {
-        let (parent, last) = p.pointer.rsplit_once('/')?;
-        last.parse::<usize>().ok()?;
-        MESSAGE_ARRAYS.contains(&parent).then(|| parent.to_string())
-    })?;
-    let len = side.doc.pointer(&array).and_then(Value::as_array)?.len();
-    let mut parts = vec![None; len];
-    for (i, p) in side.parts.iter().enumerate() {
-        let k = p
-            .pointer
-            .strip_prefix(array.as_str())
-            .and_then(|rest| rest.strip_prefix('/'))
-            .and_then(|k| k.parse::<usize>().ok());
-        if let Some(slot) = k.and_then(|k| parts.get_mut(k)) {
-            *slot = Some(i);
-        }
-    }
-    Some((array, parts))
-}
-
-/// The two sides with a source message for every part of their
-/// conversations, when a side's had none: a part facing a part of the
-/// other side (as the diff aligns the two conversations) takes that
-/// part's source; one only on its side joins its neighbour's (the one
-/// before it, else the one after). `None` when nothing was missing (or
-/// the sides are two versions of the session, faced by identity).
-fn borrow_sources(left: &Side, right: &Side) -> Option<(Side, Side)> {
-    if !left.identities.is_empty() || !right.identities.is_empty() {
-        return None;
-    }
-    let (la, lparts) = conversation(left)?;
-    let (ra, rparts) = conversation(right)?;
-    let missing = |side: &Side, parts: &[Option<usize>]| {
-        parts
-            .iter()
-            .flatten()
-            .any(|i| side.parts[*i].source.is_none())
-    };
-    if !missing(left, &lparts) && !missing(right, &rparts) {
-        return None;
-    }
-    let values = |side: &Side, a: &str| -> Vec<Value> {
-        side.doc
-            .pointer(a)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let steps = crate::diff::aligned(&values(left, &la), &values(right, &ra));
-    let source = |side: &Side, parts: &[Option<usize>], k: usize| {
-        parts
-            .get(k)
-            .copied()
-            .flatten()
-            .and_then(|i| side.parts[i].source.clone())
-    };
-    // Each step's source: its own, or the part it faces.
-    let mut found: Vec<Option<Range<usize>>> = steps
-        .iter()
-        .map(|step| match *step {
-            Step::Same(i, j) | Step::Inside(i, j) => {
-                source(left, &lparts, i).or_else(|| source(right, &rparts, j))
-            }
-            Step::Removed(i) => source(left, &lparts, i),
-            Step::Added(j) => source(right, &rparts, j),
-        })
-        .collect();
-    // Steps still without one join a neighbour: the last message of the
-    // one before, or (at the start) the first of the one after.
-    let mut before: Option<Range<usize>> = None;
-    for f in found.iter_mut() {
-        match f {
-            Some(r) => before = Some(r.clone()),
-            None => *f = before.as_ref().map(|r| r.end.saturating_sub(1)..r.end),
-        }
-    }
-    let first = found.iter().flatten().next().map(|r| r.start..r.start + 1);
-    for f in found.iter_mut().filter(|f| f.is_none()) {
-        f.clone_from(&first);
-    }
-    let (mut l, mut r) = (left.clone(), right.clone());
-    let give = |side: &mut Side, parts: &[Option<usize>], k: usize, s: &Option<Range<usize>>| {
-        if let Some(i) = parts.get(k).copied().flatten() {
-            if side.parts[i].source.is_none() {
-                side.parts[i].source.clone_from(s);
-            }
-        }
-    };
-    for (step, s) in steps.iter().zip(&found) {
-        match *step {
-            Step::Same(i, j) | Step::Inside(i, j) => {
-                give(&mut l, &lparts, i, s);
-                give(&mut r, &rparts, j, s);
-            }
-            Step::Removed(i) => give(&mut l, &lparts, i, s),
-            Step::Added(j) => give(&mut r, &rparts, j, s),
-        }
-    }
-    Some((l, r))
-}
-
 /// Both sides' source messages on one scale: a message and its
 /// counterpart on the other side get one position, a message only on one
 /// side a position of its own between its neighbours. Without identities
@@ -813,77 +713,5 @@ fn short_label(s: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn the_pretty_layout_is_serde_jsons() {
-        let v = json!({"a": [1, {"b": "x/y", "c": []}], "d": {}});
-        let mut lines = Vec::new();
-        pretty(&v, None, "", 0, false, &mut lines);
-        let text: Vec<&str> = lines.iter().map(|(t, _)| t.as_str()).collect();
-        assert_eq!(text.join("\n"), serde_json::to_string_pretty(&v).unwrap());
-        assert_eq!(lines[4].1, "/a/1/b");
-    }
-
-    #[test]
-    fn a_system_prompt_moved_out_of_messages_faces_its_source_and_is_marked_moved() {
-        let formatted = vec![
-            json!({"role": "system", "content": "You are a helpful librarian."}),
-            json!({"role": "user", "content": "Hi"}),
-        ];
-        let spans = vec![(0..1, 0..1), (1..2, 1..2)];
-        let left = Side::formatted("OpenAI", formatted.clone(), &spans);
-        let anthropic = vec![
-            json!({"role": "system", "content": [{"type": "text", "text": "You are a helpful librarian."}]}),
-            json!({"role": "user", "content": [{"type": "text", "text": "Hi"}]}),
-        ];
-        let body = json!({
-            "model": "claude",
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
-            "system": [{"type": "text", "text": "You are a helpful librarian."}],
-        });
-        let right = Side::wire("Anthropic wire", body, &anthropic, &spans);
-        assert_eq!(right.source_of("/system/0/text"), Some(0..1));
-        assert_eq!(right.source_of("/messages/0"), Some(1..2));
-        let c = compare(&left, &right);
-        assert_eq!(c.rows[0], Row::Heading("message 0".into()));
-        let moved: Vec<&Line> = c
-            .rows
-            .iter()
-            .filter_map(|r| match r {
-                Row::Lines(_, Some(l)) if l.mark == Some(Mark::Moved) => Some(l),
-                _ => None,
-            })
-            .collect();
-        assert!(
-            moved.iter().any(|l| l.text.contains("helpful librarian")),
-            "{:#?}",
-            c.rows
-        );
-        assert!(c.counts.moved >= 1);
-        // The model has no source message: a group of its own, after them.
-        assert!(c.rows.contains(&Row::Heading("model".into())));
-    }
-
-    #[test]
-    fn a_history_group_faces_the_chat_messages_it_wraps() {
-        let chat = Side::formatted(
-            "chat",
-            vec![
-                json!({"role": "user", "content": "a"}),
-                json!({"role": "assistant", "content": "b"}),
-            ],
-            &[(0..1, 0..1), (1..2, 1..2)],
-        );
-        let multi = Side::formatted(
-            "multi-agent",
-            vec![json!({"role": "user", "content": "<history>a b</history>"})],
-            &[(0..2, 0..1)],
-        );
-        let c = compare(&chat, &multi);
-        assert_eq!(c.groups, vec![(Some(0..2), 0)]);
-        assert_eq!(c.rows[0], Row::Heading("messages 0–1".into()));
-    }
-}
+#[path = "compare_tests.rs"]
+mod tests;

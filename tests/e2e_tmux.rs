@@ -70,18 +70,25 @@ fn the_workbench_follows_a_rename_over_save_and_switches_provider() {
     );
 }
 
-#[test]
-fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
+/// A folder holding `sessions/`, a copy of the bundled sessions (the
+/// folder the workbench opens with no argument).
+fn folder_with_the_bundled_sessions() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
     let copy = dir.path().join("sessions");
     std::fs::create_dir(&copy).expect("mkdir");
-    for entry in std::fs::read_dir(&sessions).expect("sessions/") {
+    for entry in std::fs::read_dir(&sessions).expect("tests/sessions/cases") {
         let path = entry.expect("entry").path();
         if path.is_file() {
             std::fs::copy(&path, copy.join(path.file_name().expect("name"))).expect("copy");
         }
     }
+    dir
+}
+
+#[test]
+fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
+    let dir = folder_with_the_bundled_sessions();
     let tmux = Tmux::start(dir.path(), "");
     // The picker comes up over the first session; Esc closes it.
     tmux.wait_for("the session picker", |s| {
@@ -106,16 +113,7 @@ fn with_no_argument_it_opens_the_sessions_folder_and_shows_the_first_session() {
 /// picker closes and both `]` move on, where the picker once kept `> ]]`.
 #[test]
 fn escape_and_keys_in_one_write_close_the_picker_then_move() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sessions/cases");
-    let copy = dir.path().join("sessions");
-    std::fs::create_dir(&copy).expect("mkdir");
-    for entry in std::fs::read_dir(&sessions).expect("sessions/") {
-        let path = entry.expect("entry").path();
-        if path.is_file() {
-            std::fs::copy(&path, copy.join(path.file_name().expect("name"))).expect("copy");
-        }
-    }
+    let dir = folder_with_the_bundled_sessions();
     let tmux = Tmux::start(dir.path(), "");
     tmux.wait_for("the session picker", |s| {
         s.contains("Open a session in sessions") && s.contains("library_trip.json")
