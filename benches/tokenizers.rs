@@ -1,4 +1,4 @@
-//! Our tokenizers (src/tokens/: rank tables build.rs embeds in the binary,
+//! Our tokenizers (crates/core/src/tokens/: rank tables crates/core/build.rs embeds in the binary,
 //! hand-written pre-tokenizers) against the two Rust alternatives,
 //! tiktoken-rs (`CoreBPE`) and GitHub's bpe-openai, for o200k_base and
 //! cl100k_base, and ours alone for Qwen, DeepSeek and legacy Claude (which

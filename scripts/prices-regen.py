@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Regenerate assets/prices.json from a downloaded LiteLLM wheel (dev-time only).
+"""Regenerate crates/core/assets/prices.json from a downloaded LiteLLM wheel (dev-time only).
 
     pip download litellm --no-deps -d /tmp/litellm
     python3 scripts/prices-regen.py /tmp/litellm/litellm-*.whl [--date YYYY-MM-DD]
 
-Keeps only LiteLLM's entries for models that a pattern in assets/models.json
+Keeps only LiteLLM's entries for models that a pattern in crates/core/assets/models.json
 matches, under the provider that pattern names (LiteLLM spells DashScope,
 Gemini, Ollama and DeepSeek models with a "provider/" prefix, OpenAI and
 Anthropic ones bare). Prices are stored per million tokens. LiteLLM is MIT
-licensed; its notice is in assets/prices.NOTICE.
+licensed; its notice is in crates/core/assets/prices.NOTICE.
 """
 import datetime
 import json
@@ -45,7 +45,7 @@ def main():
     version = re.match(r"litellm-([^-]+)-", wheel.name).group(1)
     with zipfile.ZipFile(wheel) as z:
         table = json.loads(z.read(FILE))
-    models = json.loads((ROOT / "assets/models.json").read_text())["models"]
+    models = json.loads((ROOT / "crates/core/assets/models.json").read_text())["models"]
     prices = {p: {} for p in PREFIX}
     for key, entry in sorted(table.items()):
         if not isinstance(entry, dict) or "input_cost_per_token" not in entry:
@@ -68,14 +68,14 @@ def main():
             "name": "LiteLLM",
             "version": version,
             "file": FILE,
-            "licence": "MIT (see assets/prices.NOTICE)",
+            "licence": "MIT (see crates/core/assets/prices.NOTICE)",
             "date": date,
         },
         "unit": "USD per million tokens",
         "prices": prices,
     }
     text = json.dumps(out, indent=1, sort_keys=False) + "\n"
-    (ROOT / "assets/prices.json").write_text(text)
+    (ROOT / "crates/core/assets/prices.json").write_text(text)
     print({p: len(v) for p, v in prices.items()})
 
 

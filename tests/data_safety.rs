@@ -615,7 +615,7 @@ fn outside_session() -> (tempfile::TempDir, PathBuf, PathBuf, Server) {
 fn item14_the_workbench_asks_before_reading_outside_or_fetching() {
     let (_top, path, secret, server) = outside_session();
     let (mut app, _) = loaded_app(&path, (120, 40));
-    let web = formatscope::media::HttpFetcher::new(Duration::from_secs(5));
+    let web = formatscope::net::fetch::HttpFetcher::new(Duration::from_secs(5));
     let mut computer = Computer::with_web(std::sync::Arc::new(web));
     // OpenAI inlines the local image: asked on opening, for all it names.
     let Some(Popup::Consent { wanted, .. }) = &app.popup else {

@@ -4,7 +4,6 @@
 //! holding the file, a file that is not a history and a full disk are
 //! clear errors, and sending and formatting go on.
 
-#![cfg(all(feature = "history", feature = "net"))]
 
 #[path = "support/provider.rs"]
 mod provider;

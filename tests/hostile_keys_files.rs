@@ -5,7 +5,7 @@
 //! without end, and the error names the file. A price file with an
 //! infinite or negative price is refused, naming the field.
 
-#![cfg(all(unix, feature = "net", feature = "tui"))]
+#![cfg(unix)]
 
 #[path = "support/run.rs"]
 mod run;
@@ -147,7 +147,7 @@ fn a_theme_or_its_syntax_file_that_is_a_fifo_or_a_device_is_an_error() {
         within("Theme::load", move || Theme::load(&shown).map(|_| ())).expect_err("a FIFO theme");
     assert!(err.contains("mine.toml") && err.contains("FIFO"), "{err}");
     // A theme naming /dev/zero (or a FIFO) as its syntax file.
-    let dark = include_str!("../themes/dark.toml");
+    let dark = include_str!("../crates/tui/themes/dark.toml");
     let syntax_line = dark
         .lines()
         .find(|l| l.trim_start().starts_with("syntax"))

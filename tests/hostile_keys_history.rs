@@ -5,7 +5,6 @@
 //! in a read-only folder is listed, and every JSON we print escapes the
 //! controls a terminal would obey.
 
-#![cfg(all(feature = "history", feature = "net"))]
 
 #[path = "support/provider.rs"]
 mod provider;

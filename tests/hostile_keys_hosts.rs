@@ -4,7 +4,6 @@
 //! named by a session, is a host nobody chose. Plain HTTP gets a key only
 //! when the user chose that URL.
 
-#![cfg(feature = "net")]
 
 #[path = "support/provider.rs"]
 mod provider;
@@ -115,7 +114,6 @@ fn send_never_takes_a_key_over_plain_http_where_the_user_chose_https() {
     );
 }
 
-#[cfg(feature = "tui")]
 #[path = "support/workbench.rs"]
 mod workbench;
 
@@ -123,7 +121,6 @@ mod workbench;
 /// (`OPENAI_BASE_URL`) and the session naming the same host and port over
 /// plain HTTP: nothing is sent, and the question says the key would travel
 /// in clear text (the host's name alone looks like the chosen one).
-#[cfg(feature = "tui")]
 #[test]
 fn s_asks_before_a_key_goes_in_clear_text_to_a_chosen_hosts_name() {
     use formatscope::tui::app::Event;

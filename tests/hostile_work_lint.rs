@@ -258,7 +258,7 @@ fn nan_and_infinity_never_panic_lint() {
     for (what, text) in nan_sessions() {
         let path = dir.path().join("nan.json");
         std::fs::write(&path, &text).expect("writes");
-        // 0.1.6 goes through src/legacy/, which has its own fix.
+        // 0.1.6 goes through crates/core/src/legacy/, which has its own fix.
         for release in [None, Some("2.0.11"), Some("java-2.0.2")] {
             for mode in ["chat", "multi_agent"] {
                 let mut cmd = Command::new(env!("CARGO_BIN_EXE_formatscope"));

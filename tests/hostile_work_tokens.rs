@@ -4,7 +4,7 @@
 //! and the workbench's view of a 40 KB DashScope message of `!` 35 s);
 //! `tokenize --json` built a JSON value per token (~260 bytes per byte of
 //! text) and `--show` the whole drawing in memory. The work is counted in
-//! `src/tokens/offsets.rs` (rank lookups per byte); these check the views
+//! `crates/core/src/tokens/offsets.rs` (rank lookups per byte); these check the views
 //! of such texts end to end. Speed: `cargo bench --bench hostile_work`.
 
 #[path = "support/workbench.rs"]

@@ -241,7 +241,7 @@ fn keys_the_workbench_asks_for_each_host_a_media_redirect_reaches() {
     for allow in [false, true] {
         let (_dir, path, first, second, target) = redirected_image_session();
         let (mut app, _) = loaded_app(&path, (120, 40));
-        let web = formatscope::media::HttpFetcher::new(Duration::from_secs(5));
+        let web = formatscope::net::fetch::HttpFetcher::new(Duration::from_secs(5));
         let mut computer = Computer::with_web(std::sync::Arc::new(web));
         send(&mut app, &mut computer, key('4')); // Gemini downloads web images
         assert!(matches!(app.popup, Some(Popup::Consent { .. })));

@@ -372,7 +372,7 @@ fn the_token_view_under_anthropic_says_why_it_has_no_tokens() {
 }
 
 /// Item 2: the settings form's labels never run into their values (`ask
-/// to send at20000`). The form is src/tui/panes/settings.rs, not this
+/// to send at20000`). The form is crates/tui/src/panes/settings.rs, not this
 /// change's file: its `{label:<14}` needs the longest label's width and a
 /// space.
 #[test]

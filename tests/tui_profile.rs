@@ -3,7 +3,6 @@
 //! server with its key variable and headers, though the session names no
 //! host.
 
-#![cfg(feature = "tui")]
 
 #[path = "support/provider.rs"]
 mod provider;

@@ -17,7 +17,6 @@ pub(crate) struct CountArgs {
     /// token-counting endpoints; the key from ANTHROPIC_API_KEY,
     /// GEMINI_API_KEY or GOOGLE_API_KEY): an exact count where ours is an
     /// estimate.
-    #[cfg(feature = "net")]
     #[arg(long)]
     pub(crate) remote: bool,
 }
@@ -35,7 +34,6 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     };
     let price = prices.price_for(report.formatter.provider, &report.model.model);
     let input_tokens = u64::try_from(report.total).unwrap_or(0);
-    #[cfg(feature = "net")]
     let remote = if args.remote {
         match super::send::remote_count(&args.target, report.formatter.provider) {
             Ok(n) => Some(n),
@@ -44,8 +42,6 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     } else {
         None
     };
-    #[cfg(not(feature = "net"))]
-    let remote: Option<u64> = None;
     if args.target.json {
         let mut out = report.to_json();
         if let Some(obj) = out.as_object_mut() {

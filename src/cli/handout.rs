@@ -210,7 +210,6 @@ fn highlight(compared: &Compared, right: bool) -> Vec<String> {
     highlight_lines(&lines)
 }
 
-#[cfg(feature = "tui")]
 fn highlight_lines(lines: &[&str]) -> Vec<String> {
     use syntect::easy::HighlightLines;
     use syntect::html::{styled_line_to_highlighted_html, IncludeBackground};
@@ -236,10 +235,6 @@ fn highlight_lines(lines: &[&str]) -> Vec<String> {
         .collect()
 }
 
-#[cfg(not(feature = "tui"))]
-fn highlight_lines(lines: &[&str]) -> Vec<String> {
-    lines.iter().map(|l| escape(l)).collect()
-}
 
 /// A side of a handout with the attribution of its nodes.
 pub(crate) struct Annotated {

@@ -50,7 +50,6 @@ pub(crate) fn run(args: HistoryArgs) -> i32 {
     // Rows an older formatscope kept may hold a key a provider echoed:
     // the keys in the environment are never printed.
     let printer = Printer {
-        #[cfg(feature = "net")]
         keys: formatscope::net::redact::keys_in_env(|k| std::env::var(k).ok()),
     };
     match (args.show, args.prune, history) {
@@ -80,13 +79,11 @@ pub(crate) fn run(args: HistoryArgs) -> i32 {
 /// of the environment replaced in both.
 struct Printer {
     /// Without live sends (`net`) there are no keys to hide.
-    #[cfg(feature = "net")]
     keys: Vec<formatscope::net::ApiKey>,
 }
 
 impl Printer {
     fn json(&self, value: Value) {
-        #[cfg(feature = "net")]
         let value = {
             let mut value = value;
             for k in &self.keys {
@@ -98,9 +95,7 @@ impl Printer {
     }
 
     fn line(&self, text: &str) {
-        #[cfg(feature = "net")]
         let redacted = formatscope::net::redact::redact_all(text, &self.keys);
-        #[cfg(feature = "net")]
         let text: &str = &redacted;
         outln!("{}", safe(text));
     }

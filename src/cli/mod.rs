@@ -34,15 +34,12 @@ mod handout;
 mod history;
 mod legacy;
 mod lint;
-#[cfg(feature = "listen")]
 mod listen;
 mod manual;
 mod release;
 mod request;
 mod response;
-#[cfg(feature = "net")]
 mod send;
-#[cfg(feature = "net")]
 mod send_release;
 mod target;
 mod timing;
@@ -95,7 +92,6 @@ struct Cli {
     /// Start a new session file: write FILE (a system and a user message;
     /// an existing file is never overwritten), then open the workbench
     /// on it.
-    #[cfg(feature = "tui")]
     #[arg(long, value_name = "FILE", conflicts_with = "target")]
     new: Option<PathBuf>,
 
@@ -103,7 +99,6 @@ struct Cli {
     /// 127.0.0.1:PORT (default 4318) as `listen` does, and follow its
     /// calls as they arrive. SESSION|DIR is the folder they go to
     /// (default: a new one under the state folder).
-    #[cfg(feature = "listen")]
     #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "4318")]
     listen: Option<u16>,
 }
@@ -132,7 +127,6 @@ enum Command {
     /// as it streams, parsed as AgentScope parses it; then usage, time to
     /// first token and total. Keys come from the provider's usual
     /// environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
-    #[cfg(feature = "net")]
     Send(send::SendArgs),
     /// What AgentScope's model class builds from a recorded provider reply,
     /// whole or streamed: the ChatResponse after every chunk and the final
@@ -162,7 +156,6 @@ enum Command {
     /// on 127.0.0.1) and write each model call as a session file, with a
     /// line per call: formatter, messages, tokens, and whether
     /// formatscope's formatting equals what AgentScope recorded.
-    #[cfg(feature = "listen")]
     Listen(listen::ListenArgs),
     /// Shell completions on stdout: `formatscope completions bash >
     /// ~/.local/share/bash-completion/completions/formatscope`.
@@ -193,10 +186,8 @@ pub fn run() -> i32 {
         Some(Command::Explain(args)) => explain::run(args),
         Some(Command::Legacy(args)) => legacy::run(args),
         Some(Command::History(args)) => history::run(args),
-        #[cfg(feature = "listen")]
         Some(Command::Listen(args)) => listen::run(args),
         Some(Command::Response(args)) => response::run(args),
-        #[cfg(feature = "net")]
         Some(Command::Send(args)) => match args.wire.agentscope.filter(|r| !r.is_default()) {
             Some(release) => send_release::run(&args, release.0),
             None => send::run(args),
@@ -272,15 +263,10 @@ pub(crate) fn web_fetcher(web_roots: &[PathBuf], offline: bool) -> Arc<dyn WebFe
     if offline {
         return Arc::new(NoNetwork);
     }
-    #[cfg(feature = "http")]
     {
-        Arc::new(formatscope::media::HttpFetcher::new(
+        Arc::new(formatscope::net::fetch::HttpFetcher::new(
             std::time::Duration::from_secs(20),
         ))
-    }
-    #[cfg(not(feature = "http"))]
-    {
-        Arc::new(NoNetwork)
     }
 }
 
@@ -353,10 +339,8 @@ pub(crate) fn print_json(value: &Value) {
     let _ = writeln!(stdout, "{}", formatscope::text::json_text(value));
 }
 
-#[cfg(feature = "tui")]
 fn workbench(cli: Cli) -> i32 {
     crate::return_freed_memory_at_once();
-    #[cfg(feature = "listen")]
     let listen = match cli.listen {
         None => None,
         Some(port) => match cli.target.clone().or_else(listen::default_dir) {
@@ -364,10 +348,7 @@ fn workbench(cli: Cli) -> i32 {
             None => return usage_error("no state folder (HOME is not set): give a folder"),
         },
     };
-    #[cfg(feature = "listen")]
     let listening = listen.is_some();
-    #[cfg(not(feature = "listen"))]
-    let listening = false;
     let target = match (cli.new, cli.target) {
         // A new session file first, then the workbench on it.
         (Some(new), _) => {
@@ -389,7 +370,6 @@ fn workbench(cli: Cli) -> i32 {
         theme: cli.theme,
         log: cli.log,
         offline: cli.offline,
-        #[cfg(feature = "listen")]
         listen,
     })
 }
@@ -397,7 +377,6 @@ fn workbench(cli: Cli) -> i32 {
 /// No SESSION|DIR: the `sessions/` folder when there is one here (the
 /// runtime's default); else this folder, whose sessions the picker
 /// offers, with how to start said first.
-#[cfg(feature = "tui")]
 fn default_target() -> Option<PathBuf> {
     if std::path::Path::new("sessions").is_dir() {
         return None;
@@ -409,7 +388,3 @@ fn default_target() -> Option<PathBuf> {
     Some(PathBuf::from("."))
 }
 
-#[cfg(not(feature = "tui"))]
-fn workbench(_cli: Cli) -> i32 {
-    usage_error("this build has no workbench (the `tui` feature); use a subcommand")
-}

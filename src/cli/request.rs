@@ -98,7 +98,6 @@ pub(crate) struct WireArgs {
 
     /// A profile of your profiles.toml (~/.config/formatscope): its base
     /// URL (the key may go there), key variable, default model and headers.
-    #[cfg(feature = "net")]
     #[arg(long, value_name = "NAME")]
     pub(crate) profile: Option<String>,
 
@@ -127,7 +126,6 @@ pub(crate) struct WireArgs {
 impl WireArgs {
     /// The request `count` describes: its session, provider, mode and
     /// model, the session's own settings for the rest.
-    #[cfg(feature = "net")]
     pub(crate) fn for_count(
         target: &super::target::TargetArgs,
         provider: formatscope::formatter::Provider,
@@ -196,7 +194,6 @@ pub(crate) struct Built {
     pub(crate) failed: bool,
     /// The profile `--profile` named: its key variable and headers go
     /// with the send.
-    #[cfg(feature = "net")]
     pub(crate) profile: Option<formatscope::net::profile::Profile>,
 }
 
@@ -225,7 +222,6 @@ pub(crate) fn build(
         Ok(s) => s,
         Err(e) => return Err(usage_error(format!("{}: {e}", args.session.display()))),
     };
-    #[cfg(feature = "net")]
     let profile = match &args.profile {
         None => None,
         Some(name) => match formatscope::net::profile::load().and_then(|all| {
@@ -237,10 +233,7 @@ pub(crate) fn build(
             Err(e) => return Err(usage_error(format!("--profile: {e}"))),
         },
     };
-    #[cfg(feature = "net")]
     let profile_model = profile.as_ref().is_some_and(|p| p.model.is_some());
-    #[cfg(not(feature = "net"))]
-    let profile_model = false;
     if choice.assumed() && !profile_model {
         say(format!(
             "note: no model given: assuming {}, {}'s default (--model names one)",
@@ -286,7 +279,6 @@ pub(crate) fn build(
     }
     // The profile's base URL over the session's (a flag over both, in
     // `adjust`), and its model over an assumed one.
-    #[cfg(feature = "net")]
     if let Some(p) = &profile {
         if let Some(m) = p.apply(&mut settings, choice.assumed()) {
             say(format!("note: model {m} from profile {}", p.name));
@@ -347,7 +339,6 @@ pub(crate) fn build(
         request,
         out,
         failed,
-        #[cfg(feature = "net")]
         profile,
     })
 }
@@ -362,13 +353,10 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     };
     // The key variable of the host the request addresses: a profile's
     // (its base URL is the host), else the provider's.
-    #[cfg(feature = "net")]
     let key_variable = built
         .profile
         .as_ref()
         .and_then(formatscope::net::profile::Profile::key_variable);
-    #[cfg(not(feature = "net"))]
-    let key_variable: Option<String> = None;
     let Built {
         session,
         provider,
@@ -547,7 +535,6 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
             release.title()
         )));
     }
-    #[cfg(feature = "net")]
     if args.profile.is_some() {
         return Err(usage_error(format!(
             "--profile applies to the default release's requests; under {} give the credential's base URL in --model-kwargs",

@@ -69,7 +69,7 @@ pub(crate) fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result
     let model = match &target.model {
         Some(name) => models::lookup(provider, name).ok_or_else(|| {
             usage_error(format!(
-                "unknown model {name:?} for {provider} (see assets/models.json; `formatscope tokenize --tokenizer` counts raw text with any tokenizer)"
+                "unknown model {name:?} for {provider} (see crates/core/assets/models.json; `formatscope tokenize --tokenizer` counts raw text with any tokenizer)"
             ))
         })?,
         None => formatscope::model_choice::choose_model(&session, provider, None).info(),

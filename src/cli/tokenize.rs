@@ -17,7 +17,7 @@ pub(crate) struct TokenizeArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "model")]
     pub(crate) tokenizer: Option<String>,
 
-    /// Use this model's tokenizer (see assets/models.json).
+    /// Use this model's tokenizer (see crates/core/assets/models.json).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,
 
@@ -51,7 +51,7 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         (None, Some(model)) => match models::lookup_any(model) {
             Some(info) => Some(info.tokenizer),
             None => {
-                return usage_error(format!("unknown model {model:?} (see assets/models.json)"))
+                return usage_error(format!("unknown model {model:?} (see crates/core/assets/models.json)"))
             }
         },
         (None, None) => None,

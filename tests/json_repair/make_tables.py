@@ -1,4 +1,4 @@
-"""Writes src/response/json_repair/unicode_tables.rs: the code points for
+"""Writes crates/core/src/response/json_repair/unicode_tables.rs: the code points for
 which Python's (3.11, Unicode 14) str.isspace/isalpha/isdigit/isalnum are
 True, as sorted inclusive ranges.
 
@@ -9,7 +9,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[2] / "src/response/json_repair/unicode_tables.rs"
+OUT = Path(__file__).resolve().parents[2] / "crates/core/src/response/json_repair/unicode_tables.rs"
 
 
 def ranges(pred):

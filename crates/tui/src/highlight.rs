@@ -1,0 +1,244 @@
+//! JSON highlighting for the request pane, with syntect and the theme's
+//! `.tmTheme`. A request is highlighted a message at a time, when a message
+//! is first on screen ([`LazyLines`]), so a 10,000-message request costs
+//! what is seen, not what is there. Huge pieces (more than
+//! `SYNTECT_MAX_LINES`) are coloured line by line with the same theme's
+//! scope colours, which is exact for pretty-printed JSON and fast.
+
+use super::lines::Lines;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{FontStyle, Highlighter, Theme};
+use syntect::parsing::{Scope, SyntaxSet};
+
+const SYNTECT_MAX_LINES: usize = 20_000;
+
+fn syntaxes() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_nonewlines)
+}
+
+fn to_style(s: syntect::highlighting::Style) -> Style {
+    let c = s.foreground;
+    let mut style = Style::default().fg(Color::Rgb(c.r, c.g, c.b));
+    if s.font_style.contains(FontStyle::BOLD) {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    if s.font_style.contains(FontStyle::ITALIC) {
+        style = style.add_modifier(Modifier::ITALIC);
+    }
+    style
+}
+
+/// Styled lines for pretty-printed JSON.
+pub fn highlight_json(lines: &[String], theme: &Theme) -> Vec<Line<'static>> {
+    if lines.len() > SYNTECT_MAX_LINES {
+        return lines.iter().map(|l| fast_line(l, theme)).collect();
+    }
+    let set = syntaxes();
+    let Some(syntax) = set.find_syntax_by_extension("json") else {
+        return lines.iter().map(|l| Line::raw(l.clone())).collect();
+    };
+    let mut h = HighlightLines::new(syntax, theme);
+    lines
+        .iter()
+        .map(|line| match h.highlight_line(line, set) {
+            Ok(ranges) => Line::from(
+                ranges
+                    .into_iter()
+                    .map(|(style, text)| Span::styled(text.to_string(), to_style(style)))
+                    .collect::<Vec<_>>(),
+            ),
+            Err(_) => Line::raw(line.clone()),
+        })
+        .collect()
+}
+
+/// One pretty-printed JSON line coloured by token class with the theme's
+/// colours for the same scopes syntect would give them.
+fn fast_line(line: &str, theme: &Theme) -> Line<'static> {
+    type Cached = std::sync::Mutex<Option<(String, [Style; 5])>>;
+    static STYLES: OnceLock<Cached> = OnceLock::new();
+    let styles = {
+        let cell = STYLES.get_or_init(|| std::sync::Mutex::new(None));
+        let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
+        let name = theme.name.clone().unwrap_or_default();
+        match guard.as_ref() {
+            Some((n, s)) if *n == name => *s,
+            _ => {
+                let h = Highlighter::new(theme);
+                let style = |scope: &str| {
+                    let scopes: Vec<Scope> = scope
+                        .split(' ')
+                        .filter_map(|s| Scope::new(s).ok())
+                        .collect();
+                    to_style(h.style_for_stack(&scopes))
+                };
+                let s = [
+                    style("source.json meta.structure.dictionary.json meta.structure.dictionary.key.json string.quoted.double.json"),
+                    style("source.json string.quoted.double.json"),
+                    style("source.json constant.numeric.json"),
+                    style("source.json constant.language.json"),
+                    style("source.json punctuation.separator.json"),
+                ];
+                *guard = Some((name, s));
+                s
+            }
+        }
+    };
+    let [key, string, number, language, punct] = styles;
+    let mut spans = Vec::new();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        let style = if c == b'"' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(bytes.len());
+            if line[i..].trim_start().starts_with(':') {
+                key
+            } else {
+                string
+            }
+        } else if c == b'-' || c.is_ascii_digit() {
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || b"+-.".contains(&bytes[i]))
+            {
+                i += 1;
+            }
+            number
+        } else if c.is_ascii_alphabetic() {
+            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            language
+        } else {
+            // One character (pretty JSON is ASCII outside strings, but be safe).
+            i += line[i..].chars().next().map_or(1, char::len_utf8);
+            if c.is_ascii_whitespace() {
+                Style::default()
+            } else {
+                punct
+            }
+        };
+        let end = i.min(line.len());
+        if let Some(text) = line.get(start..end) {
+            spans.push(Span::styled(text.to_string(), style));
+        }
+    }
+    Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theme::Theme as UiTheme;
+
+    #[test]
+    fn keys_strings_and_numbers_get_different_colours() {
+        let theme = UiTheme::load("dark").expect("dark");
+        let lines = vec![
+            "{".to_string(),
+            "  \"role\": \"user\",".into(),
+            "  \"n\": 3".into(),
+            "}".into(),
+        ];
+        for styled in [
+            highlight_json(&lines, &theme.syntax),
+            lines.iter().map(|l| fast_line(l, &theme.syntax)).collect(),
+        ] {
+            let line = &styled[1];
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            assert_eq!(text, lines[1]);
+            let key = line
+                .spans
+                .iter()
+                .find(|s| s.content.contains("role"))
+                .expect("key")
+                .style;
+            let value = line
+                .spans
+                .iter()
+                .find(|s| s.content.contains("user"))
+                .expect("value")
+                .style;
+            assert_ne!(key.fg, value.fg);
+        }
+    }
+}
+
+/// The highlighted lines of a pretty-printed request, made on demand: each
+/// message's lines (a `chunk`) are highlighted on their own (each starts at
+/// the same depth after the array's `[`), cached by content and theme, so
+/// scrolling back and forth and unchanged messages cost nothing again.
+#[derive(Debug, Default)]
+pub struct LazyLines {
+    cache: RefCell<HashMap<u64, Arc<Vec<Line<'static>>>>>,
+}
+
+/// Chunks kept before the cache starts again (a few screens of huge
+/// requests; each chunk is one message).
+const LAZY_CACHE_CHUNKS: usize = 4096;
+
+impl LazyLines {
+    /// Line `i` of `plain`, highlighted; `chunks` are the messages' line
+    /// ranges, in order.
+    pub fn line(
+        &self,
+        plain: &Lines,
+        chunks: &[Range<usize>],
+        i: usize,
+        theme: &Theme,
+    ) -> Line<'static> {
+        let Some(text) = plain.get(i) else {
+            return Line::raw("");
+        };
+        let at = chunks.partition_point(|c| c.end <= i);
+        let Some(chunk) = chunks.get(at).filter(|c| c.contains(&i)) else {
+            // The array's own brackets.
+            return highlight_json(&[text.to_owned()], theme)
+                .pop()
+                .unwrap_or_default();
+        };
+        let lines = self.chunk(plain.range(chunk.clone()).collect(), theme);
+        lines.get(i - chunk.start).cloned().unwrap_or_default()
+    }
+
+    fn chunk(&self, lines: Vec<&str>, theme: &Theme) -> Arc<Vec<Line<'static>>> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for line in &lines {
+            line.hash(&mut h);
+        }
+        theme.name.hash(&mut h);
+        let key = h.finish();
+        if let Some(hit) = self.cache.borrow().get(&key) {
+            return Arc::clone(hit);
+        }
+        let mut text = vec!["[".to_string()];
+        text.extend(lines.into_iter().map(str::to_owned));
+        let mut styled = highlight_json(&text, theme);
+        styled.remove(0);
+        let styled = Arc::new(styled);
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() >= LAZY_CACHE_CHUNKS {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&styled));
+        styled
+    }
+
+    /// How many messages are highlighted (for tests).
+    pub fn cached(&self) -> usize {
+        self.cache.borrow().len()
+    }
+}

@@ -1,0 +1,606 @@
+//! The background worker: format, count, plan and highlight a session off
+//! the UI thread. One slot, latest wins: a newer job replaces a pending
+//! one, and results carry their generation so the app drops stale ones.
+//! The worker keeps its budget model between jobs, so an edit recounts
+//! only the unit it touched.
+//!
+//! This module holds the slot, the thread and the order the features run
+//! in (the request and its counts first, published early, then the plan);
+//! each feature is a module of its own with its input and its output:
+//! `request` (the view's lines), `compare` (`c`), `release` (`V`), `explain`
+//! (`w`) and `cache` (the prompt-cache line). A new feature adds a module
+//! here, an optional input to `Job` and an output to `Preview`.
+use super::consent::{AccessGrant, AccessMode};
+use super::highlight::highlight_json;
+use super::lines::Lines;
+use formatscope_core::budget::{BudgetError, BudgetModel, TokenReport};
+use formatscope_core::compare::shorten_media;
+use formatscope_core::formatter::Span;
+use formatscope_core::formatter::{FormatOptions, FormatterId};
+use formatscope_core::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};
+use formatscope_core::provider::Provider;
+use formatscope_core::reference::{Family, Reference};
+use formatscope_core::session::PackedMessage;
+use formatscope_core::tokens::CounterSpec;
+use formatscope_core::tokens::ModelInfo;
+use formatscope_core::truncate::TruncationPlan;
+use formatscope_core::wire;
+use ratatui::text::Line;
+use serde_json::Value;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+
+mod cache;
+mod compare;
+mod explain;
+mod release;
+mod request;
+mod tokens;
+
+pub use cache::CacheLine;
+use cache::{cache_line, Earlier};
+use compare::{compare_side, identities};
+pub use compare::{SideSpec, SideView};
+pub use explain::Explanation;
+use release::{release_preview, release_side};
+pub use release::{ReleaseInfo, ReleaseJob};
+use request::{chunks_of, text_lines, truncated_lines, wire_body, wire_lines};
+pub use request::{pretty_with_spans, PrettyRequest, Shown};
+pub use tokens::{Row as TokenRow, TokenMessage, TokenView};
+
+/// What to compute.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub generation: u64,
+    pub formatter: FormatterId,
+    pub model: ModelInfo,
+    /// Shared with the document: a job copies no message, nor the list.
+    pub messages: formatscope_core::session::Messages,
+    pub tools: Option<Value>,
+    pub base_dir: PathBuf,
+    /// The truncation budget (the session's `max_tokens`).
+    pub budget: Option<i64>,
+    /// Show base64 media in full instead of `<image/png 34 KB>`.
+    pub raw_media: bool,
+    pub syntax: Arc<syntect::highlighting::Theme>,
+    /// Reads outside the session's folder and downloads: allowed, or
+    /// refused (and, with `Ask`, reported in `Preview::wanted`).
+    pub access: AccessGrant,
+    /// What truncation counts with (the session's `token_counter`), or why
+    /// the session's spec is not one.
+    pub token_counter: Result<CounterSpec, String>,
+    /// Which view of the request to lay out.
+    pub shown: Shown,
+    /// How the model class is built and called for each provider (the
+    /// session's `"request"` object and `model_choice`'s model), or why
+    /// the object is not valid.
+    pub request: Result<Vec<(Provider, wire::Settings)>, String>,
+    /// The compare view's two sides, when it is open.
+    pub compare: Option<(SideSpec, SideSpec)>,
+    /// An earlier version of the file (its text) to compare with: for the
+    /// compare view's "at last save" side and the prompt-cache line.
+    pub earlier: Option<(Arc<str>, &'static str)>,
+    /// Lint this session (with its text, for line and column).
+    pub lint: Option<(Box<formatscope_core::session::Session>, Arc<str>)>,
+    /// Attribute the request's lines to rules (`w`).
+    pub explain: bool,
+    /// Format with another AgentScope release instead (`V`).
+    pub release: Option<ReleaseJob>,
+    /// The session's own settings, which a release may read (0.1.6's
+    /// `"legacy"` options).
+    pub session_settings: Arc<serde_json::Map<String, Value>>,
+}
+
+impl Job {
+    /// A fresh media gate for this job's folder and access grant.
+    pub fn gate(&self) -> Arc<Gate> {
+        Arc::new(Gate::new(
+            self.base_dir.clone(),
+            Arc::new(self.access.clone()),
+        ))
+    }
+
+    /// The model settings a request to `provider` is built with.
+    pub fn settings(&self, provider: Provider) -> Result<&wire::Settings, String> {
+        let all = self.request.as_ref().map_err(Clone::clone)?;
+        all.iter()
+            .find(|(p, _)| *p == provider)
+            .map(|(_, s)| s)
+            .ok_or_else(|| format!("no settings for {provider}"))
+    }
+}
+
+/// What the panes show for one session state.
+#[derive(Debug, Clone)]
+pub struct Preview {
+    pub generation: u64,
+    /// The view `plain` lays out.
+    pub shown: Shown,
+    pub formatter: FormatterId,
+    pub model: ModelInfo,
+    /// The formatted messages, pretty JSON (highlighted when drawn); shared,
+    /// as the preview is published twice (counts first, then the plan).
+    pub plain: Arc<Lines>,
+    /// Each request message's lines in `plain`.
+    pub chunks: Vec<Range<usize>>,
+    /// Input message range -> the request lines that came from it.
+    pub spans: Vec<Span>,
+    /// The provider's tool schemas, the same way.
+    pub tool_lines: Vec<Line<'static>>,
+    pub tool_plain: Lines,
+    pub report: Option<TokenReport>,
+    pub plan: Option<Result<TruncationPlan, String>>,
+    /// What the plan counts with (`OpenAITokenCounter(gpt-4o)`).
+    pub truncation_label: String,
+    pub budget: Option<i64>,
+    /// Formatting failed as AgentScope fails: its error.
+    pub error: Option<String>,
+    /// The message AgentScope's `Msg` rejected, and why in plain words
+    /// (its own error is often an `AssertionError` with no text).
+    pub rejected: Option<(usize, String)>,
+    /// Reads and downloads the session wanted that were refused, for the
+    /// user to decide on (only when the job's access was `Ask`).
+    pub wanted: Vec<Access>,
+    /// The compare view's rows.
+    pub compare: Option<Arc<formatscope_core::compare::Compared>>,
+    /// The prompt-cache line of the budget pane.
+    pub cache: Option<Result<CacheLine, String>>,
+    /// The linter's findings for the formatter on screen.
+    pub lint: Option<Arc<Vec<formatscope_core::lint::Finding>>>,
+    /// The rules behind the lines (`w`).
+    pub explanation: Option<Arc<Explanation>>,
+    /// Set when another release formats the request.
+    pub release: Option<ReleaseInfo>,
+    /// The token view's tokens and rows (`plain` holds the rows' text),
+    /// computed once per job.
+    pub tokens: Option<Arc<TokenView>>,
+}
+
+impl Preview {
+    /// The preview of `job` before anything is computed.
+    fn blank(job: &Job) -> Preview {
+        Preview {
+            generation: job.generation,
+            shown: job.shown,
+            formatter: job.formatter,
+            model: job.model.clone(),
+            plain: Arc::default(),
+            chunks: Vec::new(),
+            spans: Vec::new(),
+            tool_lines: Vec::new(),
+            tool_plain: Lines::new(),
+            report: None,
+            plan: None,
+            truncation_label: String::new(),
+            budget: job.budget,
+            error: None,
+            rejected: None,
+            wanted: Vec::new(),
+            compare: None,
+            cache: None,
+            lint: None,
+            explanation: None,
+            release: None,
+            tokens: None,
+        }
+    }
+}
+
+/// Keeps the budget model and highlighted lines between jobs.
+#[derive(Default)]
+pub struct Computer {
+    /// Fetches remote media some formatters download (none: offline).
+    web: Option<Arc<dyn WebFetcher>>,
+    model: Option<(ModelKey, BudgetModel)>,
+    /// The earlier version's formatted request, by its text and formatter
+    /// (formatted once, not on every keystroke).
+    earlier: Option<(Arc<str>, FormatterId, Result<Earlier, String>)>,
+    /// The last token view, whose messages' tokens the next keeps where
+    /// their text did not change.
+    tokens: Option<Arc<TokenView>>,
+}
+
+#[derive(PartialEq)]
+struct ModelKey {
+    formatter: FormatterId,
+    model: String,
+    base_dir: PathBuf,
+    tools: Option<Value>,
+    access: AccessGrant,
+}
+
+impl Computer {
+    /// A computer that fetches remote media through `web` (on this worker
+    /// thread, so a slow download delays only the preview).
+    pub fn with_web(web: Arc<dyn WebFetcher>) -> Computer {
+        Computer {
+            web: Some(web),
+            ..Computer::default()
+        }
+    }
+
+    /// A computer that keeps nothing of this one but its web access: after
+    /// a job panicked, its budget model may be half-updated.
+    fn fresh(&self) -> Computer {
+        Computer {
+            web: self.web.clone(),
+            ..Computer::default()
+        }
+    }
+
+    pub fn compute(&mut self, job: &Job) -> Preview {
+        self.compute_phased(job.clone(), &mut |_| {})
+    }
+
+    /// [`Computer::compute`], publishing the request and its counts through
+    /// `early` as soon as they are known, before the truncation plan (which
+    /// may count the request again with the agent's token counter).
+    pub fn compute_phased(&mut self, mut job: Job, early: &mut dyn FnMut(Preview)) -> Preview {
+        let key = ModelKey {
+            formatter: job.formatter,
+            model: job.model.model.clone(),
+            base_dir: job.base_dir.clone(),
+            tools: job.tools.clone(),
+            access: job.access.clone(),
+        };
+        let mut preview = Preview::blank(&job);
+        // Under another release the panes show its request; an open
+        // compare view still compares (the budget model's side needs the
+        // run below).
+        let release = job.release.map(|r| (r, preview.clone()));
+        if job.compare.is_none() {
+            if let Some((r, fresh)) = release {
+                return release_preview(&job, r, fresh);
+            }
+        }
+        // A compare side of another release formats the session's messages.
+        let release_messages = job
+            .compare
+            .filter(|(l, r)| {
+                matches!(l.view, SideView::Release(_)) || matches!(r.view, SideView::Release(_))
+            })
+            .map(|_| job.messages.clone());
+        // The last save / now pair faces messages by identity: the
+        // messages' now, before they go to the budget model.
+        let identities = job
+            .compare
+            .filter(|(l, r)| l.view == SideView::Saved || r.view == SideView::Saved)
+            .map(|_| identities(job.messages.iter().map(PackedMessage::value)));
+        let gate = match &self.model {
+            Some((k, m)) if *k == key => Arc::clone(m.gate()),
+            _ => job.gate(),
+        };
+        // Each job may read and download afresh, within the limits.
+        gate.begin_run();
+        // What the session would read, in case a consent question must
+        // list it; then the messages (shared with the document) go to the
+        // budget model.
+        let asks = if job.access.mode == AccessMode::Ask {
+            // Only a message that may read media is unpacked to look.
+            gate.wanted_by(
+                job.messages
+                    .iter()
+                    .filter(|m| m.may_read_media())
+                    .map(PackedMessage::value),
+            )
+        } else {
+            Vec::new()
+        };
+        let messages = std::mem::take(&mut job.messages);
+        let job = &job;
+        let reused = match self.model.take() {
+            Some((k, mut m)) if k == key => match m.set_messages(messages.iter().cloned()) {
+                Ok(()) => Ok(m),
+                Err(e) => Err(e),
+            },
+            // Another provider or model: the messages as the last model
+            // read them are taken where they did not change.
+            previous => BudgetModel::new_after(
+                previous.as_ref().map(|(_, m)| m),
+                job.formatter,
+                FormatOptions::default(),
+                job.model.clone(),
+                messages.iter().cloned(),
+                job.tools.clone(),
+                MediaEnv::with_gate(
+                    Arc::clone(&gate),
+                    self.web.clone().unwrap_or_else(|| Arc::new(NoNetwork)),
+                ),
+            ),
+        };
+        // A model made afresh (the first job, a provider switch) has every
+        // count to make: the budget is published as soon as its totals are
+        // known, the per-message split after.
+        let fresh = !matches!(&reused, Ok(m) if m.has_split());
+        let mut model = match reused {
+            Ok(m) => m,
+            Err(e) => {
+                preview.error = Some(e.to_string());
+                if let BudgetError::PackedMessage { index, why, .. } = &e {
+                    preview.rejected = why.clone().map(|why| (*index, why));
+                }
+                preview.wanted = wanted(&gate, job, &asks);
+                return preview;
+            }
+        };
+        // Until the plan is known, the whole request; laid out a run of
+        // units at a time, never all of it unpacked at once, on every core
+        // when it is large (the runs' lines are copied once more to join
+        // them, which a smaller request's peak memory would show).
+        let formatted = match job.shown {
+            Shown::Messages | Shown::Truncated => {
+                let raw = job.raw_media;
+                let spread = messages.len() >= SPREAD_LAYOUT_FROM;
+                match model.visit_formatted(spread, |first, pieces| {
+                    let mut piece = if first {
+                        PrettyRequest::new(raw)
+                    } else {
+                        PrettyRequest::piece(raw)
+                    };
+                    for (input, values) in pieces {
+                        piece.push_unit(input, &values);
+                    }
+                    piece
+                }) {
+                    Ok(pieces) => {
+                        let pretty = PrettyRequest::joined(pieces);
+                        let (plain, spans, chunks) = pretty.finish_units();
+                        preview.plain = Arc::new(plain);
+                        preview.spans = spans;
+                        preview.chunks = chunks;
+                        None
+                    }
+                    Err(e) => Some(Err(e)),
+                }
+            }
+            _ => Some(model.formatted_with_spans()),
+        };
+        match formatted {
+            None => {}
+            Some(Ok(request)) => match job.shown {
+                Shown::Messages | Shown::Truncated => {}
+                Shown::Wire => {
+                    let plain = wire_lines(job, request.messages, job.raw_media);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain.into());
+                }
+                Shown::Text => {
+                    let plain = text_lines(&request.messages);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain.into());
+                }
+                Shown::Tokens => {
+                    let last = self.tokens.take();
+                    let (view, plain) =
+                        tokens::token_view(job.model.tokenizer, &request.messages, last.as_deref());
+                    let view = Arc::new(view);
+                    preview.chunks = chunks_of(plain.len());
+                    preview.plain = Arc::new(plain);
+                    preview.tokens = Some(Arc::clone(&view));
+                    self.tokens = Some(view);
+                }
+            },
+            Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
+        }
+        if let Ok(tools) = model.formatted_tools() {
+            let plain: Vec<String> = serde_json::to_string_pretty(&tools)
+                .unwrap_or_default()
+                .lines()
+                .map(String::from)
+                .collect();
+            preview.tool_lines = highlight_json(&plain, &job.syntax);
+            preview.tool_plain = plain.into();
+        }
+        if fresh {
+            preview.report = Some(model.totals());
+            early(preview.clone());
+        }
+        preview.report = Some(model.report());
+        if job.budget.is_some_and(|b| b > 0) {
+            early(preview.clone());
+        }
+        if let Ok(spec) = &job.token_counter {
+            model.set_truncation_counter(spec.clone());
+        }
+        preview.truncation_label = model.truncation_label();
+        if let Some(budget) = job.budget.filter(|b| *b > 0) {
+            preview.plan = Some(match &job.token_counter {
+                Ok(_) => model
+                    .plan(budget)
+                    .map_err(|e| format!("{}: {}", e.kind, e.message)),
+                Err(e) => Err(e.clone()),
+            });
+        }
+        if job.shown == Shown::Truncated {
+            let plain = truncated_lines(&model, preview.plan.as_ref(), job.raw_media);
+            preview.chunks = chunks_of(plain.len());
+            preview.spans = Vec::new();
+            preview.plain = Arc::new(plain);
+        }
+        preview.wanted = wanted(&gate, job, &asks);
+        if let Some((text, against)) = &job.earlier {
+            self.format_earlier(text, job.formatter, &model);
+            let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
+            let report = preview.report.as_ref();
+            preview.cache = earlier.map(|e| cache_line(job, &model, report, e, against));
+        }
+        if job.explain {
+            preview.explanation =
+                Some(Arc::new(explain::explain(job, &model, preview.plain.len())));
+        }
+        if let Some((session, text)) = &job.lint {
+            // Everything else first: linting formats the request again.
+            early(preview.clone());
+            let env = model.env().another_run();
+            preview.lint = Some(lint_findings(job, session, text, &env));
+        }
+        if let Some((l, r)) = job.compare {
+            let earlier = self.earlier.as_ref().map(|(_, _, e)| e);
+            let side = |spec: SideSpec| match spec.view {
+                SideView::Release(i) => release_side(
+                    job,
+                    release_messages.as_ref().map_or(&[], |m| m.as_slice()),
+                    spec,
+                    i,
+                ),
+                _ => compare_side(job, &model, preview.plan.as_ref(), earlier, spec),
+            };
+            let (mut ls, mut rs) = (side(l), side(r));
+            // Two versions of the session: messages face their counterparts
+            // by identity (id, else content), not by index.
+            if let (Some(now), Some(Ok(e))) = (&identities, earlier) {
+                let before = self::identities(e.session.messages.iter().map(PackedMessage::value));
+                for (spec, s) in [(l, &mut ls), (r, &mut rs)] {
+                    s.identities = if spec.view == SideView::Saved {
+                        before.clone()
+                    } else {
+                        now.clone()
+                    };
+                }
+            }
+            preview.compare = Some(Arc::new(formatscope_core::compare::compare(&ls, &rs)));
+        }
+        self.model = Some((key, model));
+        match release {
+            Some((r, fresh)) => Preview {
+                compare: preview.compare,
+                wanted: preview.wanted,
+                ..release_preview(job, r, fresh)
+            },
+            None => preview,
+        }
+    }
+}
+
+/// Requests of this many messages and more are laid out on every core
+/// (at 100,000 messages: 120 -> 60 ms a job).
+const SPREAD_LAYOUT_FROM: usize = 20_000;
+
+/// The lint panel's findings for the formatter on screen; under 2.x or
+/// Java (V) also what that release sends otherwise, as `lint --agentscope`
+/// says it.
+fn lint_findings(
+    job: &Job,
+    session: &formatscope_core::session::Session,
+    text: &str,
+    env: &MediaEnv,
+) -> Arc<Vec<formatscope_core::lint::Finding>> {
+    let mut input = formatscope_core::lint::Input::new(session, Some(text), vec![job.formatter], env);
+    input.upgrade = job
+        .release
+        .map(|r| r.release)
+        .filter(|r| formatscope_core::lint::upgrades_to(*r) || formatscope_core::lint::is_port(*r));
+    Arc::new(formatscope_core::lint::lint(&input))
+}
+
+/// What to ask the user about: when the job had to refuse a read or a
+/// download, everything the session names that needs permission, so one
+/// answer covers it all; and the hosts redirects led to.
+fn wanted(gate: &Gate, job: &Job, asks: &[Access]) -> Vec<Access> {
+    let refused = gate.refused();
+    if job.access.mode != AccessMode::Ask {
+        // Allowed, yet a redirect took a download to a host nobody was
+        // asked about: ask about that host.
+        return refused
+            .into_iter()
+            .filter(|a| a.redirect_host().is_some())
+            .collect();
+    }
+    if refused.is_empty() {
+        return Vec::new();
+    }
+    let mut all = asks.to_vec();
+    all.extend(refused);
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// The latest-wins slot between the app and the worker thread.
+#[derive(Clone, Default)]
+pub struct Slot {
+    inner: Arc<(Mutex<SlotState>, Condvar)>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    pending: Option<Job>,
+    closed: bool,
+}
+
+impl Slot {
+    /// Replaces any job not yet started.
+    pub fn submit(&self, job: Job) {
+        let (lock, cv) = &*self.inner;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        state.pending = Some(job);
+        cv.notify_one();
+    }
+
+    pub fn close(&self) {
+        let (lock, cv) = &*self.inner;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        cv.notify_all();
+    }
+
+    /// The next job, waiting for one; `None` once closed.
+    fn take(&self) -> Option<Job> {
+        let (lock, cv) = &*self.inner;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if state.closed {
+                return None;
+            }
+            if let Some(job) = state.pending.take() {
+                return Some(job);
+            }
+            state = cv.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Runs jobs from `slot` until it closes, sending each preview.
+pub fn spawn(
+    slot: Slot,
+    mut computer: Computer,
+    send: impl Fn(Preview) + Send + 'static,
+) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("formatscope-worker".into())
+        .spawn(move || {
+            while let Some(job) = slot.take() {
+                let done = run_job(&mut computer, job, &send);
+                send(done);
+            }
+        })
+        .expect("spawn the worker thread")
+}
+
+/// How a preview's error that is a caught panic begins.
+pub const INTERNAL_ERROR: &str = "internal error";
+
+/// One job's preview. A panic (a bug, say on a session nobody foresaw)
+/// must not end the worker, or every later preview would wait forever
+/// ("updating…"): it becomes the job's error, and the next job starts
+/// from a fresh computer.
+pub fn run_job(computer: &mut Computer, job: Job, send: &dyn Fn(Preview)) -> Preview {
+    let blank = Preview::blank(&job);
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::runtime::test_panic("worker");
+        computer.compute_phased(job, &mut |counted| send(counted))
+    }));
+    match run {
+        Ok(done) => done,
+        Err(payload) => {
+            *computer = computer.fresh();
+            Preview {
+                error: Some(format!(
+                    "{INTERNAL_ERROR} while computing this view (a bug in formatscope; please report it): {}",
+                    crate::runtime::panic_message(payload.as_ref())
+                )),
+                ..blank
+            }
+        }
+    }
+}
