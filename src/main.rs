@@ -8,8 +8,11 @@ mod cli;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 // mimalloc's arenas are committed lazily: see .cargo/config.toml.
-fn main() {
-    std::process::exit(cli::run());
+// A subcommand reports what the user must know and returns its exit code;
+// an `Err` is a failure nobody expects, which std prints (`Error: ...`,
+// with its causes) before exiting 1.
+fn main() -> anyhow::Result<std::process::ExitCode> {
+    cli::run()
 }
 
 /// `mi_option_purge_delay`: mimalloc.h (v3) numbers its options in the

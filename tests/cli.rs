@@ -441,3 +441,46 @@ fn agentscope_takes_every_registered_release() {
         "{err}"
     );
 }
+
+/// A failure nobody expects (here an output file that cannot be written)
+/// is main's to report: `Error: ...` with its cause, exit 1, and no
+/// backtrace unless one is asked for.
+#[test]
+fn an_output_file_that_cannot_be_written_is_reported_with_its_cause() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let html = dir.path().join("no-such-folder").join("x.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(["explain", "tests/sessions/cases/chat_plain.json", "--html"])
+        .arg(&html)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .output()
+        .expect("the binary runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!("Error: cannot write {}", html.display())),
+        "{err}"
+    );
+    assert!(err.contains("Caused by:"), "{err}");
+}
+
+/// A reader that stops early (`| head -1`) ends the output quietly: exit
+/// 0, nothing on stderr.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_formatscope"))
+        .args(["manpage"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Closed before anything is read.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -707,7 +707,7 @@ fn ours(job: &Value) -> Result<Value, String> {
             require_user_last: o["require_user_last"] == json!(true),
         });
         let env = MediaEnv::new(&dir, Arc::new(NoNetwork));
-        legacy::run(&session, class, method, options, &env)?
+        legacy::run(&session, class, method, options, &env).map_err(|e| e.to_string())?
     };
     // Absolute paths as the oracle writes them.
     Ok(formatscope::reference::v2::portable(out, &dir))

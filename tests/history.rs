@@ -4,7 +4,6 @@
 //! holding the file, a file that is not a history and a full disk are
 //! clear errors, and sending and formatting go on.
 
-
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/run.rs"]

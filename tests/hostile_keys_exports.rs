@@ -4,7 +4,6 @@
 //! `$LOCAL_KEY`, never `$OPENAI_API_KEY`: running the script must not send
 //! the real OpenAI key to the profile's host.
 
-
 #[path = "support/run.rs"]
 mod run;
 #[path = "support/workbench.rs"]

@@ -5,7 +5,6 @@
 //! in a read-only folder is listed, and every JSON we print escapes the
 //! controls a terminal would obey.
 
-
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/run.rs"]

@@ -4,7 +4,6 @@
 //! named by a session, is a host nobody chose. Plain HTTP gets a key only
 //! when the user chose that URL.
 
-
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/run.rs"]

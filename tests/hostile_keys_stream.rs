@@ -5,7 +5,6 @@
 //! chunk that could start the key is held back until the next chunk (or
 //! the end) shows whether it does. Fake providers on 127.0.0.1 only.
 
-
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/run.rs"]

@@ -2,7 +2,6 @@
 //! their bodies, and reads one whole when it is shown (Enter) or its large
 //! reply compared (`c`); a history that is not there is not made by `H`.
 
-
 #[path = "support/workbench.rs"]
 mod workbench;
 

@@ -4,7 +4,6 @@
 //! the popup and the request stays on screen. Snapshots in
 //! tests/snapshots/ (`cargo insta review`).
 
-
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/workbench.rs"]

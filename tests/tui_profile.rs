@@ -3,7 +3,6 @@
 //! server with its key variable and headers, though the session names no
 //! host.
 
-
 #[path = "support/provider.rs"]
 mod provider;
 #[path = "support/workbench.rs"]

@@ -3,7 +3,7 @@
 //! and what those input tokens cost at the price table's rates.
 
 use super::target::{budget_model, mark, TargetArgs};
-use super::{print_json, report_access, safe};
+use super::{print_json, report_access, safe, success, Exit};
 use clap::Args;
 use formatscope::text::{count_of, thousands, thousands_signed};
 use formatscope::tokens::cost::{self, Price};
@@ -21,10 +21,10 @@ pub(crate) struct CountArgs {
     pub(crate) remote: bool,
 }
 
-pub(crate) fn count(args: CountArgs) -> i32 {
+pub(crate) fn count(args: CountArgs) -> Exit {
     let mut model = match budget_model(&args.target, None) {
         Ok(m) => m,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let report = model.report();
     report_access(model.gate());
@@ -35,9 +35,9 @@ pub(crate) fn count(args: CountArgs) -> i32 {
     let price = prices.price_for(report.formatter.provider, &report.model.model);
     let input_tokens = u64::try_from(report.total).unwrap_or(0);
     let remote = if args.remote {
-        match super::send::remote_count(&args.target, report.formatter.provider) {
+        match super::send::remote_count(&args.target, report.formatter.provider)? {
             Ok(n) => Some(n),
-            Err(code) => return code,
+            Err(code) => return Ok(code),
         }
     } else {
         None
@@ -62,7 +62,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
             );
         }
         print_json(&out);
-        return 0;
+        return success();
     }
     if let Some(n) = remote {
         outln!(
@@ -134,7 +134,7 @@ pub(crate) fn count(args: CountArgs) -> i32 {
         ));
     }
     out!("{out}");
-    0
+    success()
 }
 
 /// Dollars with enough places for a single request.

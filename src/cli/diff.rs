@@ -11,7 +11,10 @@
 //! prefix takes; another release's `:wire` side is the body its model
 //! class sends (`Reference::request`).
 
-use super::{media_env, print_json, report_access, say, usage_error, web_fetcher};
+use super::{
+    failure, media_env, print_json, report_access, say, success, usage_error, web_fetcher, Exit,
+};
+use anyhow::Context;
 use clap::Args;
 use formatscope::budget::BudgetModel;
 use formatscope::diff::cache::Break;
@@ -258,7 +261,7 @@ fn release_body(
         endpoint: None,
         env,
     };
-    let requested = r.reference.request(&ask)?;
+    let requested = r.reference.request(&ask).map_err(|e| e.to_string())?;
     match (requested.sendable(), &requested.stopped) {
         (Some(w), _) => Ok(w.body.clone()),
         (None, Some(s)) => Err(format!(
@@ -309,7 +312,7 @@ pub(crate) fn request_of(
     Ok(formatscope::json!({ "messages": messages }))
 }
 
-pub(crate) fn run(args: DiffArgs) -> i32 {
+pub(crate) fn run(args: DiffArgs) -> Exit {
     let session = match read_session(&args.session) {
         Ok(s) => s,
         Err(e) => return usage_error(e),
@@ -337,7 +340,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => {
             say(format!("error: {e}"));
-            return 1;
+            return failure();
         }
     };
     // What each side read outside its folder or fetched, as every command
@@ -370,11 +373,10 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             .map(|s| s.formatter)
             .collect();
         let findings = super::handout::findings(&session, &linted, &env);
-        if let Err(e) = super::handout::write(path, &title, &subtitle, &sides.0, &sides.1, findings)
-        {
-            say(format!("error: cannot write {}: {e}", path.display()));
-            return 2;
-        }
+        // An output file that cannot be written is for main to report.
+        super::handout::write(path, &title, &subtitle, &sides.0, &sides.1, findings).with_context(
+            || format!("cannot write {}", super::safe(&path.display().to_string())),
+        )?;
         say(format!("wrote {}", path.display()));
     }
     let ops = formatscope::diff::diff(&l, &r);
@@ -424,7 +426,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
             out["cache_prefix"] = c;
         }
         print_json(&out);
-        return 0;
+        return success();
     }
     let lines: Vec<String> = ops.iter().filter_map(|o| o.summary()).collect();
     outln!(
@@ -445,7 +447,7 @@ pub(crate) fn run(args: DiffArgs) -> i32 {
     if let Some((bytes, prompt)) = prefix {
         outln!("{}", super::safe(&cache_summary(&bytes, &prompt)));
     }
-    0
+    success()
 }
 
 /// The prompt-cache line: prompt tokens reusable, and why it breaks.

@@ -5,8 +5,10 @@
 
 use super::release::{family_and_mode, Own, Release};
 use super::{
-    media_env, print_json, report_access, report_session, safe, say, usage_error, web_fetcher,
+    failure, failure_if, media_env, print_json, report_access, report_session, safe, say,
+    usage_error, web_fetcher, Exit,
 };
+use anyhow::Context;
 use clap::Args;
 use formatscope::explain::{self, Explained, Fired, Rule};
 use formatscope::formatter::{FormatterId, Mode, Provider};
@@ -64,7 +66,7 @@ pub(crate) struct ExplainArgs {
     offline: bool,
 }
 
-pub(crate) fn run(args: ExplainArgs) -> i32 {
+pub(crate) fn run(args: ExplainArgs) -> Exit {
     let session = match read_session(&args.session) {
         Ok(s) => s,
         Err(e) => return usage_error(e),
@@ -103,7 +105,7 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
                 "error: AgentScope rejects a message: {}: {}",
                 e.kind, e.message
             ));
-            return 1;
+            return failure();
         }
     };
     let keys = formatscope::formatter::message_keys(&session.messages);
@@ -163,26 +165,28 @@ pub(crate) fn run(args: ExplainArgs) -> i32 {
                     "{} · messages and wire, with the rule behind each node",
                     id.class_name()
                 );
-                if let Err(e) = super::handout::write(
+                // An output file that cannot be written is for main to
+                // report.
+                super::handout::write(
                     path,
                     &title,
                     &args.session.display().to_string(),
                     &left,
                     &right,
                     findings,
-                ) {
-                    say(format!("error: cannot write {}: {e}", path.display()));
-                    return 2;
-                }
+                )
+                .with_context(|| {
+                    format!("cannot write {}", super::safe(&path.display().to_string()))
+                })?;
                 say(format!("wrote {}", path.display()));
             }
             (Err(e), _) | (_, Err(e)) => {
                 say(format!("error: {e}"));
-                return 1;
+                return failure();
             }
         }
     }
-    i32::from(failed)
+    failure_if(failed)
 }
 
 /// The wire body the SDK would send for the session's request settings.
@@ -277,7 +281,7 @@ fn print_rules(title: &str, fired: &[Fired], api: impl Fn(&Rule) -> &'static str
 /// `explain --agentscope VERSION` for a release that lists its rules by
 /// message (`Reference::rules`): the class the flags or the session pick,
 /// or every class of the release with `--provider all`.
-fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
+fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> Exit {
     let r = release.0;
     if args.nodes || args.wire || args.html.is_some() {
         return usage_error(format!(
@@ -352,5 +356,5 @@ fn run_release(args: &ExplainArgs, session: &Session, release: Release) -> i32 {
             outln!();
         }
     }
-    i32::from(failed)
+    failure_if(failed)
 }

@@ -2,7 +2,8 @@
 //! session, printed in the golden files' shape.
 
 use super::{
-    media_env, rejected_message_line, report_access, report_session, say, usage_error, web_fetcher,
+    failure, media_env, rejected_message_line, report_access, report_session, say, success,
+    usage_error, web_fetcher, Exit,
 };
 use clap::Args;
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
@@ -164,7 +165,7 @@ pub(crate) fn choose_formatter(
     let provider = match provider {
         Some(p) => Provider::from_id(p)
             .ok_or_else(|| format!("unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"))?,
-        None => default.clone()?.provider,
+        None => default.clone().map_err(|e| e.to_string())?.provider,
     };
     let mode = match mode {
         Some(m) => {
@@ -175,7 +176,7 @@ pub(crate) fn choose_formatter(
     Ok(FormatterId::new(provider, mode))
 }
 
-pub(crate) fn run(args: FormatArgs) -> i32 {
+pub(crate) fn run(args: FormatArgs) -> Exit {
     let other_releases = [
         ("--tool-choice", args.tool_choice.is_some()),
         ("--tool-choice-tools", args.tool_choice_tools.is_some()),
@@ -286,8 +287,8 @@ pub(crate) fn run(args: FormatArgs) -> i32 {
                     text.lines().next().unwrap_or_default()
                 )),
             }
-            1
+            failure()
         }
-        None => 0,
+        None => success(),
     }
 }

@@ -5,7 +5,10 @@
 //! mode asked, printed as one JSON object.
 
 use super::format::FormatArgs;
-use super::{media_env, print_json, report_access, report_session, usage_error, web_fetcher};
+use super::{
+    failure_if, media_env, print_json, report_access, report_session, usage_error, web_fetcher,
+    Exit,
+};
 use formatscope::reference::Reference;
 use formatscope::session::read_session;
 use serde_json::{json, Map, Value};
@@ -13,13 +16,13 @@ use serde_json::{json, Map, Value};
 /// `format` under the release `--agentscope` names: the release's own
 /// oracle object when it has one, else the default release's command (or
 /// the generic one for a release without either).
-pub(crate) fn dispatch(args: FormatArgs) -> i32 {
+pub(crate) fn dispatch(args: FormatArgs) -> Exit {
     let release = args
         .agentscope
         .unwrap_or(super::release::Release(formatscope::reference::default()));
     let session = match super::read_session_value(&args.session) {
         Ok(v) => v,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let class = match super::release::class(
         release.0,
@@ -82,7 +85,7 @@ pub(crate) fn dispatch(args: FormatArgs) -> i32 {
     }
 }
 
-pub(crate) fn run(args: FormatArgs, release: &'static dyn Reference) -> i32 {
+pub(crate) fn run(args: FormatArgs, release: &'static dyn Reference) -> Exit {
     let session = match read_session(&args.session) {
         Ok(s) => s,
         Err(e) => return usage_error(e),
@@ -122,5 +125,5 @@ pub(crate) fn run(args: FormatArgs, release: &'static dyn Reference) -> i32 {
         }
     }
     print_json(&Value::Object(object));
-    i32::from(failed)
+    failure_if(failed)
 }

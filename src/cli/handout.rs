@@ -235,7 +235,6 @@ fn highlight_lines(lines: &[&str]) -> Vec<String> {
         .collect()
 }
 
-
 /// A side of a handout with the attribution of its nodes.
 pub(crate) struct Annotated {
     pub side: Side,

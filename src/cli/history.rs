@@ -2,7 +2,7 @@
 //! made, newest first; `--show ID` one of them whole; `--prune` keeps the
 //! newest `--keep N`.
 
-use super::{safe, say, usage_error};
+use super::{failure, safe, say, success, usage_error, Exit};
 use clap::Args;
 use formatscope::history::{self, History, HistoryError, Send};
 use serde_json::Value;
@@ -35,7 +35,7 @@ pub(crate) struct HistoryArgs {
     limit: usize,
 }
 
-pub(crate) fn run(args: HistoryArgs) -> i32 {
+pub(crate) fn run(args: HistoryArgs) -> Exit {
     let path = match history::default_path() {
         Ok(Some(p)) => p,
         Ok(None) => return usage_error(format!("the history is off ({}=off)", history::VARIABLE)),
@@ -56,13 +56,13 @@ pub(crate) fn run(args: HistoryArgs) -> i32 {
         (Some(id), _, None) => usage_error(format!("no send {id} in the history")),
         (None, true, None) => {
             say(format!("no sends in {}: nothing to prune", path.display()));
-            0
+            success()
         }
         (None, false, None) => {
             if !args.json {
                 say(format!("no sends in {}", path.display()));
             }
-            0
+            success()
         }
         (Some(id), _, Some(h)) => show(&h, id, args.json, &printer),
         // Pruning writes: the history that is there, opened for writing.
@@ -111,12 +111,12 @@ impl Printer {
 
 /// Every history error exits 1 with its message: a locked, foreign or full
 /// file is the user's to see, not a crash.
-fn failed(e: &HistoryError) -> i32 {
+fn failed(e: &HistoryError) -> Exit {
     say(format!("error: {}", safe(&e.to_string())));
-    1
+    failure()
 }
 
-fn list(history: &History, args: &HistoryArgs, printer: &Printer) -> i32 {
+fn list(history: &History, args: &HistoryArgs, printer: &Printer) -> Exit {
     let key = args.session.as_deref().map(history::session_key);
     // One row at a time, without request bodies: a long history of large
     // sends is never held whole.
@@ -140,7 +140,7 @@ fn list(history: &History, args: &HistoryArgs, printer: &Printer) -> i32 {
                 .unwrap_or_default()
         ));
     }
-    0
+    success()
 }
 
 /// `ID  TIME  PROVIDER MODEL  IN→OUT  STATUS  first line of the reply`.
@@ -175,7 +175,7 @@ fn line(s: &Send, with_session: bool) -> String {
     )
 }
 
-fn show(history: &History, id: i64, json: bool, printer: &Printer) -> i32 {
+fn show(history: &History, id: i64, json: bool, printer: &Printer) -> Exit {
     let send = match history.get(id) {
         Ok(Some(s)) => s,
         Ok(None) => return usage_error(format!("no send {id} in the history")),
@@ -183,7 +183,7 @@ fn show(history: &History, id: i64, json: bool, printer: &Printer) -> i32 {
     };
     if json {
         printer.json(send.to_json(true));
-        return 0;
+        return success();
     }
     printer.line(&line(&send, true));
     printer.line(&format!("session: {}", send.send.session.display()));
@@ -208,7 +208,7 @@ fn show(history: &History, id: i64, json: bool, printer: &Printer) -> i32 {
         outln!("\n--- error");
         printer.lines(e);
     }
-    0
+    success()
 }
 
 /// The body pretty-printed when it is JSON, else as text.
@@ -219,14 +219,14 @@ fn pretty_bytes(body: &[u8]) -> String {
     }
 }
 
-fn prune(mut history: History, keep: u64) -> i32 {
+fn prune(mut history: History, keep: u64) -> Exit {
     match history.prune(keep) {
         Ok(gone) => {
             say(format!(
                 "removed {gone} send(s) from {}; {keep} at most kept",
                 history.path().display()
             ));
-            0
+            success()
         }
         Err(e) => failed(&e),
     }

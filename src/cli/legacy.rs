@@ -4,7 +4,7 @@
 //! `format`: 0, 1 when AgentScope raises, 2 for bad usage or an unreadable
 //! file.
 
-use super::{print_json, say, usage_error};
+use super::{failure_if, print_json, say, usage_error, Exit};
 use clap::Args;
 use formatscope::legacy::{self, ChatOptions, Class, Method};
 use formatscope::media::{MediaEnv, NoNetwork};
@@ -58,7 +58,7 @@ pub(crate) struct LegacyArgs {
     raw: bool,
 }
 
-pub(crate) fn run(args: LegacyArgs) -> i32 {
+pub(crate) fn run(args: LegacyArgs) -> Exit {
     let mut matched: Option<Option<Class>> = None;
     let class = match (&args.formatter, &args.model) {
         (Some(name), _) => match Class::from_name(name) {
@@ -176,7 +176,7 @@ pub(crate) fn run(args: LegacyArgs) -> i32 {
     } else {
         print_json(&out);
     }
-    i32::from(failed)
+    failure_if(failed)
 }
 
 /// The file as Python's `json` reads it (ints and floats apart, NaN).

@@ -2,7 +2,10 @@
 //! or in AgentScope. Exit 1 when there is an error finding (for CI and
 //! pre-commit hooks), 0 otherwise, 2 for bad usage or an unreadable file.
 
-use super::{media_env, print_json, report_access, safe, say, usage_error, web_fetcher};
+use super::{
+    failure, media_env, print_json, report_access, safe, say, success, usage_error, web_fetcher,
+    Exit,
+};
 use clap::Args;
 use formatscope::formatter::{FormatterId, Mode, Provider};
 use formatscope::lint::{self, Severity, RULES};
@@ -45,12 +48,12 @@ pub(crate) struct LintArgs {
     offline: bool,
 }
 
-pub(crate) fn run(args: LintArgs) -> i32 {
+pub(crate) fn run(args: LintArgs) -> Exit {
     if args.rules {
         for r in RULES {
             outln!("{:<40} {:<8} {}", r.id, r.severity.as_str(), r.summary);
         }
-        return 0;
+        return success();
     }
     let Some(path) = &args.session else {
         return usage_error("a session file is required");
@@ -172,8 +175,8 @@ pub(crate) fn run(args: LintArgs) -> i32 {
     }
     if errors > 0 {
         say(format!("{errors} error finding(s)"));
-        1
+        failure()
     } else {
-        0
+        success()
     }
 }

@@ -2,7 +2,7 @@
 //! says where to point the agent and where the sessions go, then prints a
 //! line per call until SIGINT or SIGTERM (exit 0).
 
-use super::{say, usage_error};
+use super::{failure, say, success, usage_error, Exit};
 use clap::Args;
 use formatscope::listen::{self, writer::Settings, Options, Said};
 use std::io::Write;
@@ -46,7 +46,7 @@ pub(crate) struct ListenArgs {
     max_body_mb: u64,
 }
 
-pub(crate) fn run(args: ListenArgs) -> i32 {
+pub(crate) fn run(args: ListenArgs) -> Exit {
     let request = match args
         .request
         .as_deref()
@@ -74,16 +74,13 @@ pub(crate) fn run(args: ListenArgs) -> i32 {
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return usage_error(format!("{}: {e}", dir.display()));
     }
-    let runtime = match super::send::runtime() {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let runtime = super::send::runtime()?;
     runtime.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(SocketAddr::new(bind, args.port)).await {
             Ok(l) => l,
             Err(e) => {
                 say(format!("error: cannot listen on {bind}:{}: {e}", args.port));
-                return 1;
+                return failure();
             }
         };
         let addr = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
@@ -108,10 +105,10 @@ pub(crate) fn run(args: ListenArgs) -> i32 {
             Said::Refused(why) => say(why),
         });
         match listen::serve(listener, options, print, stopped()).await {
-            Ok(()) => 0,
+            Ok(()) => success(),
             Err(e) => {
                 say(format!("error: {}: {e}", dir.display()));
-                1
+                failure()
             }
         }
     })
@@ -145,7 +142,7 @@ async fn stopped() {
 
 /// `$XDG_STATE_HOME/formatscope/listen/YYYYMMDD-HHMMSS` (UTC).
 pub(crate) fn default_dir() -> Option<PathBuf> {
-    let base = formatscope::files::user_file("XDG_STATE_HOME", ".local/state", "listen")?;
+    let base = formatscope::files::user_file(formatscope::files::UserDir::State, "listen")?;
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)

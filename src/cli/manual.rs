@@ -2,6 +2,7 @@
 //! from the very definition the parser uses, so they cannot drift from
 //! the flags.
 
+use super::{success, Exit};
 use clap::{Args, CommandFactory};
 use std::io::Write;
 
@@ -12,14 +13,14 @@ pub struct CompletionsArgs {
     shell: clap_complete::Shell,
 }
 
-pub fn completions<C: CommandFactory>(args: CompletionsArgs) -> i32 {
+pub fn completions<C: CommandFactory>(args: CompletionsArgs) -> Exit {
     let mut command = C::command();
     let mut text = Vec::new();
     clap_complete::generate(args.shell, &mut command, "formatscope", &mut text);
     print_all(&text)
 }
 
-pub fn manpage<C: CommandFactory>() -> i32 {
+pub fn manpage<C: CommandFactory>() -> Exit {
     let mut text = Vec::new();
     match clap_mangen::Man::new(C::command()).render(&mut text) {
         Ok(()) => print_all(&text),
@@ -29,7 +30,7 @@ pub fn manpage<C: CommandFactory>() -> i32 {
 
 /// The whole text on stdout; a reader that closes the pipe early ends it
 /// quietly.
-fn print_all(text: &[u8]) -> i32 {
+fn print_all(text: &[u8]) -> Exit {
     let _ = std::io::stdout().lock().write_all(text);
-    0
+    success()
 }

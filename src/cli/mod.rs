@@ -1,6 +1,9 @@
 //! Subcommands. Each parses its options, calls the core, prints JSON.
 //! Exit codes: 0 success, 1 the formatting failed (as the reference fails),
-//! 2 bad usage or an unreadable/invalid file.
+//! 2 bad usage or an unreadable/invalid file. Those a subcommand reports
+//! itself and returns as `Ok(code)` ([`Exit`]); what should never happen
+//! (a runtime that cannot start, an output file that cannot be written)
+//! is an `Err` that main reports with its causes, exit 1.
 //!
 //! Output goes through [`outln!`] and [`out!`], never `println!`: a reader
 //! that closes the pipe early (`formatscope count big.json | head -1`) ends
@@ -56,6 +59,7 @@ use formatscope::text::escape_control;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 use timing::TimingArgs;
 use tokenize::TokenizeArgs;
@@ -168,12 +172,46 @@ enum Command {
     Timing(TimingArgs),
 }
 
-pub fn run() -> i32 {
+/// What a subcommand ends with: the exit code of what it reported itself,
+/// or an unexpected failure for main to report.
+pub(crate) type Exit = anyhow::Result<ExitCode>;
+
+/// Exit 0: done.
+pub(crate) fn success() -> Exit {
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Exit 1: the request failed as the reference fails, or lint found
+/// errors; the subcommand has said why.
+pub(crate) fn failure() -> Exit {
+    Ok(ExitCode::FAILURE)
+}
+
+/// Exit 1 when the subcommand failed (and said why), else 0.
+pub(crate) fn failure_if(failed: bool) -> Exit {
+    if failed {
+        failure()
+    } else {
+        success()
+    }
+}
+
+/// The exit code of a subcommand that says a bad usage or an unreadable
+/// or invalid file.
+pub(crate) const USAGE: u8 = 2;
+
+/// The exit code of a send the user cancelled (Ctrl-C): 128 + SIGINT, as
+/// a shell reports a command it interrupted.
+pub(crate) const CANCELLED: u8 = 130;
+
+pub fn run() -> Exit {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            // `--help` and `--version` come here too, on stdout, exit 0;
+            // a closed pipe is not an error.
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return Ok(ExitCode::from(if e.use_stderr() { USAGE } else { 0 }));
         }
     };
     match cli.command {
@@ -200,9 +238,16 @@ pub fn run() -> i32 {
     }
 }
 
-pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
+/// Says `error: MESSAGE` and ends the subcommand with exit 2.
+pub(crate) fn usage_error(message: impl std::fmt::Display) -> Exit {
+    Ok(usage(message))
+}
+
+/// Says `error: MESSAGE`; the exit code for a helper's `Err` to carry
+/// (`Result<T, ExitCode>`) until its subcommand returns it.
+pub(crate) fn usage(message: impl std::fmt::Display) -> ExitCode {
     say(format!("error: {message}"));
-    2
+    ExitCode::from(USAGE)
 }
 
 /// One line on stderr, with any control character from a session (a name,
@@ -219,11 +264,11 @@ pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// A session file as a JSON value, read through the one guarded read
 /// (regular files only, bounded) and parsed as Python's `json` reads it;
 /// the error is reported and the exit code comes back.
-pub(crate) fn read_session_value(path: &std::path::Path) -> Result<Value, i32> {
-    let bytes = formatscope::session::read_session_bytes(path).map_err(usage_error)?;
+pub(crate) fn read_session_value(path: &std::path::Path) -> Result<Value, ExitCode> {
+    let bytes = formatscope::session::read_session_bytes(path).map_err(usage)?;
     formatscope::json::parse(&bytes, Default::default())
         .map(|p| p.value)
-        .map_err(|e| usage_error(format!("{}:{e}", path.display())))
+        .map_err(|e| usage(format!("{}:{e}", path.display())))
 }
 
 /// What the user should know about the file itself (duplicate keys).
@@ -316,12 +361,12 @@ pub(crate) fn rejected_message_line(
 
 /// A release's oracle-shaped object on stdout; the error it records, if
 /// any, in one line on stderr, and the exit code (1 when it failed).
-pub(crate) fn print_oracle_object(out: &Value) -> i32 {
+pub(crate) fn print_oracle_object(out: &Value) -> Exit {
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let _ = writeln!(stdout, "{}", formatscope::text::json_text(out));
     let _ = stdout.flush();
     let Some(e) = out.get("error").and_then(Value::as_str) else {
-        return 0;
+        return success();
     };
     let kind = out
         .get("error_type")
@@ -331,7 +376,7 @@ pub(crate) fn print_oracle_object(out: &Value) -> i32 {
         "error: {kind}: {}",
         e.lines().next().unwrap_or_default()
     ));
-    1
+    failure()
 }
 
 pub(crate) fn print_json(value: &Value) {
@@ -339,7 +384,7 @@ pub(crate) fn print_json(value: &Value) {
     let _ = writeln!(stdout, "{}", formatscope::text::json_text(value));
 }
 
-fn workbench(cli: Cli) -> i32 {
+fn workbench(cli: Cli) -> Exit {
     crate::return_freed_memory_at_once();
     let listen = match cli.listen {
         None => None,
@@ -365,13 +410,15 @@ fn workbench(cli: Cli) -> i32 {
         (None, None) if listening => None,
         (None, None) => default_target(),
     };
-    formatscope::tui::run(formatscope::tui::Options {
+    let code = formatscope::tui::run(formatscope::tui::Options {
         target,
         theme: cli.theme,
         log: cli.log,
         offline: cli.offline,
         listen,
-    })
+    });
+    // The workbench's codes are 0, 1 and 2; anything else is a failure.
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
 /// No SESSION|DIR: the `sessions/` folder when there is one here (the
@@ -387,4 +434,3 @@ fn default_target() -> Option<PathBuf> {
     ));
     Some(PathBuf::from("."))
 }
-

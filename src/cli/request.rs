@@ -4,7 +4,8 @@
 
 use super::format::choose_formatter;
 use super::{
-    media_env, rejected_message_line, report_access, report_session, say, usage_error, web_fetcher,
+    failure, failure_if, media_env, rejected_message_line, report_access, report_session, say,
+    success, usage, usage_error, web_fetcher, Exit,
 };
 use clap::Args;
 use formatscope::formatter::FormatOptions;
@@ -16,6 +17,7 @@ use formatscope::wire::{Settings, Wire};
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(Args)]
 pub(crate) struct WireArgs {
@@ -203,10 +205,10 @@ pub(crate) struct Built {
 pub(crate) fn build(
     args: &WireArgs,
     adjust: impl FnOnce(formatscope::formatter::Provider, &mut Settings),
-) -> Result<Built, i32> {
+) -> Result<Built, ExitCode> {
     let session = match read_session(&args.session) {
         Ok(s) => s,
-        Err(e) => return Err(usage_error(e)),
+        Err(e) => return Err(usage(e)),
     };
     let formatter = match choose_formatter(
         args.formatter.as_deref(),
@@ -215,12 +217,12 @@ pub(crate) fn build(
         &session,
     ) {
         Ok(f) => f,
-        Err(e) => return Err(usage_error(e)),
+        Err(e) => return Err(usage(e)),
     };
     let choice = choose_model(&session, formatter.provider, args.model.as_deref());
     let mut settings = match request_settings(&session, formatter.provider, args.model.as_deref()) {
         Ok(s) => s,
-        Err(e) => return Err(usage_error(format!("{}: {e}", args.session.display()))),
+        Err(e) => return Err(usage(format!("{}: {e}", args.session.display()))),
     };
     let profile = match &args.profile {
         None => None,
@@ -230,7 +232,7 @@ pub(crate) fn build(
                 .cloned()
         }) {
             Ok(p) => Some(p),
-            Err(e) => return Err(usage_error(format!("--profile: {e}"))),
+            Err(e) => return Err(usage(format!("--profile: {e}"))),
         },
     };
     let profile_model = profile.as_ref().is_some_and(|p| p.model.is_some());
@@ -261,7 +263,7 @@ pub(crate) fn build(
         if let Some(text) = given {
             match object_arg(flag, text) {
                 Ok(m) => *slot = m,
-                Err(e) => return Err(usage_error(e)),
+                Err(e) => return Err(usage(e)),
             }
         }
     }
@@ -272,7 +274,7 @@ pub(crate) fn build(
         history_prompt: args.conversation_history_prompt.clone(),
     };
     if let Some(option) = options.unsupported_by(formatter).first() {
-        return Err(usage_error(format!(
+        return Err(usage(format!(
             "{formatter} has no option {}",
             option.python_name()
         )));
@@ -343,13 +345,13 @@ pub(crate) fn build(
     })
 }
 
-pub(crate) fn run(args: RequestArgs) -> i32 {
+pub(crate) fn run(args: RequestArgs) -> Exit {
     if let Some(release) = args.wire.agentscope.filter(|r| !r.is_default()) {
         return run_release(&args, release.0);
     }
     let built = match build(&args.wire, |_, _| {}) {
         Ok(b) => b,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     // The key variable of the host the request addresses: a profile's
     // (its base URL is the host), else the provider's.
@@ -368,12 +370,12 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     if let Some(format) = &args.export {
         // Nothing to export when the request was not built (said above).
         let Some(wire) = request.http() else {
-            return 1;
+            return failure();
         };
         let text = export(provider, format, wire, key_variable.as_deref());
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
-        return 0;
+        return success();
     }
     let text = formatscope::text::json_text(&Value::Object(out));
     let text = if args.wire.portable_paths {
@@ -384,7 +386,7 @@ pub(crate) fn run(args: RequestArgs) -> i32 {
     };
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{text}");
-    i32::from(failed)
+    failure_if(failed)
 }
 
 /// The built request as `curl`, `http`, `python` or its JSON body; the
@@ -421,7 +423,7 @@ pub(crate) fn exported(
     Ok(match format {
         "curl" => export::curl(key, wire.method, &wire.url, &wire.headers, &body),
         "http" => export::http_text(wire.method, &wire.url, &wire.headers, &body),
-        "python" => export::python(wire, key, release)?,
+        "python" => export::python(wire, key, release).map_err(|e| e.to_string())?,
         _ => body,
     })
 }
@@ -439,11 +441,11 @@ pub(crate) fn names(list: &Option<String>) -> Option<Vec<String>> {
 /// `request --agentscope VERSION` for a release other than the default:
 /// the session through the release's own model class
 /// (`Reference::request`), printed in its oracle's shape or exported.
-fn run_release(args: &RequestArgs, release: &'static dyn Reference) -> i32 {
+fn run_release(args: &RequestArgs, release: &'static dyn Reference) -> Exit {
     let wire_args = &args.wire;
     let asked = match ask_release(wire_args, release) {
         Ok(a) => a,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let Asked {
         session,
@@ -489,13 +491,13 @@ fn run_release(args: &RequestArgs, release: &'static dyn Reference) -> i32 {
     let failed = requested.sendable().is_none();
     if let Some(format) = &args.export {
         let Some(wire) = requested.sendable() else {
-            return 1;
+            return failure();
         };
         return match exported(format, wire, requested.key_variable, &release.title()) {
             Ok(text) => {
                 let mut stdout = std::io::stdout().lock();
                 let _ = writeln!(stdout, "{text}");
-                0
+                success()
             }
             Err(e) => usage_error(e),
         };
@@ -509,7 +511,7 @@ fn run_release(args: &RequestArgs, release: &'static dyn Reference) -> i32 {
     };
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{text}");
-    i32::from(failed)
+    failure_if(failed)
 }
 
 /// What a request under a release is asked for: the session read through
@@ -522,21 +524,24 @@ pub(crate) struct Asked {
     pub(crate) settings: Settings,
 }
 
-pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> Result<Asked, i32> {
-    let session = read_session(&args.session).map_err(usage_error)?;
+pub(crate) fn ask_release(
+    args: &WireArgs,
+    release: &'static dyn Reference,
+) -> Result<Asked, ExitCode> {
+    let session = read_session(&args.session).map_err(usage)?;
     if args.max_tokens.is_some()
         || args.promote_tool_result_images
         || args.promote_tool_result_audios
         || args.promote_tool_result_videos
     {
-        return Err(usage_error(format!(
+        return Err(usage(format!(
             "--max-tokens and --promote-tool-result-* are AgentScope {}'s formatter options, not {}'s",
             formatscope::reference::default().version(),
             release.title()
         )));
     }
     if args.profile.is_some() {
-        return Err(usage_error(format!(
+        return Err(usage(format!(
             "--profile applies to the default release's requests; under {} give the credential's base URL in --model-kwargs",
             release.title()
         )));
@@ -548,9 +553,9 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
         args.mode.map(super::release::ModeArg::id),
         super::release::Own::of_session(&session),
     )
-    .map_err(usage_error)?;
+    .map_err(usage)?;
     let mut settings = Settings::from_session(session.settings.get("request"))
-        .map_err(|e| usage_error(format!("{}: {e}", args.session.display())))?
+        .map_err(|e| usage(format!("{}: {e}", args.session.display())))?
         .or_session_model(session.model());
     if args.model.is_some() {
         settings.model = args.model.clone();
@@ -574,7 +579,7 @@ pub(crate) fn ask_release(args: &WireArgs, release: &'static dyn Reference) -> R
         ),
     ] {
         if let Some(text) = given {
-            *slot = object_arg(flag, text).map_err(usage_error)?;
+            *slot = object_arg(flag, text).map_err(usage)?;
         }
     }
     Ok(Asked {

@@ -1,7 +1,7 @@
 //! `formatscope response FILE --provider P`: what AgentScope's model class
 //! builds from a recorded provider reply (response_oracle.py's shape).
 
-use super::{say, usage_error};
+use super::{failure, say, success, usage_error, Exit};
 use clap::Args;
 use formatscope::response::{parse_recorded, parse_recorded_each, Api, Options, Recorded};
 use serde_json::{Map, Value};
@@ -54,7 +54,7 @@ pub struct ResponseArgs {
     split_think_tags: bool,
 }
 
-pub fn run(args: ResponseArgs) -> i32 {
+pub fn run(args: ResponseArgs) -> Exit {
     let Some(api) = Api::from_id(&args.provider) else {
         return usage_error(format!("unknown provider {}", args.provider));
     };
@@ -97,9 +97,9 @@ pub fn run(args: ResponseArgs) -> i32 {
     };
     if let Some(e) = &recorded.error {
         say(format!("error: {}: {}", e.error_type, e.message));
-        return 1;
+        return failure();
     }
-    0
+    success()
 }
 
 /// Parses a recorded stream and prints the oracle's object as it goes,

@@ -2,7 +2,8 @@
 //! the reply as it streams, parsed as AgentScope parses it.
 
 use super::request::{build, WireArgs};
-use super::{safe, say, usage_error};
+use super::{failure, safe, say, success, usage, usage_error, Exit};
+use anyhow::Context;
 use clap::Args;
 use formatscope::json;
 use formatscope::net::hosts::{self, ChosenHosts, Host, HostRefusal};
@@ -13,6 +14,7 @@ use formatscope::response::ChatResponse;
 use formatscope::session::PackedMessage;
 use serde_json::Value;
 use std::io::Write;
+use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -72,14 +74,14 @@ fn host_for_key(
     key: Option<&net::ApiKey>,
     chosen: &ChosenHosts,
     how: &str,
-) -> Result<Host, i32> {
+) -> Result<Host, ExitCode> {
     match hosts::check(&prepared.url, key.is_some(), chosen) {
         Ok(host) => Ok(host),
-        Err(HostRefusal::NoHost(url)) => Err(usage_error(format!(
+        Err(HostRefusal::NoHost(url)) => Err(usage(format!(
             "nothing was sent: the request's URL {} has no host",
             safe(&url)
         ))),
-        Err(HostRefusal::NotChosen(host)) => Err(usage_error(format!(
+        Err(HostRefusal::NotChosen(host)) => Err(usage(format!(
             "nothing was sent: the session names {host}{plain} as the {provider} server, and \
              formatscope sends your key only to {provider}'s own host or one you chose; \
              to send it there: {how}",
@@ -103,11 +105,12 @@ pub(crate) fn timeouts(args: &SendArgs) -> Result<Timeouts, String> {
 }
 
 /// The runtime a send runs on (one thread: the CLI sends one request).
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, i32> {
+/// One that cannot start is no fault of the user's: main reports it.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| usage_error(format!("cannot start the async runtime: {e}")))
+        .context("cannot start the async runtime")
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
@@ -116,39 +119,34 @@ fn seconds(flag: &str, s: f64) -> Result<Duration, String> {
 
 /// `--allow-host` and `--base-url` checked: the hosts allowed, or the
 /// exit code.
-pub(crate) fn allowed_hosts(args: &SendArgs) -> Result<Vec<Host>, i32> {
+pub(crate) fn allowed_hosts(args: &SendArgs) -> Result<Vec<Host>, ExitCode> {
     let mut allowed = Vec::new();
     for text in &args.allow_host {
         match Host::parse_allowed(text) {
             Some(h) => allowed.push(h),
-            None => {
-                return Err(usage_error(format!(
-                    "--allow-host: not a host: {}",
-                    safe(text)
-                )))
-            }
+            None => return Err(usage(format!("--allow-host: not a host: {}", safe(text)))),
         }
     }
     if let Some(url) = &args.base_url {
         if Host::of_url(url).is_none() {
-            return Err(usage_error(format!("--base-url: not a URL: {}", safe(url))));
+            return Err(usage(format!("--base-url: not a URL: {}", safe(url))));
         }
     }
     Ok(allowed)
 }
 
-pub(crate) fn run(args: SendArgs) -> i32 {
+pub(crate) fn run(args: SendArgs) -> Exit {
     let env = |k: &str| std::env::var(k).ok();
     let allowed = match allowed_hosts(&args) {
         Ok(a) => a,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let built = match build(&args.wire, |provider, settings| match &args.base_url {
         Some(url) => net::set_base_url(provider, &mut settings.model_kwargs, url),
         None => net::apply_base_url_from_env(provider, &mut settings.model_kwargs),
     }) {
         Ok(b) => b,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     if built.failed {
         // As `request` prints it: safe for a terminal.
@@ -158,7 +156,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
             formatscope::text::json_text(&Value::Object(built.out.clone()))
         );
         say("error: nothing was sent: AgentScope or the SDK raises before sending");
-        return 1;
+        return failure();
     }
     let timeouts = match timeouts(&args) {
         Ok(t) => t,
@@ -199,7 +197,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         ),
     ) {
         Ok(h) => h,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let original = if args.append {
         match session_text(&args.wire.session) {
@@ -210,10 +208,7 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         None
     };
 
-    let runtime = match runtime() {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let runtime = runtime()?;
     say(format!("note: sending to {}", safe(&host.to_string())));
     let json_lines = args.json;
     // A server may echo the key in the reply text, even split across chunks.
@@ -261,14 +256,14 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         Ok(o) => o,
         Err(SendError::Cancelled) => {
             say("cancelled: nothing was appended");
-            return 130;
+            return Ok(ExitCode::from(super::CANCELLED));
         }
         Err(e) => {
             say(format!("error: {}", safe(&e.to_string())));
             if args.append {
                 say("nothing was appended");
             }
-            return 1;
+            return failure();
         }
     };
     for w in &outcome.warnings {
@@ -317,19 +312,19 @@ pub(crate) fn run(args: SendArgs) -> i32 {
         if args.append {
             say("nothing was appended");
         }
-        return 1;
+        return failure();
     }
     if let Some(e) = &outcome.parse_error {
         say(format!("error: {}: {}", e.error_type, safe(&e.message)));
         if args.append {
             say("nothing was appended");
         }
-        return 1;
+        return failure();
     }
     if let (Some(original), Some(reply)) = (original, outcome.final_response.as_ref()) {
         return append(&args, &original, reply, built.provider);
     }
-    0
+    success()
 }
 
 /// One line of `send --json`: the key the send used replaced, and the
@@ -354,7 +349,7 @@ pub(crate) fn session_text(path: &std::path::Path) -> Result<String, String> {
 
 /// Adds the reply as the session's last message, if the file is still
 /// what the request was built from.
-fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provider) -> i32 {
+fn append(args: &SendArgs, original: &str, reply: &ChatResponse, provider: Provider) -> Exit {
     append_message(
         args,
         original,
@@ -370,7 +365,7 @@ pub(crate) fn append_message(
     original: &str,
     message: impl FnOnce(&str) -> Value,
     who: &str,
-) -> i32 {
+) -> Exit {
     let path = &args.wire.session;
     match session_text(path) {
         Ok(now) if now == original => {}
@@ -379,7 +374,7 @@ pub(crate) fn append_message(
                 "error: {} changed while the request ran; nothing was appended",
                 path.display()
             ));
-            return 1;
+            return failure();
         }
     }
     let mut session =
@@ -405,35 +400,58 @@ pub(crate) fn append_message(
                 path.display(),
                 session.messages.len() - 1
             ));
-            0
+            success()
         }
         Err(e) => {
             say(format!(
                 "error: {}: {e}; nothing was appended",
                 path.display()
             ));
-            1
+            failure()
         }
     }
 }
 
-/// The provider's own count of the request `count` describes.
+/// The provider's own count of the request `count` describes: `Ok(Err)`
+/// is the exit code of what it reported (a usage error, a failed count).
 pub(crate) fn remote_count(
     target: &super::target::TargetArgs,
     provider: Provider,
-) -> Result<u64, i32> {
+) -> anyhow::Result<Result<u64, ExitCode>> {
+    match count_remotely(target, provider) {
+        Ok(n) => Ok(Ok(n)),
+        Err(Remote::Said(code)) => Ok(Err(code)),
+        Err(Remote::Failed(e)) => Err(e),
+    }
+}
+
+/// Why [`count_remotely`] has no count.
+enum Remote {
+    /// Reported on stderr: the exit code.
+    Said(ExitCode),
+    /// Unexpected (the runtime did not start): for main to report.
+    Failed(anyhow::Error),
+}
+
+impl From<ExitCode> for Remote {
+    fn from(code: ExitCode) -> Remote {
+        Remote::Said(code)
+    }
+}
+
+fn count_remotely(target: &super::target::TargetArgs, provider: Provider) -> Result<u64, Remote> {
     if !net::has_token_counter(provider) {
-        return Err(usage_error(format!(
+        return Err(Remote::Said(usage(format!(
             "--remote: {provider} has no token-counting endpoint (Anthropic and Gemini have)"
-        )));
+        ))));
     }
     let wire = WireArgs::for_count(target, provider);
     let env = |k: &str| std::env::var(k).ok();
     let built = build(&wire, |provider, settings| {
         net::apply_base_url_from_env(provider, &mut settings.model_kwargs)
     })?;
-    let (prepared, _) = net::prepare(built.provider, &built.request, false).map_err(usage_error)?;
-    let key = net::find_key(provider, env).map_err(usage_error)?;
+    let (prepared, _) = net::prepare(built.provider, &built.request, false).map_err(usage)?;
+    let key = net::find_key(provider, env).map_err(usage)?;
     let chosen = ChosenHosts::new(provider, env, None, &[]);
     let how = format!(
         "set {} to the server's URL",
@@ -441,7 +459,7 @@ pub(crate) fn remote_count(
     );
     let host = host_for_key(provider, &prepared, key.as_ref(), &chosen, &how)?;
     say(format!("note: counting at {}", safe(&host.to_string())));
-    let runtime = runtime()?;
+    let runtime = runtime().map_err(Remote::Failed)?;
     let timeouts = Timeouts::default();
     runtime
         .block_on(async {
@@ -450,7 +468,7 @@ pub(crate) fn remote_count(
         })
         .map_err(|e| {
             say(format!("error: {}", safe(&e.to_string())));
-            1
+            Remote::Said(ExitCode::FAILURE)
         })
 }
 
@@ -464,7 +482,7 @@ fn billed(
 ) -> String {
     let table = match formatscope::tokens::cost::load() {
         Ok(t) => t,
-        Err(e) => return format!("cost unknown ({}) · ", safe(&e)),
+        Err(e) => return format!("cost unknown ({}) · ", safe(&e.to_string())),
     };
     let Some(p) = table.price_for(provider, model) else {
         return "cost unknown (no price for this model) · ".into();

@@ -8,7 +8,7 @@
 
 use super::request::{ask_release, Asked};
 use super::send::{allowed_hosts, append_message, runtime, session_text, timeouts, SendArgs};
-use super::{safe, say, usage_error};
+use super::{failure, safe, say, success, usage_error, Exit};
 use formatscope::json;
 use formatscope::net::exchange::{exchange, Exchanged};
 use formatscope::net::hosts::{self, ChosenHosts, HostRefusal};
@@ -18,10 +18,10 @@ use formatscope::reference::{Reference, Replies, WireAsk};
 use serde_json::Value;
 use std::io::Write;
 
-pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
+pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> Exit {
     let allowed = match allowed_hosts(args) {
         Ok(a) => a,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let allowed = allowed.as_slice();
     let Asked {
@@ -31,7 +31,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         mut settings,
     } = match ask_release(&args.wire, release) {
         Ok(a) => a,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     if let Some(url) = &args.base_url {
         if let Err(e) = release.with_base_url(family, &mut settings, url) {
@@ -62,7 +62,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
     let Some(wire) = requested.sendable() else {
         println_json(&Value::Object(requested.printed.clone()), None);
         say("error: nothing was sent: AgentScope or the SDK raises before sending");
-        return 1;
+        return failure();
     };
     if let Some(g) = &wire.grpc {
         return usage_error(format!(
@@ -110,10 +110,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
     } else {
         None
     };
-    let runtime = match runtime() {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let runtime = runtime()?;
     say(format!(
         "note: sending to {} ({} · {})",
         safe(&host.to_string()),
@@ -199,11 +196,11 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         Ok(d) => d,
         Err(SendError::Cancelled) => {
             say("cancelled: nothing was appended");
-            return 130;
+            return Ok(std::process::ExitCode::from(super::CANCELLED));
         }
         Err(e) => {
             say(format!("error: {}", safe(&e.to_string())));
-            return 1;
+            return failure();
         }
     };
     if let Some((kind, message)) = &reading.error {
@@ -211,7 +208,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         if args.append {
             say("nothing was appended");
         }
-        return 1;
+        return failure();
     }
     let usage = final_reply
         .as_ref()
@@ -258,7 +255,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         if original.is_some() {
             say("nothing was appended");
         }
-        return 1;
+        return failure();
     }
     match (original, final_reply, holder) {
         (Some(original), Some(reply), Some(holder)) => append_message(
@@ -269,9 +266,9 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> i32 {
         ),
         (Some(_), _, _) => {
             say("error: the reply was not parsed here; nothing was appended");
-            1
+            failure()
         }
-        _ => 0,
+        _ => success(),
     }
 }
 

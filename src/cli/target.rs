@@ -2,13 +2,14 @@
 //! and model (`TargetArgs`), as the budget model both read, and the `≈`
 //! mark of an estimate.
 
-use super::{media_env, rejected_message_line, report_session, say, usage_error, web_fetcher};
+use super::{media_env, rejected_message_line, report_session, say, usage, web_fetcher};
 use clap::Args;
 use formatscope::budget::{BudgetError, BudgetModel};
 use formatscope::formatter::{FormatOptions, FormatterId, Mode, Provider};
 use formatscope::session::read_session;
 use formatscope::tokens::{models, CounterSpec};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// Which request to count: a session under a provider, mode and model.
 #[derive(Args)]
@@ -40,26 +41,28 @@ pub(crate) struct TargetArgs {
 }
 
 /// A session's budget model for `count` and `truncate`, or the exit code.
-pub(crate) fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result<BudgetModel, i32> {
-    let session = read_session(&target.session).map_err(usage_error)?;
+pub(crate) fn budget_model(
+    target: &TargetArgs,
+    counter: Option<&str>,
+) -> Result<BudgetModel, ExitCode> {
+    let session = read_session(&target.session).map_err(usage)?;
     let truncation = match counter.or(session.token_counter()) {
-        Some(spec) => CounterSpec::parse(spec).map_err(|e| {
-            usage_error(format!("{}: token_counter: {e}", target.session.display()))
-        })?,
+        Some(spec) => CounterSpec::parse(spec)
+            .map_err(|e| usage(format!("{}: token_counter: {e}", target.session.display())))?,
         None => CounterSpec::default(),
     };
     let default = session.formatter();
     let provider = match &target.provider {
         Some(p) => Provider::from_id(p).ok_or_else(|| {
-            usage_error(format!(
+            usage(format!(
                 "unknown provider {p:?}; one of openai, anthropic, dashscope, gemini, ollama, deepseek"
             ))
         })?,
-        None => default.clone().map_err(usage_error)?.provider,
+        None => default.clone().map_err(usage)?.provider,
     };
     let mode = match &target.mode {
         Some(m) => Mode::from_id(m.id()).ok_or_else(|| {
-            usage_error(format!(
+            usage(format!(
                 "--mode {}: this command formats in chat or multi_agent",
                 m.id()
             ))
@@ -68,7 +71,7 @@ pub(crate) fn budget_model(target: &TargetArgs, counter: Option<&str>) -> Result
     };
     let model = match &target.model {
         Some(name) => models::lookup(provider, name).ok_or_else(|| {
-            usage_error(format!(
+            usage(format!(
                 "unknown model {name:?} for {provider} (see crates/core/assets/models.json; `formatscope tokenize --tokenizer` counts raw text with any tokenizer)"
             ))
         })?,

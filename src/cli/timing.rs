@@ -1,7 +1,7 @@
 //! `formatscope timing` (hidden): the core's timings on one session, for
 //! scripts/bench-vs-agentscope.py.
 
-use super::{print_json, usage_error};
+use super::{print_json, success, usage_error, Exit};
 use clap::Args;
 use formatscope::budget::BudgetModel;
 use formatscope::formatter::FormatOptions;
@@ -35,7 +35,7 @@ fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
     times[times.len() / 2]
 }
 
-pub(crate) fn run(args: TimingArgs) -> i32 {
+pub(crate) fn run(args: TimingArgs) -> Exit {
     use formatscope::tokens::{AgentScopeCounter, OpenAiTokenCounter};
     let session = match read_session(&args.session) {
         Ok(s) => s,
@@ -128,5 +128,5 @@ pub(crate) fn run(args: TimingArgs) -> i32 {
         "agentscope_truncation_ms": agentscope_truncation_ms,
         "agentscope_truncation_kept": kept,
     }));
-    0
+    success()
 }

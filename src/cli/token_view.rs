@@ -8,6 +8,7 @@
 
 use super::target::mark;
 use super::usage_error;
+use super::{success, Exit};
 pub(crate) use formatscope::tokens::offsets::Piece;
 use formatscope::tokens::offsets::{
     each_token, has_offsets, ids_available, message_header, message_piece, push_visible,
@@ -53,7 +54,7 @@ pub(crate) fn session_field(json: Option<&Value>, key: &str) -> Option<String> {
 /// true), each message's tokens written as they are found: neither the
 /// tokens nor the output are held whole (a JSON value per token took
 /// ~260 bytes per byte of text; a 100 MB word, 5 GB).
-pub(crate) fn run(spec: TokenizerSpec, json: Option<Value>, text: String, as_json: bool) -> i32 {
+pub(crate) fn run(spec: TokenizerSpec, json: Option<Value>, text: String, as_json: bool) -> Exit {
     if !has_offsets(spec.vocab) {
         return usage_error(format!(
             "{}: token ids are not available for the {} vocabulary yet; `formatscope tokenize` without --show/--json counts it",
@@ -83,13 +84,11 @@ pub(crate) fn run(spec: TokenizerSpec, json: Option<Value>, text: String, as_jso
         render(&mut out, spec, &pieces, &counts, colour)
     };
     match written.and_then(|()| out.flush()) {
-        Ok(()) => 0,
+        Ok(()) => success(),
         // A closed pipe ends the output: nothing to report.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => success(),
+        // Any other failure to write stdout (a full disk) is unexpected.
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write the token view")),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `formatscope tokenize`: raw text counted with any shipped tokenizer;
 //! `--show` / `--json` hand over to `token_view` (boundaries and ids).
 
-use super::{print_json, token_view, usage_error};
+use super::{print_json, success, token_view, usage_error, Exit};
 use clap::Args;
 use formatscope::formatter::Provider;
 use formatscope::tokens::{models, TokenizerSpec};
@@ -37,7 +37,7 @@ pub(crate) struct TokenizeArgs {
     pub(crate) json: bool,
 }
 
-pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
+pub(crate) fn tokenize(args: TokenizeArgs) -> Exit {
     let explicit = match (&args.tokenizer, &args.model) {
         (Some(name), _) => match TokenizerSpec::from_name(name) {
             Some(t) => Some(t),
@@ -51,7 +51,9 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         (None, Some(model)) => match models::lookup_any(model) {
             Some(info) => Some(info.tokenizer),
             None => {
-                return usage_error(format!("unknown model {model:?} (see crates/core/assets/models.json)"))
+                return usage_error(format!(
+                    "unknown model {model:?} (see crates/core/assets/models.json)"
+                ))
             }
         },
         (None, None) => None,
@@ -127,5 +129,5 @@ pub(crate) fn tokenize(args: TokenizeArgs) -> i32 {
         "exact": spec.exact_count(),
         "tokens": spec.count(&text),
     }));
-    0
+    success()
 }

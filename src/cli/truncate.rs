@@ -2,7 +2,7 @@
 //! budget, planned with the counter the agent truncates with.
 
 use super::target::{budget_model, TargetArgs};
-use super::{print_json, report_access, safe, say, usage_error};
+use super::{failure, print_json, report_access, safe, say, success, usage_error, Exit};
 use clap::Args;
 use formatscope::text::{count_of, thousands, thousands_signed};
 
@@ -30,7 +30,7 @@ pub(crate) struct TruncateArgs {
     pub(crate) token_counter: Option<String>,
 }
 
-pub(crate) fn truncate(args: TruncateArgs) -> i32 {
+pub(crate) fn truncate(args: TruncateArgs) -> Exit {
     if args.max_tokens <= 0 {
         return usage_error(format!(
             "--max-tokens must be a positive number of tokens, not {}",
@@ -39,13 +39,13 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
     }
     let mut model = match budget_model(&args.target, args.token_counter.as_deref()) {
         Ok(m) => m,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let plan = match model.plan(args.max_tokens) {
         Ok(p) => p,
         Err(e) => {
             say(format!("error: {}: {}", e.kind, e.message));
-            return 1;
+            return failure();
         }
     };
     report_access(model.gate());
@@ -108,8 +108,8 @@ pub(crate) fn truncate(args: TruncateArgs) -> i32 {
         }
     }
     if plan.fits() {
-        0
+        success()
     } else {
-        1
+        failure()
     }
 }

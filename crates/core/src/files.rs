@@ -197,18 +197,34 @@ pub fn read_regular(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u
 /// Each is a few kilobytes; a megabyte is already not one of them.
 pub const CONFIG_LIMIT: u64 = MB;
 
+/// Why a file of the user's own was not read; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file is there but is not UTF-8.
+    #[error("{}: not UTF-8 text", path.display())]
+    NotUtf8 { path: PathBuf },
+    /// The guarded read refused it or failed.
+    #[error("{}: {source}", path.display())]
+    Read { path: PathBuf, source: ReadError },
+}
+
 /// A file of the user's own (config, state, a theme) as text, through
 /// [`read_regular`]: a FIFO or a device is refused before it is read (a
 /// FIFO would block the reader, `/dev/zero` never ends), and a file over
 /// [`CONFIG_LIMIT`] is not read. `Ok(None)`: there is no such file. Errors
 /// name the file: `PATH: not a regular file (it is a FIFO); ...`.
-pub fn read_config(path: &Path, what: &'static str) -> Result<Option<String>, String> {
+pub fn read_config(path: &Path, what: &'static str) -> Result<Option<String>, ConfigError> {
     match read_regular(path, CONFIG_LIMIT, what) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| format!("{}: not UTF-8 text", path.display())),
+            .map_err(|_| ConfigError::NotUtf8 {
+                path: path.to_path_buf(),
+            }),
         Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -298,14 +314,33 @@ mod tests {
     }
 }
 
-/// Where the user's own files go: `$VAR/formatscope/NAME` (`var`:
-/// `XDG_CONFIG_HOME`, `XDG_STATE_HOME`), else `~/HOME_DIR/formatscope/NAME`
-/// (`.config`, `.local/state`); None when neither is set. The one answer for
-/// prices, profiles, trusted folders, recovery files and recent sessions.
-pub fn user_file(var: &str, home_dir: &str, name: &str) -> Option<PathBuf> {
-    let base = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(home_dir)))?;
+/// Which of the user's base folders a file of ours belongs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserDir {
+    /// Settings the user edits: `$XDG_CONFIG_HOME`, else `~/.config`.
+    Config,
+    /// What the program keeps between runs: `$XDG_STATE_HOME`, else
+    /// `~/.local/state`.
+    State,
+    /// Data the user keeps: `$XDG_DATA_HOME`, else `~/.local/share`.
+    Data,
+}
+
+/// Where the user's own files go: `BASE/formatscope/NAME`, BASE being the
+/// [`UserDir`]'s folder as the XDG base directory specification names it
+/// (etcetera's strategy for this system: the variable when it holds an
+/// absolute path, else its default under the home folder). None when no
+/// home folder can be found. The one answer for prices, profiles, trusted
+/// folders, recovery files, recent sessions, captures and the history.
+pub fn user_file(dir: UserDir, name: &str) -> Option<PathBuf> {
+    use etcetera::BaseStrategy;
+    let strategy = etcetera::choose_base_strategy().ok()?;
+    let base = match dir {
+        UserDir::Config => strategy.config_dir(),
+        // Only the XDG strategy has a state folder; elsewhere (Windows)
+        // state lives with the data, as it does for most programs there.
+        UserDir::State => strategy.state_dir().unwrap_or_else(|| strategy.data_dir()),
+        UserDir::Data => strategy.data_dir(),
+    };
     Some(base.join("formatscope").join(name))
 }

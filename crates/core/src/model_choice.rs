@@ -12,7 +12,7 @@
 use crate::provider::Provider;
 use crate::session::Session;
 use crate::tokens::models::{self, ModelInfo};
-use crate::wire::Settings;
+use crate::wire::{RequestSettingsError, Settings};
 use serde_json::Value;
 
 /// Where the chosen model's name came from.
@@ -87,8 +87,8 @@ pub fn request_settings(
     session: &Session,
     provider: Provider,
     flag: Option<&str>,
-) -> Result<Settings, String> {
-    let mut settings = Settings::from_session(session.settings.get("request"))?;
+) -> Result<Settings, RequestSettingsError> {
+    let mut settings = Settings::from_request(session.settings.get("request"))?;
     settings.model = Some(choose_model(session, provider, flag).name);
     Ok(settings)
 }

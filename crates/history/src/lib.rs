@@ -52,29 +52,28 @@ pub enum HistoryError {
 }
 
 /// Where the history is kept: `$FORMATSCOPE_HISTORY` when it is a path,
-/// else `$XDG_DATA_HOME/formatscope/history.sqlite3`, else
-/// `~/.local/share/formatscope/history.sqlite3`. `Ok(None)` when the user
+/// else `history.sqlite3` in formatscope's data folder
+/// (`$XDG_DATA_HOME/formatscope/`, else `~/.local/share/formatscope/`:
+/// [`formatscope_core::files::user_file`]). `Ok(None)` when the user
 /// turned it off (`FORMATSCOPE_HISTORY=off`).
 pub fn default_path() -> Result<Option<PathBuf>, HistoryError> {
-    path_from(|k| std::env::var_os(k))
+    path_from(std::env::var_os(VARIABLE), || {
+        formatscope_core::files::user_file(formatscope_core::files::UserDir::Data, FILE_NAME)
+    })
 }
 
-/// [`default_path`] over any environment (tests pass their own).
+/// [`default_path`] from the variable's value and the data folder's file:
+/// what is ours (the variable turns the history off or moves it) apart
+/// from what etcetera resolves, so tests pass their own.
 pub fn path_from(
-    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+    setting: Option<std::ffi::OsString>,
+    data_file: impl FnOnce() -> Option<PathBuf>,
 ) -> Result<Option<PathBuf>, HistoryError> {
-    let set = |k: &str| env(k).filter(|v| !v.is_empty());
-    if let Some(v) = set(VARIABLE) {
-        if v == "off" || v == "0" {
-            return Ok(None);
-        }
-        return Ok(Some(PathBuf::from(v)));
+    match setting.filter(|v| !v.is_empty()) {
+        Some(v) if v == "off" || v == "0" => Ok(None),
+        Some(v) => Ok(Some(PathBuf::from(v))),
+        None => data_file().map(Some).ok_or(HistoryError::NoDataFolder),
     }
-    let base = set("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| set("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .ok_or(HistoryError::NoDataFolder)?;
-    Ok(Some(base.join("formatscope").join(FILE_NAME)))
 }
 
 /// The hash that tells whether two sends had the same conversation: the
@@ -265,34 +264,20 @@ mod tests {
     use std::ffi::OsString;
 
     #[test]
-    fn the_path_follows_the_variables() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| OsString::from(v))
-            }
-        };
+    fn the_variable_turns_the_history_off_or_moves_it() {
+        let data = || Some(PathBuf::from("/d/formatscope/history.sqlite3"));
+        let none = || None;
+        let set = |v: &str| Some(OsString::from(v));
+        assert_eq!(path_from(None, data), Ok(data()));
+        // Empty is unset: the data folder's file.
+        assert_eq!(path_from(set(""), data), Ok(data()));
+        assert_eq!(path_from(set("off"), data), Ok(None));
+        assert_eq!(path_from(set("0"), none), Ok(None));
         assert_eq!(
-            path_from(env(&[("XDG_DATA_HOME", "/d"), ("HOME", "/h")])),
-            Ok(Some(PathBuf::from("/d/formatscope/history.sqlite3")))
-        );
-        assert_eq!(
-            path_from(env(&[("XDG_DATA_HOME", ""), ("HOME", "/h")])),
-            Ok(Some(PathBuf::from(
-                "/h/.local/share/formatscope/history.sqlite3"
-            )))
-        );
-        assert_eq!(
-            path_from(env(&[("FORMATSCOPE_HISTORY", "off"), ("HOME", "/h")])),
-            Ok(None)
-        );
-        assert_eq!(
-            path_from(env(&[("FORMATSCOPE_HISTORY", "/x/h.db")])),
+            path_from(set("/x/h.db"), none),
             Ok(Some(PathBuf::from("/x/h.db")))
         );
-        assert_eq!(path_from(env(&[])), Err(HistoryError::NoDataFolder));
+        assert_eq!(path_from(None, none), Err(HistoryError::NoDataFolder));
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub async fn exchange(
         if bytes > super::BODY_LIMIT {
             return Err(too_large());
         }
-        for event in reader.push(&chunk).map_err(SendError::Stream)? {
+        for event in reader.push(&chunk)? {
             note(&mut done);
             if !on_event(event_value(event)) {
                 reading = false;
@@ -100,7 +100,7 @@ pub async fn exchange(
         }
     }
     if reading {
-        for event in reader.finish().map_err(SendError::Stream)? {
+        for event in reader.finish()? {
             note(&mut done);
             if !on_event(event_value(event)) {
                 break;

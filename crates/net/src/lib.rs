@@ -5,9 +5,9 @@
 
 pub mod exchange;
 pub mod fetch;
-pub mod listen;
 pub mod hosts;
 mod limits;
+pub mod listen;
 pub mod printer;
 pub mod profile;
 pub mod record;
@@ -351,8 +351,9 @@ pub async fn send(
             Ok(Ok((b, false))) => b,
         };
         seen.push(&body);
-        let Some(value) = formatscope_core::response::args::py_loads(&String::from_utf8_lossy(&body))
-            .filter(|_| !body.is_empty())
+        let Some(value) =
+            formatscope_core::response::args::py_loads(&String::from_utf8_lossy(&body))
+                .filter(|_| !body.is_empty())
         else {
             let why = if body.is_empty() {
                 not_reply
@@ -444,7 +445,7 @@ pub async fn send(
             if seen.bytes > BODY_LIMIT {
                 return Err(SendError::Stream(stream_too_large()));
             }
-            let events = reader.push(&chunk).map_err(SendError::Stream)?;
+            let events = reader.push(&chunk)?;
             if !feed(
                 events,
                 &mut parser,
@@ -467,7 +468,7 @@ pub async fn send(
         return Err(SendError::NotAReply(seen.describe(&not_reply)));
     }
     if outcome.parse_error.is_none() && !parser.stopped() {
-        let events = reader.finish().map_err(SendError::Stream)?;
+        let events = reader.finish()?;
         feed(
             events,
             &mut parser,

@@ -70,3 +70,11 @@ pub(crate) async fn read_body(
     }
     Ok((body, false))
 }
+
+/// A stream that cannot be cut into events fails the send with its text
+/// (a bad frame's preview is the server's bytes, redacted as text).
+impl From<formatscope_core::response::framing::StreamError> for SendError {
+    fn from(e: formatscope_core::response::framing::StreamError) -> Self {
+        SendError::Stream(e.to_string())
+    }
+}

@@ -167,15 +167,19 @@ impl Profile {
     /// `key_env`, else the provider's). A script that named the provider's
     /// variable would carry the real provider's key to the profile's host.
     pub fn key_variable(&self) -> Option<String> {
-        self.key_env
-            .clone()
-            .or_else(|| formatscope_core::wire::export::key_variable(self.provider).map(str::to_string))
+        self.key_env.clone().or_else(|| {
+            formatscope_core::wire::export::key_variable(self.provider).map(str::to_string)
+        })
     }
 
     /// The request's settings through the profile: its base URL over the
     /// session's, and its model when the model was only assumed (neither a
     /// flag nor the session named one). Returns the model it put in.
-    pub fn apply(&self, settings: &mut formatscope_core::wire::Settings, model_assumed: bool) -> Option<&str> {
+    pub fn apply(
+        &self,
+        settings: &mut formatscope_core::wire::Settings,
+        model_assumed: bool,
+    ) -> Option<&str> {
         if let Some(url) = &self.base_url {
             super::set_base_url(self.provider, &mut settings.model_kwargs, url);
         }
@@ -201,7 +205,7 @@ impl Profile {
 
 /// The user's profiles file, whether or not it exists.
 pub fn file() -> Option<PathBuf> {
-    formatscope_core::files::user_file("XDG_CONFIG_HOME", ".config", "profiles.toml")
+    formatscope_core::files::user_file(formatscope_core::files::UserDir::Config, "profiles.toml")
 }
 
 /// The profiles file's path for messages (where it would be when there is
@@ -219,7 +223,7 @@ pub fn load_from(path: Option<&Path>) -> Result<Profiles, String> {
     let Some(path) = path else {
         return Ok(Profiles::default());
     };
-    match formatscope_core::files::read_config(path, "profiles files")? {
+    match formatscope_core::files::read_config(path, "profiles files").map_err(|e| e.to_string())? {
         Some(text) => Profiles::parse(&text, &path.display().to_string()),
         None => Ok(Profiles::default()),
     }

@@ -6,9 +6,9 @@
 //! provided: Bearer sk-…`), a server's body may hold it.
 
 use super::{ApiKey, Outcome, Prepared, SendError};
-use formatscope_history::{messages_hash, NewSend};
 use formatscope_core::provider::Provider;
 use formatscope_core::session::PackedMessage;
+use formatscope_history::{messages_hash, NewSend};
 use std::path::PathBuf;
 use std::time::Duration;
 

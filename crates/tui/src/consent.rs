@@ -158,7 +158,7 @@ impl Consent {
 /// `$XDG_CONFIG_HOME/formatscope/trusted-folders` (else `~/.config/...`),
 /// one absolute path a line.
 pub fn trust_file() -> Option<PathBuf> {
-    formatscope_core::files::user_file("XDG_CONFIG_HOME", ".config", "trusted-folders")
+    formatscope_core::files::user_file(formatscope_core::files::UserDir::Config, "trusted-folders")
 }
 
 /// The remembered trusted folders.
@@ -166,7 +166,8 @@ pub fn load_trusted() -> Vec<PathBuf> {
     let Some(path) = trust_file() else {
         return Vec::new();
     };
-    let Ok(bytes) = formatscope_core::files::read_regular(&path, 1024 * 1024, "config files") else {
+    let Ok(bytes) = formatscope_core::files::read_regular(&path, 1024 * 1024, "config files")
+    else {
         return Vec::new();
     };
     String::from_utf8_lossy(&bytes)

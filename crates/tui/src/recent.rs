@@ -12,7 +12,7 @@ pub const KEEP: usize = 50;
 
 /// Where the list lives, if a state folder can be named.
 pub fn default_path() -> Option<PathBuf> {
-    formatscope_core::files::user_file("XDG_STATE_HOME", ".local/state", "recent")
+    formatscope_core::files::user_file(formatscope_core::files::UserDir::State, "recent")
 }
 
 /// The paths in `list`, newest first (none when it cannot be read). Read

@@ -78,7 +78,8 @@ pub fn path_for(session: &Path) -> PathBuf {
 /// `~/.local/state/...`), the hash naming the session's absolute path.
 pub fn fallback_path_for(session: &Path) -> Option<PathBuf> {
     use sha2::{Digest, Sha256};
-    let base = formatscope_core::files::user_file("XDG_STATE_HOME", ".local/state", "recovery")?;
+    let base =
+        formatscope_core::files::user_file(formatscope_core::files::UserDir::State, "recovery")?;
     let absolute = std::path::absolute(session).unwrap_or_else(|_| session.to_path_buf());
     let digest = Sha256::digest(absolute.as_os_str().as_encoded_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();

@@ -80,7 +80,8 @@ impl Theme {
             // the theme, or as the syntax file it names) is an error, not
             // a workbench that hangs before its first frame.
             let read = |p: &Path| {
-                formatscope_core::files::read_config(p, "theme files")?
+                formatscope_core::files::read_config(p, "theme files")
+                    .map_err(|e| e.to_string())?
                     .ok_or_else(|| format!("{}: no such file", p.display()))
             };
             let text = read(path)?;

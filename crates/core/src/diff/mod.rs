@@ -557,15 +557,47 @@ fn marks_of(events: &[Event], places: Places) -> Marks {
     out
 }
 
+/// Why a JSON Patch operation does not apply; each names the op's path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatchError {
+    /// A path that does not start with `/`.
+    #[error("bad path {0}")]
+    BadPath(String),
+    /// `remove` of the path `""`.
+    #[error("cannot remove the whole document")]
+    RemoveWholeDocument,
+    /// An object on the way with no such key.
+    #[error("no {key} in {path}")]
+    NoKey { key: String, path: String },
+    /// An array index that is not a number (or `-` where it cannot be).
+    #[error("bad index in {0}")]
+    BadIndex(String),
+    /// An array on the way shorter than the index.
+    #[error("no index {index} in {path}")]
+    NoIndex { index: usize, path: String },
+    /// A number, string, boolean or null on the way.
+    #[error("{0} goes through a scalar")]
+    ThroughScalar(String),
+    /// `remove` of a key that is not there.
+    #[error("nothing at {0}")]
+    NothingAt(String),
+    /// The last index past the array's end.
+    #[error("index out of range at {0}")]
+    OutOfRange(String),
+    /// The target's parent is not an object or an array.
+    #[error("{0} is not in a container")]
+    NotInContainer(String),
+}
+
 /// Applies `ops` to `doc` (RFC 6902 `add`, `remove`, `replace`).
-pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
+pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), PatchError> {
     for op in ops {
         let tokens: Vec<String> = if op.path.is_empty() {
             Vec::new()
         } else {
             op.path
                 .strip_prefix('/')
-                .ok_or_else(|| format!("bad path {}", op.path))?
+                .ok_or_else(|| PatchError::BadPath(op.path.clone()))?
                 .split('/')
                 .map(|t| t.replace("~1", "/").replace("~0", "~"))
                 .collect()
@@ -573,22 +605,27 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
         let Some((last, parents)) = tokens.split_last() else {
             match op.op {
                 "replace" | "add" => *doc = op.value.clone().unwrap_or(Value::Null),
-                _ => return Err("cannot remove the whole document".into()),
+                _ => return Err(PatchError::RemoveWholeDocument),
             }
             continue;
         };
         let mut target = &mut *doc;
         for t in parents {
             target = match target {
-                Value::Object(m) => m
-                    .get_mut(t)
-                    .ok_or_else(|| format!("no {t} in {}", op.path))?,
+                Value::Object(m) => m.get_mut(t).ok_or_else(|| PatchError::NoKey {
+                    key: t.clone(),
+                    path: op.path.clone(),
+                })?,
                 Value::Array(a) => {
-                    let i: usize = t.parse().map_err(|_| format!("bad index in {}", op.path))?;
-                    a.get_mut(i)
-                        .ok_or_else(|| format!("no index {i} in {}", op.path))?
+                    let i: usize = t
+                        .parse()
+                        .map_err(|_| PatchError::BadIndex(op.path.clone()))?;
+                    a.get_mut(i).ok_or_else(|| PatchError::NoIndex {
+                        index: i,
+                        path: op.path.clone(),
+                    })?
                 }
-                _ => return Err(format!("{} goes through a scalar", op.path)),
+                _ => return Err(PatchError::ThroughScalar(op.path.clone())),
             };
         }
         let value = op.value.clone().unwrap_or(Value::Null);
@@ -598,14 +635,14 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
             }
             (Value::Object(m), "remove") => {
                 m.shift_remove(last)
-                    .ok_or_else(|| format!("nothing at {}", op.path))?;
+                    .ok_or_else(|| PatchError::NothingAt(op.path.clone()))?;
             }
             (Value::Array(a), op_name) => {
                 let i: usize = if last == "-" {
                     a.len()
                 } else {
                     last.parse()
-                        .map_err(|_| format!("bad index in {}", op.path))?
+                        .map_err(|_| PatchError::BadIndex(op.path.clone()))?
                 };
                 match op_name {
                     "add" if i <= a.len() => a.insert(i, value),
@@ -613,10 +650,10 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
                         a.remove(i);
                     }
                     "replace" if i < a.len() => a[i] = value,
-                    _ => return Err(format!("index out of range at {}", op.path)),
+                    _ => return Err(PatchError::OutOfRange(op.path.clone())),
                 }
             }
-            _ => return Err(format!("{} is not in a container", op.path)),
+            _ => return Err(PatchError::NotInContainer(op.path.clone())),
         }
     }
     Ok(())

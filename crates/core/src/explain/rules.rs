@@ -97,8 +97,8 @@ pub(super) const AGENTSCOPE_DOC: &str = "https://doc.agentscope.io/";
 impl Rule {
     /// The API reference for this rule in `provider`'s request: a shared
     /// rule (multi-agent, the wire) points at that provider's reference.
-    pub fn api_for(&self, provider: crate::formatter::Provider) -> &'static str {
-        use crate::formatter::Provider;
+    pub fn api_for(&self, provider: crate::provider::Provider) -> &'static str {
+        use crate::provider::Provider;
         if self.provider != "all" {
             return self.api;
         }

@@ -162,6 +162,13 @@ pub fn session_object(v: &Value) -> Map<String, Value> {
     }
 }
 
+/// The session holds no `messages` array, so there is nothing to run:
+/// the oracle's usage error (every other failure is AgentScope's, recorded
+/// in the output object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("session has no 'messages' array")]
+pub struct NoMessages;
+
 /// One formatting run in the oracle's shape: chat, multi_agent, auto
 /// (`auto_branch` says which it took) or tools. `options` are given for
 /// CommonFormatter's chat (the oracle then prints them).
@@ -171,7 +178,7 @@ pub fn run(
     method: Method,
     options: Option<ChatOptions>,
     env: &MediaEnv,
-) -> Result<Value, String> {
+) -> Result<Value, NoMessages> {
     let mut out = Map::new();
     out.insert("formatter".into(), Value::from(class.name()));
     out.insert("method".into(), Value::from(method.name()));
@@ -193,7 +200,7 @@ pub fn run(
         return Ok(finish(out, env));
     }
     let Some(Value::Array(entries)) = session.get("messages") else {
-        return Err("session has no 'messages' array".into());
+        return Err(NoMessages);
     };
     match format(entries, class, method, opts, env) {
         Ok((branch, v)) => {

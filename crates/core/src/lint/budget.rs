@@ -3,7 +3,7 @@
 
 use super::{Input, Sink};
 use crate::budget::BudgetModel;
-use crate::formatter::FormatterId;
+use crate::provider::FormatterId;
 use crate::tokens::CounterSpec;
 use serde_json::Value;
 

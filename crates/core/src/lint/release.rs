@@ -9,7 +9,7 @@
 //! their outputs differ by.
 
 use super::{Input, Sink};
-use crate::formatter::FormatterId;
+use crate::provider::FormatterId;
 use crate::reference::{self, Reference};
 use crate::session::Session;
 

@@ -10,7 +10,7 @@
 //! session (its `--msgs-only`) gives it another one.
 
 use super::{Input, Sink};
-use crate::formatter::FormatterId;
+use crate::provider::FormatterId;
 use crate::reference::{self, Family, Mode, Raised, Reference};
 use crate::session::{PackedMessage, Session};
 use serde_json::Value;

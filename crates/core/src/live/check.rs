@@ -6,7 +6,7 @@
 use super::Rebuilt;
 use crate::formatter::{FormatOptions, FormatterId};
 use crate::media::{MediaEnv, NoNetwork};
-use crate::session::{parse_session, Session};
+use crate::session::{parse_session, Session, SessionError};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
@@ -45,9 +45,9 @@ pub struct Checked {
 
 /// The session as formatscope reads it (`dir`: where local media paths
 /// resolve, the folder it is written to).
-pub fn session(rebuilt: &Rebuilt) -> Result<Session, String> {
+pub fn session(rebuilt: &Rebuilt) -> Result<Session, SessionError> {
     let text = Value::Object(rebuilt.session.clone()).to_string();
-    parse_session(&text, "the rebuilt session").map_err(|e| e.to_string())
+    parse_session(&text, "the rebuilt session")
 }
 
 /// Counts the call and formats it again under the default release,
@@ -59,7 +59,7 @@ pub fn check(rebuilt: &Rebuilt, dir: &Path) -> Checked {
         Err(e) => {
             return Checked {
                 tokens: None,
-                verdict: Verdict::Failed(e),
+                verdict: Verdict::Failed(e.to_string()),
             }
         }
     };

@@ -18,6 +18,33 @@ use otlp::Span;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
 
+/// Why a call's session could not be rebuilt from its spans: what the
+/// trace lacks or holds in a shape AgentScope does not write.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RebuildError {
+    /// 1.x: the format span's input was not recorded (or was cut short).
+    #[error("the format span has no agentscope.function.input (or it is cut short)")]
+    NoFunctionInput,
+    /// 1.x: the format span's input has no message list.
+    #[error("the format span's input holds no msgs")]
+    NoMsgs,
+    /// 1.x: an input message that is not a `Msg(...)` repr string.
+    #[error("input message {0} is not a Msg repr")]
+    NotAMsgRepr(usize),
+    /// 1.x: a `Msg(...)` repr that does not read.
+    #[error("input message {index} does not read as a Msg: {source}")]
+    BadMsgRepr {
+        index: usize,
+        source: crate::py::LiteralError,
+    },
+    /// 2.x: the chat span's input messages were not recorded.
+    #[error("the chat span has no gen_ai.input.messages (or it is cut short)")]
+    NoInputMessages,
+    /// 2.x: the chat span's input messages are not a list.
+    #[error("gen_ai.input.messages is not a list")]
+    InputNotAList,
+}
+
 /// A session rebuilt from a call's spans.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rebuilt {

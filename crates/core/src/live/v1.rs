@@ -4,7 +4,7 @@
 //! session (live-tracing.md §2.7).
 
 use super::otlp::Span;
-use super::Rebuilt;
+use super::{RebuildError, Rebuilt};
 use serde_json::{Map, Value};
 
 /// What 1.0.21's traces never carry: the model class's constructor
@@ -67,23 +67,21 @@ fn provider(span: &Span, class: &str) -> String {
 /// The session of one request: its format span and its chat span (None:
 /// the model was never called, or its span was lost; written at the end
 /// without model and tools).
-pub fn rebuild(format: &Span, chat: Option<&Span>) -> Result<Rebuilt, String> {
+pub fn rebuild(format: &Span, chat: Option<&Span>) -> Result<Rebuilt, RebuildError> {
     let class = class(format);
-    let input = json_attribute(format, "agentscope.function.input")
-        .ok_or("the format span has no agentscope.function.input (or it is cut short)")?;
+    let input =
+        json_attribute(format, "agentscope.function.input").ok_or(RebuildError::NoFunctionInput)?;
     let msgs = input
         .get("kwargs")
         .and_then(|k| k.get("msgs"))
         .or_else(|| input.get("args").and_then(|a| a.get(0)))
         .and_then(Value::as_array)
-        .ok_or("the format span's input holds no msgs")?;
+        .ok_or(RebuildError::NoMsgs)?;
     let mut messages = Vec::with_capacity(msgs.len());
     for (i, m) in msgs.iter().enumerate() {
-        let text = m
-            .as_str()
-            .ok_or_else(|| format!("input message {i} is not a Msg repr"))?;
+        let text = m.as_str().ok_or(RebuildError::NotAMsgRepr(i))?;
         let parsed = crate::py::msg_repr(text)
-            .map_err(|e| format!("input message {i} does not read as a Msg: {e}"))?;
+            .map_err(|source| RebuildError::BadMsgRepr { index: i, source })?;
         messages.push(parsed.to_session_message());
     }
     let mut session = Map::new();

@@ -6,7 +6,7 @@
 
 use super::otlp::Span;
 use super::v1::json_attribute;
-use super::Rebuilt;
+use super::{RebuildError, Rebuilt};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -28,12 +28,10 @@ fn provider(span: &Span) -> String {
 
 /// The session of one model call. `raw` holds the tool calls' arguments
 /// as the model sent them, by call id.
-pub fn rebuild(chat: &Span, raw: &HashMap<String, String>) -> Result<Rebuilt, String> {
-    let input = json_attribute(chat, "gen_ai.input.messages")
-        .ok_or("the chat span has no gen_ai.input.messages (or it is cut short)")?;
-    let input = input
-        .as_array()
-        .ok_or("gen_ai.input.messages is not a list")?;
+pub fn rebuild(chat: &Span, raw: &HashMap<String, String>) -> Result<Rebuilt, RebuildError> {
+    let input =
+        json_attribute(chat, "gen_ai.input.messages").ok_or(RebuildError::NoInputMessages)?;
+    let input = input.as_array().ok_or(RebuildError::InputNotAList)?;
     // Tool names by call id, for the results (parts carry no name).
     let mut names: HashMap<&str, &str> = HashMap::new();
     for part in input.iter().flat_map(parts) {

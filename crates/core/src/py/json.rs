@@ -64,7 +64,7 @@ pub fn python_float_repr(f: f64) -> String {
 fn even_tie_digits(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
     let n = digits.len();
     let last = *digits.last()?;
-    if (last - b'0') % 2 == 0 {
+    if (last - b'0').is_multiple_of(2) {
         return None;
     }
     // The exact decimal value of `f` (a double has at most 767 significant

@@ -80,20 +80,20 @@ impl Mode {
     }
 
     /// The formatter mode of the same name (`Auto` has none).
-    pub fn formatter_mode(self) -> Option<crate::formatter::Mode> {
+    pub fn formatter_mode(self) -> Option<crate::provider::Mode> {
         match self {
-            Mode::Chat => Some(crate::formatter::Mode::Chat),
-            Mode::MultiAgent => Some(crate::formatter::Mode::MultiAgent),
+            Mode::Chat => Some(crate::provider::Mode::Chat),
+            Mode::MultiAgent => Some(crate::provider::Mode::MultiAgent),
             Mode::Auto => None,
         }
     }
 }
 
-impl From<crate::formatter::Mode> for Mode {
-    fn from(m: crate::formatter::Mode) -> Mode {
+impl From<crate::provider::Mode> for Mode {
+    fn from(m: crate::provider::Mode) -> Mode {
         match m {
-            crate::formatter::Mode::Chat => Mode::Chat,
-            crate::formatter::Mode::MultiAgent => Mode::MultiAgent,
+            crate::provider::Mode::Chat => Mode::Chat,
+            crate::provider::Mode::MultiAgent => Mode::MultiAgent,
         }
     }
 }
@@ -164,6 +164,25 @@ impl From<crate::py::PyErr> for Raised {
     }
 }
 
+/// A release's usage error: a flag, class or option it does not have, or
+/// a request it does not build, named (`format` and `request` say it and
+/// exit 2). The text is all there is: each release words its own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl From<v2::Error> for UsageError {
+    fn from(e: v2::Error) -> Self {
+        UsageError(e.0)
+    }
+}
+
+impl From<java::Error> for UsageError {
+    fn from(e: java::Error) -> Self {
+        UsageError(e.0)
+    }
+}
+
 /// One AgentScope release.
 pub trait Reference: Send + Sync {
     /// "1.0.21".
@@ -219,7 +238,7 @@ pub trait Reference: Send + Sync {
         session: &Value,
         env: &MediaEnv,
         flags: &FormatFlags,
-    ) -> Option<Result<Value, String>> {
+    ) -> Option<Result<Value, UsageError>> {
         let _ = (session, env, flags);
         None
     }
@@ -238,21 +257,24 @@ pub trait Reference: Send + Sync {
         family: &Family,
         settings: &mut crate::wire::Settings,
         url: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), UsageError> {
         let _ = (family, settings, url);
-        Err(format!("{} takes no base URL here", self.title()))
+        Err(UsageError(format!(
+            "{} takes no base URL here",
+            self.title()
+        )))
     }
 
     /// The request its model class sends for the session: the wire
     /// (endpoint, headers, body bytes) and the release's oracle object;
     /// `Err`: a usage error (a class it does not have, an option it does
     /// not take) or a release that builds no wire, named.
-    fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
+    fn request(&self, ask: &WireAsk) -> Result<Requested, UsageError> {
         let _ = ask;
-        Err(format!(
+        Err(UsageError(format!(
             "{} builds no wire request here (its formatter output is what formatscope reproduces)",
             self.title()
-        ))
+        )))
     }
 
     /// The rules of its catalogue behind the session's request for

@@ -26,9 +26,7 @@ impl Reference for V1 {
     }
 
     fn call(&self, family: &Family, mode: Mode) -> String {
-        let mode = mode
-            .formatter_mode()
-            .unwrap_or(crate::formatter::Mode::Chat);
+        let mode = mode.formatter_mode().unwrap_or(crate::provider::Mode::Chat);
         match family.provider {
             Some(provider) => format!("{}.format", FormatterId { provider, mode }.class_name()),
             None => format!("{} (no 1.0.21 formatter)", family.title),
@@ -41,9 +39,7 @@ impl Reference for V1 {
             Ok(provider) => {
                 let id = FormatterId {
                     provider,
-                    mode: mode
-                        .formatter_mode()
-                        .unwrap_or(crate::formatter::Mode::Chat),
+                    mode: mode.formatter_mode().unwrap_or(crate::provider::Mode::Chat),
                 };
                 let keys = crate::formatter::message_keys(&session.messages);
                 let request = crate::pipeline::build_msgs(session).and_then(|msgs| {

@@ -4,7 +4,7 @@
 
 use super::{
     v2, Family, FormatFlags, Formatted, Mode, Raised, Reference, Requested, Setting, Stopped,
-    WireAsk, SIX,
+    UsageError, WireAsk, SIX,
 };
 use crate::media::MediaEnv;
 use crate::provider::Provider;
@@ -182,15 +182,15 @@ impl Reference for V2 {
         session: &Value,
         env: &MediaEnv,
         flags: &FormatFlags,
-    ) -> Option<Result<Value, String>> {
+    ) -> Option<Result<Value, UsageError>> {
         if let Some(flag) = flags.first_of(&[
             ("--endpoint", flags.endpoint.is_some()),
             ("--model", flags.model.is_some()),
             ("--promote-tool-result-images", flags.promote_images),
         ]) {
-            return Some(Err(format!(
+            return Some(Err(UsageError(format!(
                 "{flag} is not an AgentScope 2.0.11 formatter option: 2.x formatters do not truncate (compression lives in the agent), count with a bytes/4 estimate instead of a tokenizer, promote no tool-result media and take no model (`formatscope request --agentscope 2.0.11 --model M` builds the model class's request)"
-            )));
+            ))));
         }
         let opts = v2::Options {
             formatter: flags.class.clone(),
@@ -205,23 +205,23 @@ impl Reference for V2 {
             web_roots: flags.web_roots.clone(),
             raw: flags.raw,
         };
-        Some(v2::run_with(session, env, &opts).map_err(|e| e.0))
+        Some(v2::run_with(session, env, &opts).map_err(UsageError::from))
     }
 
-    fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
+    fn request(&self, ask: &WireAsk) -> Result<Requested, UsageError> {
         let class = match ask.class {
             Some(c) => c.to_string(),
             None => class_name(ask.family, ask.mode),
         };
         let parsed = v2::Class::from_name(&class).ok_or_else(|| {
-            format!(
+            UsageError(format!(
                 "AgentScope 2.0.11 has no formatter class {class}; one of {}",
                 v2::FORMATTERS.join(", ")
-            )
+            ))
         })?;
         let tool_choice = match (&ask.settings.tool_choice, &ask.tool_choice_tools) {
             (None, Some(_)) => {
-                return Err("the tool choice's tools need a tool choice (auto, none, required or a tool's name) as its mode".into())
+                return Err(UsageError("the tool choice's tools need a tool choice (auto, none, required or a tool's name) as its mode".into()))
             }
             (None, None) => None,
             (Some(mode), tools) => Some(v2::tools::ToolChoice {
@@ -246,8 +246,7 @@ impl Reference for V2 {
             &class,
             &settings,
             &options,
-        )
-        .map_err(|e| e.0)?;
+        )?;
         let stopped = match &built.outcome {
             Err((stage, e)) => Some(Stopped {
                 stage: stage.name().into(),
@@ -285,10 +284,11 @@ impl Reference for V2 {
         family: &Family,
         settings: &mut crate::wire::Settings,
         url: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), UsageError> {
         let class = class_name(family, Mode::Chat);
-        let parsed = v2::Class::from_name(&class)
-            .ok_or_else(|| format!("AgentScope 2.0.11 has no {} class", family.title))?;
+        let parsed = v2::Class::from_name(&class).ok_or_else(|| {
+            UsageError(format!("AgentScope 2.0.11 has no {} class", family.title))
+        })?;
         v2::wire::put_base_url(parsed.family, &mut settings.model_kwargs, url);
         Ok(())
     }

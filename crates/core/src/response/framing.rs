@@ -16,18 +16,19 @@ pub const LINE_LIMIT: usize = 8 * 1024 * 1024;
 /// that never ends.
 pub const EVENT_LIMIT: usize = 8 * 1024 * 1024;
 
-fn line_too_long() -> String {
-    format!(
-        "a stream line is longer than the {} MB line limit",
-        LINE_LIMIT / (1024 * 1024)
-    )
-}
-
-fn event_too_large() -> String {
-    format!(
-        "a stream event is larger than the {} MB event limit",
-        EVENT_LIMIT / (1024 * 1024)
-    )
+/// Why a stream could not be cut into events.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// A line passed [`LINE_LIMIT`].
+    #[error("a stream line is longer than the {} MB line limit", LINE_LIMIT / (1024 * 1024))]
+    LineTooLong,
+    /// An SSE event passed [`EVENT_LIMIT`].
+    #[error("a stream event is larger than the {} MB event limit", EVENT_LIMIT / (1024 * 1024))]
+    EventTooLarge,
+    /// A frame that is not JSON where the SDK expects JSON: why, and the
+    /// frame's first characters.
+    #[error("a stream event is not JSON ({reason}): {preview}")]
+    NotJson { reason: String, preview: String },
 }
 
 /// One server-sent event.
@@ -62,7 +63,7 @@ pub struct SseDecoder {
 impl SseDecoder {
     /// Events these bytes complete; an error when a line or an event
     /// passes its limit.
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Sse>, String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Sse>, StreamError> {
         let mut bytes = bytes;
         if self.pending_cr && bytes.first() == Some(&b'\n') {
             bytes = &bytes[1..];
@@ -96,7 +97,7 @@ impl SseDecoder {
                 line
             };
             if line.len() > LINE_LIMIT {
-                return Err(line_too_long());
+                return Err(StreamError::LineTooLong);
             }
             if let Some(ev) = self.line(&line)? {
                 out.push(ev);
@@ -105,7 +106,7 @@ impl SseDecoder {
             i = next;
         }
         if self.buf.len() + (bytes.len() - start) > LINE_LIMIT {
-            return Err(line_too_long());
+            return Err(StreamError::LineTooLong);
         }
         self.buf.extend_from_slice(&bytes[start..]);
         Ok(out)
@@ -113,7 +114,7 @@ impl SseDecoder {
 
     /// The end of the stream: an event not closed by a blank line is
     /// dispatched.
-    pub fn finish(&mut self) -> Result<Vec<Sse>, String> {
+    pub fn finish(&mut self) -> Result<Vec<Sse>, StreamError> {
         let mut out = Vec::new();
         if !self.buf.is_empty() {
             let line = String::from_utf8_lossy(&self.buf).into_owned();
@@ -124,7 +125,7 @@ impl SseDecoder {
         Ok(out)
     }
 
-    fn line(&mut self, line: &str) -> Result<Option<Sse>, String> {
+    fn line(&mut self, line: &str) -> Result<Option<Sse>, StreamError> {
         if line.is_empty() {
             self.event_bytes = 0;
             if !self.has_data && self.current.event.is_none() {
@@ -136,7 +137,7 @@ impl SseDecoder {
         }
         self.event_bytes += line.len() + 1;
         if self.event_bytes > EVENT_LIMIT {
-            return Err(event_too_large());
+            return Err(StreamError::EventTooLarge);
         }
         if let Some(comment) = line.strip_prefix(':') {
             self.current.comments.push(comment.to_string());
@@ -170,7 +171,7 @@ pub struct LineDecoder {
 }
 
 impl LineDecoder {
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, StreamError> {
         let mut out = Vec::new();
         let mut rest = bytes;
         while let Some(pos) = rest.iter().position(|b| *b == b'\n') {
@@ -183,7 +184,7 @@ impl LineDecoder {
                 text
             };
             if pos > LINE_LIMIT || text.len() > LINE_LIMIT {
-                return Err(line_too_long());
+                return Err(StreamError::LineTooLong);
             }
             if !text.is_empty() {
                 out.push(text);
@@ -191,7 +192,7 @@ impl LineDecoder {
             rest = &rest[pos + 1..];
         }
         if self.buf.len() + rest.len() > LINE_LIMIT {
-            return Err(line_too_long());
+            return Err(StreamError::LineTooLong);
         }
         self.buf.extend_from_slice(rest);
         Ok(out)
@@ -228,7 +229,7 @@ impl EventReader {
 
     /// Events completed by these bytes. A frame that is not JSON where the
     /// SDK expects JSON is an error (`JSONDecodeError`).
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, StreamError> {
         if self.api == Api::Ollama {
             let lines = self.lines.push(bytes)?;
             return lines.iter().map(|l| json_event(l)).collect();
@@ -240,7 +241,7 @@ impl EventReader {
             .collect()
     }
 
-    pub fn finish(&mut self) -> Result<Vec<Event>, String> {
+    pub fn finish(&mut self) -> Result<Vec<Event>, StreamError> {
         if self.api == Api::Ollama {
             let lines = self.lines.finish();
             return lines.iter().map(|l| json_event(l)).collect();
@@ -252,7 +253,7 @@ impl EventReader {
             .collect()
     }
 
-    fn frame(&self, f: Sse) -> Result<Option<Event>, String> {
+    fn frame(&self, f: Sse) -> Result<Option<Event>, StreamError> {
         if f.data.is_empty() && f.event.is_none() {
             return Ok(None);
         }
@@ -282,15 +283,18 @@ impl EventReader {
     }
 }
 
-fn parse_json(text: &str) -> Result<Value, String> {
+fn parse_json(text: &str) -> Result<Value, StreamError> {
     let mut v = crate::json::parse(text.as_bytes(), Default::default())
-        .map_err(|e| format!("a stream event is not JSON ({e}): {}", preview(text)))?
+        .map_err(|e| StreamError::NotJson {
+            reason: e.to_string(),
+            preview: preview(text),
+        })?
         .value;
     crate::py::normalize_numbers(&mut v);
     Ok(v)
 }
 
-fn json_event(text: &str) -> Result<Event, String> {
+fn json_event(text: &str) -> Result<Event, StreamError> {
     parse_json(text).map(Event::Json)
 }
 
@@ -367,15 +371,17 @@ mod tests {
         let long = vec![b'x'; LINE_LIMIT / 2];
         assert!(d.push(&long).expect("half").is_empty());
         let err = d.push(&long).and_then(|_| d.push(b"x")).unwrap_err();
-        assert!(err.contains("8 MB line limit"), "{err}");
+        assert_eq!(err, StreamError::LineTooLong);
+        assert!(err.to_string().contains("8 MB line limit"), "{err}");
         let mut d = SseDecoder::default();
         let comments = ": c\n".repeat(EVENT_LIMIT / 4 + 1);
         let err = d.push(comments.as_bytes()).unwrap_err();
-        assert!(err.contains("8 MB event limit"), "{err}");
+        assert_eq!(err, StreamError::EventTooLarge);
+        assert!(err.to_string().contains("8 MB event limit"), "{err}");
         let mut d = LineDecoder::default();
         assert!(d.push(&long).expect("half").is_empty());
         let err = d.push(&long).and_then(|_| d.push(b"x")).unwrap_err();
-        assert!(err.contains("8 MB line limit"), "{err}");
+        assert_eq!(err, StreamError::LineTooLong);
     }
 
     #[test]

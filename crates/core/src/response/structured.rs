@@ -8,13 +8,33 @@ use super::{str_of, ParseError};
 use crate::json;
 use serde_json::{Map, Value};
 
+/// pydantic's `ValidationError` text for a reply that is no
+/// `WeatherReport` (`2 validation errors for WeatherReport\ncity\n  Field
+/// required...`): the text is what AgentScope shows, so it is all there is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ValidationError(pub String);
+
+/// Where a text stops being the start of JSON, as jiter says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("expected value at line {line} column {column}")]
+pub struct PrefixError {
+    pub line: usize,
+    pub column: usize,
+}
+
 /// `WeatherReport.model_validate_json(text).model_dump()`, or pydantic's
 /// error count.
-pub fn validate_weather_report(text: &str) -> Result<Value, String> {
-    let value = serde_json::from_str::<Value>(text)
-        .map_err(|e| format!("1 validation error for WeatherReport\n  Invalid JSON: {e}"))?;
+pub fn validate_weather_report(text: &str) -> Result<Value, ValidationError> {
+    let value = serde_json::from_str::<Value>(text).map_err(|e| {
+        ValidationError(format!(
+            "1 validation error for WeatherReport\n  Invalid JSON: {e}"
+        ))
+    })?;
     let Some(obj) = value.as_object() else {
-        return Err("1 validation error for WeatherReport\n  Input should be an object".into());
+        return Err(ValidationError(
+            "1 validation error for WeatherReport\n  Input should be an object".into(),
+        ));
     };
     let mut errors = Vec::new();
     let mut out = Map::new();
@@ -36,12 +56,12 @@ pub fn validate_weather_report(text: &str) -> Result<Value, String> {
     if errors.is_empty() {
         Ok(Value::Object(out))
     } else {
-        Err(format!(
+        Err(ValidationError(format!(
             "{} validation error{} for WeatherReport\n{}",
             errors.len(),
             if errors.len() == 1 { "" } else { "s" },
             errors.join("\n")
-        ))
+        )))
     }
 }
 
@@ -153,7 +173,8 @@ impl OpenAIStreamCheck {
             && !self.refusal
             && !self.content.trim_start().is_empty()
         {
-            partial_json_prefix(&self.content).map_err(|e| ParseError::new("ValueError", e))?;
+            partial_json_prefix(&self.content)
+                .map_err(|e| ParseError::new("ValueError", e.to_string()))?;
         }
         let tool_started = delta
             .get("tool_calls")
@@ -178,7 +199,7 @@ impl OpenAIStreamCheck {
 /// Whether `text` is JSON or the start of it (jiter's partial mode: an
 /// unfinished value at the end is fine, what follows a finished one is not
 /// read). The error names the position as jiter does.
-pub fn partial_json_prefix(text: &str) -> Result<(), String> {
+pub fn partial_json_prefix(text: &str) -> Result<(), PrefixError> {
     let chars: Vec<char> = text.chars().collect();
     let mut p = Prefix { s: &chars, i: 0 };
     match p.value(0) {
@@ -195,7 +216,7 @@ pub fn partial_json_prefix(text: &str) -> Result<(), String> {
                 .take_while(|c| **c != '\n')
                 .count()
                 + 1;
-            Err(format!("expected value at line {line} column {col}"))
+            Err(PrefixError { line, column: col })
         }
     }
 }

@@ -10,22 +10,35 @@ use crate::tokens::CounterSpec;
 use crate::wire::Settings;
 use serde_json::{Map, Value};
 
+/// Why a session names no formatter.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatterError {
+    /// `provider` is none of the six (its Python repr, as AgentScope
+    /// would show it).
+    #[error("unknown provider {0}")]
+    UnknownProvider(String),
+    /// `mode` is neither `chat` nor `multi_agent`.
+    #[error("unknown mode {0:?} (chat or multi_agent)")]
+    UnknownMode(String),
+}
+
 impl Session {
     /// The formatter the session asks for (`provider` + `mode`; OpenAI chat
     /// when absent), or an error for an unknown provider or mode.
-    pub fn formatter(&self) -> Result<FormatterId, String> {
+    pub fn formatter(&self) -> Result<FormatterId, FormatterError> {
         let provider = match self.settings.get("provider") {
             None => Provider::OpenAi,
             Some(v) => {
                 let name = py::py_str(v);
                 Provider::from_id(&name)
-                    .ok_or_else(|| format!("unknown provider {}", py::py_repr(v)))?
+                    .ok_or_else(|| FormatterError::UnknownProvider(py::py_repr(v)))?
             }
         };
         let mode = match self.mode() {
             None => Mode::Chat,
-            Some(m) => Mode::from_id(m)
-                .ok_or_else(|| format!("unknown mode {m:?} (chat or multi_agent)"))?,
+            Some(m) => {
+                Mode::from_id(m).ok_or_else(|| FormatterError::UnknownMode(m.to_string()))?
+            }
         };
         Ok(FormatterId::new(provider, mode))
     }
@@ -67,8 +80,8 @@ pub fn check(settings: &Map<String, Value>) -> Result<(), (String, String)> {
                 None => return wrong("a counter such as \"openai:gpt-4o\" or \"char\""),
             },
             "request" => {
-                if let Err(e) = Settings::from_session(Some(value)) {
-                    return Err((at, e));
+                if let Err(e) = Settings::from_request(Some(value)) {
+                    return Err((at, e.to_string()));
                 }
             }
             _ => {}

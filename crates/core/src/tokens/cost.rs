@@ -10,7 +10,7 @@
 //! table has no price, and callers say "unknown price" rather than guess.
 //! Pure: no terminal, no async.
 
-use crate::formatter::Provider;
+use crate::provider::Provider;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -120,21 +120,63 @@ pub struct PriceTable {
     prices: BTreeMap<String, BTreeMap<String, Price>>,
 }
 
+/// Why a price table was not read. Each names the file (`origin`).
+#[derive(Debug, thiserror::Error)]
+pub enum PriceError {
+    /// The user's file could not be read.
+    #[error(transparent)]
+    Config(#[from] crate::files::ConfigError),
+    /// Not JSON, or not a table's shape: where it stands.
+    #[error("{origin}:{line}:{column}: {source}")]
+    Json {
+        origin: String,
+        line: usize,
+        column: usize,
+        source: serde_json::Error,
+    },
+    /// A provider formatscope does not know.
+    #[error("{origin}: unknown provider {provider:?} in \"prices\"")]
+    UnknownProvider { origin: String, provider: String },
+    /// A price that is not one: the field and why (`output: -1 is negative`).
+    #[error("{origin}: prices.{provider}.{model:?}.{why}")]
+    BadPrice {
+        origin: String,
+        provider: String,
+        model: String,
+        why: String,
+    },
+}
+
 impl PriceTable {
-    /// Parses a table; errors name `origin:line:col`.
+    /// Parses a table; errors name `origin:line:col`. The text of a
+    /// [`PriceError`], for callers that only show it.
     pub fn parse(text: &str, origin: &str) -> Result<PriceTable, String> {
-        let mut table: PriceTable = serde_json::from_str(text)
-            .map_err(|e| format!("{origin}:{}:{}: {e}", e.line(), e.column()))?;
+        PriceTable::read(text, origin).map_err(|e| e.to_string())
+    }
+
+    /// [`PriceTable::parse`], the error as a [`PriceError`].
+    pub fn read(text: &str, origin: &str) -> Result<PriceTable, PriceError> {
+        let mut table: PriceTable =
+            serde_json::from_str(text).map_err(|source| PriceError::Json {
+                origin: origin.to_string(),
+                line: source.line(),
+                column: source.column(),
+                source,
+            })?;
         for (provider, models) in &table.prices {
             if Provider::from_id(provider).is_none() {
-                return Err(format!(
-                    "{origin}: unknown provider {provider:?} in \"prices\""
-                ));
+                return Err(PriceError::UnknownProvider {
+                    origin: origin.to_string(),
+                    provider: provider.clone(),
+                });
             }
             for (model, price) in models {
-                price
-                    .check()
-                    .map_err(|why| format!("{origin}: prices.{provider}.{model:?}.{why}"))?;
+                price.check().map_err(|why| PriceError::BadPrice {
+                    origin: origin.to_string(),
+                    provider: provider.clone(),
+                    model: model.clone(),
+                    why,
+                })?;
             }
         }
         let date = if table.source.date.is_empty() {
@@ -156,7 +198,9 @@ impl PriceTable {
                 include_str!("../../assets/prices.json"),
                 "crates/core/assets/prices.json",
             )
-            .unwrap_or_else(|e| panic!("crates/core/assets/prices.json is valid (checked by a test): {e}"))
+            .unwrap_or_else(|e| {
+                panic!("crates/core/assets/prices.json is valid (checked by a test): {e}")
+            })
         })
     }
 
@@ -182,13 +226,13 @@ impl PriceTable {
 
 /// The user's price file, whether or not it exists.
 pub fn user_file() -> Option<PathBuf> {
-    crate::files::user_file("XDG_CONFIG_HOME", ".config", "prices.json")
+    crate::files::user_file(crate::files::UserDir::Config, "prices.json")
 }
 
 /// The embedded table with the file at `path` over it, if it exists,
 /// read through the guarded read (`files::read_config`: a FIFO or a
 /// device is an error naming the file, never a hang).
-pub fn load_with(path: Option<&Path>) -> Result<PriceTable, String> {
+pub fn load_with(path: Option<&Path>) -> Result<PriceTable, PriceError> {
     let base = PriceTable::embedded();
     let Some(text) = path
         .map(|p| crate::files::read_config(p, "price files"))
@@ -198,12 +242,12 @@ pub fn load_with(path: Option<&Path>) -> Result<PriceTable, String> {
         return Ok(base.clone());
     };
     let origin = path.map(|p| p.display().to_string()).unwrap_or_default();
-    let user = PriceTable::parse(&text, &origin)?;
+    let user = PriceTable::read(&text, &origin)?;
     Ok(base.overlay(user))
 }
 
 /// The table in use: the embedded one with the user's file over it.
-pub fn load() -> Result<PriceTable, String> {
+pub fn load() -> Result<PriceTable, PriceError> {
     load_with(user_file().as_deref())
 }
 
@@ -343,7 +387,12 @@ mod tests {
         )
         .expect("write");
         let err = load_with(Some(&path)).expect_err("bad file");
-        assert!(err.starts_with(&format!("{}:2:", path.display())), "{err}");
+        assert!(matches!(err, PriceError::Json { line: 2, .. }), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:2:", path.display())),
+            "{err}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -31,5 +31,5 @@ pub use counter::{AgentScopeCounter, Category, Cost, MessageCounter};
 pub use encoding::{encoding_for_model, Encoding};
 pub use models::{ModelInfo, Template, TokenizerSpec};
 pub use provider::ProviderCounter;
-pub use truncation_counter::CounterSpec;
+pub use truncation_counter::{CounterSpec, UnknownCounter};
 pub use vocab::{special_tokens, Vocab};

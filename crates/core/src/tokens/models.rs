@@ -3,7 +3,7 @@
 //! names fall back to the provider's default, and say so.
 
 use super::Vocab;
-use crate::formatter::Provider;
+use crate::provider::Provider;
 use serde::Deserialize;
 use std::sync::OnceLock;
 

@@ -436,7 +436,7 @@ impl MessageCounter for ProviderCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formatter::Provider;
+    use crate::provider::Provider;
     use crate::tokens::models::resolve;
     use serde_json::json;
 

@@ -49,12 +49,18 @@ impl Default for CounterSpec {
     }
 }
 
+/// A token counter spec [`CounterSpec::parse`] does not know (the spec,
+/// trimmed); the message lists the ones it does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown token counter {0:?}: use {choices}", choices = CounterSpec::CHOICES)]
+pub struct UnknownCounter(pub String);
+
 impl CounterSpec {
     /// The names `parse` takes, for help and errors.
     pub const CHOICES: &'static str =
         "openai[:MODEL] (default openai:gpt-4o), char, huggingface:qwen, huggingface:deepseek, provider";
 
-    pub fn parse(spec: &str) -> Result<CounterSpec, String> {
+    pub fn parse(spec: &str) -> Result<CounterSpec, UnknownCounter> {
         let spec = spec.trim();
         let (kind, arg) = match spec.split_once(':') {
             Some((k, a)) => (k, Some(a.trim())),
@@ -73,10 +79,7 @@ impl CounterSpec {
                 Ok(CounterSpec::HuggingFace(HfModel::DeepSeek))
             }
             ("provider", None) => Ok(CounterSpec::Provider),
-            _ => Err(format!(
-                "unknown token counter {spec:?}: use {}",
-                Self::CHOICES
-            )),
+            _ => Err(UnknownCounter(spec.to_string())),
         }
     }
 
@@ -236,9 +239,9 @@ mod tests {
             assert_eq!(CounterSpec::parse(s).map(|c| c.id()), Ok(s.to_string()));
         }
         assert_eq!(CounterSpec::parse("openai"), Ok(CounterSpec::default()));
-        assert!(CounterSpec::parse("dashscope")
-            .unwrap_err()
-            .contains("huggingface:qwen"));
+        let err = CounterSpec::parse(" dashscope").unwrap_err();
+        assert_eq!(err, UnknownCounter("dashscope".into()));
+        assert!(err.to_string().contains("huggingface:qwen"), "{err}");
     }
 
     #[test]

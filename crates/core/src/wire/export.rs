@@ -113,6 +113,14 @@ pub fn curl(
     lines.join(" \\\n")
 }
 
+/// Why a request has no export of the kind asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// A gRPC request (xAI's): no Python SDK call sends its bytes.
+    #[error("a gRPC request (xAI) has no Python snippet here: `--as json` shows its GetCompletionsRequest, which xai_sdk's Client.chat.create(...).sample() sends")]
+    Grpc,
+}
+
 /// A Python snippet that makes the same call with the SDK the request's
 /// model class calls (`wire.sdk_call`): its recorded keyword arguments
 /// passed to the same method, the client pointed at the same URL, the key
@@ -123,9 +131,9 @@ pub fn python(
     wire: &super::Wire,
     key_variable: Option<&str>,
     release: &str,
-) -> Result<String, String> {
+) -> Result<String, ExportError> {
     if wire.grpc.is_some() {
-        return Err("a gRPC request (xAI) has no Python snippet here: `--as json` shows its GetCompletionsRequest, which xai_sdk's Client.chat.create(...).sample() sends".into());
+        return Err(ExportError::Grpc);
     }
     let url = wire.url.as_str();
     let mut kwargs = wire.kwargs.clone();

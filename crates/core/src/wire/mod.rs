@@ -296,16 +296,19 @@ impl Settings {
     /// A session's `"request"` object: `model`, `stream`, `tool_choice`,
     /// `model_kwargs`, `call_kwargs`, each optional; anything else, or a
     /// value of the wrong type, is an error that names it.
-    pub fn from_session(request: Option<&Value>) -> Result<Settings, String> {
+    pub fn from_request(request: Option<&Value>) -> Result<Settings, RequestSettingsError> {
         let mut settings = Settings::default();
         let Some(request) = request else {
             return Ok(settings);
         };
         let Value::Object(map) = request else {
-            return Err("\"request\" must be an object (model, stream, tool_choice, model_kwargs, call_kwargs)".into());
+            return Err(RequestSettingsError::NotAnObject);
         };
         for (key, value) in map {
-            let wrong = |what: &str| format!("\"request\".{key} must be {what}");
+            let wrong = |what: &'static str| RequestSettingsError::WrongType {
+                key: key.clone(),
+                what,
+            };
             match (key.as_str(), value) {
                 (_, Value::Null) => {}
                 ("model", Value::String(s)) => settings.model = Some(s.clone()),
@@ -316,13 +319,38 @@ impl Settings {
                 ("model" | "tool_choice", _) => return Err(wrong("a string")),
                 ("stream", _) => return Err(wrong("true or false")),
                 ("model_kwargs" | "call_kwargs", _) => return Err(wrong("an object")),
-                (other, _) => {
-                    return Err(format!(
-                        "\"request\" has no {other:?}: it holds model, stream, tool_choice, model_kwargs and call_kwargs"
-                    ))
-                }
+                (other, _) => return Err(RequestSettingsError::UnknownKey(other.to_string())),
             }
         }
         Ok(settings)
+    }
+
+    /// [`Settings::from_request`] with the error as its text, for callers
+    /// that only show it.
+    pub fn from_session(request: Option<&Value>) -> Result<Settings, String> {
+        Settings::from_request(request).map_err(|e| e.to_string())
+    }
+}
+
+/// What is wrong with a session's `"request"` object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestSettingsError {
+    /// It is not a JSON object.
+    #[error(
+        "\"request\" must be an object (model, stream, tool_choice, model_kwargs, call_kwargs)"
+    )]
+    NotAnObject,
+    /// A known key holding a value of the wrong type.
+    #[error("\"request\".{key} must be {what}")]
+    WrongType { key: String, what: &'static str },
+    /// A key the object does not hold.
+    #[error("\"request\" has no {0:?}: it holds model, stream, tool_choice, model_kwargs and call_kwargs")]
+    UnknownKey(String),
+}
+
+/// For the workbench's callers that still report settings errors as text.
+impl From<RequestSettingsError> for String {
+    fn from(e: RequestSettingsError) -> String {
+        e.to_string()
     }
 }

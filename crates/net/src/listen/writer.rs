@@ -160,7 +160,8 @@ impl Recorder {
         for (_, path) in &calls {
             // The file this writer wrote, read back as every session is
             // read (a file swapped for a FIFO must not stall the writer).
-            let Ok(bytes) = formatscope_core::files::read_regular(path, 256 << 20, "session files") else {
+            let Ok(bytes) = formatscope_core::files::read_regular(path, 256 << 20, "session files")
+            else {
                 continue;
             };
             let Ok(Value::Object(mut session)) = serde_json::from_slice::<Value>(&bytes) else {
@@ -254,7 +255,7 @@ fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -12,7 +12,7 @@ use crate::py::PyErr;
 use crate::reference::request::key_variable;
 use crate::reference::{
     one_to_one, Body, Family, FormatFlags, Formatted, Mode, Raised, Reference, Requested, Stopped,
-    WireAsk, SIX,
+    UsageError, WireAsk, SIX,
 };
 use crate::session::Session;
 use serde_json::Value;
@@ -227,7 +227,7 @@ impl Reference for Java {
         session: &Value,
         env: &MediaEnv,
         flags: &FormatFlags,
-    ) -> Option<Result<Value, String>> {
+    ) -> Option<Result<Value, UsageError>> {
         if let Some(flag) = flags.first_of(&[
             ("--count", flags.count),
             ("--tools", flags.tools),
@@ -237,9 +237,9 @@ impl Reference for Java {
             ("--msgs-only", flags.msgs_only),
             ("--dump-msgs", flags.dump_msgs),
         ]) {
-            return Some(Err(format!(
+            return Some(Err(UsageError(format!(
                 "{flag} is not an AgentScope Java 2.0.2 option (Java's formatters neither count tokens nor truncate; the request always carries the session's tools)"
-            )));
+            ))));
         }
         let opts = super::Options {
             formatter: flags.class.clone(),
@@ -249,7 +249,7 @@ impl Reference for Java {
             promote_tool_result_images: flags.promote_images,
             raw: flags.raw,
         };
-        Some(super::run(session, env, &opts).map_err(|e| e.0))
+        Some(super::run(session, env, &opts).map_err(UsageError::from))
     }
 
     fn with_base_url(
@@ -257,25 +257,25 @@ impl Reference for Java {
         _family: &Family,
         settings: &mut crate::wire::Settings,
         url: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), UsageError> {
         settings
             .model_kwargs
             .insert("base_url".into(), Value::String(url.to_string()));
         Ok(())
     }
 
-    fn request(&self, ask: &WireAsk) -> Result<Requested, String> {
+    fn request(&self, ask: &WireAsk) -> Result<Requested, UsageError> {
         let class = match (ask.class, family(ask.family)) {
             (Some(c), _) => c.to_string(),
             (None, Some(f)) => class_name(f, ask.mode).to_string(),
-            (None, None) => return Err(sdk_error(ask.family).message),
+            (None, None) => return Err(UsageError(sdk_error(ask.family).message)),
         };
         let settings = ask.settings;
         if settings.tool_choice.is_some() || !settings.call_kwargs.is_empty() {
-            return Err(
+            return Err(UsageError(
                 "AgentScope Java's request here takes no tool choice or call arguments (GenerateOptions are not reproduced)"
                     .into(),
-            );
+            ));
         }
         let opts = super::Options {
             formatter: Some(class.clone()),
@@ -287,12 +287,16 @@ impl Reference for Java {
         let base_url = match settings.model_kwargs.get("base_url") {
             None => None,
             Some(Value::String(u)) => Some(u.as_str()),
-            Some(_) => return Err("the Java model's base_url must be a string".into()),
+            Some(_) => {
+                return Err(UsageError(
+                    "the Java model's base_url must be a string".into(),
+                ))
+            }
         };
         if let Some(k) = settings.model_kwargs.keys().find(|k| *k != "base_url") {
-            return Err(format!(
+            return Err(UsageError(format!(
                 "the Java model here takes base_url only, not {k:?} (the builders' other settings are not reproduced)"
-            ));
+            )));
         }
         let mut session = serde_json::Map::new();
         session.insert(
@@ -308,8 +312,7 @@ impl Reference for Java {
             &opts,
             settings.stream.unwrap_or(true),
             base_url,
-        )
-        .map_err(|e| e.0)?;
+        )?;
         let stopped = printed.get("error").map(|e| Stopped {
             stage: text(&printed, "stage"),
             error: Raised {

@@ -42,14 +42,14 @@ impl JsonParser {
                 continue;
             }
             if let Some(q) = in_quote {
-                if ch == q && backslashes % 2 == 0 {
+                if ch == q && backslashes.is_multiple_of(2) {
                     in_quote = None;
                 }
                 backslashes = 0;
                 i += 1;
                 continue;
             }
-            if STRING_DELIMITERS.contains(&ch) && backslashes % 2 == 0 {
+            if STRING_DELIMITERS.contains(&ch) && backslashes.is_multiple_of(2) {
                 in_quote = Some(ch);
                 saw_top_level_content = saw_top_level_content || nest.top();
                 backslashes = 0;
@@ -139,14 +139,14 @@ impl JsonParser {
                 continue;
             }
             if let Some(q) = in_quote {
-                if ch == q && backslashes % 2 == 0 {
+                if ch == q && backslashes.is_multiple_of(2) {
                     in_quote = None;
                 }
                 backslashes = 0;
                 i += 1;
                 continue;
             }
-            if STRING_DELIMITERS.contains(&ch) && backslashes % 2 == 0 {
+            if STRING_DELIMITERS.contains(&ch) && backslashes.is_multiple_of(2) {
                 in_quote = Some(ch);
                 backslashes = 0;
                 i += 1;

@@ -35,14 +35,14 @@ fn strip_comments_for_empty_object_classification(body: &[char]) -> Vec<char> {
         }
         if let Some(q) = in_quote {
             stripped.push(ch);
-            if ch == q && backslashes % 2 == 0 {
+            if ch == q && backslashes.is_multiple_of(2) {
                 in_quote = None;
             }
             backslashes = 0;
             index += 1;
             continue;
         }
-        if STRING_DELIMITERS.contains(&ch) && backslashes % 2 == 0 {
+        if STRING_DELIMITERS.contains(&ch) && backslashes.is_multiple_of(2) {
             in_quote = Some(ch);
             stripped.push(ch);
             backslashes = 0;
@@ -311,12 +311,12 @@ impl JsonParser {
                 continue;
             }
             if let Some(q) = in_quote {
-                if ch == q && backslashes % 2 == 0 {
+                if ch == q && backslashes.is_multiple_of(2) {
                     in_quote = None;
                 }
-            } else if STRING_DELIMITERS.contains(&ch) && backslashes % 2 == 0 {
+            } else if STRING_DELIMITERS.contains(&ch) && backslashes.is_multiple_of(2) {
                 in_quote = Some(ch);
-            } else if ch == ':' && backslashes % 2 == 0 {
+            } else if ch == ':' && backslashes.is_multiple_of(2) {
                 // Still an object-style separator: keep the object.
                 return EmptyObjectRepair::Keep;
             }

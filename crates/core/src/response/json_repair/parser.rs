@@ -134,7 +134,7 @@ impl JsonParser {
                 i += 1;
                 continue;
             }
-            if targets.contains(&ch) && backslashes % 2 == 0 {
+            if targets.contains(&ch) && backslashes.is_multiple_of(2) {
                 return i - self.index;
             }
             backslashes = 0;
