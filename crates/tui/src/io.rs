@@ -108,7 +108,7 @@ fn spawn_picker_listing(
                 })
             }));
             if let Err(payload) = run {
-                let why = super::runtime::panic_message(payload.as_ref());
+                let why = crate::caught::panic_message(payload.as_ref());
                 log.line(format!("picker listing: internal error: {why}"));
                 // The picker is not left "listing…" for ever.
                 let _ = tx.send(Event::PickerFound {
@@ -200,13 +200,13 @@ pub fn list_picker(
 fn execute_caught(cmd: Command, log: &Log) -> Option<Event> {
     let failed = failure(&cmd);
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        super::runtime::test_panic("io");
+        crate::caught::test_panic("io");
         execute(cmd, log)
     }));
     run.unwrap_or_else(|payload| {
         let why = format!(
             "internal error (a bug in formatscope; please report it): {}",
-            super::runtime::panic_message(payload.as_ref())
+            crate::caught::panic_message(payload.as_ref())
         );
         log.line(&why);
         failed(why)
@@ -731,7 +731,10 @@ pub fn export_release_curl(
     settings: &formatscope_core::wire::Settings,
 ) -> Result<PathBuf, String> {
     use formatscope_core::wire::export;
-    let env = formatscope_core::media::MediaEnv::new(session.base_dir(), Arc::new(formatscope_core::media::NoNetwork));
+    let env = formatscope_core::media::MediaEnv::new(
+        session.base_dir(),
+        Arc::new(formatscope_core::media::NoNetwork),
+    );
     let ask = formatscope_core::reference::WireAsk {
         session,
         family: r.family,
@@ -744,7 +747,7 @@ pub fn export_release_curl(
         endpoint: None,
         env: &env,
     };
-    let requested = r.release.request(&ask)?;
+    let requested = r.release.request(&ask).map_err(|e| e.to_string())?;
     let Some(wire) = requested.sendable() else {
         let why = requested
             .stopped

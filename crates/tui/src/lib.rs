@@ -9,6 +9,7 @@
 //! terminal and unsaved edits on every exit: quit, panic or signal.
 
 pub mod app;
+mod caught;
 pub mod consent;
 pub mod document;
 pub mod external;

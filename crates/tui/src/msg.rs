@@ -4,9 +4,9 @@
 use super::recovery::Recovery;
 use super::worker::{Job, Preview};
 use formatscope_core::formatter::FormatterId;
-use formatscope_net::hosts::Host;
 use formatscope_core::session::Session;
 use formatscope_core::wire::Settings;
+use formatscope_net::hosts::Host;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -87,7 +87,7 @@ pub enum Event {
     /// Progress of a live send (`S`).
     Reply {
         id: u64,
-        update: super::panes::reply::ReplyUpdate,
+        update: ReplyUpdate,
     },
     /// The history's sends of `session`, newest first (or why not).
     HistoryListed {
@@ -342,3 +342,31 @@ pub enum Command {
     ExternalEdit(Box<ExternalEdit>),
     Quit,
 }
+
+/// What the sender thread reports about one send.
+#[derive(Debug, Clone)]
+pub enum ReplyUpdate {
+    /// The request left (or is about to): where to.
+    Started {
+        url: String,
+        /// The host it went to, as the status line names it.
+        host: String,
+        stream: bool,
+    },
+    /// Not sent: the key would go to a host only the session names.
+    HostNotChosen(formatscope_net::hosts::Host),
+    /// A response AgentScope yields (a cumulative snapshot).
+    Chunk(Box<formatscope_core::response::ChatResponse>),
+    /// The reply as another release's agent holds it (what `A` appends),
+    /// before `Done`.
+    Held(serde_json::Value),
+    Done(Box<formatscope_net::Outcome>),
+    Failed(String),
+    Cancelled,
+}
+
+/// How much of each text and thinking block the reply pane gets while a
+/// reply streams: its end, which the pane shows. A stream may grow to the
+/// body limit (64 MB); a copy of all of it every `sender::PACE`, queued
+/// behind a slow frame, once held gigabytes.
+pub const PANE_TAIL: usize = 256 * 1024;

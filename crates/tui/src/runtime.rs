@@ -31,7 +31,6 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 mod panics;
 use panics::{caught, guarded_send, PanicRoute};
-pub(crate) use panics::{panic_message, test_panic};
 
 /// What the loop should do after a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,7 +211,8 @@ impl Runtime {
                 Command::Send(job) => {
                     self.sends.retain(|_, h| !h.is_finished());
                     if self.client.is_none() {
-                        self.client = formatscope_net::client(formatscope_net::Timeouts::default()).ok();
+                        self.client =
+                            formatscope_net::client(formatscope_net::Timeouts::default()).ok();
                     }
                     let id = job.id;
                     match self.client.clone() {
@@ -239,7 +239,7 @@ impl Runtime {
                         None => {
                             let _ = self.tx.send(Event::Reply {
                                 id,
-                                update: super::panes::reply::ReplyUpdate::Failed(
+                                update: super::msg::ReplyUpdate::Failed(
                                     "no HTTP client could be made".into(),
                                 ),
                             });
@@ -248,7 +248,8 @@ impl Runtime {
                 }
                 Command::RemoteCount(job) => {
                     if self.client.is_none() {
-                        self.client = formatscope_net::client(formatscope_net::Timeouts::default()).ok();
+                        self.client =
+                            formatscope_net::client(formatscope_net::Timeouts::default()).ok();
                     }
                     if let Some(client) = self.client.clone() {
                         let (generation, provider) = (job.id, job.formatter.provider);
@@ -272,7 +273,7 @@ impl Runtime {
                         h.abort();
                         let _ = self.tx.send(Event::Reply {
                             id,
-                            update: super::panes::reply::ReplyUpdate::Cancelled,
+                            update: super::msg::ReplyUpdate::Cancelled,
                         });
                     }
                 }
@@ -452,7 +453,9 @@ pub fn run(options: Options) -> i32 {
     let mut app = App::new(files, folder, theme);
     app.consent = Consent::new(load_trusted());
     // The user's price file over the snapshot, read once at start.
-    app.prices = std::sync::Arc::new(formatscope_core::tokens::cost::load());
+    // The panes show the error as text (App::prices holds a String).
+    app.prices =
+        std::sync::Arc::new(formatscope_core::tokens::cost::load().map_err(|e| e.to_string()));
     app.profiles = std::sync::Arc::new(formatscope_net::profile::load());
     app.profiles_file = formatscope_net::profile::file();
     // The history file's place only: it is opened by each read and write,

@@ -9,22 +9,18 @@
 //! latest (the stream reports it again when quiet), then `Done` with the
 //! final one.
 
+use super::msg::ReplyUpdate;
 use super::msg::{Event, Outbox, SendJob};
-use super::panes::reply::ReplyUpdate;
-use formatscope_net::hosts::{self, ChosenHosts, Host, HostRefusal};
-use formatscope_net::{self as net, Prepared, Timeouts};
 use formatscope_core::pipeline::build_request_local;
 use formatscope_core::response::{ChatResponse, Yielded};
+use formatscope_net::hosts::{self, ChosenHosts, Host, HostRefusal};
+use formatscope_net::{self as net, Prepared, Timeouts};
 use std::time::{Duration, Instant};
 
 /// The reply pane's pace: at most one response built and sent per this.
 pub const PACE: Duration = Duration::from_millis(50);
 
-/// How much of each text and thinking block the pane gets while a reply
-/// streams: its end, which the pane shows. A stream may grow to the body
-/// limit (64 MB); a copy of all of it every [`PACE`], queued behind a
-/// slow frame, once held gigabytes.
-pub const PANE_TAIL: usize = 256 * 1024;
+pub use crate::msg::PANE_TAIL;
 
 /// Which of a stream's responses reach the reply pane.
 #[derive(Debug, Default)]
@@ -98,7 +94,10 @@ pub fn pane_tail(r: &ChatResponse) -> ChatResponse {
                 Some(t) if t.len() > PANE_TAIL / 2 => Value::Object(
                     map.iter()
                         .map(|(k, v)| match k == field {
-                            true => (k.clone(), formatscope_core::response::tail(t, PANE_TAIL / 2).into()),
+                            true => (
+                                k.clone(),
+                                formatscope_core::response::tail(t, PANE_TAIL / 2).into(),
+                            ),
                             false => (k.clone(), v.clone()),
                         })
                         .collect(),

@@ -7,16 +7,16 @@
 //! default release's: unasked only to the family's own host, else the
 //! user says yes first.
 
+use super::msg::ReplyUpdate;
 use super::msg::{Event, Outbox, SendJob};
-use super::panes::reply::ReplyUpdate;
 use super::sender::PACE;
 use super::worker::ReleaseJob;
 use formatscope_core::media::{MediaEnv, NoNetwork};
+use formatscope_core::reference::WireAsk;
+use formatscope_core::response::{ChatResponse, ParseError, Usage};
 use formatscope_net::exchange::exchange;
 use formatscope_net::hosts::{self, ChosenHosts, HostRefusal};
 use formatscope_net::{self as net, ApiKey, Outcome, Prepared, Timeouts};
-use formatscope_core::reference::WireAsk;
-use formatscope_core::response::{ChatResponse, ParseError, Usage};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -68,7 +68,7 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
     };
     let requested = match requested {
         Ok(r) => r,
-        Err(e) => return say(ReplyUpdate::Failed(e)),
+        Err(e) => return say(ReplyUpdate::Failed(e.to_string())),
     };
     let Some(wire) = requested.sendable() else {
         let why = requested
@@ -164,7 +164,8 @@ pub async fn run(client: reqwest::Client, job: SendJob, target: ReleaseJob, msgs
         (Ok(_), false, None) if prepared.stream => Some(parser.snapshot()),
         _ => None,
     };
-    let name = formatscope_core::response::reply_speaker(job.session.messages.iter().map(|m| m.value()));
+    let name =
+        formatscope_core::response::reply_speaker(job.session.messages.iter().map(|m| m.value()));
     if let Some(reply) = &final_reply {
         say(ReplyUpdate::Held(parser.held(reply, &name)));
     }

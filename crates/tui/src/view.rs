@@ -1,12 +1,19 @@
 //! Drawing: a pure function of the app state, laid out here and drawn by
-//! each pane. Nothing here formats, counts or highlights; it slices what
-//! the worker prepared.
+//! each pane through `Component::draw`, with the view it reads built
+//! here. Nothing here formats, counts or highlights; it slices what the
+//! worker prepared.
 
 use super::app::{App, Areas, Focus};
-use super::panes::header::HeaderView;
+use super::panes::compare::CompareView;
+use super::panes::editor::EditorView;
+use super::panes::explain::{Explain, ExplainView};
+use super::panes::header::{self, Header, HeaderView};
+use super::panes::lint::LintView;
+use super::panes::list::ListView;
 use super::panes::request::RequestView;
-use super::panes::status::StatusView;
-use super::panes::{budget, header, popup, status, truncation};
+use super::panes::status::{Status, StatusView};
+use super::panes::truncation::Truncation;
+use super::panes::{budget, Component};
 use crate::document::Disk;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::widgets::{Paragraph, Wrap};
@@ -74,7 +81,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let file = app.file_name();
     let doc = app.doc.as_ref();
     let preview = app.preview.as_ref();
-    header::draw(
+    Header.draw(
         frame,
         header_area,
         ui,
@@ -119,9 +126,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
         frame,
         areas.list,
         ui,
-        app.messages(),
-        preview,
-        app.focus == Focus::List,
+        ListView {
+            messages: app.messages(),
+            preview,
+            focused: app.focus == Focus::List,
+        },
     );
     let who = app
         .editor
@@ -132,8 +141,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
             format!(" · {name} ({role})")
         })
         .unwrap_or_default();
-    app.editor
-        .draw(frame, areas.editor, ui, &who, app.focus == Focus::Editor);
+    app.editor.draw(
+        frame,
+        areas.editor,
+        ui,
+        EditorView {
+            who: &who,
+            focused: app.focus == Focus::Editor,
+        },
+    );
     let idle = app.idle_reason();
     let load_error = doc.and_then(|d| d.load_error.as_deref());
     // The lint panel takes the lower part of the request's column.
@@ -161,25 +177,29 @@ pub fn draw(frame: &mut Frame, app: &App) {
                     .collect()
             })
             .unwrap_or_default();
-        super::panes::explain::draw(
+        Explain.draw(
             frame,
             area,
             ui,
-            preview.and_then(|p| p.explanation.as_deref()),
-            app.formatter.provider,
-            &on_screen,
+            &ExplainView {
+                why: preview.and_then(|p| p.explanation.as_deref()),
+                provider: app.formatter.provider,
+                on_screen: &on_screen,
+            },
         );
     } else if let Some(area) = lint_area {
         app.lint.draw(
             frame,
             area,
             ui,
-            preview.and_then(|p| p.lint.as_deref()).map(Vec::as_slice),
-            app.list.selected,
+            LintView {
+                findings: preview.and_then(|p| p.lint.as_deref()).map(Vec::as_slice),
+                selected: app.list.selected,
+            },
         );
     }
     // A live reply takes the lower part of the request's column.
-    let (output_area, reply_area) = if app.replies.iter().any(|r| r.visible()) {
+    let (output_area, reply_area) = if app.replies.visible() {
         let split = Layout::default()
             .direction(Direction::Vertical)
             .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
@@ -189,26 +209,19 @@ pub fn draw(frame: &mut Frame, app: &App) {
         (request_column, None)
     };
     if let Some(area) = reply_area {
-        // Several replies side by side.
-        let n = app.replies.len().max(1) as u32;
-        let columns = Layout::default()
-            .direction(Direction::Horizontal)
-            .constraints((0..n).map(|_| Constraint::Ratio(1, n)).collect::<Vec<_>>())
-            .split(area);
-        for (reply, column) in app.replies.iter().zip(columns.iter()) {
-            reply.draw(frame, *column, ui);
-        }
+        app.replies.draw(frame, area, ui, ());
     }
     if app.compare.open {
+        let compared = app.compare.shown(preview.and_then(|p| p.compare.clone()));
         app.compare.draw(
             frame,
             output_area,
             ui,
-            app.compare
-                .shown(preview.and_then(|p| p.compare.clone()))
-                .as_deref(),
-            app.focus == Focus::Output,
-            preview.is_some_and(|p| p.generation < app.generation),
+            CompareView {
+                compared: compared.as_deref(),
+                focused: app.focus == Focus::Output,
+                updating: preview.is_some_and(|p| p.generation < app.generation),
+            },
         );
     } else {
         app.request.draw(
@@ -227,7 +240,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             },
         );
     }
-    budget::draw(
+    app.meter.draw(
         frame,
         budget_area,
         ui,
@@ -235,19 +248,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
             preview,
             budget: app.budget(),
             idle: idle.is_some(),
-            // The remote count holds for the request it counted only.
-            remote: app
-                .remote_count
-                .as_ref()
-                .filter(|(g, p, _)| {
-                    preview.is_some_and(|pv| pv.generation == *g && pv.formatter.provider == *p)
-                })
-                .map(|(_, _, r)| r),
             prices: &app.prices,
         },
     );
-    truncation::draw(frame, truncation_area, ui, preview, idle.is_some());
-    status::draw(
+    Truncation.draw(frame, truncation_area, ui, (preview, idle.is_some()));
+    Status.draw(
         frame,
         status_area,
         ui,
@@ -260,6 +265,6 @@ pub fn draw(frame: &mut Frame, app: &App) {
         },
     );
     if let Some(p) = &app.popup {
-        popup::draw(frame, area, ui, p, &file);
+        p.draw(frame, area, ui, &file);
     }
 }

@@ -175,7 +175,8 @@ impl App {
         }
         match result {
             Ok(new) => {
-                let shown = formatscope_core::text::escape_control(&new.display().to_string()).into_owned();
+                let shown =
+                    formatscope_core::text::escape_control(&new.display().to_string()).into_owned();
                 let mut cmds = vec![Command::RemoveRecovery(path)];
                 if then == AfterSave::Stay {
                     if let Some(dir) = &self.folder {

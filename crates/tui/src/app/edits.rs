@@ -5,11 +5,17 @@
 use super::*;
 
 impl App {
-    pub(super) fn navigate(&mut self, action: Action) {
-        let page = self.size.1.saturating_sub(12).max(1) as usize;
-        let mut probe = ListPane::at(self.list.selected);
-        if probe.navigate(action, self.messages().len(), page) {
-            self.select(probe.selected);
+    pub(super) fn navigate(&mut self, action: Action) -> Vec<Command> {
+        let cx = self.list_context();
+        let outcome = self.list.handle(Key::action(action), cx);
+        self.carry_out(outcome, Focus::List)
+    }
+
+    /// What the list reads to take a key.
+    pub(super) fn list_context(&self) -> ListContext {
+        ListContext {
+            messages: self.messages().len(),
+            page: self.size.1.saturating_sub(12).max(1) as usize,
         }
     }
 
@@ -90,30 +96,10 @@ impl App {
         area
     }
 
-    /// The first line of the request's last page: the scroll that puts
-    /// its last line on the pane's last row (wrapped lines counted).
+    /// The first line of the request's last page, in its frame on screen.
     pub(super) fn last_page(&self) -> usize {
-        let lines = self.request.lines(self.preview.as_ref());
-        let n = lines.len();
-        let area = self.request_area();
-        let rows = area.height.saturating_sub(2).max(1) as usize;
-        if !self.request.wrap {
-            return n.saturating_sub(rows);
-        }
-        // A line takes its columns and the gutter's one, wrapped at the
-        // pane's inner width.
-        let width = area.width.saturating_sub(2).max(1) as usize;
-        let (mut first, mut used) = (n, 0);
-        while first > 0 {
-            let cols = 1 + lines.get(first - 1).map_or(0, columns);
-            let taken = cols.div_ceil(width).max(1);
-            if used + taken > rows {
-                break;
-            }
-            used += taken;
-            first -= 1;
-        }
-        first.min(n.saturating_sub(1))
+        self.request
+            .last_page(self.preview.as_ref(), self.request_area())
     }
 
     /// The request pane never scrolled past its last page (an edit that
@@ -284,10 +270,4 @@ impl App {
         let pair = vec![self.messages()[hi].value(), self.messages()[lo].value()];
         self.edit(lo, 2, pair, j, None)
     }
-}
-
-/// Columns `text` takes on screen (CJK and emoji take two).
-fn columns(text: &str) -> usize {
-    use unicode_width::UnicodeWidthChar;
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
 }

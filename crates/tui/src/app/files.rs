@@ -269,13 +269,11 @@ impl App {
             return Vec::new();
         };
         self.fixing = Some(path);
-        vec![Command::ExternalEdit(Box::new(
-            crate::msg::ExternalEdit {
-                index: 0,
-                text_mode: false,
-                text: text.to_string(),
-            },
-        ))]
+        vec![Command::ExternalEdit(Box::new(crate::msg::ExternalEdit {
+            index: 0,
+            text_mode: false,
+            text: text.to_string(),
+        }))]
     }
 
     /// The file's text back from the external editor (`fix_in_editor`):
@@ -438,7 +436,8 @@ impl App {
         let disk = self.beside_for.take();
         match result {
             Ok(mine) => {
-                let shown = formatscope_core::text::escape_control(&mine.display().to_string()).into_owned();
+                let shown = formatscope_core::text::escape_control(&mine.display().to_string())
+                    .into_owned();
                 let Some(doc) = self.doc.as_mut() else {
                     return Vec::new();
                 };

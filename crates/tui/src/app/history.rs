@@ -3,7 +3,7 @@
 //! beside the latest in the compare view.
 
 use super::*;
-use crate::panes::history::{compare_replies, HistoryKey, HistoryPane};
+use crate::panes::history::{compare_replies, HistoryPane};
 
 impl App {
     /// Where a send of the open session is recorded: the history file and
@@ -55,50 +55,35 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn on_history_key(
-        &mut self,
-        mut pane: Box<HistoryPane>,
-        code: KeyCode,
-    ) -> Vec<Command> {
-        match pane.on_key(code) {
-            HistoryKey::Open => self.popup = Some(Popup::History(pane)),
-            HistoryKey::Closed => {}
-            HistoryKey::Read(i) => return self.read_whole(pane, i, false),
-            // A reply too large for the list is read before it is compared.
-            HistoryKey::Compare(i)
-                if pane
-                    .sends
-                    .as_ref()
-                    .and_then(|s| s.get(i))
-                    .is_some_and(|s| s.reply_left_out()) =>
-            {
-                return self.read_whole(pane, i, true)
-            }
-            HistoryKey::Compare(i) => {
-                match self.compare_with_latest(&pane, i) {
-                    Ok(status) => self.status = status,
-                    // Nothing to compare with: the popup stays, saying why.
-                    Err(why) => {
-                        self.status = why;
-                        self.popup = Some(Popup::History(pane));
-                    }
-                }
-            }
-        }
-        Vec::new()
-    }
-
     /// Asks for send `i` whole (the popup stays, saying it is reading);
     /// `compare`: its reply goes beside the latest once read.
-    fn read_whole(&mut self, mut pane: Box<HistoryPane>, i: usize, compare: bool) -> Vec<Command> {
+    pub(super) fn read_whole(&mut self, i: usize, compare: bool) -> Vec<Command> {
+        let wanted = self.history_for();
+        let Some(Popup::History(pane)) = self.popup.as_mut() else {
+            return Vec::new();
+        };
         let id = pane.sends.as_ref().and_then(|s| s.get(i)).map(|s| s.id);
-        let (Some(id), Some((db, session))) = (id, self.history_for()) else {
-            self.popup = Some(Popup::History(pane));
+        let (Some(id), Some((db, session))) = (id, wanted) else {
             return Vec::new();
         };
         pane.reading = Some((id, compare));
-        self.popup = Some(Popup::History(pane));
         vec![Command::ReadHistorySend { db, session, id }]
+    }
+
+    /// Puts send `i`'s reply beside the latest and closes the popup; when
+    /// there is nothing to compare with, the popup stays, saying why.
+    pub(super) fn compare_send(&mut self, i: usize) -> Vec<Command> {
+        let Some(Popup::History(pane)) = self.popup.take() else {
+            return Vec::new();
+        };
+        match self.compare_with_latest(&pane, i) {
+            Ok(status) => self.status = status,
+            Err(why) => {
+                self.status = why;
+                self.popup = Some(Popup::History(pane));
+            }
+        }
+        Vec::new()
     }
 
     /// A send read whole: it takes its place in the list (shown, or its

@@ -3,63 +3,55 @@
 
 use super::*;
 
+/// What the request pane reads to take a key, borrowing the preview alone
+/// (the pane itself is borrowed mutably beside it).
+macro_rules! request_context {
+    ($app:expr) => {{
+        let (page, area) = ($app.request_page(), $app.request_area());
+        RequestContext {
+            preview: $app.preview.as_ref(),
+            page,
+            area,
+        }
+    }};
+}
+
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        if let Some(popup) = self.popup.take() {
-            return self.on_popup_key(popup, key);
+        // A popup takes every key; the questions pass theirs up.
+        if let Some(popup) = self.popup.as_mut() {
+            return match popup.handle(Key::new(key, None), ()) {
+                Outcome::Taken(effect) => self.apply(effect, self.focus),
+                Outcome::Pass => match self.popup.take() {
+                    Some(popup) => self.on_popup_key(popup, key),
+                    None => Vec::new(),
+                },
+            };
         }
         // The picker opens from anywhere, the editor included.
         if keymap::action_for(&key, Scope::Anywhere) == Some(Action::FindSession) {
             return self.open_picker();
         }
-        if let Outcome::Taken(effect) = self.request.on_search_key(key.code, self.preview.as_ref())
-        {
-            return self.apply(effect, Focus::Output);
+        // A search being typed takes every key.
+        if self.request.search_input.is_some() {
+            let cx = request_context!(self);
+            let outcome = self.request.handle(Key::new(key, None), cx);
+            return self.carry_out(outcome, Focus::Output);
         }
         if self.focus == Focus::Editor && self.editor.for_index.is_none() {
             return self.on_empty_editor_key(key);
         }
         if self.focus == Focus::Editor {
-            return match self.editor.handle_key(key) {
-                EditorEvent::Changed => self.editor_changed(),
-                EditorEvent::Leave => {
-                    self.focus = Focus::List;
-                    if let Some(doc) = self.doc.as_mut() {
-                        doc.close_group();
-                    }
-                    if self.editor.has_draft() {
-                        self.status = "left the editor: the draft stays there, unsaved (it does not parse yet)".into();
-                    }
-                    Vec::new()
-                }
-                EditorEvent::ToggleText => {
-                    if self.editor.has_draft() {
-                        self.popup = Some(Popup::Draft);
-                        return Vec::new();
-                    }
-                    self.editor.text_mode = !self.editor.text_mode;
-                    self.load_editor();
-                    Vec::new()
-                }
-                EditorEvent::Wrapped => {
-                    self.status = if self.editor.wraps() {
-                        "soft wrap on: long lines wrap (the text is unchanged)"
-                    } else {
-                        "soft wrap off"
-                    }
-                    .into();
-                    Vec::new()
-                }
-                EditorEvent::Save => self.save(AfterSave::Stay),
-                EditorEvent::Quit => self.act(Action::Quit),
-                EditorEvent::None => {
+            return match self.editor.handle(Key::new(key, None), ()) {
+                Outcome::Pass => {
                     self.dirty = false;
                     Vec::new()
                 }
+                outcome => self.carry_out(outcome, Focus::Editor),
             };
         }
         match keymap::action_for(&key, self.scope()) {
-            Some(action) => self.route(action),
+            Some(action) => self.route(Key::new(key, Some(action)), action),
             None => {
                 self.dirty = false;
                 Vec::new()
@@ -97,9 +89,11 @@ impl App {
         }
     }
 
-    /// Offers an action to the panes that may own it, the compare view
-    /// first while it is open; what they pass up the app carries out.
-    fn route(&mut self, action: Action) -> Vec<Command> {
+    /// Offers a key to the panes that may own its action, through
+    /// `Component::handle`: the compare view first while it is open, the
+    /// request pane, the list when it has the focus, the lint panel and the
+    /// replies; what none takes is the workbench's (`act`).
+    fn route(&mut self, key: Key, action: Action) -> Vec<Command> {
         use Action::*;
         let compare_keys = matches!(action, Compare | ComparePair | CompareOther)
             || (self.compare.open
@@ -109,50 +103,47 @@ impl App {
             let compared = self
                 .compare
                 .shown(self.preview.as_ref().and_then(|p| p.compare.clone()));
-            let outcome = self
-                .compare
-                .handle(action, self.formatter.provider, compared.as_deref());
-            if let Outcome::Taken(effect) = outcome {
+            let cx = CompareContext {
+                provider: self.formatter.provider,
+                compared: compared.as_deref(),
+            };
+            if let Outcome::Taken(effect) = self.compare.handle(key, cx) {
                 return self.apply(effect, Focus::Output);
             }
         }
         let scrolls = matches!(action, Up | Down | PageUp | PageDown | Top | Bottom);
         if !scrolls || self.focus == Focus::Output {
-            let page = self.size.1.saturating_sub(12).max(1) as usize;
-            if let Outcome::Taken(effect) = self.request.handle(action, self.preview.as_ref(), page)
-            {
-                // `G`: the last line at the bottom of the pane, not alone
-                // at its top.
-                if action == Bottom
-                    && (self.request.shown != crate::worker::Shown::Tokens
-                        || self.request.show_tools)
-                {
-                    self.request.scroll = self.last_page();
+            let cx = request_context!(self);
+            if let Outcome::Taken(effect) = self.request.handle(key, cx) {
+                // The explain and lint panels share a place.
+                if action == Explain && self.request.explain {
+                    self.lint.open = false;
                 }
                 return self.apply(effect, Focus::Output);
             }
         }
+        if self.focus == Focus::List {
+            let cx = self.list_context();
+            let outcome = self.list.handle(key, cx);
+            if outcome != Outcome::Pass {
+                return self.carry_out(outcome, Focus::List);
+            }
+        }
+        if let Outcome::Taken(effect) = self.lint.handle(key, ()) {
+            if self.lint.open {
+                self.request.explain = false;
+            }
+            return self.apply(effect, self.focus);
+        }
+        if let Outcome::Taken(effect) = self.replies.handle(key, ()) {
+            return self.apply(effect, self.focus);
+        }
         self.act(action)
     }
 
-    /// Does what a pane's outcome asks: the status line, the focus (to
-    /// `pane`), the clipboard, a new request.
-    pub(super) fn apply(&mut self, effect: Effect, pane: Focus) -> Vec<Command> {
-        if let Some(status) = effect.status {
-            self.status = status;
-        }
-        if effect.focus {
-            self.focus = pane;
-        }
-        let mut commands: Vec<Command> = effect
-            .clipboard
-            .into_iter()
-            .map(Command::Clipboard)
-            .collect();
-        if effect.reformat {
-            commands.extend(self.reformat());
-        }
-        commands
+    /// The lines a page of the request pane scrolls.
+    pub(super) fn request_page(&self) -> usize {
+        self.size.1.saturating_sub(12).max(1) as usize
     }
 
     pub(super) fn act(&mut self, action: Action) -> Vec<Command> {
@@ -209,7 +200,7 @@ impl App {
             | Action::PageUp
             | Action::PageDown
             | Action::Top
-            | Action::Bottom => self.navigate(action),
+            | Action::Bottom => return self.navigate(action),
             Action::Edit | Action::EditText => {
                 let i = self.list.selected;
                 if self.messages().get(i).is_none() {
@@ -268,10 +259,10 @@ impl App {
             }
             Action::SendMany => return self.pick_providers(),
             Action::RemoteCount => return self.remote_count(),
-            Action::CancelSend => return self.cancel_sends(),
             Action::AppendReply => return self.append_reply(),
-            Action::Explain => return self.toggle_explain(),
-            Action::ToggleLint => return self.toggle_lint(),
+            // The replies', the request pane's and the lint panel's own
+            // (`route`).
+            Action::CancelSend | Action::Explain | Action::ToggleLint => {}
             Action::History => return self.open_history(),
             Action::NextFile | Action::PrevFile => return self.next_file(action),
             Action::FindSession => return self.open_picker(),
@@ -323,8 +314,9 @@ impl App {
                     Some(Focus::List) => {
                         let saved = self.focus;
                         self.focus = Focus::List;
-                        self.navigate(if down { Action::Down } else { Action::Up });
+                        let cmds = self.navigate(if down { Action::Down } else { Action::Up });
                         self.focus = saved;
+                        return cmds;
                     }
                     _ => self.dirty = false,
                 }

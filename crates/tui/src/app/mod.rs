@@ -9,20 +9,23 @@ use super::consent::Consent;
 use super::document::{Disk, Document};
 use super::keymap::{self, Action, Scope};
 use super::msg::{AfterSave, Allow, Command, FileResult, SaveOutcome};
-use super::panes::compare::{ComparePane, Pair};
-use super::panes::editor::{EditorEvent, EditorPane};
+use super::panes::budget::BudgetPane;
+use super::panes::compare::{CompareContext, ComparePane, Pair};
+use super::panes::editor::EditorPane;
 use super::panes::lint::LintPane;
-use super::panes::list::ListPane;
+use super::panes::list::{ListContext, ListPane};
 use super::panes::popup::{Pending, Popup};
-use super::panes::reply::ReplyUpdate;
-use super::panes::request::RequestPane;
-use super::panes::settings::{FormOutcome, SettingsForm};
-use super::panes::{Effect, Outcome};
+use super::panes::reply::{Replies, ReplyUpdate};
+use super::panes::request::{RequestContext, RequestPane};
+use super::panes::settings::SettingsForm;
+use super::panes::{Component, Effect, Key, Outcome};
 use super::recovery::{self, Recovery};
 use super::theme::Theme;
 use super::worker::{Job, Preview, ReleaseJob};
 use formatscope_core::formatter::{FormatterId, Mode, Provider};
-use formatscope_core::session::{locate_pointer, parse_session, InputShape, PackedMessage, Session};
+use formatscope_core::session::{
+    locate_pointer, parse_session, InputShape, PackedMessage, Session,
+};
 use formatscope_core::tokens::CounterSpec;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -38,6 +41,7 @@ mod external;
 mod files;
 mod history;
 mod keys;
+mod outcome;
 mod panels;
 mod picker;
 mod popups;
@@ -92,13 +96,10 @@ pub struct App {
     /// "minimax", Java's "glm"), when one is picked; otherwise the
     /// release's provider is the formatter's (see `App::family`).
     pub family: Option<&'static str>,
-    /// The last live send's replies: one for `S`, one per provider picked
-    /// with `P`, side by side.
-    pub replies: Vec<super::panes::reply::ReplyPane>,
-    sends: u64,
-    /// The provider's own count (`R`): for which preview generation and
-    /// provider, and the count or why not.
-    pub remote_count: Option<(u64, Provider, Result<u64, String>)>,
+    /// The last live send's replies, side by side.
+    pub replies: Replies,
+    /// The budget meter (it keeps the provider's own count, `R`).
+    pub meter: BudgetPane,
     pub popup: Option<Popup>,
     pub preview: Option<Preview>,
     pub generation: u64,
@@ -178,16 +179,17 @@ impl App {
             release: 0,
             release_mode: formatscope_core::reference::Mode::Chat,
             family: None,
-            replies: Vec::new(),
-            sends: 0,
-            remote_count: None,
+            replies: Replies::default(),
+            meter: BudgetPane::default(),
             popup: None,
             preview: None,
             generation: 0,
             status: "loading…".into(),
             last_reload: None,
             consent: Consent::default(),
-            prices: Arc::new(Ok(formatscope_core::tokens::cost::PriceTable::embedded().clone())),
+            prices: Arc::new(Ok(
+                formatscope_core::tokens::cost::PriceTable::embedded().clone()
+            )),
             profiles: Arc::new(Ok(formatscope_net::profile::Profiles::default())),
             profile: None,
             profiles_file: None,
@@ -301,11 +303,13 @@ impl App {
             return Err("no session".into());
         };
         let session = &doc.session;
-        let mut settings = formatscope_core::model_choice::request_settings(session, provider, None)?;
+        let mut settings =
+            formatscope_core::model_choice::request_settings(session, provider, None)?;
         // The profile's base URL over the session's; its model when the
         // session names none.
         if let Some(p) = self.profile_for(provider) {
-            let assumed = formatscope_core::model_choice::choose_model(session, provider, None).assumed();
+            let assumed =
+                formatscope_core::model_choice::choose_model(session, provider, None).assumed();
             p.apply(&mut settings, assumed);
         }
         Ok((session.clone(), settings))
@@ -346,7 +350,10 @@ impl App {
     }
 
     /// The profile in use, when it is for `provider`.
-    pub(super) fn profile_for(&self, provider: Provider) -> Option<&formatscope_net::profile::Profile> {
+    pub(super) fn profile_for(
+        &self,
+        provider: Provider,
+    ) -> Option<&formatscope_net::profile::Profile> {
         let name = self.profile.as_deref()?;
         let all = self.profiles.as_ref().as_ref().ok()?;
         all.get(name).ok().filter(|p| p.provider == provider)
@@ -354,7 +361,7 @@ impl App {
 
     /// Whether a live send is in flight.
     pub fn sending(&self) -> bool {
-        self.replies.iter().any(|r| r.in_flight())
+        self.replies.sending()
     }
 
     /// Sends the request to each provider (in the mode on screen), one
@@ -382,7 +389,7 @@ impl App {
                     return Vec::new();
                 }
             };
-            self.sends += 1;
+            let id = self.replies.next_id();
             // The meter counts the request on screen: beside its reply only.
             let our_count = (provider == self.formatter.provider)
                 .then(|| self.preview.as_ref().and_then(|p| p.report.as_ref()))
@@ -400,10 +407,10 @@ impl App {
                 .ok()
                 .and_then(|t| t.price_for(provider, &model));
             let mut pane = super::panes::reply::ReplyPane::default();
-            pane.start(self.sends, provider, our_count, price);
+            pane.start(id, provider, our_count, price);
             replies.push(pane);
             cmds.push(Command::Send(Box::new(super::msg::SendJob {
-                id: self.sends,
+                id,
                 session: Box::new(session),
                 formatter: FormatterId::new(provider, self.formatter.mode),
                 settings: Box::new(settings),
@@ -486,7 +493,7 @@ impl App {
                     Ok(n) => format!("{provider} counts {n} input tokens (exact)"),
                     Err(e) => format!("no remote count: {e}"),
                 };
-                self.remote_count = Some((generation, provider, result));
+                self.meter.remote = Some((generation, provider, result));
                 Vec::new()
             }
             Event::Reply {
@@ -616,7 +623,8 @@ impl App {
         let session = &doc.session;
         self.generation += 1;
         // The header's model: the wire view sends the same one.
-        let choice = formatscope_core::model_choice::choose_model(session, self.formatter.provider, None);
+        let choice =
+            formatscope_core::model_choice::choose_model(session, self.formatter.provider, None);
         let model = choice.info();
         let job = Job {
             generation: self.generation,
@@ -636,7 +644,10 @@ impl App {
             shown: self.request.shown,
             request: Provider::ALL
                 .into_iter()
-                .map(|p| formatscope_core::model_choice::request_settings(session, p, None).map(|s| (p, s)))
+                .map(|p| {
+                    formatscope_core::model_choice::request_settings(session, p, None)
+                        .map(|s| (p, s))
+                })
                 .collect(),
             compare: self
                 .compare
@@ -745,7 +756,13 @@ impl Unshown {
 
 /// `Bob, user` for a message.
 fn describe(m: &Value) -> String {
-    let name = m.get("name").map(formatscope_core::py::py_str).unwrap_or_default();
-    let role = m.get("role").map(formatscope_core::py::py_str).unwrap_or_default();
+    let name = m
+        .get("name")
+        .map(formatscope_core::py::py_str)
+        .unwrap_or_default();
+    let role = m
+        .get("role")
+        .map(formatscope_core::py::py_str)
+        .unwrap_or_default();
     formatscope_core::text::escape_control(&format!("{name}, {role}")).into_owned()
 }

@@ -1,5 +1,6 @@
-//! The panels and the form an action opens: settings (`s`), explain
-//! (`w`) and lint (`L`), which share the place at the right.
+//! The settings form (`s`): opened on the session's settings, the
+//! profiles read again. (The explain and lint panels open themselves:
+//! `RequestPane` and `LintPane` take `w` and `L`.)
 
 use super::*;
 
@@ -37,35 +38,5 @@ impl App {
         let form = form.with_profile(self.profile.as_deref(), names, &self.profiles_origin());
         self.popup = Some(Popup::Settings(Box::new(form)));
         Vec::new()
-    }
-
-    /// The explain panel (`w`): the rule behind each line.
-    pub(super) fn toggle_explain(&mut self) -> Vec<Command> {
-        self.request.explain = !self.request.explain;
-        // The explain panel and the lint panel share a place.
-        if self.request.explain {
-            self.lint.open = false;
-        }
-        self.status = if self.request.explain {
-            "explain: the rule behind each line at the right, the rules that fired below (w closes)"
-                .into()
-        } else {
-            "explain closed".into()
-        };
-        self.reformat()
-    }
-
-    /// The lint panel (`L`).
-    pub(super) fn toggle_lint(&mut self) -> Vec<Command> {
-        if !self.lint.open {
-            self.request.explain = false;
-        }
-        self.lint.open = !self.lint.open;
-        self.status = if self.lint.open {
-            "lint: findings for the request on screen (L closes)".into()
-        } else {
-            "lint panel closed".into()
-        };
-        self.reformat()
     }
 }

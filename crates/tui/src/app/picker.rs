@@ -5,7 +5,7 @@
 //! first); every file opened goes first in the recent list.
 
 use super::*;
-use crate::panes::picker::{PickerKey, PickerPane};
+use crate::panes::picker::PickerPane;
 
 impl App {
     /// Opens the picker over the folder shown (or the open file's
@@ -85,24 +85,9 @@ impl App {
         }
     }
 
-    pub(super) fn on_picker_key(
-        &mut self,
-        mut pane: Box<PickerPane>,
-        key: KeyEvent,
-    ) -> Vec<Command> {
-        match pane.on_key(key) {
-            PickerKey::Open => {
-                self.popup = Some(Popup::Picker(pane));
-                Vec::new()
-            }
-            PickerKey::Closed => Vec::new(),
-            PickerKey::Chosen(path) => self.open_picked(path),
-        }
-    }
-
     /// Opens `path` as `]` would: a file from outside the folder's list
     /// joins it (so the unsaved-edits question can name it by index).
-    fn open_picked(&mut self, path: PathBuf) -> Vec<Command> {
+    pub(super) fn open_picked(&mut self, path: PathBuf) -> Vec<Command> {
         if self.doc.as_ref().is_some_and(|d| d.path == path) {
             self.status = format!("{} is open", self.file_name());
             return Vec::new();

@@ -1,59 +1,25 @@
-//! Keys while a popup is open: each popup's answer becomes what the app
-//! does next (the settings form's, the unsaved-edits question's, the
-//! conflict with a changed file's, ...).
+//! Keys the popups pass up: the questions (unsaved edits, a conflict
+//! with a changed file, consent, recovery, ...), whose answers are the
+//! workbench's to carry out: they touch the document, the files and the
+//! sends.
 
 use super::*;
-use crate::panes::popup::{self, Picked};
 
 impl App {
     pub(super) fn on_popup_key(&mut self, popup: Popup, key: KeyEvent) -> Vec<Command> {
         let code = key.code;
         match popup {
-            Popup::Settings(mut form) => match form.on_key(key) {
-                FormOutcome::Editing => {
-                    self.popup = Some(Popup::Settings(form));
-                    Vec::new()
-                }
-                FormOutcome::Cancelled => {
-                    self.status = "settings unchanged".into();
-                    Vec::new()
-                }
-                FormOutcome::Apply(settings) => self.apply_settings_form(&form, settings),
-            },
-            Popup::Help(scroll) => {
-                if let Picked::Open(p) = popup::help_key(scroll, code) {
-                    self.popup = Some(p);
-                }
+            // They take their keys themselves (`Component::handle`) and
+            // never pass one here.
+            p @ (Popup::Settings(_)
+            | Popup::Help(_)
+            | Popup::Formatter { .. }
+            | Popup::SendTo { .. }
+            | Popup::History(_)
+            | Popup::Picker(_)) => {
+                self.popup = Some(p);
                 Vec::new()
             }
-            Popup::Formatter { release, row } => match popup::formatter_key(release, row, code) {
-                Picked::Open(p) => {
-                    self.popup = Some(p);
-                    Vec::new()
-                }
-                Picked::Chosen((family, mode)) => self.pick_family(family, mode),
-                Picked::Closed => Vec::new(),
-            },
-            Popup::SendTo {
-                release,
-                cursor,
-                chosen,
-            } => match popup::send_to_key(release, cursor, chosen, code) {
-                Picked::Open(p) => {
-                    if code == KeyCode::Enter {
-                        self.status = "no provider picked: Space picks one".into();
-                    }
-                    self.popup = Some(p);
-                    Vec::new()
-                }
-                Picked::Chosen(families) => self.send_picked(families),
-                Picked::Closed => {
-                    self.status = "nothing sent".into();
-                    Vec::new()
-                }
-            },
-            Popup::History(pane) => self.on_history_key(pane, code),
-            Popup::Picker(pane) => self.on_picker_key(pane, key),
             Popup::Conflict { disk, error } => self.on_conflict_key(code, disk, error),
             Popup::SaveAsk {
                 question,

@@ -33,13 +33,14 @@ impl App {
             return Vec::new();
         };
         let session = doc.session.clone();
-        let request = match formatscope_core::wire::Settings::from_session(session.settings.get("request")) {
-            Ok(s) => s,
-            Err(e) => {
-                self.status = format!("not sent: the session's \"request\" object: {e}");
-                return Vec::new();
-            }
-        };
+        let request =
+            match formatscope_core::wire::Settings::from_session(session.settings.get("request")) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.status = format!("not sent: the session's \"request\" object: {e}");
+                    return Vec::new();
+                }
+            };
         let mut cmds = Vec::new();
         let mut panes = Vec::new();
         let mut labels = Vec::new();
@@ -52,14 +53,14 @@ impl App {
                     ..request.clone()
                 }
             };
-            self.sends += 1;
+            let id = self.replies.next_id();
             let label = format!("{} {}", job.release.title(), family.title);
             let mut pane = ReplyPane::default();
-            pane.start_release(self.sends, family, &label);
+            pane.start_release(id, family, &label);
             panes.push(pane);
             labels.push(family.title);
             cmds.push(Command::Send(Box::new(SendJob {
-                id: self.sends,
+                id,
                 session: Box::new(session.clone()),
                 formatter: self.formatter,
                 settings: Box::new(settings),

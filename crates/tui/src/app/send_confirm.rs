@@ -8,8 +8,8 @@ use super::super::panes::popup::{ConfirmSend, Popup};
 use super::super::panes::settings::SettingsForm;
 use super::App;
 use formatscope_core::formatter::{FormatterId, Provider};
-use formatscope_net::hosts::Host;
 use formatscope_core::reference::Family;
+use formatscope_net::hosts::Host;
 use ratatui::crossterm::event::KeyCode;
 
 impl App {
@@ -111,12 +111,14 @@ impl App {
         let built = self
             .wire_settings_for(provider)
             .and_then(|(mut session, mut settings)| {
-                session.messages = std::sync::Arc::new(vec![formatscope_core::session::PackedMessage::new(
-                    &serde_json::json!({"name": "user", "role": "user", "content": "."}),
-                )]);
+                session.messages =
+                    std::sync::Arc::new(vec![formatscope_core::session::PackedMessage::new(
+                        &serde_json::json!({"name": "user", "role": "user", "content": "."}),
+                    )]);
                 formatscope_net::apply_base_url_from_env(provider, &mut settings.model_kwargs);
                 let formatter = FormatterId::new(provider, self.formatter.mode);
-                let out = formatscope_core::pipeline::build_request_local(&session, formatter, &settings);
+                let out =
+                    formatscope_core::pipeline::build_request_local(&session, formatter, &settings);
                 formatscope_net::prepare(provider, &out, false)
             });
         match built {

@@ -122,21 +122,6 @@ impl App {
         }))]
     }
 
-    /// Cancels the sends in flight (Esc).
-    pub(super) fn cancel_sends(&mut self) -> Vec<Command> {
-        let ids: Vec<u64> = self
-            .replies
-            .iter()
-            .filter(|r| r.in_flight())
-            .map(|r| r.id)
-            .collect();
-        if !ids.is_empty() {
-            self.status = "cancelling…".into();
-            return ids.into_iter().map(Command::CancelSend).collect();
-        }
-        Vec::new()
-    }
-
     /// Appends the finished reply as the next message (`A`).
     pub(super) fn append_reply(&mut self) -> Vec<Command> {
         // The reply of the provider on screen, else the first done.
@@ -152,7 +137,9 @@ impl App {
             self.status = "no finished reply to append (S sends)".into();
             return Vec::new();
         };
-        let name = formatscope_core::response::reply_speaker(self.messages().iter().map(PackedMessage::value));
+        let name = formatscope_core::response::reply_speaker(
+            self.messages().iter().map(PackedMessage::value),
+        );
         // A reply another release parsed is appended as that release
         // holds it.
         let held = self

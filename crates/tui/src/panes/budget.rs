@@ -3,36 +3,66 @@
 //! price table's rate (`tokens::cost`), and the breakdown.
 
 use super::{columns, pane_block};
-use formatscope_core::text::{count_of, plural, thousands, thousands_signed};
-use formatscope_core::tokens::cost::PriceTable;
-use formatscope_core::tokens::Category;
 use crate::lines::fit_items;
 use crate::theme::Palette;
 use crate::worker::{CacheLine, Preview, ReleaseInfo};
+use formatscope_core::formatter::Provider;
+use formatscope_core::text::{count_of, plural, thousands, thousands_signed};
+use formatscope_core::tokens::cost::PriceTable;
+use formatscope_core::tokens::Category;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 
-/// What the budget pane draws.
+/// What the budget pane draws, besides its own state.
 #[derive(Clone, Copy)]
 pub struct BudgetView<'a> {
     pub preview: Option<&'a Preview>,
     pub budget: Option<i64>,
     pub idle: bool,
-    /// The provider's own count of the request on screen (`R`).
-    pub remote: Option<&'a Result<u64, String>>,
     /// The price table the cost is read from.
     pub prices: &'a Result<PriceTable, String>,
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &BudgetView<'_>) {
+/// The budget meter. Its one piece of state is the provider's own count
+/// (`R`): for which preview generation and provider, and the count or why
+/// not. Only the meter shows it, so it lives here, not in the app.
+#[derive(Debug, Default)]
+pub struct BudgetPane {
+    pub remote: Option<(u64, Provider, Result<u64, String>)>,
+}
+
+impl super::Component for BudgetPane {
+    type Context<'a> = ();
+    type Props<'a> = &'a BudgetView<'a>;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &BudgetView<'_>) {
+        // The remote count holds for the request it counted only.
+        let remote = self
+            .remote
+            .as_ref()
+            .filter(|(g, p, _)| {
+                view.preview
+                    .is_some_and(|pv| pv.generation == *g && pv.formatter.provider == *p)
+            })
+            .map(|(_, _, r)| r);
+        draw(frame, area, ui, view, remote)
+    }
+}
+
+fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    ui: &Palette,
+    view: &BudgetView<'_>,
+    remote: Option<&Result<u64, String>>,
+) {
     let BudgetView {
         preview,
         budget,
         idle,
-        remote,
         prices,
     } = *view;
     let block = pane_block(ui, Line::from(" Budget "), false);
@@ -371,7 +401,10 @@ fn breakdown(
 /// The whole request's input cost (`$0.000714`, `≈` when its count is an
 /// estimate; all of it, tool schemas too, even when the gauge shows the
 /// messages against `max_tokens`), or why there is no price: never a guess.
-fn cost_text(report: &formatscope_core::budget::TokenReport, prices: &Result<PriceTable, String>) -> String {
+fn cost_text(
+    report: &formatscope_core::budget::TokenReport,
+    prices: &Result<PriceTable, String>,
+) -> String {
     let approx = if report.exact { "" } else { "≈" };
     let tokens = u64::try_from(report.total).unwrap_or(0);
     match prices {

@@ -7,12 +7,12 @@
 
 use super::pane_block;
 use super::Outcome;
-use formatscope_core::compare::{Compared, Row};
-use formatscope_core::diff::Mark;
-use formatscope_core::formatter::{FormatterId, Mode, Provider};
 use crate::keymap::Action;
 use crate::theme::Palette;
 use crate::worker::{SideSpec, SideView};
+use formatscope_core::compare::{Compared, Row};
+use formatscope_core::diff::Mark;
+use formatscope_core::formatter::{FormatterId, Mode, Provider};
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -85,6 +85,39 @@ pub struct ComparePane {
     pub replies: Option<std::sync::Arc<Compared>>,
     /// Rows on screen at the last draw (for paging).
     height: std::cell::Cell<usize>,
+}
+
+/// What the compare view reads to take a key: the provider on screen
+/// and the rows compared.
+#[derive(Clone, Copy)]
+pub struct CompareContext<'a> {
+    pub provider: Provider,
+    pub compared: Option<&'a Compared>,
+}
+
+/// What it draws besides its own state.
+#[derive(Clone, Copy)]
+pub struct CompareView<'a> {
+    pub compared: Option<&'a Compared>,
+    pub focused: bool,
+    /// A newer request is being computed.
+    pub updating: bool,
+}
+
+impl super::Component for ComparePane {
+    type Context<'a> = CompareContext<'a>;
+    type Props<'a> = CompareView<'a>;
+
+    fn handle(&mut self, key: super::Key, cx: CompareContext<'_>) -> Outcome {
+        match key.action {
+            Some(action) => self.on_action(action, cx.provider, cx.compared),
+            None => Outcome::Pass,
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: CompareView<'_>) {
+        self.render(frame, area, ui, view.compared, view.focused, view.updating)
+    }
 }
 
 impl ComparePane {
@@ -174,7 +207,7 @@ impl ComparePane {
     /// Takes the compare view's actions: opening and closing it, the pair
     /// and the other provider (the request is computed again), and, while
     /// it is open, scrolling and the jumps between differences.
-    pub fn handle(
+    pub fn on_action(
         &mut self,
         action: Action,
         current: Provider,
@@ -252,7 +285,7 @@ impl ComparePane {
         }
     }
 
-    pub fn draw(
+    fn render(
         &self,
         frame: &mut Frame,
         area: Rect,
@@ -364,20 +397,20 @@ mod tests {
     fn the_compare_view_takes_its_keys_only_while_open() {
         let mut pane = ComparePane::default();
         assert_eq!(
-            pane.handle(Action::Down, Provider::OpenAi, None),
+            pane.on_action(Action::Down, Provider::OpenAi, None),
             Outcome::Pass
         );
-        let Outcome::Taken(effect) = pane.handle(Action::CompareOther, Provider::OpenAi, None)
+        let Outcome::Taken(effect) = pane.on_action(Action::CompareOther, Provider::OpenAi, None)
         else {
             panic!("taken")
         };
         assert!(effect.reformat && pane.open && pane.pair == Pair::Providers);
         for _ in 0..8 {
-            pane.handle(Action::CompareOther, Provider::OpenAi, None);
+            pane.on_action(Action::CompareOther, Provider::OpenAi, None);
             assert_ne!(pane.other_provider(Provider::OpenAi), Provider::OpenAi);
         }
         assert_eq!(
-            pane.handle(Action::Down, Provider::OpenAi, None),
+            pane.on_action(Action::Down, Provider::OpenAi, None),
             Outcome::done()
         );
         assert_eq!(pane.scroll, 1);

@@ -3,30 +3,16 @@
 //! yet is a draft, an unsaved edit like any other (it is never dropped
 //! without asking, and goes into recovery files).
 
-use super::pane_block;
+use super::{pane_block, Outcome, Then};
 use crate::keymap::{self, Action, Scope};
 use crate::theme::Palette;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::Frame;
 use ratatui_textarea::{TextArea, WrapMode};
 use serde_json::Value;
-
-/// What a key did in the editor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EditorEvent {
-    /// The text changed: the app applies it if it parses.
-    Changed,
-    Leave,
-    ToggleText,
-    /// Soft wrap was switched on or off.
-    Wrapped,
-    Save,
-    Quit,
-    None,
-}
 
 pub struct EditorPane {
     pub area: TextArea<'static>,
@@ -184,37 +170,6 @@ impl EditorPane {
         parsed
     }
 
-    pub fn handle_key(&mut self, key: KeyEvent) -> EditorEvent {
-        // Tab indents here; Shift-Tab (which the text area would take as
-        // another Tab) leaves, as Esc does.
-        if key.code == KeyCode::BackTab {
-            return EditorEvent::Leave;
-        }
-        match keymap::action_for(&key, Scope::Editor) {
-            Some(Action::LeaveEditor) => return EditorEvent::Leave,
-            Some(Action::ToggleEditorText) => return EditorEvent::ToggleText,
-            Some(Action::ToggleEditorWrap) => {
-                self.wrap = Some(!self.wraps());
-                self.apply_wrap();
-                return EditorEvent::Wrapped;
-            }
-            Some(Action::Save) => return EditorEvent::Save,
-            Some(Action::Quit) => return EditorEvent::Quit,
-            _ => {}
-        }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let changed = match key.code {
-            KeyCode::Char('z') if ctrl => self.area.undo(),
-            KeyCode::Char('r') if ctrl => self.area.redo(),
-            _ => self.area.input(key),
-        };
-        if changed {
-            EditorEvent::Changed
-        } else {
-            EditorEvent::None
-        }
-    }
-
     pub fn paste(&mut self, text: &str) {
         self.area.insert_str(text);
     }
@@ -234,8 +189,62 @@ impl EditorPane {
         });
         self.styled_focus = Some(focused);
     }
+}
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, who: &str, focused: bool) {
+/// What the editor draws besides its own state: who wrote the message
+/// (` · Bob (user)`), and whether it has the focus.
+#[derive(Clone, Copy)]
+pub struct EditorView<'a> {
+    pub who: &'a str,
+    pub focused: bool,
+}
+
+/// The editor takes every key while it has the focus: its own (leave,
+/// text or JSON, wrap) and the text area's; what it cannot do alone (put
+/// the text in the session, save, quit, leave) it asks of the app.
+impl super::Component for EditorPane {
+    type Context<'a> = ();
+    type Props<'a> = EditorView<'a>;
+
+    fn handle(&mut self, key: super::Key, _: ()) -> Outcome {
+        let key = key.event;
+        // Tab indents here; Shift-Tab (which the text area would take as
+        // another Tab) leaves, as Esc does.
+        if key.code == KeyCode::BackTab {
+            return Outcome::then(Then::LeaveEditor);
+        }
+        match keymap::action_for(&key, Scope::Editor) {
+            Some(Action::LeaveEditor) => return Outcome::then(Then::LeaveEditor),
+            Some(Action::ToggleEditorText) => return Outcome::then(Then::EditorText),
+            Some(Action::ToggleEditorWrap) => {
+                self.wrap = Some(!self.wraps());
+                self.apply_wrap();
+                return Outcome::say(if self.wraps() {
+                    "soft wrap on: long lines wrap (the text is unchanged)"
+                } else {
+                    "soft wrap off"
+                });
+            }
+            Some(Action::Save) => return Outcome::then(Then::Save),
+            Some(Action::Quit) => return Outcome::then(Then::Quit),
+            _ => {}
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let changed = match key.code {
+            KeyCode::Char('z') if ctrl => self.area.undo(),
+            KeyCode::Char('r') if ctrl => self.area.redo(),
+            _ => self.area.input(key),
+        };
+        if changed {
+            Outcome::then(Then::Edited)
+        } else {
+            // Nothing on screen changed.
+            Outcome::Pass
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: EditorView<'_>) {
+        let EditorView { who, focused } = view;
         let what = if self.text_mode { "text" } else { "JSON" };
         let title = match (self.for_index, &self.error) {
             (Some(i), None) => format!(" Message #{i}{who} · {what} "),

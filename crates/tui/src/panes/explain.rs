@@ -11,7 +11,28 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-pub fn draw(
+/// What the explain panel draws: the explanation, the provider on screen
+/// and the rules behind the request lines on screen.
+pub struct ExplainView<'a> {
+    pub why: Option<&'a Explanation>,
+    pub provider: formatscope_core::formatter::Provider,
+    pub on_screen: &'a [&'static str],
+}
+
+/// The explain panel: no state and no keys (whether it is open is the
+/// request pane's, which `w` toggles).
+pub struct Explain;
+
+impl super::Component for Explain {
+    type Context<'a> = ();
+    type Props<'a> = &'a ExplainView<'a>;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &ExplainView<'_>) {
+        draw(frame, area, ui, view.why, view.provider, view.on_screen)
+    }
+}
+
+fn draw(
     frame: &mut Frame,
     area: Rect,
     ui: &Palette,

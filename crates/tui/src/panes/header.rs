@@ -2,9 +2,9 @@
 //! the release's provider tabs (the digit keys).
 
 use super::columns;
+use crate::theme::Palette;
 use formatscope_core::formatter::{FormatterId, Mode};
 use formatscope_core::reference::Family;
-use crate::theme::Palette;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -62,7 +62,20 @@ impl Traced {
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
+/// The header line: no state and no keys, drawn from the view the app
+/// builds.
+pub struct Header;
+
+impl super::Component for Header {
+    type Context<'a> = ();
+    type Props<'a> = &'a HeaderView<'a>;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
+        draw(frame, area, ui, view)
+    }
+}
+
+fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &HeaderView<'_>) {
     let base = Style::default().bg(ui.header_bg).fg(ui.header_fg);
     let line = header_line(ui, view, area.width as usize);
     frame.render_widget(Paragraph::new(line).style(base), area);
@@ -157,11 +170,7 @@ pub fn header_line(ui: &Palette, view: &HeaderView<'_>, width: usize) -> Line<'s
     let over = (used + 3 + tab_width).saturating_sub(width);
     if let Some(file) = items.get_mut(0) {
         let keep = columns(&file.content).saturating_sub(over + 1);
-        file.content = format!(
-            "{}…",
-            crate::lines::cut_to_columns(&file.content, keep)
-        )
-        .into();
+        file.content = format!("{}…", crate::lines::cut_to_columns(&file.content, keep)).into();
     }
     items.push(Span::styled(" │ ", base));
     items.extend(selected);
@@ -389,7 +398,10 @@ mod tests {
             unsaved: true,
             deleted: false,
             position: Some((1_233, 4_000)),
-            formatter: FormatterId::new(formatscope_core::formatter::Provider::Anthropic, Mode::MultiAgent),
+            formatter: FormatterId::new(
+                formatscope_core::formatter::Provider::Anthropic,
+                Mode::MultiAgent,
+            ),
             model: Some("claude-sonnet-4-6 (default)".into()),
             budget: Some(123_456),
             release: None,

@@ -5,10 +5,10 @@
 //! prompt").
 
 use super::{centered, pane_block};
-use formatscope_core::compare::{compare, Compared, Side};
-use formatscope_history::Send;
-use formatscope_core::text::escape_control;
 use crate::theme::Palette;
+use formatscope_core::compare::{compare, Compared, Side};
+use formatscope_core::text::escape_control;
+use formatscope_history::Send;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -47,6 +47,44 @@ pub enum HistoryKey {
     Compare(usize),
     /// Show this send (index in `sends`), which must be read whole first.
     Read(usize),
+}
+
+/// The history popup moves through its list and shows a send on its own;
+/// reading a send whole and comparing replies are the app's (the history
+/// file, the replies and the compare view are not the popup's).
+impl super::Component for HistoryPane {
+    type Context<'a> = ();
+    type Props<'a> = ();
+
+    fn handle(&mut self, key: super::Key, _: ()) -> super::Outcome {
+        use super::{Outcome, Then};
+        match self.on_key(key.code()) {
+            HistoryKey::Open => Outcome::done(),
+            HistoryKey::Closed => Outcome::close(None, None),
+            HistoryKey::Read(index) => Outcome::then(Then::ReadSend {
+                index,
+                compare: false,
+            }),
+            // A reply too large for the list is read before it is compared.
+            HistoryKey::Compare(index)
+                if self
+                    .sends
+                    .as_ref()
+                    .and_then(|s| s.get(index))
+                    .is_some_and(|s| s.reply_left_out()) =>
+            {
+                Outcome::then(Then::ReadSend {
+                    index,
+                    compare: true,
+                })
+            }
+            HistoryKey::Compare(index) => Outcome::then(Then::CompareSend(index)),
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, _: ()) {
+        self.render(frame, area, ui)
+    }
 }
 
 impl HistoryPane {
@@ -90,7 +128,7 @@ impl HistoryPane {
         HistoryKey::Open
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
+    fn render(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
         let n = self.sends.as_ref().map_or(0, Vec::len);
         // The list is as tall as its sends; a send shown whole takes all.
         let rows = if self.showing { usize::MAX } else { n + 5 };

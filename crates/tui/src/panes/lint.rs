@@ -4,9 +4,9 @@
 //! open or not (on sessions small enough to lint on every edit).
 
 use super::pane_block;
+use crate::theme::Palette;
 use formatscope_core::lint::{Finding, Severity};
 use formatscope_core::text::count_of;
-use crate::theme::Palette;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -39,8 +39,39 @@ pub fn worst(findings: &[Finding], i: usize) -> Option<Severity> {
         .min()
 }
 
+/// What the lint panel draws besides its own state: the findings (`None`:
+/// still checking) and the message selected in the list.
+#[derive(Clone, Copy)]
+pub struct LintView<'a> {
+    pub findings: Option<&'a [Finding]>,
+    pub selected: usize,
+}
+
+/// The lint panel's one key opens and closes it (`L`); the app keeps it
+/// and the explain panel, which share a place, from both being open.
+impl super::Component for LintPane {
+    type Context<'a> = ();
+    type Props<'a> = LintView<'a>;
+
+    fn handle(&mut self, key: super::Key, _: ()) -> super::Outcome {
+        if key.action != Some(crate::keymap::Action::ToggleLint) {
+            return super::Outcome::Pass;
+        }
+        self.open = !self.open;
+        super::Outcome::reformat(Some(if self.open {
+            "lint: findings for the request on screen (L closes)".into()
+        } else {
+            "lint panel closed".into()
+        }))
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: LintView<'_>) {
+        self.render(frame, area, ui, view.findings, view.selected)
+    }
+}
+
 impl LintPane {
-    pub fn draw(
+    fn render(
         &self,
         frame: &mut Frame,
         area: Rect,

@@ -3,10 +3,10 @@
 //! crossed out.
 
 use super::pane_block;
-use formatscope_core::session::PackedMessage;
 use crate::keymap::Action;
 use crate::theme::Palette;
 use crate::worker::Preview;
+use formatscope_core::session::PackedMessage;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -41,12 +41,57 @@ impl Row {
         let m = message.value();
         let (summary, call, result) = summary(&m);
         Row {
-            name: m.get("name").map(formatscope_core::py::py_str).unwrap_or_default(),
-            role: m.get("role").map(formatscope_core::py::py_str).unwrap_or_default(),
+            name: m
+                .get("name")
+                .map(formatscope_core::py::py_str)
+                .unwrap_or_default(),
+            role: m
+                .get("role")
+                .map(formatscope_core::py::py_str)
+                .unwrap_or_default(),
             summary,
             call,
             result,
         }
+    }
+}
+
+/// What the list reads to take a key: the number of messages, and the
+/// rows a page moves.
+#[derive(Debug, Clone, Copy)]
+pub struct ListContext {
+    pub messages: usize,
+    pub page: usize,
+}
+
+/// What the list draws besides its own state.
+pub struct ListView<'a> {
+    pub messages: &'a [PackedMessage],
+    pub preview: Option<&'a Preview>,
+    pub focused: bool,
+}
+
+impl super::Component for ListPane {
+    type Context<'a> = ListContext;
+    type Props<'a> = ListView<'a>;
+
+    /// The moves of the selection; the app makes the move (a draft in the
+    /// editor may stop it, and the editor and the request follow it).
+    fn handle(&mut self, key: super::Key, cx: ListContext) -> super::Outcome {
+        use Action::*;
+        let Some(action @ (Up | Down | PageUp | PageDown | Top | Bottom)) = key.action else {
+            return super::Outcome::Pass;
+        };
+        let mut probe = ListPane::at(self.selected);
+        if probe.navigate(action, cx.messages, cx.page) {
+            super::Outcome::then(super::Then::Select(probe.selected))
+        } else {
+            super::Outcome::done()
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: ListView<'_>) {
+        self.render(frame, area, ui, view.messages, view.preview, view.focused)
     }
 }
 
@@ -114,7 +159,7 @@ impl ListPane {
         (i < n && row < area.height.saturating_sub(2) as usize).then_some(i)
     }
 
-    pub fn draw(
+    fn render(
         &self,
         frame: &mut Frame,
         area: Rect,

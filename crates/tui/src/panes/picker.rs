@@ -6,8 +6,8 @@
 //! "listing…" until the first come, and fills as they do.
 
 use super::{centered, pane_block};
-use formatscope_core::text::escape_control;
 use crate::theme::Palette;
+use formatscope_core::text::escape_control;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -61,6 +61,27 @@ pub enum PickerKey {
     Open,
     Closed,
     Chosen(PathBuf),
+}
+
+/// The picker takes every key while it is up: typing filters, the arrows
+/// move; opening the file chosen is the app's (it may ask about unsaved
+/// edits first).
+impl super::Component for PickerPane {
+    type Context<'a> = ();
+    type Props<'a> = ();
+
+    fn handle(&mut self, key: super::Key, _: ()) -> super::Outcome {
+        use super::{Outcome, Then};
+        match self.on_key(key.event) {
+            PickerKey::Open => Outcome::done(),
+            PickerKey::Closed => Outcome::close(None, None),
+            PickerKey::Chosen(path) => Outcome::close(None, Some(Then::Open(path))),
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, _: ()) {
+        self.render(frame, area, ui)
+    }
 }
 
 impl PickerPane {
@@ -272,7 +293,7 @@ impl PickerPane {
         PickerKey::Open
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
+    fn render(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
         let rows = self.entries.as_ref().map_or(1, Vec::len);
         let height = (area.height.saturating_sub(4) as usize).min(rows.max(6) + 4) as u16;
         let rect = centered(area, area.width.saturating_sub(16).clamp(40, 100), height);

@@ -2,13 +2,13 @@
 //! before it could lose an edit or read what a session names.
 
 use super::settings::SettingsForm;
-use super::{centered, pane_block};
-use formatscope_core::media::Access;
-use formatscope_core::reference::{Family, Mode as ReleaseMode};
+use super::{centered, pane_block, Component, Key, Outcome, Then};
 use crate::keymap;
 use crate::msg::{AfterSave, Allow, FileResult, SaveQuestion};
 use crate::recovery::Recovery;
 use crate::theme::Palette;
+use formatscope_core::media::Access;
+use formatscope_core::reference::{Family, Mode as ReleaseMode};
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -170,7 +170,9 @@ pub fn send_to_key(
     mut chosen: Vec<bool>,
     code: KeyCode,
 ) -> Picked<Vec<&'static Family>> {
-    let families = formatscope_core::reference::ALL[release % formatscope_core::reference::ALL.len()].families();
+    let families = formatscope_core::reference::ALL
+        [release % formatscope_core::reference::ALL.len()]
+    .families();
     let n = chosen.len().min(families.len()).max(1);
     let open = |cursor, chosen| {
         Picked::Open(Popup::SendTo {
@@ -215,18 +217,77 @@ pub fn send_to_key(
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
+/// Popups take every key while one is up. The ones that only move and
+/// pick (help, the formatter picker, the providers to send to) and the
+/// panes shown as popups (session picker, settings, history) take theirs
+/// here; the questions (unsaved edits, conflicts, consent, recovery, ...)
+/// pass theirs to the app, whose answers touch the files, the document and
+/// the sends.
+impl Component for Popup {
+    type Context<'a> = ();
+    /// The open file's name, which the questions name.
+    type Props<'a> = &'a str;
+
+    fn handle(&mut self, key: Key, _: ()) -> Outcome {
+        let code = key.code();
+        match self {
+            Popup::Picker(pane) => pane.handle(key, ()),
+            Popup::Settings(form) => form.handle(key, ()),
+            Popup::History(pane) => pane.handle(key, ()),
+            Popup::Help(scroll) => match help_key(*scroll, code) {
+                Picked::Open(p) => {
+                    *self = p;
+                    Outcome::done()
+                }
+                Picked::Closed | Picked::Chosen(()) => Outcome::close(None, None),
+            },
+            Popup::Formatter { release, row } => match formatter_key(*release, *row, code) {
+                Picked::Open(p) => {
+                    *self = p;
+                    Outcome::done()
+                }
+                Picked::Chosen((family, mode)) => {
+                    Outcome::close(None, Some(Then::PickFormatter(family, mode)))
+                }
+                Picked::Closed => Outcome::close(None, None),
+            },
+            Popup::SendTo {
+                release,
+                cursor,
+                chosen,
+            } => match send_to_key(*release, *cursor, std::mem::take(chosen), code) {
+                Picked::Open(p) => {
+                    *self = p;
+                    if code == KeyCode::Enter {
+                        Outcome::say("no provider picked: Space picks one")
+                    } else {
+                        Outcome::done()
+                    }
+                }
+                Picked::Chosen(families) => Outcome::close(None, Some(Then::SendTo(families))),
+                Picked::Closed => Outcome::close(Some("nothing sent"), None),
+            },
+            _ => Outcome::Pass,
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, file: &str) {
+        draw(frame, area, ui, self, file)
+    }
+}
+
+fn draw(frame: &mut Frame, area: Rect, ui: &Palette, popup: &Popup, file: &str) {
     match popup {
         Popup::Help(scroll) => draw_help(frame, area, ui, *scroll),
-        Popup::Settings(form) => form.draw(frame, area, ui),
+        Popup::Settings(form) => form.draw(frame, area, ui, ()),
         Popup::Formatter { release, row } => draw_picker(frame, area, ui, *release, *row),
         Popup::SendTo {
             release,
             cursor,
             chosen,
         } => draw_send_to(frame, area, ui, *release, *cursor, chosen),
-        Popup::History(pane) => pane.draw(frame, area, ui),
-        Popup::Picker(pane) => pane.draw(frame, area, ui),
+        Popup::History(pane) => pane.draw(frame, area, ui, ()),
+        Popup::Picker(pane) => pane.draw(frame, area, ui, ()),
         Popup::Conflict { disk, error } => {
             let what = match disk {
                 FileResult::Text { .. } => {
@@ -645,7 +706,10 @@ mod key_tests {
             panic!("sends")
         };
         let ids: Vec<_> = p.iter().map(|f| f.id).collect();
-        assert_eq!(ids, vec![formatscope_core::reference::ALL[v2].families()[10].id]);
+        assert_eq!(
+            ids,
+            vec![formatscope_core::reference::ALL[v2].families()[10].id]
+        );
         let n = classes(0).len();
         assert_eq!(n, 12, "1.0.21: six providers, two modes");
         assert!(

@@ -4,38 +4,20 @@
 //! total. Its state changes only through `Event::Reply`.
 
 use super::pane_block;
-use formatscope_core::formatter::Provider;
-use formatscope_net::Outcome;
-use formatscope_core::response::ChatResponse;
 use crate::theme::Palette;
-use ratatui::layout::Rect;
+use formatscope_core::formatter::Provider;
+use formatscope_core::response::ChatResponse;
+use formatscope_net::Outcome;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 use serde_json::Value;
 
-/// What the sender thread reports about one send.
-#[derive(Debug, Clone)]
-pub enum ReplyUpdate {
-    /// The request left (or is about to): where to.
-    Started {
-        url: String,
-        /// The host it went to, as the status line names it.
-        host: String,
-        stream: bool,
-    },
-    /// Not sent: the key would go to a host only the session names.
-    HostNotChosen(formatscope_net::hosts::Host),
-    /// A response AgentScope yields (a cumulative snapshot).
-    Chunk(Box<ChatResponse>),
-    /// The reply as another release's agent holds it (what `A` appends),
-    /// before `Done`.
-    Held(Value),
-    Done(Box<Outcome>),
-    Failed(String),
-    Cancelled,
-}
+// What a send reports is the messages' (the sender makes it, the loop
+// carries it); the pane only reads it.
+pub use crate::msg::ReplyUpdate;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Phase {
@@ -86,6 +68,87 @@ impl Default for ReplyPane {
             label: None,
             held: None,
             family: None,
+        }
+    }
+}
+
+/// The last live send's replies: one for `S`, one per provider picked with
+/// `P`, side by side. Only these panes read them, and the count of sends
+/// made names each (a reply pane takes updates of its own send only).
+#[derive(Debug, Default)]
+pub struct Replies {
+    panes: Vec<ReplyPane>,
+    sends: u64,
+}
+
+/// The replies read as the list they are (`app.replies[0]`, `.iter()`,
+/// `.retain(..)`): the list is all the state they have besides the count.
+impl std::ops::Deref for Replies {
+    type Target = Vec<ReplyPane>;
+    fn deref(&self) -> &Vec<ReplyPane> {
+        &self.panes
+    }
+}
+
+impl std::ops::DerefMut for Replies {
+    fn deref_mut(&mut self) -> &mut Vec<ReplyPane> {
+        &mut self.panes
+    }
+}
+
+impl Replies {
+    /// The id of a new send.
+    pub fn next_id(&mut self) -> u64 {
+        self.sends += 1;
+        self.sends
+    }
+
+    /// Whether a live send is in flight.
+    pub fn sending(&self) -> bool {
+        self.panes.iter().any(ReplyPane::in_flight)
+    }
+
+    /// Whether any reply is on screen (it takes part of the request's
+    /// column).
+    pub fn visible(&self) -> bool {
+        self.panes.iter().any(ReplyPane::visible)
+    }
+}
+
+impl super::Component for Replies {
+    type Context<'a> = ();
+    type Props<'a> = ();
+
+    /// Esc cancels the sends in flight.
+    fn handle(&mut self, key: super::Key, _: ()) -> super::Outcome {
+        if key.action != Some(crate::keymap::Action::CancelSend) {
+            return super::Outcome::Pass;
+        }
+        let ids: Vec<u64> = self
+            .panes
+            .iter()
+            .filter(|r| r.in_flight())
+            .map(|r| r.id)
+            .collect();
+        if ids.is_empty() {
+            return super::Outcome::done();
+        }
+        super::Outcome::Taken(super::Effect {
+            status: Some("cancelling…".into()),
+            then: Some(super::Then::Cancel(ids)),
+            ..super::Effect::default()
+        })
+    }
+
+    /// Several replies side by side.
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, _: ()) {
+        let n = self.panes.len().max(1) as u32;
+        let columns = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints((0..n).map(|_| Constraint::Ratio(1, n)).collect::<Vec<_>>())
+            .split(area);
+        for (reply, column) in self.panes.iter().zip(columns.iter()) {
+            reply.draw(frame, *column, ui, ());
         }
     }
 }
@@ -224,8 +287,15 @@ impl ReplyPane {
             _ => None,
         }
     }
+}
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
+/// One reply: it takes no keys (Esc, `A` are the whole set's and the
+/// workbench's), and draws its send as it stands.
+impl super::Component for ReplyPane {
+    type Context<'a> = ();
+    type Props<'a> = ();
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, _: ()) {
         let provider = self.who();
         let state = match &self.phase {
             Phase::Idle => "",
@@ -251,7 +321,7 @@ impl ReplyPane {
                     Some("thinking") => {
                         let t = b.get("thinking").and_then(Value::as_str).unwrap_or("");
                         // The end of a reply of megabytes, not all of it.
-                        let t = formatscope_core::response::tail(t, crate::sender::PANE_TAIL);
+                        let t = formatscope_core::response::tail(t, crate::msg::PANE_TAIL);
                         for l in t.lines() {
                             lines.push(Line::styled(
                                 format!("│ {l}"),
@@ -265,18 +335,24 @@ impl ReplyPane {
                         let t = match b.get("text").and_then(Value::as_str) {
                             Some(t) => t,
                             None => {
-                                owned = b.get("text").map(formatscope_core::py::py_str).unwrap_or_default();
+                                owned = b
+                                    .get("text")
+                                    .map(formatscope_core::py::py_str)
+                                    .unwrap_or_default();
                                 &owned
                             }
                         };
-                        let t = formatscope_core::response::tail(t, crate::sender::PANE_TAIL);
+                        let t = formatscope_core::response::tail(t, crate::msg::PANE_TAIL);
                         lines
                             .extend(t.lines().map(|l| {
                                 Line::styled(l.to_string(), Style::default().fg(ui.text))
                             }));
                     }
                     Some("tool_use") => {
-                        let name = b.get("name").map(formatscope_core::py::py_str).unwrap_or_default();
+                        let name = b
+                            .get("name")
+                            .map(formatscope_core::py::py_str)
+                            .unwrap_or_default();
                         let input = b
                             .get("input")
                             .map(|v| serde_json::to_string(v).unwrap_or_default())
@@ -288,8 +364,14 @@ impl ReplyPane {
                     }
                     // 2.x: the arguments as the raw string.
                     Some("tool_call") => {
-                        let name = b.get("name").map(formatscope_core::py::py_str).unwrap_or_default();
-                        let input = b.get("input").map(formatscope_core::py::py_str).unwrap_or_default();
+                        let name = b
+                            .get("name")
+                            .map(formatscope_core::py::py_str)
+                            .unwrap_or_default();
+                        let input = b
+                            .get("input")
+                            .map(formatscope_core::py::py_str)
+                            .unwrap_or_default();
                         lines.push(Line::styled(
                             format!("→ {name}({input})"),
                             Style::default().fg(ui.focus),
@@ -324,7 +406,9 @@ impl ReplyPane {
             inner,
         );
     }
+}
 
+impl ReplyPane {
     /// The reply's cost from its usage at the price table's rate, and the
     /// input cost predicted from our count; or that the price is unknown.
     fn billed(&self, u: &formatscope_core::response::Usage) -> String {

@@ -3,13 +3,13 @@
 //! (a message at a time, cached). The lines that came from the selected
 //! message are marked.
 
-use super::{columns, pane_block, Effect, Outcome};
-use formatscope_core::formatter::FormatterId;
+use super::{columns, pane_block, Component, Effect, Outcome};
 use crate::highlight::LazyLines;
 use crate::keymap::Action;
 use crate::lines::Lines;
 use crate::theme::Palette;
 use crate::worker::{Preview, Shown};
+use formatscope_core::formatter::FormatterId;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -67,6 +67,46 @@ pub struct RequestView<'a> {
     pub syntax: &'a syntect::highlighting::Theme,
 }
 
+/// What the request pane reads to take a key: the preview, the lines a
+/// page scrolls, and its frame on screen (`G` puts the last line at its
+/// bottom).
+#[derive(Clone, Copy)]
+pub struct RequestContext<'a> {
+    pub preview: Option<&'a Preview>,
+    pub page: usize,
+    pub area: Rect,
+}
+
+impl super::Component for RequestPane {
+    type Context<'a> = RequestContext<'a>;
+    type Props<'a> = &'a RequestView<'a>;
+
+    /// The search being typed takes every key; else the pane's actions
+    /// ([`RequestPane::on_action`]).
+    fn handle(&mut self, key: super::Key, cx: RequestContext<'_>) -> Outcome {
+        if self.search_input.is_some() {
+            return self.on_search_key(key.code(), cx.preview);
+        }
+        let Some(action) = key.action else {
+            return Outcome::Pass;
+        };
+        let outcome = self.on_action(action, cx.preview, cx.page);
+        // `G`: the last line at the bottom of the pane, not alone at its
+        // top (the token view scrolls its own rows).
+        if action == Action::Bottom
+            && outcome != Outcome::Pass
+            && (self.shown != Shown::Tokens || self.show_tools)
+        {
+            self.scroll = self.last_page(cx.preview, cx.area);
+        }
+        outcome
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
+        self.render(frame, area, ui, view)
+    }
+}
+
 impl RequestPane {
     pub fn lines<'a>(&self, preview: Option<&'a Preview>) -> &'a Lines {
         Self::lines_of(preview, self.show_tools)
@@ -85,17 +125,17 @@ impl RequestPane {
 
     /// Takes the request pane's own actions: scrolling (when it has the
     /// focus), search, the tool schemas, wrapping, sideways scrolling,
-    /// copying, the view cycle and raw media.
-    pub fn handle(&mut self, action: Action, preview: Option<&Preview>, page: usize) -> Outcome {
+    /// copying, the view cycle, raw media and the explain panel.
+    pub fn on_action(&mut self, action: Action, preview: Option<&Preview>, page: usize) -> Outcome {
         // The token view moves its cursor with the keys that scroll here.
         if self.shown == Shown::Tokens && !self.show_tools {
-            if let Some(outcome) = super::tokens::handle(
-                &mut self.token,
-                &mut self.scroll,
-                &self.width,
-                action,
+            let cx = super::tokens::TokenContext {
+                scroll: &mut self.scroll,
+                width: &self.width,
                 preview,
-            ) {
+            };
+            let outcome = self.token.handle(super::Key::action(action), cx);
+            if outcome != Outcome::Pass {
                 return outcome;
             }
         }
@@ -153,6 +193,16 @@ impl RequestPane {
             Action::ToggleRaw => {
                 self.raw_media = !self.raw_media;
                 Outcome::reformat(None)
+            }
+            // The explain panel shows the rule behind each line of this
+            // pane's (the app closes the lint panel, which shares its place).
+            Action::Explain => {
+                self.explain = !self.explain;
+                Outcome::reformat(Some(if self.explain {
+                    "explain: the rule behind each line at the right, the rules that fired below (w closes)".into()
+                } else {
+                    "explain closed".into()
+                }))
             }
             _ => Outcome::Pass,
         }
@@ -295,7 +345,33 @@ impl RequestPane {
         })
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
+    /// The first line of the request's last page in a pane at `area`: the
+    /// scroll that puts its last line on the pane's last row (wrapped
+    /// lines counted).
+    pub fn last_page(&self, preview: Option<&Preview>, area: Rect) -> usize {
+        let lines = self.lines(preview);
+        let n = lines.len();
+        let rows = area.height.saturating_sub(2).max(1) as usize;
+        if !self.wrap {
+            return n.saturating_sub(rows);
+        }
+        // A line takes its columns and the gutter's one, wrapped at the
+        // pane's inner width.
+        let width = area.width.saturating_sub(2).max(1) as usize;
+        let (mut first, mut used) = (n, 0);
+        while first > 0 {
+            let cols = 1 + lines.get(first - 1).map_or(0, columns);
+            let taken = cols.div_ceil(width).max(1);
+            if used + taken > rows {
+                break;
+            }
+            used += taken;
+            first -= 1;
+        }
+        first.min(n.saturating_sub(1))
+    }
+
+    fn render(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
         let plain = self.lines(view.preview);
         let what = match view.preview {
             Some(_) if self.show_tools => "tool schemas",
@@ -372,16 +448,17 @@ impl RequestPane {
             return;
         }
         if let Some(tokens) = super::tokens::shown(view.preview).filter(|_| !self.show_tools) {
-            super::tokens::draw(
-                &self.token,
-                self.scroll,
-                &self.width,
+            self.token.draw(
                 frame,
                 inner,
                 ui,
-                tokens,
-                plain,
-                formatter.provider,
+                super::tokens::TokenProps {
+                    scroll: self.scroll,
+                    width_seen: &self.width,
+                    view: tokens,
+                    plain,
+                    provider: formatter.provider,
+                },
             );
             return;
         }
@@ -544,15 +621,15 @@ mod tests {
     fn the_pane_takes_its_own_actions_and_passes_the_rest_up() {
         let mut pane = RequestPane::default();
         assert_eq!(
-            pane.handle(Action::CycleView, None, 10),
+            pane.on_action(Action::CycleView, None, 10),
             Outcome::reformat(Some("request view: wire".into()))
         );
         assert_eq!(pane.shown, Shown::Wire);
         assert_eq!(
-            pane.handle(Action::Copy, None, 10),
+            pane.on_action(Action::Copy, None, 10),
             Outcome::say("nothing to copy yet")
         );
-        assert_eq!(pane.handle(Action::Search, None, 10), Outcome::done());
+        assert_eq!(pane.on_action(Action::Search, None, 10), Outcome::done());
         assert_eq!(pane.search_input.as_deref(), Some(""));
         assert_eq!(
             pane.on_search_key(KeyCode::Char('x'), None),
@@ -560,7 +637,7 @@ mod tests {
         );
         assert_eq!(pane.on_search_key(KeyCode::Esc, None), Outcome::done());
         assert_eq!(pane.on_search_key(KeyCode::Char('y'), None), Outcome::Pass);
-        assert_eq!(pane.handle(Action::Delete, None, 10), Outcome::Pass);
+        assert_eq!(pane.on_action(Action::Delete, None, 10), Outcome::Pass);
     }
 
     #[test]

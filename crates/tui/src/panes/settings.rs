@@ -4,10 +4,10 @@
 //! session as `"model"`, `"max_tokens"` and `"token_counter"`.
 
 use super::{centered, pane_block};
+use crate::theme::Palette;
 use formatscope_core::provider::Provider;
 use formatscope_core::reference::{Reference, Setting};
 use formatscope_core::tokens::{models, CounterSpec};
-use crate::theme::Palette;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -89,6 +89,28 @@ pub enum FormOutcome {
     Cancelled,
     /// The settings to write: a key and its value (`None` removes it).
     Apply(Vec<(String, Option<Value>)>),
+}
+
+/// The form takes every key while it is up; writing its values into the
+/// session is the app's (one undo step, and the request computed again).
+impl super::Component for SettingsForm {
+    type Context<'a> = ();
+    type Props<'a> = ();
+
+    fn handle(&mut self, key: super::Key, _: ()) -> super::Outcome {
+        use super::{Outcome, Then};
+        match self.on_key(key.event) {
+            FormOutcome::Editing => Outcome::done(),
+            FormOutcome::Cancelled => Outcome::close(Some("settings unchanged"), None),
+            FormOutcome::Apply(settings) => {
+                Outcome::close(None, Some(Then::ApplySettings(settings)))
+            }
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, _: ()) {
+        self.render(frame, area, ui)
+    }
 }
 
 impl SettingsForm {
@@ -374,7 +396,7 @@ impl SettingsForm {
         })
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
+    fn render(&self, frame: &mut Frame, area: Rect, ui: &Palette) {
         let rect = centered(area, 78, 22);
         let mut lines = Vec::new();
         // Every value starts one space past the longest label.

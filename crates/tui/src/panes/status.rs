@@ -19,7 +19,20 @@ pub struct StatusView<'a> {
     pub scope: Scope,
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) {
+/// The status line: no state and no keys (the app owns the status text,
+/// which every part of the workbench writes).
+pub struct Status;
+
+impl super::Component for Status {
+    type Context<'a> = ();
+    type Props<'a> = &'a StatusView<'a>;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) {
+        draw(frame, area, ui, view)
+    }
+}
+
+fn draw(frame: &mut Frame, area: Rect, ui: &Palette, view: &StatusView<'_>) {
     let width = area.width as usize;
     let mut left: Vec<Span> = Vec::new();
     if let Some(input) = view.search_input {

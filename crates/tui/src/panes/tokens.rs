@@ -7,12 +7,12 @@
 
 use super::columns;
 use super::Outcome;
-use formatscope_core::formatter::Provider;
-use formatscope_core::tokens::offsets::{has_offsets, push_visible, visible};
 use crate::keymap::Action;
 use crate::lines::Lines;
 use crate::theme::Palette;
 use crate::worker::{Preview, Shown, TokenRow, TokenView};
+use formatscope_core::formatter::Provider;
+use formatscope_core::tokens::offsets::{has_offsets, push_visible, visible};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -36,10 +36,55 @@ pub fn shown(preview: Option<&Preview>) -> Option<&TokenView> {
         .and_then(|p| p.tokens.as_deref())
 }
 
+/// What the token view reads to take a key: the request pane's scroll
+/// (which it moves to keep the cursor on screen), the width it was drawn
+/// at, and the preview.
+pub struct TokenContext<'a> {
+    pub scroll: &'a mut usize,
+    pub width: &'a Cell<usize>,
+    pub preview: Option<&'a Preview>,
+}
+
+/// What it draws besides its cursor: the request pane's scroll, the width
+/// to remember, the token view, the request's lines and the provider.
+pub struct TokenProps<'a> {
+    pub scroll: usize,
+    pub width_seen: &'a Cell<usize>,
+    pub view: &'a TokenView,
+    pub plain: &'a Lines,
+    pub provider: Provider,
+}
+
+/// The token view, a view of the request pane: its state is its cursor.
+impl super::Component for TokenCursor {
+    type Context<'a> = TokenContext<'a>;
+    type Props<'a> = TokenProps<'a>;
+
+    fn handle(&mut self, key: super::Key, cx: TokenContext<'_>) -> Outcome {
+        key.action
+            .and_then(|action| handle(self, cx.scroll, cx.width, action, cx.preview))
+            .unwrap_or(Outcome::Pass)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, p: TokenProps<'_>) {
+        draw(
+            self,
+            p.scroll,
+            p.width_seen,
+            frame,
+            area,
+            ui,
+            p.view,
+            p.plain,
+            p.provider,
+        )
+    }
+}
+
 /// The token view's own keys: `h`/`l` move a token, `j`/`k` a line (when
 /// the pane has the focus, as they scroll it in the other views). `None`
 /// for the keys it leaves to the pane.
-pub fn handle(
+fn handle(
     token: &mut TokenCursor,
     scroll: &mut usize,
     width: &Cell<usize>,
@@ -301,7 +346,7 @@ fn estimate_note(view: &TokenView, provider: Provider) -> Option<Vec<String>> {
 /// Draws the rows on screen and the cursor's line under them; or, for a
 /// vocabulary without ids, why there are none.
 #[allow(clippy::too_many_arguments)]
-pub fn draw(
+fn draw(
     token: &TokenCursor,
     scroll: usize,
     width_seen: &Cell<usize>,

@@ -2,18 +2,31 @@
 //! fit the budget, or why it cannot.
 
 use super::{columns, pane_block};
-use formatscope_core::text::{count_of, thousands, thousands_signed};
-use formatscope_core::tokens::CounterSpec;
 use crate::lines::fit_paragraphs;
 use crate::theme::Palette;
 use crate::worker::Preview;
+use formatscope_core::text::{count_of, thousands, thousands_signed};
+use formatscope_core::tokens::CounterSpec;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Preview>, idle: bool) {
+/// The truncation panel: no state and no keys, drawn from the preview
+/// (and whether nothing is being formatted).
+pub struct Truncation;
+
+impl super::Component for Truncation {
+    type Context<'a> = ();
+    type Props<'a> = (Option<&'a Preview>, bool);
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ui: &Palette, (preview, idle): Self::Props<'_>) {
+        draw(frame, area, ui, preview, idle)
+    }
+}
+
+fn draw(frame: &mut Frame, area: Rect, ui: &Palette, preview: Option<&Preview>, idle: bool) {
     // AgentScope truncates with the agent's token counter: say which (the
     // counter before the words around it, when the title is cut short).
     let room = (area.width as usize).saturating_sub(2);

@@ -9,6 +9,7 @@
 
 use super::super::msg::{Event, Outbox};
 use super::Log;
+use crate::caught::{panic_message, test_panic};
 use std::panic::PanicHookInfo;
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
@@ -111,7 +112,7 @@ pub(super) async fn guarded_send(id: u64, send: impl std::future::Future<Output 
     if let Err(why) = caught(run).await {
         let _ = tx.send(Event::Reply {
             id,
-            update: super::super::panes::reply::ReplyUpdate::Failed(why),
+            update: super::super::msg::ReplyUpdate::Failed(why),
         });
     }
 }
@@ -128,36 +129,4 @@ pub(super) async fn caught<T>(f: impl std::future::Future<Output = T>) -> Result
                 panic_message(payload.as_ref())
             )
         })
-}
-
-/// A panic's message (`panic!`'s text, else a note that it had none).
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into())
-}
-
-/// Debug builds only: `FORMATSCOPE_TEST_PANIC=worker,io,send` makes the
-/// first job of each place named panic, so the end-to-end tests can check
-/// that a panic away from the interface ends in an error on screen with
-/// the terminal the app's. A release build has no such switch.
-pub(crate) fn test_panic(place: &str) {
-    #[cfg(debug_assertions)]
-    {
-        static DONE: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let named = std::env::var("FORMATSCOPE_TEST_PANIC")
-            .is_ok_and(|v| v.split(',').any(|p| p.trim() == place));
-        if named {
-            let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
-            if !done.iter().any(|d| d == place) {
-                done.push(place.to_string());
-                drop(done);
-                panic!("FORMATSCOPE_TEST_PANIC={place}");
-            }
-        }
-    }
-    #[cfg(not(debug_assertions))]
-    let _ = place;
 }

@@ -49,8 +49,9 @@ pub(super) fn cache_line(
         job.tools.as_ref(),
         settings,
     )?;
-    let before_settings = formatscope_core::model_choice::request_settings(&earlier.session, provider, None)
-        .unwrap_or_else(|_| settings.clone());
+    let before_settings =
+        formatscope_core::model_choice::request_settings(&earlier.session, provider, None)
+            .unwrap_or_else(|_| settings.clone());
     let before = wire_body(
         job.formatter,
         earlier.request.messages.clone(),

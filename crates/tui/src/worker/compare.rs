@@ -38,7 +38,8 @@ impl SideSpec {
             SideView::Saved => " · at last save",
             SideView::Recorded => return "AgentScope recorded".into(),
             SideView::Release(i) => {
-                let release = formatscope_core::reference::ALL[i % formatscope_core::reference::ALL.len()];
+                let release =
+                    formatscope_core::reference::ALL[i % formatscope_core::reference::ALL.len()];
                 return format!(
                     "{} {}",
                     release.version(),
@@ -54,8 +55,12 @@ impl SideSpec {
 }
 
 /// Who each message is, for the compare view's last save / now pair.
-pub(super) fn identities(messages: impl Iterator<Item = Value>) -> Vec<formatscope_core::compare::Identity> {
-    messages.map(|m| formatscope_core::compare::Identity::of(&m)).collect()
+pub(super) fn identities(
+    messages: impl Iterator<Item = Value>,
+) -> Vec<formatscope_core::compare::Identity> {
+    messages
+        .map(|m| formatscope_core::compare::Identity::of(&m))
+        .collect()
 }
 
 /// One side of the compare view.

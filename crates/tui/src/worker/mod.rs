@@ -75,7 +75,7 @@ pub struct Job {
     /// How the model class is built and called for each provider (the
     /// session's `"request"` object and `model_choice`'s model), or why
     /// the object is not valid.
-    pub request: Result<Vec<(Provider, wire::Settings)>, String>,
+    pub request: Result<Vec<(Provider, wire::Settings)>, wire::RequestSettingsError>,
     /// The compare view's two sides, when it is open.
     pub compare: Option<(SideSpec, SideSpec)>,
     /// An earlier version of the file (its text) to compare with: for the
@@ -103,7 +103,7 @@ impl Job {
 
     /// The model settings a request to `provider` is built with.
     pub fn settings(&self, provider: Provider) -> Result<&wire::Settings, String> {
-        let all = self.request.as_ref().map_err(Clone::clone)?;
+        let all = self.request.as_ref().map_err(ToString::to_string)?;
         all.iter()
             .find(|(p, _)| *p == provider)
             .map(|(_, s)| s)
@@ -486,7 +486,8 @@ fn lint_findings(
     text: &str,
     env: &MediaEnv,
 ) -> Arc<Vec<formatscope_core::lint::Finding>> {
-    let mut input = formatscope_core::lint::Input::new(session, Some(text), vec![job.formatter], env);
+    let mut input =
+        formatscope_core::lint::Input::new(session, Some(text), vec![job.formatter], env);
     input.upgrade = job
         .release
         .map(|r| r.release)
@@ -587,7 +588,7 @@ pub const INTERNAL_ERROR: &str = "internal error";
 pub fn run_job(computer: &mut Computer, job: Job, send: &dyn Fn(Preview)) -> Preview {
     let blank = Preview::blank(&job);
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::runtime::test_panic("worker");
+        crate::caught::test_panic("worker");
         computer.compute_phased(job, &mut |counted| send(counted))
     }));
     match run {
@@ -597,7 +598,7 @@ pub fn run_job(computer: &mut Computer, job: Job, send: &dyn Fn(Preview)) -> Pre
             Preview {
                 error: Some(format!(
                     "{INTERNAL_ERROR} while computing this view (a bug in formatscope; please report it): {}",
-                    crate::runtime::panic_message(payload.as_ref())
+                    crate::caught::panic_message(payload.as_ref())
                 )),
                 ..blank
             }

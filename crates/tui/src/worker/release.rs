@@ -81,7 +81,7 @@ pub(super) fn release_wire(job: &Job, r: ReleaseJob) -> Result<Vec<String>, Stri
         settings: (*job.session_settings).clone(),
         warnings: Vec::new(),
     };
-    let settings = wire::Settings::from_session(job.session_settings.get("request"))
+    let settings = wire::Settings::from_request(job.session_settings.get("request"))
         .map_err(|e| format!("the session's \"request\" object: {e}"))?
         .or_session_model(job.session_settings.get("model").and_then(Value::as_str));
     let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
@@ -97,7 +97,7 @@ pub(super) fn release_wire(job: &Job, r: ReleaseJob) -> Result<Vec<String>, Stri
         endpoint: None,
         env: &env,
     };
-    let requested = r.release.request(&ask)?;
+    let requested = r.release.request(&ask).map_err(|e| e.to_string())?;
     let mut lines = Vec::new();
     let Some(w) = requested.wire.as_ref() else {
         let why = requested
@@ -153,7 +153,8 @@ pub(super) fn release_wire(job: &Job, r: ReleaseJob) -> Result<Vec<String>, Stri
 /// default release's budget pane counts its own.
 fn provider_count(job: &Job, messages: &[Value]) -> (Result<i64, String>, String) {
     use formatscope_core::tokens::MessageCounter;
-    let counter = formatscope_core::tokens::ProviderCounter::new(job.model.clone(), Some(job.gate()));
+    let counter =
+        formatscope_core::tokens::ProviderCounter::new(job.model.clone(), Some(job.gate()));
     (
         counter
             .count(messages)
@@ -202,7 +203,8 @@ pub(super) fn release_preview(job: &Job, r: ReleaseJob, mut preview: Preview) ->
     }
     // Lint speaks for 1.0.21 and what 2.x or Java send otherwise; of
     // another release it has nothing to say.
-    let speaks = formatscope_core::lint::upgrades_to(r.release) || formatscope_core::lint::is_port(r.release);
+    let speaks = formatscope_core::lint::upgrades_to(r.release)
+        || formatscope_core::lint::is_port(r.release);
     if let Some((session, text)) = job.lint.as_ref().filter(|_| speaks) {
         let env = MediaEnv::with_gate(job.gate(), Arc::new(NoNetwork));
         preview.lint = Some(super::lint_findings(job, session, text, &env));
@@ -260,7 +262,9 @@ pub(super) fn release_side(
     );
     let out_messages = match out.messages {
         Ok(m) => m,
-        Err(e) => return formatscope_core::compare::Side::failed(label, e.said_by(&release.title())),
+        Err(e) => {
+            return formatscope_core::compare::Side::failed(label, e.said_by(&release.title()))
+        }
     };
     let out_messages: Vec<Value> = if job.raw_media {
         out_messages

@@ -157,7 +157,10 @@ pub(super) fn text_lines(messages: &[Value]) -> Vec<String> {
         match v {
             // Roles head each message; block types say nothing to read.
             Value::String(s) if path != "role" && path != "type" && !path.ends_with(".type") => {
-                out.push(format!("  {}:", formatscope_core::text::escape_control(path)));
+                out.push(format!(
+                    "  {}:",
+                    formatscope_core::text::escape_control(path)
+                ));
                 out.extend(formatscope_core::text::visible_lines(s).map(|l| format!("    {l}")));
             }
             Value::Array(items) => {
