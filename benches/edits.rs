@@ -64,7 +64,9 @@ fn budgeted_session(n: usize, budget: u64) -> PathBuf {
 /// generation: the budget's count, and with `plan` the truncation too.
 fn shown(rt: &Runtime, plan: bool) -> bool {
     rt.app.preview.as_ref().is_some_and(|p| {
-        p.generation == rt.app.generation && p.report.is_some() && (!plan || p.plan.is_some())
+        p.generation == rt.app.generation
+            && p.report.is_some()
+            && (!plan || (p.plan.is_some() && !p.lines_pending))
     })
 }
 

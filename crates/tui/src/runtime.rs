@@ -345,6 +345,17 @@ fn suspended<T>(log: &Log, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Raw mode and the alternate screen, as `ratatui::init` sets them up, but
+/// without its panic hook (see `run`).
+fn open_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
+    ratatui::crossterm::terminal::enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        ratatui::crossterm::terminal::EnterAlternateScreen
+    )?;
+    ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))
+}
+
 fn restore_terminal() {
     let _ = execute!(
         std::io::stdout(),
@@ -490,10 +501,18 @@ pub fn run(options: Options) -> i32 {
         None => None,
     };
 
-    let mut terminal = ratatui::init();
-    // ratatui's hook restores the terminal on any thread's panic: ours
-    // again, which does so on this thread only.
-    panics.reinstall();
+    // Not `ratatui::init`: its panic hook restores the terminal on any
+    // thread's panic, and the threads started above may panic before a
+    // hook of ours could be put back (the app then ran on a cooked main
+    // screen). The route installed above restores it on this thread only.
+    let mut terminal = match open_terminal() {
+        Ok(t) => t,
+        Err(e) => {
+            restore_terminal();
+            eprintln!("error: the terminal could not be set up: {e}");
+            return 2;
+        }
+    };
     let _ = execute!(std::io::stdout(), EnableMouseCapture, EnableBracketedPaste);
     if let Ok(size) = terminal.size() {
         rt.app.size = (size.width, size.height);

@@ -557,7 +557,11 @@ impl App {
                 if let Some((index, why)) = &preview.rejected {
                     self.status = self.rejection_status(*index, why);
                 }
-                self.preview = Some(*preview);
+                let mut preview = *preview;
+                if let Some(last) = self.preview.take() {
+                    preview.keep_pending_from(last);
+                }
+                self.preview = Some(preview);
                 self.reveal_selection();
                 Vec::new()
             }

@@ -49,14 +49,6 @@ impl PanicRoute {
         route
     }
 
-    /// The hook again, in place of ratatui's: `ratatui::init` wraps the
-    /// hook it finds in one that restores the terminal on every thread's
-    /// panic, which would leave the app running on a cooked terminal.
-    pub(super) fn reinstall(&self) {
-        let _ratatui = std::panic::take_hook();
-        self.set();
-    }
-
     fn set(&self) {
         let route = Arc::clone(&self.0);
         std::panic::set_hook(Box::new(move |info| route.hook(info)));

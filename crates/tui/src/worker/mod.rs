@@ -155,6 +155,11 @@ pub struct Preview {
     /// The token view's tokens and rows (`plain` holds the rows' text),
     /// computed once per job.
     pub tokens: Option<Arc<TokenView>>,
+    /// Published before the request is laid out (a large session: the
+    /// number first, see `NUMBER_FIRST_FROM`): the request's lines, the
+    /// plan and the panels are still the last preview's, which the app
+    /// keeps until the rest of this one arrives.
+    pub lines_pending: bool,
 }
 
 impl Preview {
@@ -183,7 +188,30 @@ impl Preview {
             explanation: None,
             release: None,
             tokens: None,
+            lines_pending: false,
         }
+    }
+
+    /// Takes what `self` has not computed yet (it was published with
+    /// `lines_pending`) from `last`, the preview on screen: the request's
+    /// lines, the tool schemas, the plan and the panels, when `last` shows
+    /// the same formatter and view.
+    pub fn keep_pending_from(&mut self, last: Preview) {
+        if !self.lines_pending || last.formatter != self.formatter || last.shown != self.shown {
+            return;
+        }
+        self.plain = last.plain;
+        self.chunks = last.chunks;
+        self.spans = last.spans;
+        self.tool_lines = last.tool_lines;
+        self.tool_plain = last.tool_plain;
+        self.plan = last.plan;
+        self.truncation_label = last.truncation_label;
+        self.compare = last.compare;
+        self.cache = last.cache;
+        self.lint = last.lint;
+        self.explanation = last.explanation;
+        self.tokens = last.tokens;
     }
 }
 
@@ -324,6 +352,24 @@ impl Computer {
                 return preview;
             }
         };
+        // A large session's number goes out before its request is laid
+        // out: an edit recounts one unit in a fraction of a millisecond,
+        // while the layout touches every line (100,000 messages: about
+        // 100 ms). The panes keep the last lines until the rest arrives.
+        let number_first = messages.len() >= NUMBER_FIRST_FROM;
+        if number_first {
+            // A fresh model publishes its totals (each message's share is
+            // as much BPE again); a model that only took an edit has its
+            // whole report at hand.
+            preview.report = Some(if fresh {
+                model.totals()
+            } else {
+                model.report()
+            });
+            preview.lines_pending = true;
+            early(preview.clone());
+            preview.lines_pending = false;
+        }
         // Until the plan is known, the whole request; laid out a run of
         // units at a time, never all of it unpacked at once, on every core
         // when it is large (the runs' lines are copied once more to join
@@ -392,11 +438,13 @@ impl Computer {
             preview.tool_lines = highlight_json(&plain, &job.syntax);
             preview.tool_plain = plain.into();
         }
-        if fresh {
+        if fresh && !number_first {
             preview.report = Some(model.totals());
             early(preview.clone());
         }
-        preview.report = Some(model.report());
+        if fresh || !number_first {
+            preview.report = Some(model.report());
+        }
         if job.budget.is_some_and(|b| b > 0) {
             early(preview.clone());
         }
@@ -476,6 +524,12 @@ impl Computer {
 /// Requests of this many messages and more are laid out on every core
 /// (at 100,000 messages: 120 -> 60 ms a job).
 const SPREAD_LAYOUT_FROM: usize = 20_000;
+
+/// From this many messages the budget number is published before the
+/// request is laid out. Below it the layout takes a few milliseconds and
+/// one preview (lines and number together) is drawn, never a frame with
+/// the last lines beside the new number.
+const NUMBER_FIRST_FROM: usize = 5_000;
 
 /// The lint panel's findings for the formatter on screen; under 2.x or
 /// Java (V) also what that release sends otherwise, as `lint --agentscope`

@@ -1,0 +1,97 @@
+//! A large session's budget number comes before its request's lines: an
+//! edit recounts one message, the layout touches every line, so the number
+//! a user waits for is published first and the panes keep the last lines
+//! until the rest arrives (issue 43). A small session keeps one preview.
+
+#[path = "support/workbench.rs"]
+mod workbench;
+
+use formatscope::tui::app::Event;
+use formatscope::tui::msg::Command;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use workbench::*;
+
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+/// A session of `n` messages from four speakers, with a budget.
+fn session(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("large.json");
+    let names = ["Alice", "Bob", "Carol", "Dave"];
+    let messages: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({"name": names[i % 4], "role": if i % 4 == 3 { "assistant" } else { "user" },
+                "content": format!("message {i}: the library opens at nine and closes at five")})
+        })
+        .collect();
+    let text = serde_json::json!({"max_tokens": 20 * n, "messages": messages}).to_string();
+    std::fs::write(&path, text).expect("write");
+    (dir, path)
+}
+
+/// The job an edit asks for.
+fn edit_job(app: &mut formatscope::tui::app::App, c: char) -> formatscope::tui::worker::Job {
+    app.update(key('G'));
+    app.update(key(c))
+        .into_iter()
+        .find_map(|cmd| match cmd {
+            Command::Reformat(job) => Some(*job),
+            _ => None,
+        })
+        .expect("the edit reformats")
+}
+
+#[test]
+fn an_edit_in_a_large_session_publishes_the_number_before_the_lines() {
+    let (_dir, path) = session(6_000);
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let before = app.preview.clone().expect("a preview");
+    let total_before = before.report.as_ref().expect("counted").total;
+    let lines_before = before.plain.len();
+
+    let job = edit_job(&mut app, 'x');
+    let mut early = Vec::new();
+    let done = computer.compute_phased(job, &mut |p| early.push(p));
+    let first = early.first().expect("something before the end");
+    assert!(first.lines_pending, "the number comes before the lines");
+    assert!(first.plain.is_empty() && first.plan.is_none());
+    let total = first.report.as_ref().expect("the new number").total;
+    assert!(
+        total < total_before,
+        "{total} after deleting from {total_before}"
+    );
+    // The final preview has the lines and the plan, and the same number.
+    assert!(!done.lines_pending && done.plan.is_some());
+    assert_eq!(done.report.as_ref().expect("counted").total, total);
+    assert!(done.plain.len() < lines_before);
+
+    // On screen: the new number beside the last lines, then the new lines.
+    app.update(Event::PreviewReady(Box::new(early.remove(0))));
+    let shown = app.preview.as_ref().expect("a preview");
+    assert_eq!(shown.report.as_ref().expect("counted").total, total);
+    assert_eq!(shown.plain.len(), lines_before, "the last lines stay");
+    assert!(shown.plan.is_some(), "so does the last plan");
+    let screen = screen_text(&app, 120, 40);
+    assert!(
+        screen.contains(&formatscope::text::thousands(total as u64)),
+        "the new number is on screen:\n{screen}"
+    );
+    app.update(Event::PreviewReady(Box::new(done)));
+    let shown = app.preview.as_ref().expect("a preview");
+    assert!(!shown.lines_pending && shown.plain.len() < lines_before);
+}
+
+#[test]
+fn a_small_session_gets_its_number_and_lines_together() {
+    let (_dir, path) = session(200);
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let job = edit_job(&mut app, 'x');
+    let mut early = Vec::new();
+    let done = computer.compute_phased(job, &mut |p| early.push(p));
+    assert!(early
+        .iter()
+        .all(|p| !p.lines_pending && !p.plain.is_empty()));
+    assert!(!done.lines_pending);
+}
