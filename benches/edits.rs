@@ -28,7 +28,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use sessions::standard_session;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[global_allocator]
@@ -44,19 +44,16 @@ fn key(c: char) -> Event {
 }
 
 /// The standard session of `n` messages with `"max_tokens"` set to
-/// `budget` (written once beside it).
-fn budgeted_session(n: usize, budget: u64) -> PathBuf {
-    let plain = standard_session(n);
-    let path = plain.with_file_name(format!("bench_{n}_budget_{budget}.json"));
-    if !path.exists() {
-        let text = std::fs::read_to_string(&plain).expect("the standard session");
-        let mut session: serde_json::Value = serde_json::from_str(&text).expect("its JSON");
-        session
-            .as_object_mut()
-            .expect("a session object")
-            .insert("max_tokens".into(), budget.into());
-        std::fs::write(&path, session.to_string()).expect("write the budgeted session");
-    }
+/// `budget`, written into `folder`.
+fn budgeted_session(folder: &Path, n: usize, budget: u64) -> PathBuf {
+    let path = folder.join(format!("bench_{n}_budget_{budget}.json"));
+    let text = std::fs::read_to_string(standard_session(n)).expect("the standard session");
+    let mut session: serde_json::Value = serde_json::from_str(&text).expect("its JSON");
+    session
+        .as_object_mut()
+        .expect("a session object")
+        .insert("max_tokens".into(), budget.into());
+    std::fs::write(&path, session.to_string()).expect("write the budgeted session");
     path
 }
 
@@ -83,11 +80,15 @@ fn until(rt: &mut Runtime, terminal: &mut Terminal<TestBackend>, done: impl Fn(&
 }
 
 fn bench(c: &mut Criterion) {
+    // The session is written into a folder of this run's own: the edits
+    // leave recovery copies beside it, and the next run must not open on
+    // a recovery question.
+    let folder = tempfile::tempdir().expect("a folder");
     // The standard sessions hold about 46 tokens a message in OpenAI's
     // multi-agent request (50,000 messages: 2,292,364 tokens): ten a
     // message is about a quarter, the 250,000 for 25,000.
     for n in [50_000, 100_000] {
-        let path = budgeted_session(n, (n as u64) * 10);
+        let path = budgeted_session(folder.path(), n, (n as u64) * 10);
         let mut app = App::new(vec![path], None, Theme::load("dark").expect("theme"));
         app.size = (120, 40);
         app.areas = formatscope::tui::view::layout(ratatui::layout::Rect::new(0, 0, 120, 40)).1;
