@@ -227,21 +227,11 @@ pub struct Computer {
     /// The last token view, whose messages' tokens the next keeps where
     /// their text did not change.
     tokens: Option<Arc<TokenView>>,
-    /// Whether a newer job waits (the worker's slot): a large session's
+    /// The worker's slot, to ask whether a newer job waits: a large session's
     /// job stops after its number once one does, instead of laying out,
     /// planning and linting a request nobody will see (at 50,000
     /// messages an undo right after an edit waited 0.6-0.8 s for them).
-    superseded: Option<Superseded>,
-}
-
-/// Asks the worker's slot whether a newer job waits.
-#[derive(Clone)]
-struct Superseded(Slot);
-
-impl Superseded {
-    fn now(&self) -> bool {
-        self.0.has_pending()
-    }
+    slot: Option<Slot>,
 }
 
 #[derive(PartialEq)]
@@ -268,14 +258,14 @@ impl Computer {
     fn fresh(&self) -> Computer {
         Computer {
             web: self.web.clone(),
-            superseded: self.superseded.clone(),
+            slot: self.slot.clone(),
             ..Computer::default()
         }
     }
 
     /// A newer job waits in the worker's slot (never, outside the worker).
     fn superseded(&self) -> bool {
-        self.superseded.as_ref().is_some_and(Superseded::now)
+        self.slot.as_ref().is_some_and(Slot::has_pending)
     }
 
     pub fn compute(&mut self, job: &Job) -> Preview {
@@ -664,7 +654,7 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("formatscope-worker".into())
         .spawn(move || {
-            computer.superseded = Some(Superseded(slot.clone()));
+            computer.slot = Some(slot.clone());
             while let Some(job) = slot.take() {
                 let done = run_job(&mut computer, job, &send);
                 send(done);
