@@ -46,14 +46,14 @@ def measure(binary, session):
                         peak = max(peak, int(line.split()[1]))
             except FileNotFoundError:
                 pass
-        if first is None and re.search(r"\d+ / \d+ (max_tokens|context)", out):
+        if first is None and re.search(r"\d[\d,]* / \d[\d,]* (max_tokens|context)", out):
             first = time.time() - t0
         if first is not None and time.time() - t0 > first + 2:
             break
         time.sleep(POLL)
     switch = None
     if first is not None:
-        number = lambda: (re.search(r"\d+ / \d+ (max_tokens|context)",
+        number = lambda: (re.search(r"\d[\d,]* / \d[\d,]* (max_tokens|context)",
                                     subprocess.run(["tmux", "capture-pane", "-p", "-t", name],
                                                    capture_output=True, text=True).stdout) or [None])[0]
         before = number()

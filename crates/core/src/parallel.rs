@@ -37,6 +37,29 @@ pub fn chunks_at<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &[T]) -> R 
         .collect()
 }
 
+/// [`chunks_at`] in finer chunks (a few dozen per core), for work that a
+/// caller may stop: a chunk that finds `stop()` true does nothing and
+/// gives `None`, so a stop is seen within one small chunk's time (the
+/// workbench's layout of 100,000 messages: about 3 ms instead of 30).
+pub fn chunks_until<T: Sync, R: Send>(
+    items: &[T],
+    stop: &(dyn Fn() -> bool + Sync),
+    work: impl Fn(usize, &[T]) -> R + Sync,
+) -> Vec<Option<R>> {
+    let threads = rayon::current_num_threads();
+    let run = |at: usize, chunk: &[T]| (!stop()).then(|| work(at, chunk));
+    if threads < 2 || items.len() < MIN_ITEMS {
+        return vec![run(0, items)];
+    }
+    let per = items.len().div_ceil(threads * 32).max(MIN_ITEMS / 4);
+    let run = &run;
+    items
+        .par_chunks(per)
+        .enumerate()
+        .map(|(k, chunk)| run(k * per, chunk))
+        .collect()
+}
+
 /// `work(index, item)` for every item, the results in the items' order
 /// (collect them into a `Result` for the first error in order).
 pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {

@@ -657,13 +657,15 @@ impl BudgetModel {
 
     /// [`BudgetModel::formatted_with_spans`] a run of pieces at a time,
     /// with `spread` on every core (see [`Segmented::visit_chunks`]): each
-    /// unit's output messages and the input messages they came from.
+    /// unit's output messages and the input messages they came from;
+    /// `None` once `stop()` has cut it short.
     pub fn visit_formatted<R: Send>(
         &self,
         spread: bool,
+        stop: &(dyn Fn() -> bool + Sync),
         work: impl Fn(bool, Vec<(std::ops::Range<usize>, Vec<Value>)>) -> R + Sync,
-    ) -> Result<Vec<R>, PyErr> {
-        self.request.seg.visit_chunks(&self.env, spread, work)
+    ) -> Result<Option<Vec<R>>, PyErr> {
+        self.request.seg.visit_chunks(&self.env, spread, stop, work)
     }
 
     /// The attribution of `request` (this model's formatted request) to

@@ -371,13 +371,16 @@ impl Segmented {
     /// messages it came from (the first run, told so, starts with the
     /// pinned system prompt's), and the runs' results come back in order.
     /// Only the first history group's prompted output is made here, on
-    /// `env`: every other piece is unpacked where it is laid out.
+    /// `env`: every other piece is unpacked where it is laid out. Once
+    /// `stop()` says so, the runs not yet begun are left out and the answer
+    /// is `None` (a newer request is on its way).
     pub fn visit_chunks<R: Send>(
         &self,
         env: &MediaEnv,
         spread: bool,
+        stop: &(dyn Fn() -> bool + Sync),
         work: impl Fn(bool, Vec<(Range<usize>, Vec<Value>)>) -> R + Sync,
-    ) -> Result<Vec<R>, PyErr> {
+    ) -> Result<Option<Vec<R>>, PyErr> {
         let system = self.pinned.then(|| (0..1, self.system.clone()));
         let first_group = self
             .units
@@ -403,11 +406,12 @@ impl Segmented {
             work(at == 0, pieces)
         };
         let indexed: Vec<(usize, &Arc<Unit>)> = self.units.iter().enumerate().collect();
-        Ok(if spread {
-            crate::parallel::chunks_at(&indexed, run)
+        let runs = if spread {
+            crate::parallel::chunks_until(&indexed, stop, run)
         } else {
-            vec![run(0, &indexed)]
-        })
+            vec![(!stop()).then(|| run(0, &indexed))]
+        };
+        Ok(runs.into_iter().collect())
     }
 
     /// A history group's output as the first group (with the prompt).

@@ -264,6 +264,22 @@ impl Computer {
     }
 
     /// A newer job waits in the worker's slot (never, outside the worker).
+    /// This computer, asking `slot` whether a newer job waits (the worker
+    /// thread's computer watches the slot it takes its jobs from).
+    pub fn watching(mut self, slot: Slot) -> Self {
+        self.slot = Some(slot);
+        self
+    }
+
+    /// Keeps `model` for the next job and hands back a preview the app
+    /// will drop: a job cut short by a newer one still leaves its counts,
+    /// so the newer job recounts only what its edit changed (dropped, the
+    /// next job at 100,000 messages counted everything again: 200 ms).
+    fn keep(&mut self, key: ModelKey, model: BudgetModel, preview: Preview) -> Preview {
+        self.model = Some((key, model));
+        preview
+    }
+
     fn superseded(&self) -> bool {
         self.slot.as_ref().is_some_and(Slot::has_pending)
     }
@@ -382,18 +398,23 @@ impl Computer {
             preview.lines_pending = false;
             if self.superseded() {
                 // The app drops this preview: a newer one is on its way.
-                return preview;
+                return self.keep(key, model, preview);
             }
         }
         // Until the plan is known, the whole request; laid out a run of
         // units at a time, never all of it unpacked at once, on every core
         // when it is large (the runs' lines are copied once more to join
-        // them, which a smaller request's peak memory would show).
+        // them, which a smaller request's peak memory would show). A large
+        // session's layout stops between runs once a newer job waits: an
+        // undo right after an edit at 100,000 messages had waited for the
+        // whole layout (100-150 ms) before its own count began.
+        let slot = self.slot.as_ref().filter(|_| number_first);
+        let stop = || slot.is_some_and(Slot::has_pending);
         let formatted = match job.shown {
             Shown::Messages | Shown::Truncated => {
                 let raw = job.raw_media;
                 let spread = messages.len() >= SPREAD_LAYOUT_FROM;
-                match model.visit_formatted(spread, |first, pieces| {
+                match model.visit_formatted(spread, &stop, |first, pieces| {
                     let mut piece = if first {
                         PrettyRequest::new(raw)
                     } else {
@@ -404,7 +425,12 @@ impl Computer {
                     }
                     piece
                 }) {
-                    Ok(pieces) => {
+                    // Cut short: the app drops this preview.
+                    Ok(None) => return self.keep(key, model, preview),
+                    Ok(Some(pieces)) => {
+                        if stop() {
+                            return self.keep(key, model, preview);
+                        }
                         let pretty = PrettyRequest::joined(pieces);
                         let (plain, spans, chunks) = pretty.finish_units();
                         preview.plain = Arc::new(plain);
@@ -445,7 +471,7 @@ impl Computer {
             Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
         }
         if number_first && self.superseded() {
-            return preview;
+            return self.keep(key, model, preview);
         }
         if let Ok(tools) = model.formatted_tools() {
             let plain: Vec<String> = serde_json::to_string_pretty(&tools)
@@ -485,7 +511,7 @@ impl Computer {
             preview.plain = Arc::new(plain);
         }
         if number_first && self.superseded() {
-            return preview;
+            return self.keep(key, model, preview);
         }
         preview.wanted = wanted(&gate, job, &asks);
         if let Some((text, against)) = &job.earlier {
@@ -648,13 +674,13 @@ impl Slot {
 /// Runs jobs from `slot` until it closes, sending each preview.
 pub fn spawn(
     slot: Slot,
-    mut computer: Computer,
+    computer: Computer,
     send: impl Fn(Preview) + Send + 'static,
 ) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name("formatscope-worker".into())
         .spawn(move || {
-            computer.slot = Some(slot.clone());
+            let mut computer = computer.watching(slot.clone());
             while let Some(job) = slot.take() {
                 let done = run_job(&mut computer, job, &send);
                 send(done);
