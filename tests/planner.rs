@@ -419,6 +419,13 @@ proptest! {
             fresh(msgs.to_vec()).map_err(|e| TestCaseError::fail(format!("{id}: {what}: {e}")))
         };
         let mut model = built(&messages, "the model failed to build")?;
+        // The plan before an edit learns counts the plan after reuses (each
+        // history group's prompted form): under the provider's counter and
+        // under AgentScope's, as the workbench plans.
+        let _ = model.plan(budget);
+        let mut agent = built(&messages, "the model failed to build")?;
+        agent.set_truncation_counter(formatscope::tokens::CounterSpec::default());
+        let _ = agent.plan(budget);
         let i = edit_at % messages.len();
         let mut edited = messages.clone();
         edited[i] = json!({"name": "Bob", "role": "user", "content": [{"type": "text", "text": edit_text}]});
@@ -426,6 +433,10 @@ proptest! {
         let mut scratch = built(&edited, "a model of the edited messages failed to build")?;
         prop_assert_eq!(model.report(), scratch.report());
         let (a, b) = (model.plan(budget).ok(), scratch.plan(budget).ok());
+        prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
+        agent.set_message(i, edited[i].clone()).map_err(|e| TestCaseError::fail(format!("{id}: the edit of message {i} failed: {e}")))?;
+        scratch.set_truncation_counter(formatscope::tokens::CounterSpec::default());
+        let (a, b) = (agent.plan(budget).ok(), scratch.plan(budget).ok());
         prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
         // Delete a message and duplicate another.
         let mut reshaped = edited.clone();
@@ -438,6 +449,12 @@ proptest! {
         let mut scratch = built(&reshaped, "a model of the reshaped messages failed to build")?;
         prop_assert_eq!(model.report(), scratch.report());
         prop_assert_eq!(model.formatted(), scratch.formatted());
+        let (a, b) = (model.plan(budget).ok(), scratch.plan(budget).ok());
+        prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
+        agent.set_messages(reshaped.clone()).map_err(|e| TestCaseError::fail(format!("{id}: the reshape failed: {e}")))?;
+        scratch.set_truncation_counter(formatscope::tokens::CounterSpec::default());
+        let (a, b) = (agent.plan(budget).ok(), scratch.plan(budget).ok());
+        prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
     }
 }
 

@@ -180,6 +180,26 @@ impl CostedRequest {
         Ok(cost)
     }
 
+    /// Each unit's content key and cost, with the prompted cost a plan
+    /// learnt on the way filled in: the next request after an edit takes
+    /// them by key, so its plan does not count again every history group it
+    /// walks past (100,000 messages, a quarter kept: 125 ms a plan).
+    pub fn learnt(&self) -> impl Iterator<Item = (u64, UnitCost)> + '_ {
+        let lazy = self.lazy_prompted.map().clone();
+        self.seg
+            .units
+            .iter()
+            .zip(&self.units)
+            .enumerate()
+            .map(move |(u, (unit, cost))| {
+                let mut cost = *cost;
+                if cost.prompted.is_none() {
+                    cost.prompted = lazy.get(&u).copied();
+                }
+                (unit.key, cost)
+            })
+    }
+
     /// The suffix sums, after any unit's cost changed (O(units), additions only).
     fn sum(&mut self) {
         let n = self.units.len();

@@ -364,14 +364,7 @@ impl BudgetModel {
         // What the request before this one counted, by content: an edit
         // counts only the units it changed. (Kept as the request's own
         // costs, not as a second map beside them.)
-        let known: FxHashMap<u64, UnitCost> = self
-            .request
-            .seg
-            .units
-            .iter()
-            .zip(&self.request.units)
-            .map(|(u, c)| (u.key, *c))
-            .collect();
+        let known: FxHashMap<u64, UnitCost> = self.request.learnt().collect();
         let counted = truncate::cost_units_by(
             &seg.units,
             |u| known.get(&u.key).map(|c| (*c, None)),
@@ -580,6 +573,8 @@ impl BudgetModel {
             None => self.trunc_cost()?,
         };
         let plan = truncate::plan(&request, self.trunc_counter.as_ref(), &self.env, max_tokens);
+        self.trunc_costs
+            .extend(request.learnt().filter(|(_, c)| c.prompted.is_some()));
         self.trunc_request = Some(request);
         plan
     }
