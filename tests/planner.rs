@@ -557,3 +557,89 @@ proptest! {
         }
     }
 }
+
+/// One reshaping of a message list, as the workbench's edits make them.
+#[derive(Debug, Clone)]
+enum Reshape {
+    Delete(usize),
+    Duplicate(usize),
+    Move(usize, usize),
+    Swap(usize, usize),
+    Replace(usize, String),
+}
+
+fn reshape() -> impl Strategy<Value = Reshape> {
+    prop_oneof![
+        (0..100usize).prop_map(Reshape::Delete),
+        (0..100usize).prop_map(Reshape::Duplicate),
+        (0..100usize, 0..100usize).prop_map(|(a, b)| Reshape::Move(a, b)),
+        (0..100usize, 0..100usize).prop_map(|(a, b)| Reshape::Swap(a, b)),
+        (0..100usize, "[a-z ]{0,20}").prop_map(|(a, t)| Reshape::Replace(a, t)),
+    ]
+}
+
+fn apply(messages: &mut Vec<Value>, step: &Reshape) {
+    let n = messages.len();
+    if n == 0 {
+        return;
+    }
+    match step {
+        Reshape::Delete(i) => {
+            messages.remove(i % n);
+        }
+        Reshape::Duplicate(i) => {
+            let m = messages[i % n].clone();
+            messages.insert(i % n, m);
+        }
+        Reshape::Move(a, b) => {
+            let m = messages.remove(a % n);
+            messages.insert(b % n, m);
+        }
+        Reshape::Swap(a, b) => messages.swap(a % n, b % n),
+        Reshape::Replace(i, text) => {
+            messages[i % n] = json!({"name": "Bob", "role": "user", "content": text});
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: crate::long::cases(150), ..ProptestConfig::default() })]
+
+    /// The budget model re-reads only the middle of a list that changed
+    /// (the messages before the first change and after the last stay
+    /// where they are): after any run of deletes, duplicates, moves, swaps
+    /// and replacements, its counts, request and plan are a fresh model's.
+    #[test]
+    fn reshaped_lists_count_as_a_fresh_model(
+        turns in prop::collection::vec(turn(), 1..24),
+        steps in prop::collection::vec(reshape(), 1..6),
+        formatter in 0..12usize,
+        budget in 1i64..400,
+    ) {
+        use formatscope::budget::BudgetModel;
+        let doc = session_json(Some("You are Friday.".into()), &turns);
+        let mut messages = doc["messages"].as_array().cloned().unwrap_or_default();
+        let id = FormatterId::all().nth(formatter).expect("twelve formatters");
+        let info = models::resolve(id.provider, None);
+        let fresh = |msgs: &[Value]| BudgetModel::new(id, FormatOptions::default(), info.clone(), msgs.to_vec(), None, env());
+        let Ok(mut model) = fresh(&messages) else { return Ok(()) };
+        model.set_truncation_counter(formatscope::tokens::CounterSpec::default());
+        let _ = model.plan(budget);
+        for step in &steps {
+            apply(&mut messages, step);
+            let changed = model.set_messages(messages.clone());
+            let scratch = fresh(&messages);
+            match (changed, scratch) {
+                (Ok(()), Ok(mut scratch)) => {
+                    prop_assert_eq!(model.report(), scratch.report(), "after {:?}", step);
+                    prop_assert_eq!(model.formatted(), scratch.formatted(), "after {:?}", step);
+                    scratch.set_truncation_counter(formatscope::tokens::CounterSpec::default());
+                    let (a, b) = (model.plan(budget).ok(), scratch.plan(budget).ok());
+                    prop_assert_eq!(a.map(|p| (p.kept, p.tokens_after)), b.map(|p| (p.kept, p.tokens_after)), "after {:?}", step);
+                }
+                (Err(_), Err(_)) => return Ok(()),
+                (a, b) => prop_assert!(false, "{}: after {:?}: {:?} vs a fresh model's {:?}", id, step, a.err(), b.err().map(|e| e.to_string())),
+            }
+        }
+    }
+}

@@ -99,11 +99,11 @@ pub struct BudgetModel {
     options: FormatOptions,
     counter: ProviderCounter,
     env: MediaEnv,
-    /// The messages (the session's own packed dicts, not copies of them,
-    /// checked as `Msg.from_dict` checks them), and each one's content key.
+    /// Each message's content key. The messages themselves (the session's
+    /// own packed dicts, not copies of them, checked as `Msg.from_dict`
+    /// checks them) are the request's: [`BudgetModel::msgs`].
     keys: Vec<u64>,
-    msgs: Vec<MsgItem>,
-    /// The speakers' names, shared by `msgs`.
+    /// The speakers' names, shared by the messages.
     names: Names,
     tools: Option<Value>,
     tool_schemas: i64,
@@ -179,8 +179,7 @@ impl BudgetModel {
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(&messages);
         let mut names = previous.map(|p| p.names.clone()).unwrap_or_default();
-        let (known_keys, known) =
-            previous.map_or((&[][..], &[][..]), |p| (&p.keys[..], &p.msgs[..]));
+        let (known_keys, known) = previous.map_or((&[][..], &[][..]), |p| (&p.keys[..], p.msgs()));
         // Checked on every core; names shared after, in order, so the first
         // bad message in order is the one reported.
         let checked = crate::parallel::map(&messages, |index, m| {
@@ -202,15 +201,22 @@ impl BudgetModel {
         }
         drop(messages);
         // Promotion allowed: right for counting; plans then run the reference loop.
-        let seg = Segmented::build_with(formatter, &options, &msgs, &keys, &env, None, true)
-            .map_err(segment_error)?;
+        let seg = Segmented::build_shared(
+            formatter,
+            &options,
+            &Arc::new(msgs),
+            &keys,
+            &env,
+            None,
+            true,
+        )
+        .map_err(segment_error)?;
         let mut model = BudgetModel {
             formatter,
             options,
             counter,
             env,
             keys,
-            msgs,
             names,
             tools,
             tool_schemas: 0,
@@ -256,23 +262,27 @@ impl BudgetModel {
         value: impl Into<PackedMessage>,
     ) -> Result<(), BudgetError> {
         let value: PackedMessage = value.into();
-        if index >= self.msgs.len() {
+        if index >= self.msgs().len() {
             return Err(BudgetError::Format(PyErr::new(
                 "IndexError",
                 "list assignment index out of range",
             )));
         }
-        self.keys[index] = value.key();
+        let key = value.key();
         let msg = MsgItem::packed(value, &mut self.names)
             .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?;
-        self.msgs[index] = msg.clone();
+        self.keys[index] = key;
+        // The list is the request's alone while it changes in place.
+        self.trunc_request = None;
         let replaced = self
             .request
             .seg
-            .replace_message(index, msg, &self.keys, &self.env)
+            .replace_message(index, msg.clone(), &self.keys, &self.env)
             .map_err(segment_error)?;
         let Some(u) = replaced else {
-            return self.rebuild();
+            let mut list = std::mem::take(&mut self.request.seg.msgs);
+            Arc::make_mut(&mut list)[index] = msg;
+            return self.rebuild(list);
         };
         let cost = if u == SYSTEM_UNIT {
             let system = truncate::cost_of(&self.counter, &self.request.seg.system)
@@ -286,7 +296,7 @@ impl BudgetModel {
         } else {
             let unit = &self.request.seg.units[u];
             let (cost, own) =
-                shares::cost_unit(&self.counter, &self.msgs, unit).map_err(BudgetError::Format)?;
+                shares::cost_unit(&self.counter, self.msgs(), unit).map_err(BudgetError::Format)?;
             if let Some(own) = own {
                 self.own.insert(unit.key, own);
             }
@@ -308,21 +318,51 @@ impl BudgetModel {
         messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
     ) -> Result<(), BudgetError> {
         let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
+        // Only the middle that changed is read: the messages before the
+        // first change and after the last stay where they are (an edit at
+        // 100,000 messages had cloned and dropped every item, a third of
+        // a warm count, and more as the list outgrew the caches).
+        let (old, new) = (self.keys.len(), messages.len());
+        let prefix = self
+            .keys
+            .iter()
+            .zip(&messages)
+            .take_while(|(k, m)| **k == m.key())
+            .count();
+        if prefix == old && old == new {
+            return Ok(());
+        }
+        let suffix = self
+            .keys
+            .iter()
+            .rev()
+            .zip(messages.iter().rev())
+            .take((old - prefix).min(new - prefix))
+            .take_while(|(k, m)| **k == m.key())
+            .count();
+        let old_end = old - suffix;
         // A message where it was is taken from there; only a moved one is
-        // looked up by content (the map is built on the first).
+        // looked up by content (the map, of the old middle, is built on the
+        // first).
         let mut by_key: Option<FxHashMap<u64, MsgItem>> = None;
-        let mut msgs = Vec::with_capacity(messages.len());
-        let mut keys = Vec::with_capacity(messages.len());
-        for (index, m) in messages.into_iter().enumerate() {
+        let mut msgs = Vec::with_capacity(new - suffix - prefix);
+        let mut keys = Vec::with_capacity(new - suffix - prefix);
+        let middle = messages
+            .into_iter()
+            .enumerate()
+            .take(new - suffix)
+            .skip(prefix);
+        for (index, m) in middle {
             let key = m.key();
-            let here = (self.keys.get(index) == Some(&key)).then(|| self.msgs[index].clone());
+            let here =
+                (index < old_end && self.keys[index] == key).then(|| self.msgs()[index].clone());
             let moved = || {
                 by_key
                     .get_or_insert_with(|| {
-                        self.keys
+                        self.keys[prefix..old_end]
                             .iter()
                             .copied()
-                            .zip(self.msgs.iter().cloned())
+                            .zip(self.msgs()[prefix..old_end].iter().cloned())
                             .collect()
                     })
                     .get(&key)
@@ -336,25 +376,53 @@ impl BudgetModel {
             msgs.push(msg);
             keys.push(key);
         }
-        self.msgs = msgs;
-        self.keys = keys;
-        self.rebuild()
+        // The list is the request's alone while it changes: spliced in
+        // place, never copied.
+        self.trunc_request = None;
+        let mut list = std::mem::take(&mut self.request.seg.msgs);
+        Arc::make_mut(&mut list).splice(prefix..old_end, msgs);
+        self.keys.splice(prefix..old_end, keys);
+        self.rebuild(list)
     }
 
-    fn rebuild(&mut self) -> Result<(), BudgetError> {
-        let seg = Segmented::build_with(
+    /// The messages, in order.
+    fn msgs(&self) -> &[MsgItem] {
+        &self.request.seg.msgs
+    }
+
+    /// Costs the request cut from `list` (the units of the request before
+    /// it reused by content). On an error the model is left empty, never
+    /// holding a request cut from a list it no longer has.
+    fn rebuild(&mut self, list: Arc<Vec<MsgItem>>) -> Result<(), BudgetError> {
+        let seg = Segmented::build_shared(
             self.formatter,
             &self.options,
-            &self.msgs,
+            &list,
             &self.keys,
             &self.env,
             Some(&self.request.seg),
             true,
         )
-        .map_err(segment_error)?;
-        self.request = self.cost(seg)?;
+        .map_err(segment_error);
+        let costed = seg.and_then(|seg| self.cost(seg));
         self.trunc_request = None;
-        Ok(())
+        match costed {
+            Ok(request) => {
+                self.request = request;
+                Ok(())
+            }
+            Err(e) => {
+                self.keys.clear();
+                self.total = 0;
+                self.request = CostedRequest::new(
+                    Segmented::empty(self.formatter, self.options.clone()),
+                    0,
+                    Cost::default(),
+                    Vec::new(),
+                );
+                Err(e)
+            }
+        }
     }
 
     fn cost(&mut self, seg: Segmented) -> Result<CostedRequest, BudgetError> {
@@ -368,7 +436,7 @@ impl BudgetModel {
         let counted = truncate::cost_units_by(
             &seg.units,
             |u| known.get(&u.key).map(|c| (*c, None)),
-            |u| shares::cost_unit(&self.counter, &self.msgs, u),
+            |u| shares::cost_unit(&self.counter, &seg.msgs, u),
         )
         .map_err(BudgetError::Format)?;
         drop(known);
@@ -432,10 +500,10 @@ impl BudgetModel {
         let mut by_category = self.request.system;
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
-        let mut messages = Vec::with_capacity(if per_message { self.msgs.len() } else { 0 });
+        let mut messages = Vec::with_capacity(if per_message { self.msgs().len() } else { 0 });
         let describe = |i: usize, msgs: &[MsgItem]| (msgs[i].name(), msgs[i].role().as_str());
         if self.request.seg.pinned && per_message {
-            let (name, role) = describe(0, &self.msgs);
+            let (name, role) = describe(0, self.msgs());
             messages.push(MessageTokens {
                 index: 0,
                 name,
@@ -460,7 +528,7 @@ impl BudgetModel {
                 vec![cost.total()]
             };
             for (i, tokens) in unit.range.clone().zip(shares) {
-                let (name, role) = describe(i, &self.msgs);
+                let (name, role) = describe(i, self.msgs());
                 messages.push(MessageTokens {
                     index: i,
                     name,
@@ -509,8 +577,9 @@ impl BudgetModel {
             })
             .map(|u| (u.key, u.range.clone()))
             .collect();
+        let (counter, msgs) = (&self.counter, self.msgs());
         let counted = crate::parallel::map(&missing, |_, (key, range)| {
-            let own = shares::counted_apart(&self.counter, &self.msgs, range.clone());
+            let own = shares::counted_apart(counter, msgs, range.clone());
             (*key, own)
         });
         self.own.extend(counted);
@@ -558,7 +627,7 @@ impl BudgetModel {
             return truncate::plan_reference(
                 self.formatter,
                 &self.options,
-                &msgs_of(&self.msgs)?,
+                &msgs_of(self.msgs())?,
                 &self.env,
                 self.trunc_counter.as_ref(),
                 max_tokens,
@@ -600,7 +669,7 @@ impl BudgetModel {
     pub fn formatted_kept(&self, kept: &[usize]) -> Result<Vec<Value>, PyErr> {
         let msgs: Vec<Arc<Msg>> = kept
             .iter()
-            .filter_map(|i| self.msgs.get(*i))
+            .filter_map(|i| self.msgs().get(*i))
             .map(MsgItem::msg)
             .collect::<Result<_, _>>()?;
         crate::formatter::format(self.formatter, &self.options, &msgs, &self.env, None)
@@ -626,7 +695,7 @@ impl BudgetModel {
             return formatted_items_with_spans(
                 id,
                 &self.options,
-                &self.msgs,
+                self.msgs(),
                 &self.keys,
                 &self.env,
             );
@@ -634,13 +703,13 @@ impl BudgetModel {
         let kept: Vec<usize> = kept
             .iter()
             .copied()
-            .filter(|i| *i < self.msgs.len())
+            .filter(|i| *i < self.msgs().len())
             .collect();
-        let msgs: Vec<MsgItem> = kept.iter().map(|i| self.msgs[*i].clone()).collect();
+        let msgs: Vec<MsgItem> = kept.iter().map(|i| self.msgs()[*i].clone()).collect();
         let keys: Vec<u64> = kept.iter().map(|i| self.keys[*i]).collect();
         let mut out = formatted_items_with_spans(id, &self.options, &msgs, &keys, &self.env)?;
         for (input, _) in &mut out.spans {
-            let start = kept.get(input.start).copied().unwrap_or(self.msgs.len());
+            let start = kept.get(input.start).copied().unwrap_or(self.msgs().len());
             let end = match input.end.checked_sub(1).and_then(|last| kept.get(last)) {
                 Some(last) => last + 1,
                 None => start,
@@ -666,7 +735,7 @@ impl BudgetModel {
     /// The attribution of `request` (this model's formatted request) to
     /// source messages and rules.
     pub fn explain_formatted(&self, request: &FormattedRequest) -> crate::explain::Explained {
-        let msgs = msgs_of(&self.msgs).unwrap_or_default();
+        let msgs = msgs_of(self.msgs()).unwrap_or_default();
         crate::explain::formatted(self.formatter, &msgs, request, "")
     }
 

@@ -80,8 +80,10 @@ pub const SYSTEM_UNIT: usize = usize::MAX;
 pub struct Segmented {
     pub id: FormatterId,
     pub options: FormatOptions,
-    /// The input messages (a workbench's packed, unpacked when read).
-    pub msgs: Vec<MsgItem>,
+    /// The input messages (a workbench's packed, unpacked when read),
+    /// shared: a budget model reads its messages here, and a copy of the
+    /// request (the truncation counter's) costs no copy of the list.
+    pub msgs: Arc<Vec<MsgItem>>,
     /// `msgs[0]` is a system message: kept by every truncation step.
     pub pinned: bool,
     pub system: Vec<Value>,
@@ -99,7 +101,7 @@ impl Segmented {
         Segmented {
             id,
             options,
-            msgs: Vec::new(),
+            msgs: Arc::default(),
             pinned: false,
             system: Vec::new(),
             units: Vec::new(),
@@ -135,6 +137,21 @@ impl Segmented {
         previous: Option<&Segmented>,
         allow_promotion: bool,
     ) -> Result<Segmented, SegmentError> {
+        let msgs = Arc::new(msgs.to_vec());
+        Self::build_shared(id, options, &msgs, keys, env, previous, allow_promotion)
+    }
+
+    /// [`Segmented::build_with`] of a list the caller shares (no copy).
+    pub fn build_shared(
+        id: FormatterId,
+        options: &FormatOptions,
+        list: &Arc<Vec<MsgItem>>,
+        keys: &[u64],
+        env: &MediaEnv,
+        previous: Option<&Segmented>,
+        allow_promotion: bool,
+    ) -> Result<Segmented, SegmentError> {
+        let msgs: &[MsgItem] = list;
         let previous = previous.filter(|p| p.id == id && p.options == *options);
         // The unit at the same place first; the map (built on first use)
         // only for units that moved.
@@ -240,7 +257,7 @@ impl Segmented {
         Ok(Segmented {
             id,
             options: options.clone(),
-            msgs: msgs.to_vec(),
+            msgs: Arc::clone(list),
             pinned,
             system,
             units,
@@ -279,7 +296,7 @@ impl Segmented {
             return Ok(None);
         }
         let system = (i == 0 && self.pinned).then(|| item.msg()).transpose()?;
-        self.msgs[i] = item;
+        Arc::make_mut(&mut self.msgs)[i] = item;
         if let Some(msg) = system {
             self.system = match self.id.mode {
                 Mode::Chat => {
