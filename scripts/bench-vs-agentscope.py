@@ -24,8 +24,10 @@ each size, alternating the two so the machine's load falls on both:
   takes about a minute at 10,000 and runs only with --truncate-10k; never
   at 100,000).
 
-Then how the warm count and the plan grow from 10,000 to 100,000 messages
-(linear is 10x).
+Then how the warm count, a recount after a delete and the plans grow from
+25,000 to 100,000 messages with the budget a quarter of each session
+(linear is 4x; issue 43's bound is 5x), and with `--before OLD_BINARY` the
+same figures of an earlier build, timed in the same run.
 """
 import argparse
 import asyncio
@@ -112,17 +114,20 @@ def process_ms(runs: int, argv: list) -> float:
     return median_ms(runs, once)
 
 
-def whole_process_times(path: Path, runs: int) -> tuple:
+def whole_process_times(path: Path, runs: int, before=None) -> tuple:
     binary = ROOT / "target" / "release" / "formatscope"
-    theirs, ours = [], []
+    theirs, ours, old = [], [], []
     for _ in range(max(1, runs)):
         theirs.append(process_ms(1, [sys.executable, "-c", AGENTSCOPE_PROCESS, str(path)]))
         ours.append(process_ms(1, [str(binary), "format", "--count", str(path)]))
-    return statistics.median(theirs), statistics.median(ours)
+        if before:
+            old.append(process_ms(1, [before, "format", "--count", str(path)]))
+    return (statistics.median(theirs), statistics.median(ours),
+            statistics.median(old) if old else None)
 
 
-def formatscope_times(path: Path, runs: int, max_tokens: int) -> dict:
-    binary = ROOT / "target" / "release" / "formatscope"
+def formatscope_times(path: Path, runs: int, max_tokens: int, binary=None) -> dict:
+    binary = binary or ROOT / "target" / "release" / "formatscope"
     res = subprocess.run([str(binary), "timing", str(path), "--max-tokens", str(max_tokens),
                           "--runs", str(runs)], check=True, capture_output=True, text=True)
     return json.loads(res.stdout)
@@ -130,7 +135,8 @@ def formatscope_times(path: Path, runs: int, max_tokens: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 25000, 100000])
+    ap.add_argument("--before", help="an earlier build's binary, timed beside this one")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--truncate-10k", action="store_true",
                     help="also time AgentScope's truncation at 10,000 messages (about a minute)")
@@ -145,8 +151,10 @@ def main() -> None:
     growth = {}
     for n in args.sizes:
         path = session_file(n)
-        theirs, ours = whole_process_times(path, args.runs)
+        theirs, ours, old = whole_process_times(path, args.runs, args.before)
         rows.append(("format --count, whole process", n, theirs, ours))
+        if old is not None:
+            rows.append(("format --count, whole process: the build before", n, theirs, old))
         truncate = n <= 5000 or (n <= 10000 and args.truncate_10k)
         a = agentscope_times(path, args.runs, truncate, budget_for)
         f = formatscope_times(path, max(args.runs, 5), a["max_tokens"])
@@ -170,15 +178,29 @@ def main() -> None:
     for what, n, base, ours in rows:
         ratio = base / ours if ours > 0 else float("inf")
         print(f"| {what} | {n:,} | {base:,.1f} | {ours:,.2f} | {ratio:,.1f}x |")
-    if 10000 in growth and 100000 in growth:
-        small, large = growth[10000], growth[100000]
+    if 25000 in growth and 100000 in growth:
+        # The budget a quarter of each session, as the workbench's bench.
+        builds = [("this build", None)] + ([("before", args.before)] if args.before else [])
+        quarter = {}
+        for label, binary in builds:
+            for n in (25000, 100000):
+                tokens = json.loads(subprocess.run(
+                    [str(binary or ROOT / "target" / "release" / "formatscope"), "count", "--json",
+                     str(session_file(n))], capture_output=True, text=True).stdout or "{}").get("total")
+                budget = (tokens or n * 46) // 4
+                quarter[(label, n)] = formatscope_times(session_file(n), max(args.runs, 5), budget, binary)
         print()
-        print("| formatscope, 10,000 -> 100,000 messages (linear = 10x) | 10,000 | 100,000 | growth |")
-        print("| --- | --- | --- | --- |")
+        print("| 25,000 -> 100,000 messages, budget a quarter (linear = 4x, bound 5x) | build | 25,000 | 100,000 | growth |")
+        print("| --- | --- | --- | --- | --- |")
         for key, what in [("format_ms", "format"), ("count_request_ms", "count of the request"),
-                          ("count_cold_ms", "cold count"),
-                          ("count_warm_ms", "warm count"), ("plan_ms", "plan")]:
-            print(f"| {what} | {small[key]:.2f} ms | {large[key]:.2f} ms | {large[key] / small[key]:.1f}x |")
+                          ("count_cold_ms", "cold count"), ("count_warm_ms", "warm count"),
+                          ("recount_delete_ms", "recount after a delete"),
+                          ("plan_ms", "plan"), ("plan_after_edit_ms", "plan after an edit")]:
+            for label, _ in builds:
+                small, large = quarter[(label, 25000)], quarter[(label, 100000)]
+                if key in small and key in large:
+                    print(f"| {what} | {label} | {small[key]:.2f} ms | {large[key]:.2f} ms | "
+                          f"{large[key] / small[key]:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,26 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
         let _ = model.set_messages(session.messages.iter().cloned());
         let _ = model.report().total;
     });
+    // An edit that re-cuts the list (a message deleted, then put back), as
+    // the workbench's delete and undo do, with the report it shows.
     let middle = msgs.len() / 2;
+    let mut shorter: Vec<_> = session.messages.iter().cloned().collect();
+    if middle < shorter.len() {
+        shorter.remove(middle);
+    }
+    let mut deleted = false;
+    let recount_delete_ms = median_ms(runs, || {
+        deleted = !deleted;
+        let _ = if deleted {
+            model.set_messages(shorter.iter().cloned())
+        } else {
+            model.set_messages(session.messages.iter().cloned())
+        };
+        let _ = model.report().total;
+    });
+    if deleted {
+        let _ = model.set_messages(session.messages.iter().cloned());
+    }
     let mut edit = 0;
     let recount_ms = median_ms(runs, || {
         edit += 1;
@@ -137,6 +156,7 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
         "count_cold_ms": count_cold_ms,
         "count_warm_ms": count_warm_ms,
         "recount_one_edit_ms": recount_ms,
+        "recount_delete_ms": recount_delete_ms,
         "plan_ms": plan_ms,
         "plan_after_edit_ms": plan_after_edit_ms,
         "agentscope_truncation_ms": agentscope_truncation_ms,
