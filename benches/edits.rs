@@ -9,7 +9,9 @@
 //! - `edit_KIND_to_number_N`: the key until the frame shows the new budget
 //!   number (the worker's recount included);
 //! - `edit_KIND_to_plan_N`: the key until the truncation preview is the new
-//!   one too.
+//!   one too (it comes with the number once the model has planned before);
+//! - `edit_KIND_to_lines_N`: the key until the request pane's lines are the
+//!   new ones too (everything on screen is the edit's).
 //!
 //! KIND is `delete` (x, then u), `duplicate` (d, then u) and `move` (K,
 //! then J).
@@ -57,13 +59,26 @@ fn budgeted_session(folder: &Path, n: usize, budget: u64) -> PathBuf {
     path
 }
 
-/// What the screen's numbers come from is the one for the app's latest
-/// generation: the budget's count, and with `plan` the truncation too.
-fn shown(rt: &Runtime, plan: bool) -> bool {
+/// How much of the app's latest generation is on screen.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// The budget's count.
+    Number,
+    /// The truncation plan too.
+    Plan,
+    /// The request's lines too (everything).
+    Lines,
+}
+
+fn shown(rt: &Runtime, what: Shown) -> bool {
     rt.app.preview.as_ref().is_some_and(|p| {
         p.generation == rt.app.generation
             && p.report.is_some()
-            && (!plan || (p.plan.is_some() && !p.lines_pending))
+            && match what {
+                Shown::Number => true,
+                Shown::Plan => p.plan.is_some(),
+                Shown::Lines => p.plan.is_some() && !p.lines_pending,
+            }
     })
 }
 
@@ -122,7 +137,11 @@ fn bench(c: &mut Criterion) {
             // The worker finishes what the frames above asked before the
             // next figure starts.
             rt.settle(Duration::from_millis(300), Duration::from_secs(60));
-            for (what, plan) in [("to_number", false), ("to_plan", true)] {
+            for (what, plan) in [
+                ("to_number", Shown::Number),
+                ("to_plan", Shown::Plan),
+                ("to_lines", Shown::Lines),
+            ] {
                 c.bench_function(&format!("edit_{kind}_{what}_{n}"), |b| {
                     b.iter(|| {
                         let _ = tx.send(key(next().0));

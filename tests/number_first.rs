@@ -56,7 +56,16 @@ fn an_edit_in_a_large_session_publishes_the_number_before_the_lines() {
     let done = computer.compute_phased(job, &mut |p| early.push(p));
     let first = early.first().expect("something before the end");
     assert!(first.lines_pending, "the number comes before the lines");
-    assert!(first.plain.is_empty() && first.plan.is_none());
+    assert!(first.plain.is_empty(), "the lines come after");
+    // The truncation preview comes with the number: the model plans from
+    // its last plan's counts.
+    let plan = |p: &formatscope::tui::worker::Preview| {
+        p.plan
+            .clone()
+            .and_then(Result::ok)
+            .map(|p| (p.kept, p.tokens_after))
+    };
+    assert!(plan(first).is_some(), "the plan comes with the number");
     let total = first.report.as_ref().expect("the new number").total;
     assert!(
         total < total_before,
@@ -65,6 +74,7 @@ fn an_edit_in_a_large_session_publishes_the_number_before_the_lines() {
     // The final preview has the lines and the plan, and the same number.
     assert!(!done.lines_pending && done.plan.is_some());
     assert_eq!(done.report.as_ref().expect("counted").total, total);
+    assert_eq!(plan(&done), plan(first), "the same plan as the number's");
     assert!(done.plain.len() < lines_before);
 
     // On screen: the new number beside the last lines, then the new lines.
@@ -112,7 +122,10 @@ fn a_job_cut_short_by_a_newer_edit_leaves_its_counts_to_the_next() {
     slot.submit(undo.clone());
     let mut early = Vec::new();
     let cut = computer.compute_phased(edit, &mut |p| early.push(p));
-    assert!(cut.plan.is_none(), "the edit's job stopped before its plan");
+    assert!(
+        cut.plain.is_empty(),
+        "the edit's job stopped before laying out its lines"
+    );
     let mut early = Vec::new();
     let done = computer.compute_phased(undo, &mut |p| early.push(p));
     let first = early.first().expect("the undo's number");
