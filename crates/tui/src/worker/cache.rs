@@ -33,7 +33,20 @@ pub(super) fn cache_line(
     report: Option<&TokenReport>,
     earlier: &Result<Earlier, String>,
     against: &'static str,
-) -> Result<CacheLine, String> {
+    stop: &dyn Fn() -> bool,
+) -> Option<Result<CacheLine, String>> {
+    cache_line_until(job, model, report, earlier, against, stop).transpose()
+}
+
+/// [`cache_line`], `Ok(None)` once `stop()` says so between its steps.
+fn cache_line_until(
+    job: &Job,
+    model: &BudgetModel,
+    report: Option<&TokenReport>,
+    earlier: &Result<Earlier, String>,
+    against: &'static str,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<CacheLine>, String> {
     let earlier = earlier
         .as_ref()
         .map_err(|e| format!("the {against} version: {e}"))?;
@@ -42,6 +55,9 @@ pub(super) fn cache_line(
     let now = model
         .formatted_with_spans()
         .map_err(|e| format!("{}: {}", e.kind, e.message))?;
+    if stop() {
+        return Ok(None);
+    }
     let provider = job.formatter.provider;
     let body = wire_body(
         job.formatter,
@@ -58,10 +74,17 @@ pub(super) fn cache_line(
         earlier.session.tools.as_ref(),
         &before_settings,
     )?;
-    let (lb, rb) = (
-        wire::export::body_bytes(provider, &before),
-        wire::export::body_bytes(provider, &body),
-    );
+    if stop() {
+        return Ok(None);
+    }
+    let lb = wire::export::body_bytes(provider, &before);
+    if stop() {
+        return Ok(None);
+    }
+    let rb = wire::export::body_bytes(provider, &body);
+    if stop() {
+        return Ok(None);
+    }
     let bytes = formatscope_core::diff::cache_prefix(&lb, &rb);
     let name = |s: &wire::Settings| {
         s.model
@@ -84,13 +107,13 @@ pub(super) fn cache_line(
         },
         report,
     );
-    Ok(CacheLine {
+    Ok(Some(CacheLine {
         against,
         message: prompt.breaks.as_ref().and_then(|b| b.message()),
         prompt,
         bytes: bytes.bytes,
         of: bytes.of,
-    })
+    }))
 }
 
 impl Computer {
