@@ -22,6 +22,7 @@ mod provider;
 mod rank_slots;
 mod ranks;
 mod specials;
+mod split;
 pub mod truncation_counter;
 mod vocab;
 mod whitespace;

@@ -112,12 +112,21 @@ impl Vocab {
             // o200k_harmony has o200k_base's ranks and pattern; as ordinary
             // text its extra specials do not count.
             Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase => {
-                self.counting().count(text, false)
+                self.count_long(text, false)
             }
-            Vocab::Qwen => self.counting().count(&nfc(text), true),
+            Vocab::Qwen => self.count_long(&nfc(text), true),
             Vocab::ClaudeLegacy => self.counting().count(&nfkc(text), true),
             Vocab::DeepSeek => deepseek().count(text),
         }
+    }
+
+    /// A tiktoken-style vocabulary's count; a long text a part per core
+    /// (`split.rs`).
+    fn count_long(self, text: &str, specials: bool) -> usize {
+        if text.len() < super::split::SPLIT_FROM {
+            return self.counting().count(text, specials);
+        }
+        super::split::count(self.counting(), self, text, specials, 1 << 16)
     }
 
     /// Tokens in `text` with every special-token string in it read as the
