@@ -195,8 +195,7 @@ impl Preview {
     /// Takes what `self` has not computed yet (it was published with
     /// `lines_pending`) from `last`, the preview on screen: the request's
     /// lines, the tool schemas, the plan (unless it came with the number)
-    /// and the panels, when `last` shows
-    /// the same formatter and view.
+    /// and the panels, when `last` shows the same formatter and view.
     pub fn keep_pending_from(&mut self, last: Preview) {
         if !self.lines_pending || last.formatter != self.formatter || last.shown != self.shown {
             return;
@@ -267,7 +266,6 @@ impl Computer {
         }
     }
 
-    /// A newer job waits in the worker's slot (never, outside the worker).
     /// This computer, asking `slot` whether a newer job waits (the worker
     /// thread's computer watches the slot it takes its jobs from).
     pub fn watching(mut self, slot: Slot) -> Self {
@@ -284,6 +282,7 @@ impl Computer {
         preview
     }
 
+    /// A newer job waits in the worker's slot (never, outside the worker).
     fn superseded(&self) -> bool {
         self.slot.as_ref().is_some_and(Slot::has_pending)
     }
