@@ -35,6 +35,14 @@ fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
     times[times.len() / 2]
 }
 
+/// The message an edit puts in the middle of the session: new text each
+/// time, so each edit recounts.
+fn edited(edit: usize) -> serde_json::Value {
+    serde_json::json!({"name": "Bob", "role": "user", "content": [
+        {"type": "text", "text": format!("Edit number {edit}: the library opens at nine.")}
+    ]})
+}
+
 pub(crate) fn run(args: TimingArgs) -> Exit {
     use formatscope::tokens::{AgentScopeCounter, OpenAiTokenCounter};
     let session = match read_session(&args.session) {
@@ -108,10 +116,7 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
     let mut edit = 0;
     let recount_ms = median_ms(runs, || {
         edit += 1;
-        let message = serde_json::json!({"name": "Bob", "role": "user", "content": [
-            {"type": "text", "text": format!("Edit number {edit}: the library opens at nine.")}
-        ]});
-        let _ = model.set_message(middle, message);
+        let _ = model.set_message(middle, edited(edit));
         let _ = model.messages_total();
     });
     let plan_ms = median_ms(runs, || {
@@ -124,10 +129,7 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
     let _ = model.plan(args.max_tokens);
     let plan_after_edit_ms = median_ms(runs, || {
         edit += 1;
-        let message = serde_json::json!({"name": "Bob", "role": "user", "content": [
-            {"type": "text", "text": format!("Edit number {edit}: the library opens at nine.")}
-        ]});
-        let _ = model.set_message(middle, message);
+        let _ = model.set_message(middle, edited(edit));
         let _ = model.plan(args.max_tokens);
     });
     let agentscope = AgentScopeCounter {

@@ -23,18 +23,8 @@ pub fn chunks<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) ->
 
 /// [`chunks`], `work` also told where its chunk starts in `items`.
 pub fn chunks_at<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &[T]) -> R + Sync) -> Vec<R> {
-    let threads = rayon::current_num_threads();
-    if threads < 2 || items.len() < MIN_ITEMS {
-        return vec![work(0, items)];
-    }
     // A few chunks per core, so one slow chunk does not hold the rest.
-    let per = items.len().div_ceil(threads * 4).max(MIN_ITEMS / 4);
-    let work = &work;
-    items
-        .par_chunks(per)
-        .enumerate()
-        .map(|(k, chunk)| work(k * per, chunk))
-        .collect()
+    chunks_per_core(items, 4, work)
 }
 
 /// [`chunks_at`] in finer chunks (a few dozen per core), for work that a
@@ -46,17 +36,26 @@ pub fn chunks_until<T: Sync, R: Send>(
     stop: &(dyn Fn() -> bool + Sync),
     work: impl Fn(usize, &[T]) -> R + Sync,
 ) -> Vec<Option<R>> {
+    chunks_per_core(items, 32, |at, chunk| (!stop()).then(|| work(at, chunk)))
+}
+
+/// `work` over `per_core` contiguous chunks a core (one chunk, on this
+/// thread, below [`MIN_ITEMS`]), the results in order.
+fn chunks_per_core<T: Sync, R: Send>(
+    items: &[T],
+    per_core: usize,
+    work: impl Fn(usize, &[T]) -> R + Sync,
+) -> Vec<R> {
     let threads = rayon::current_num_threads();
-    let run = |at: usize, chunk: &[T]| (!stop()).then(|| work(at, chunk));
     if threads < 2 || items.len() < MIN_ITEMS {
-        return vec![run(0, items)];
+        return vec![work(0, items)];
     }
-    let per = items.len().div_ceil(threads * 32).max(MIN_ITEMS / 4);
-    let run = &run;
+    let per = items.len().div_ceil(threads * per_core).max(MIN_ITEMS / 4);
+    let work = &work;
     items
         .par_chunks(per)
         .enumerate()
-        .map(|(k, chunk)| run(k * per, chunk))
+        .map(|(k, chunk)| work(k * per, chunk))
         .collect()
 }
 

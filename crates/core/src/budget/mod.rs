@@ -280,9 +280,7 @@ impl BudgetModel {
             .replace_message(index, msg.clone(), &self.keys, &self.env)
             .map_err(segment_error)?;
         let Some(u) = replaced else {
-            let mut list = std::mem::take(&mut self.request.seg.msgs);
-            Arc::make_mut(&mut list)[index] = msg;
-            return self.rebuild(list);
+            return self.relist(|list| list[index] = msg);
         };
         let cost = if u == SYSTEM_UNIT {
             let system = truncate::cost_of(&self.counter, &self.request.seg.system)
@@ -376,12 +374,20 @@ impl BudgetModel {
             msgs.push(msg);
             keys.push(key);
         }
-        // The list is the request's alone while it changes: spliced in
-        // place, never copied.
+        self.keys.splice(prefix..old_end, keys);
+        self.relist(|list| {
+            list.splice(prefix..old_end, msgs);
+        })
+    }
+
+    /// The message list changed by `change` and the request cut again. The
+    /// list is the request's alone while it changes (the truncation
+    /// counter's copy of the request let go first): changed in place,
+    /// never copied.
+    fn relist(&mut self, change: impl FnOnce(&mut Vec<MsgItem>)) -> Result<(), BudgetError> {
         self.trunc_request = None;
         let mut list = std::mem::take(&mut self.request.seg.msgs);
-        Arc::make_mut(&mut list).splice(prefix..old_end, msgs);
-        self.keys.splice(prefix..old_end, keys);
+        change(Arc::make_mut(&mut list));
         self.rebuild(list)
     }
 

@@ -26,20 +26,9 @@ pub(super) struct Earlier {
 }
 
 /// The prompt-cache line: the prompt now shares with the earlier version,
-/// counted as the meter counts the request, and the bodies' byte prefix.
+/// counted as the meter counts the request, and the bodies' byte prefix;
+/// `Ok(None)` once `stop()` says so between its steps.
 pub(super) fn cache_line(
-    job: &Job,
-    model: &BudgetModel,
-    report: Option<&TokenReport>,
-    earlier: &Result<Earlier, String>,
-    against: &'static str,
-    stop: &dyn Fn() -> bool,
-) -> Option<Result<CacheLine, String>> {
-    cache_line_until(job, model, report, earlier, against, stop).transpose()
-}
-
-/// [`cache_line`], `Ok(None)` once `stop()` says so between its steps.
-fn cache_line_until(
     job: &Job,
     model: &BudgetModel,
     report: Option<&TokenReport>,

@@ -282,11 +282,6 @@ impl Computer {
         preview
     }
 
-    /// A newer job waits in the worker's slot (never, outside the worker).
-    fn superseded(&self) -> bool {
-        self.slot.as_ref().is_some_and(Slot::has_pending)
-    }
-
     pub fn compute(&mut self, job: &Job) -> Preview {
         self.compute_phased(job.clone(), &mut |_| {})
     }
@@ -387,6 +382,10 @@ impl Computer {
         // while the layout touches every line (100,000 messages: about
         // 100 ms). The panes keep the last lines until the rest arrives.
         let number_first = messages.len() >= NUMBER_FIRST_FROM;
+        // Such a job stops (after its number, between runs of its layout,
+        // between the steps of the cache line) once a newer job waits.
+        let newer = self.slot.clone().filter(|_| number_first);
+        let stop = move || newer.as_ref().is_some_and(Slot::has_pending);
         let mut planned = false;
         if number_first {
             // A fresh model publishes its totals (each message's share is
@@ -407,7 +406,7 @@ impl Computer {
             preview.lines_pending = true;
             early(preview.clone());
             preview.lines_pending = false;
-            if self.superseded() {
+            if stop() {
                 // The app drops this preview: a newer one is on its way.
                 return self.keep(key, model, preview);
             }
@@ -415,12 +414,9 @@ impl Computer {
         // Until the plan is known, the whole request; laid out a run of
         // units at a time, never all of it unpacked at once, on every core
         // when it is large (the runs' lines are copied once more to join
-        // them, which a smaller request's peak memory would show). A large
-        // session's layout stops between runs once a newer job waits: an
-        // undo right after an edit at 100,000 messages had waited for the
-        // whole layout (100-150 ms) before its own count began.
-        let slot = self.slot.as_ref().filter(|_| number_first);
-        let stop = || slot.is_some_and(Slot::has_pending);
+        // them, which a smaller request's peak memory would show). An undo
+        // right after an edit at 100,000 messages had waited for the whole
+        // layout (100-150 ms) before its own count began.
         let formatted = match job.shown {
             Shown::Messages | Shown::Truncated => {
                 let raw = job.raw_media;
@@ -481,7 +477,7 @@ impl Computer {
             },
             Some(Err(e)) => preview.error = Some(format!("{}: {}", e.kind, e.message)),
         }
-        if number_first && self.superseded() {
+        if stop() {
             return self.keep(key, model, preview);
         }
         if let Ok(tools) = model.formatted_tools() {
@@ -512,7 +508,7 @@ impl Computer {
             preview.spans = Vec::new();
             preview.plain = Arc::new(plain);
         }
-        if number_first && self.superseded() {
+        if stop() {
             return self.keep(key, model, preview);
         }
         preview.wanted = wanted(&gate, job, &asks);
@@ -523,12 +519,9 @@ impl Computer {
             // Two whole wire bodies, serialised and compared: 300-450 ms
             // at 100,000 messages, which an undo right after an edit
             // waited for. It stops between its steps for a newer job.
-            let slot = self.slot.as_ref().filter(|_| number_first);
-            let stop = || slot.is_some_and(Slot::has_pending);
             match earlier.map(|e| cache_line(job, &model, report, e, against, &stop)) {
-                Some(None) => return self.keep(key, model, preview),
-                Some(Some(line)) => preview.cache = Some(line),
-                None => {}
+                Some(Ok(None)) => return self.keep(key, model, preview),
+                line => preview.cache = line.and_then(Result::transpose),
             }
         }
         if job.explain {
