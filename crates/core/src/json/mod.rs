@@ -71,6 +71,29 @@ pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// A rewrite of a number's text (`None` keeps it as written): how a
+/// caller reads numbers, such as Python's round trip.
+pub type NumberText = fn(&str) -> Option<String>;
+
+/// Every number of `v` rewritten by `rewrite`.
+pub fn rewrite_numbers(v: &mut serde_json::Value, rewrite: NumberText) {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => {
+            if let Some(text) = rewrite(n.as_str()) {
+                *n = serde_json::Number::from_string_unchecked(text);
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| rewrite_numbers(item, rewrite)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|item| rewrite_numbers(item, rewrite)),
+        _ => {}
+    }
+}
+
 /// A JSON pointer token: `~` and `/` escaped.
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")

@@ -175,6 +175,77 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// One value packed as a parser reads it, with no tree in between: the
+/// bytes [`Packed::pack_one`] writes for the value read. An array's or
+/// object's length is known only at its end, so [`Writer::open`] leaves
+/// it one byte, which [`Writer::close`] fills (and widens past 127).
+pub(super) struct Writer {
+    bytes: Vec<u8>,
+}
+
+impl Writer {
+    /// Ready for one value.
+    pub(super) fn new() -> Writer {
+        let mut w = Writer { bytes: Vec::new() };
+        w.reset();
+        w
+    }
+
+    /// Empty again, for the next value.
+    pub(super) fn reset(&mut self) {
+        self.bytes.clear();
+        put_len(&mut self.bytes, 1);
+    }
+
+    pub(super) fn scalar(&mut self, v: &Value) {
+        put_value(&mut self.bytes, v);
+    }
+
+    pub(super) fn string(&mut self, s: &str) {
+        self.bytes.push(STRING);
+        put_str(&mut self.bytes, s);
+    }
+
+    pub(super) fn number(&mut self, text: &str) {
+        self.bytes.push(NUMBER);
+        put_str(&mut self.bytes, text);
+    }
+
+    /// An array (or an object) begins: where its length goes.
+    pub(super) fn open(&mut self, object: bool) -> usize {
+        self.bytes.push(if object { OBJECT } else { ARRAY });
+        self.bytes.push(0);
+        self.bytes.len() - 1
+    }
+
+    /// The array or object opened at `at` ends, with `n` items or members.
+    pub(super) fn close(&mut self, at: usize, n: usize) {
+        let mut len = Vec::with_capacity(2);
+        put_len(&mut len, n);
+        self.bytes[at] = len[0];
+        if len.len() > 1 {
+            self.bytes.splice(at + 1..at + 1, len[1..].iter().copied());
+        }
+    }
+
+    /// An object's key: where its bytes are (equal keys, equal bytes).
+    pub(super) fn key(&mut self, key: &str) -> std::ops::Range<usize> {
+        let start = self.bytes.len();
+        put_str(&mut self.bytes, key);
+        start..self.bytes.len()
+    }
+
+    pub(super) fn written(&self, range: std::ops::Range<usize>) -> &[u8] {
+        &self.bytes[range]
+    }
+
+    pub(super) fn packed(&self) -> Packed {
+        Packed {
+            bytes: Arc::from(&self.bytes[..]),
+        }
+    }
+}
+
 /// An object key as it is packed (its length, then its bytes): a packed
 /// value holds a key only if its bytes hold these.
 pub fn packed_key(key: &str) -> Vec<u8> {

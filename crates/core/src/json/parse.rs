@@ -2,10 +2,11 @@
 //! duplicate keys. Error messages use serde_json's words (users and the
 //! README already know them) with the position as `line:column`.
 
-use super::{line_col, pointer_token, DuplicateKey, Member, Node, NodeKind, Packed};
+use super::{line_col, pointer_token, DuplicateKey, Member, Node, NodeKind, NumberText, Packed};
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
+mod direct;
 mod every_core;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -13,11 +14,12 @@ pub struct Options {
     /// Build the span tree (`Parsed::tree`).
     pub spans: bool,
     /// Pack the messages as they are read: the items of a top-level array,
-    /// or of the top-level object's `"messages"` array, each prepared by
-    /// this function, then packed into `Parsed::packed` (the array is left
-    /// empty in `value`). A large session is then never a whole tree: each
-    /// message is a tree only until it is packed.
-    pub pack_messages: Option<fn(&mut Value)>,
+    /// or of the top-level object's `"messages"` array, their numbers'
+    /// text rewritten by this function, packed into `Parsed::packed` (the
+    /// array is left empty in `value`). A large session is then never a
+    /// whole tree: a long list's messages are packed straight from the
+    /// text, and the others are a tree only until they are packed.
+    pub pack_messages: Option<NumberText>,
 }
 
 impl Options {
@@ -125,7 +127,7 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     spans: bool,
-    pack: Option<fn(&mut Value)>,
+    pack: Option<NumberText>,
     depth: usize,
     path: Vec<PathStep>,
     duplicates: Vec<DuplicateKey>,
@@ -223,8 +225,8 @@ impl<'a> Parser<'a> {
         let mut items = Vec::new();
         let mut nodes = Vec::new();
         let pack = self.pack.filter(|_| self.at_messages());
-        if let Some(prepare) = pack.filter(|_| !self.spans) {
-            if let Some(packed) = self.pack_on_every_core(prepare) {
+        if let Some(rewrite) = pack.filter(|_| !self.spans) {
+            if let Some(packed) = self.pack_on_every_core(rewrite) {
                 self.depth -= 1;
                 self.packed = Some(packed);
                 return Ok((Value::Array(Vec::new()), None));
@@ -241,9 +243,9 @@ impl<'a> Parser<'a> {
                 let (v, n) = self.value()?;
                 self.path.pop();
                 match pack {
-                    Some(prepare) => {
+                    Some(rewrite) => {
                         let mut v = v;
-                        prepare(&mut v);
+                        super::rewrite_numbers(&mut v, rewrite);
                         packed.push(Packed::pack_one(&v));
                     }
                     None => items.push(v),
@@ -383,32 +385,49 @@ impl<'a> Parser<'a> {
     }
 
     fn string(&mut self) -> Parse<String> {
-        self.pos += 1; // "
         let mut out = String::new();
-        let mut run = self.pos;
+        self.string_into(&mut out)?;
+        // Escapes grew it piecewise: keep only what it holds.
+        out.shrink_to_fit();
+        Ok(out)
+    }
+
+    /// The string that starts here, decoded onto the end of `out`.
+    fn string_into(&mut self, out: &mut String) -> Parse<()> {
+        self.pos += 1; // "
         loop {
-            match self.peek() {
-                None => return Err(self.err("EOF while parsing a string")),
-                Some(b'"') => {
-                    out.push_str(&self.text[run..self.pos]);
-                    self.pos += 1;
-                    // Escapes grew it piecewise: keep only what it holds.
-                    out.shrink_to_fit();
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    out.push_str(&self.text[run..self.pos]);
-                    self.pos += 1;
-                    self.escape(&mut out)?;
-                    run = self.pos;
-                }
-                Some(b) if b < 0x20 => {
-                    return Err(self
-                        .err("control character (\\u0000-\\u001F) found while parsing a string"))
-                }
-                Some(_) => self.pos += 1,
+            // Up to the next quote or backslash at once; no control
+            // character may come before it.
+            let rest = &self.bytes[self.pos..];
+            let Some(n) = memchr::memchr2(b'"', b'\\', rest) else {
+                return Err(self.control_before(rest.len()).unwrap_or_else(|| {
+                    self.pos = self.bytes.len();
+                    self.err("EOF while parsing a string")
+                }));
+            };
+            if let Some(e) = self.control_before(n) {
+                return Err(e);
             }
+            out.push_str(&self.text[self.pos..self.pos + n]);
+            self.pos += n + 1;
+            if rest[n] == b'"' {
+                return Ok(());
+            }
+            self.escape(out)?;
         }
+    }
+
+    /// The error at the first control character of the next `n` bytes.
+    fn control_before(&mut self, n: usize) -> Option<SyntaxError> {
+        let run = &self.bytes[self.pos..self.pos + n];
+        // Without an early exit the look at every byte is vectorised; the
+        // position is sought only when there is one.
+        if !run.iter().fold(false, |seen, b| seen | (*b < 0x20)) {
+            return None;
+        }
+        let at = run.iter().position(|b| *b < 0x20)?;
+        self.pos += at;
+        Some(self.err("control character (\\u0000-\\u001F) found while parsing a string"))
     }
 
     fn escape(&mut self, out: &mut String) -> Parse<()> {
@@ -565,11 +584,11 @@ mod tests {
 
     #[test]
     fn messages_are_packed_as_they_are_read_and_nothing_else_is() {
-        fn mark(v: &mut Value) {
-            v["seen"] = Value::Bool(true);
+        fn tenfold(text: &str) -> Option<String> {
+            (text != "1").then(|| format!("{text}0"))
         }
         let options = Options {
-            pack_messages: Some(mark),
+            pack_messages: Some(tenfold),
             ..Default::default()
         };
         let unpacked = |p: &Parsed| -> Vec<Value> {
@@ -581,16 +600,16 @@ mod tests {
         assert_eq!(
             unpacked(&p),
             [
-                serde_json::json!({"n": 1, "l": [{"x": 2}], "seen": true}),
-                value(r#"{"n": 2.50, "seen": true}"#)
+                serde_json::json!({"n": 1, "l": [{"x": 20}]}),
+                value(r#"{"n": 2.500}"#)
             ]
         );
         // The list is left empty; the rest of the document is as it was.
         assert_eq!(p.value["messages"], serde_json::json!([]));
         assert_eq!(p.value["tools"], serde_json::json!([{"a": 1}]));
         // A bare list of messages, and no list at all.
-        let p = parse(br#"[{"n": 1}]"#, options).expect("parses");
-        assert_eq!(unpacked(&p), [serde_json::json!({"n": 1, "seen": true})]);
+        let p = parse(br#"[{"n": 7}]"#, options).expect("parses");
+        assert_eq!(unpacked(&p), [serde_json::json!({"n": 70})]);
         let p = parse(br#"{"content": [{"n": 1}]}"#, options).expect("parses");
         assert!(p.packed.is_none());
         // A key written with an escape is left to the caller.

@@ -7,7 +7,7 @@
 //! serialisation writes, so big integers stay exact.
 
 use serde_json::ser::Formatter;
-use serde_json::{Number, Value};
+use serde_json::Value;
 use std::io;
 
 /// Python's `repr(float)`: the shortest round-trip digits, fixed notation
@@ -108,29 +108,22 @@ fn even_tie_digits(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
 /// Rewrites every number to the text Python's `json.loads` + `json.dumps`
 /// round trip gives it.
 pub fn normalize_numbers(v: &mut Value) {
-    match v {
-        Value::Number(n) => {
-            let text = n.to_string();
-            let normal = if text.contains(['.', 'e', 'E']) {
-                match text.parse::<f64>() {
-                    Ok(f) => python_float_repr(f),
-                    Err(_) => return,
-                }
-            } else if text == "-0" {
-                "0".to_string()
-            } else {
-                return;
-            };
-            if normal != text {
-                // `Infinity` (from `1e400`) is not JSON, so it is not parsed
-                // back: it is Python's text, kept as the number's text.
-                *n = Number::from_string_unchecked(normal);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
-        Value::Object(map) => map.values_mut().for_each(normalize_numbers),
-        _ => {}
-    }
+    crate::json::rewrite_numbers(v, python_number_text);
+}
+
+/// A number's text after Python's `json.loads` + `json.dumps` round trip,
+/// or `None` when it is the same.
+pub fn python_number_text(text: &str) -> Option<String> {
+    let normal = if text.contains(['.', 'e', 'E']) {
+        python_float_repr(text.parse::<f64>().ok()?)
+    } else if text == "-0" {
+        "0".to_string()
+    } else {
+        return None;
+    };
+    // `Infinity` (from `1e400`) is not JSON, so it is not parsed back: it
+    // is Python's text, kept as the number's text.
+    (normal != text).then_some(normal)
 }
 
 /// `json.dumps(v, ensure_ascii=False)`: `", "` and `": "` separators.

@@ -17,7 +17,7 @@ mod repr;
 
 pub use self::base64::{b64decode, b64encode};
 pub use error::PyErr;
-pub use json::{dumps, normalize_numbers, python_float_repr};
+pub use json::{dumps, normalize_numbers, python_float_repr, python_number_text};
 pub use json_error::loads_error;
 pub use ops::{
     get_item, get_str_method_target, iterate, join_strs, py_get, str_concat, truthy, type_name,

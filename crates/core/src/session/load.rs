@@ -3,7 +3,7 @@
 use super::{locate_pointer, PackedMessage};
 use crate::files::{self, ReadError};
 use crate::json;
-use crate::py::normalize_numbers;
+use crate::py::{normalize_numbers, python_number_text};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -137,7 +137,7 @@ pub fn parse_session_bytes(bytes: &[u8], origin: &str) -> Result<Session, Sessio
     // The messages are packed as they are parsed (numbers normalised as
     // Python reads them first): a large session is never one whole tree.
     let options = json::Options {
-        pack_messages: Some(normalize_numbers),
+        pack_messages: Some(python_number_text),
         ..Default::default()
     };
     let parsed = json::parse(bytes, options).map_err(|e| SessionError::Invalid {

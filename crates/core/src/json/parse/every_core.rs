@@ -5,8 +5,8 @@
 //! exactly as the one-core pass would. Any error sends the whole list back
 //! to that pass, which then reports it where it is.
 
-use super::{DuplicateKey, Packed, Parse, Parser, PathStep};
-use serde_json::Value;
+use super::direct::Direct;
+use super::{DuplicateKey, NumberText, Packed, Parse, Parser, PathStep};
 use std::ops::Range;
 
 impl Parser<'_> {
@@ -16,7 +16,7 @@ impl Parser<'_> {
     /// (the same depth, paths, duplicates and surrogates, in file order).
     /// `None`, with nothing consumed, for a short array or any error: the
     /// one-core pass then runs and reports the first error exactly.
-    pub(super) fn pack_on_every_core(&mut self, prepare: fn(&mut Value)) -> Option<Vec<Packed>> {
+    pub(super) fn pack_on_every_core(&mut self, rewrite: NumberText) -> Option<Vec<Packed>> {
         let (items, end) = item_spans(self.bytes, self.pos)?;
         if items.len() < crate::parallel::MIN_ITEMS {
             return None;
@@ -28,17 +28,24 @@ impl Parser<'_> {
             parser.depth = depth;
             parser.path = path.clone();
             let mut packed = Vec::with_capacity(run.len());
+            let mut direct = Direct::new(rewrite);
             for (k, span) in run.iter().enumerate() {
                 parser.pos = span.start;
                 parser.path.push(PathStep::Index(first + k));
-                let (mut value, _) = parser.value()?;
+                let item = match parser.pack_direct(&mut direct)? {
+                    Some(item) => item,
+                    None => {
+                        let (mut value, _) = parser.value()?;
+                        super::super::rewrite_numbers(&mut value, rewrite);
+                        Packed::pack_one(&value)
+                    }
+                };
                 parser.path.pop();
                 parser.skip_ws();
                 if parser.pos != span.end {
                     return Err(parser.err("expected `,` or `]`"));
                 }
-                prepare(&mut value);
-                packed.push(Packed::pack_one(&value));
+                packed.push(item);
             }
             Ok((packed, parser.duplicates, parser.lone_surrogates))
         });
@@ -75,9 +82,15 @@ fn item_spans(bytes: &[u8], at: usize) -> Option<(Vec<Range<usize>>, usize)> {
     while i < bytes.len() {
         match bytes[i] {
             b'"' => {
+                // To the closing quote: past each backslash and what it
+                // escapes.
                 i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                loop {
+                    i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+                    if bytes[i] == b'"' {
+                        break;
+                    }
+                    i += 2;
                 }
             }
             b'[' | b'{' => depth += 1,
@@ -102,28 +115,39 @@ fn item_spans(bytes: &[u8], at: usize) -> Option<(Vec<Range<usize>>, usize)> {
 #[cfg(test)]
 mod tests {
     use super::super::{parse, Options};
-    use serde_json::Value;
+    use proptest::prelude::*;
+
+    /// The numbers' rewrite the parses below apply: a decimal gains a
+    /// digit.
+    fn longer(text: &str) -> Option<String> {
+        text.contains('.').then(|| format!("{text}5"))
+    }
+
+    const PARALLEL: Options = Options {
+        spans: false,
+        pack_messages: Some(longer),
+    };
+    /// Spans keep the one-core pass, which reads each message as a tree.
+    const SERIAL: Options = Options {
+        spans: true,
+        pack_messages: Some(longer),
+    };
 
     #[test]
     fn a_long_list_packed_on_every_core_is_the_one_core_pass() {
-        fn mark(v: &mut Value) {
-            v["seen"] = Value::Bool(true);
-        }
+        let wide: Vec<String> = (0..200).map(|k| format!(r#""k{k}": {k}.5"#)).collect();
         let mut items: Vec<String> = (0..1_000)
-            .map(|i| format!(r#"{{"n": {i}, "s": "a \"]\" , [{{x", "l": [{i}, {{"k": []}}]}}"#))
+            .map(|i| format!(r#"{{"n": {i}, "f": {i}.25, "s": "a \"]\" , [{{x\u00e9\n", "l": [{i}, {{"k": [], "e": {{}}}}, true, null, NaN, -Infinity, 1E+05]}}"#))
             .collect();
         items[300] = r#"{"n": 1, "n": 2, "s": "\ud800"}"#.into();
+        items[400] = r#"{"lone": "\udc00 and \ud83d\ude00", "deep": [[[[{"a": [[]]}]]]]}"#.into();
+        items[500] = format!(r#"{{"many": [{}]}}"#, vec!["0.5"; 300].join(","));
+        items[600] = format!("{{{}}}", wide.join(", "));
         items[700] = r#" {"o": {"d": 1, "d": 2}} "#.into();
+        items[800] = r#"{"a": {"d": 1}, "b": {"d": 2}, "d": 3}"#.into();
         let text = format!(r#"{{"messages": [ {} ], "tools": []}}"#, items.join(" ,\n"));
-        let parallel = Options {
-            pack_messages: Some(mark),
-            ..Default::default()
-        };
-        // Spans keep the one-core pass.
-        let serial = Options {
-            spans: true,
-            ..parallel
-        };
+        let parallel = PARALLEL;
+        let serial = SERIAL;
         let (a, b) = (
             parse(text.as_bytes(), parallel).expect("parses"),
             parse(text.as_bytes(), serial).expect("parses"),
@@ -131,8 +155,12 @@ mod tests {
         assert_eq!(a.packed, b.packed);
         assert_eq!(a.packed.as_ref().map(Vec::len), Some(1_000));
         assert_eq!(a.duplicates, b.duplicates);
+        assert_eq!(a.duplicates.len(), 2);
         assert_eq!(a.duplicates[1].pointer, "/messages/700/o");
         assert_eq!(a.lone_surrogates, b.lone_surrogates);
+        assert_eq!(a.lone_surrogates.len(), 2);
+        let first = a.packed.as_ref().expect("packed")[0].unpack_one();
+        assert_eq!(first["f"], serde_json::json!(0.255));
         assert_eq!(a.value, b.value);
         // Errors are the one-core pass's, where it finds them.
         for bad in [r#"{"n": }"#, "", r#"{"n": 1"#, r#"{"n": 1}}"#, "[1,]"] {
@@ -144,6 +172,52 @@ mod tests {
                 parse(text.as_bytes(), serial).map(|_| ()),
                 "{bad}"
             );
+        }
+    }
+
+    /// A message's JSON text: keys from a few letters (so objects repeat
+    /// them), escapes, lone surrogates, every kind of number.
+    fn item_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            r#""([a-d ]|\\["\\/bfnrt]|\\u00e9|\\ud83d\\ude00|\\udc00|\\ud800|é|😀){0,6}""#,
+            "-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,3})?([eE][+-]?[0-9]{1,2})?",
+            Just("true".to_string()),
+            Just("null".to_string()),
+            Just("NaN".to_string()),
+            Just("-Infinity".to_string()),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8)
+                    .prop_map(|items| format!("[{}]", items.join(", "))),
+                proptest::collection::vec(("[a-c]{1,2}", inner), 0..8).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .iter()
+                        .map(|(k, v)| format!(r#""{k}":{v}"#))
+                        .collect();
+                    format!("{{{}}}", members.join(" , "))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn messages_read_straight_into_bytes_are_the_trees_packed(
+            items in proptest::collection::vec(item_text(), 1..24)
+        ) {
+            let list: Vec<&String> = items.iter().cycle().take(300).collect();
+            let list: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
+            let text = format!(r#"{{"messages": [{}]}}"#, list.join(",\n"));
+            let (a, b) = (
+                parse(text.as_bytes(), PARALLEL).expect("parses"),
+                parse(text.as_bytes(), SERIAL).expect("parses"),
+            );
+            prop_assert_eq!(a.packed, b.packed);
+            prop_assert_eq!(a.duplicates, b.duplicates);
+            prop_assert_eq!(a.lone_surrogates, b.lone_surrogates);
         }
     }
 }
