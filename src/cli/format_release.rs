@@ -1,5 +1,6 @@
 //! `formatscope format SESSION --agentscope VERSION`: the release's own
-//! oracle object when it has one (`Reference::format_oracle`), the default
+//! oracle object when it has one (`Reference::format_oracle`, the only
+//! path that reads the session as one tree), the default
 //! release's command (`format.rs`), or, for a release with neither (0.1.6
 //! today), the session through `Reference::format` for the provider and
 //! mode asked, printed as one JSON object.
@@ -20,6 +21,13 @@ pub(crate) fn dispatch(args: FormatArgs) -> Exit {
     let release = args
         .agentscope
         .unwrap_or(super::release::Release(formatscope::reference::default()));
+    let Some(oracle) = release.0.format_oracle() else {
+        return if release.is_default() {
+            super::format::run(args)
+        } else {
+            run(args, release.0)
+        };
+    };
     let session = match super::read_session_value(&args.session) {
         Ok(v) => v,
         Err(code) => return Ok(code),
@@ -77,11 +85,9 @@ pub(crate) fn dispatch(args: FormatArgs) -> Exit {
         &base_dir,
         super::web_fetcher(&args.web_root, args.offline),
     );
-    match release.0.format_oracle(&session, &env, &flags) {
-        Some(Ok(out)) => super::print_oracle_object(&out),
-        Some(Err(e)) => usage_error(e),
-        None if release.is_default() => super::format::run(args),
-        None => run(args, release.0),
+    match oracle(&session, &env, &flags) {
+        Ok(out) => super::print_oracle_object(&out),
+        Err(e) => usage_error(e),
     }
 }
 

@@ -183,6 +183,12 @@ impl From<java::Error> for UsageError {
     }
 }
 
+/// A release's own `format` object for a session (its JSON), with the
+/// flags it takes; `Err`: a usage error (a flag or class it does not have,
+/// named). See [`Reference::format_oracle`].
+pub type FormatOracle =
+    fn(session: &Value, env: &MediaEnv, flags: &FormatFlags) -> Result<Value, UsageError>;
+
 /// One AgentScope release.
 pub trait Reference: Send + Sync {
     /// "1.0.21".
@@ -231,15 +237,10 @@ pub trait Reference: Send + Sync {
     /// `format`'s output for the session in the shape of the release's
     /// golden vectors, with the flags it takes; `None`: the release's
     /// `format` is the shell's own (the default release's, with its
-    /// truncation and counters, or the generic one). `Err`: a usage error
-    /// (a flag or class it does not have, named).
-    fn format_oracle(
-        &self,
-        session: &Value,
-        env: &MediaEnv,
-        flags: &FormatFlags,
-    ) -> Option<Result<Value, UsageError>> {
-        let _ = (session, env, flags);
+    /// truncation and counters, or the generic one), which reads the
+    /// session as it needs it, so the shell reads the whole tree only for
+    /// a release that answers here.
+    fn format_oracle(&self) -> Option<FormatOracle> {
         None
     }
 

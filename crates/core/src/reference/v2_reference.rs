@@ -3,8 +3,8 @@
 //! does not truncate in the formatter and has no tokenizers.
 
 use super::{
-    v2, Family, FormatFlags, Formatted, Mode, Raised, Reference, Requested, Setting, Stopped,
-    UsageError, WireAsk, SIX,
+    v2, Family, FormatFlags, FormatOracle, Formatted, Mode, Raised, Reference, Requested, Setting,
+    Stopped, UsageError, WireAsk, SIX,
 };
 use crate::media::MediaEnv;
 use crate::provider::Provider;
@@ -177,35 +177,8 @@ impl Reference for V2 {
         ]
     }
 
-    fn format_oracle(
-        &self,
-        session: &Value,
-        env: &MediaEnv,
-        flags: &FormatFlags,
-    ) -> Option<Result<Value, UsageError>> {
-        if let Some(flag) = flags.first_of(&[
-            ("--endpoint", flags.endpoint.is_some()),
-            ("--model", flags.model.is_some()),
-            ("--promote-tool-result-images", flags.promote_images),
-        ]) {
-            return Some(Err(UsageError(format!(
-                "{flag} is not an AgentScope 2.0.11 formatter option: 2.x formatters do not truncate (compression lives in the agent), count with a bytes/4 estimate instead of a tokenizer, promote no tool-result media and take no model (`formatscope request --agentscope 2.0.11 --model M` builds the model class's request)"
-            ))));
-        }
-        let opts = v2::Options {
-            formatter: flags.class.clone(),
-            count: flags.count,
-            tools: flags.tools,
-            tool_choice: flags.tool_choice.clone(),
-            tool_choice_tools: flags.tool_choice_tools.clone(),
-            input_types: flags.input_types.clone(),
-            conversation_history_prompt: flags.history_prompt.clone(),
-            msgs_only: flags.msgs_only,
-            dump_msgs: flags.dump_msgs,
-            web_roots: flags.web_roots.clone(),
-            raw: flags.raw,
-        };
-        Some(v2::run_with(session, env, &opts).map_err(UsageError::from))
+    fn format_oracle(&self) -> Option<FormatOracle> {
+        Some(format_oracle)
     }
 
     fn request(&self, ask: &WireAsk) -> Result<Requested, UsageError> {
@@ -354,6 +327,37 @@ fn names(v: Option<&Value>) -> Option<Vec<String>> {
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
+}
+
+/// The release's `format` object ([`Reference::format_oracle`]).
+fn format_oracle(
+    session: &Value,
+    env: &MediaEnv,
+    flags: &FormatFlags,
+) -> Result<Value, UsageError> {
+    if let Some(flag) = flags.first_of(&[
+        ("--endpoint", flags.endpoint.is_some()),
+        ("--model", flags.model.is_some()),
+        ("--promote-tool-result-images", flags.promote_images),
+    ]) {
+        return Err(UsageError(format!(
+            "{flag} is not an AgentScope 2.0.11 formatter option: 2.x formatters do not truncate (compression lives in the agent), count with a bytes/4 estimate instead of a tokenizer, promote no tool-result media and take no model (`formatscope request --agentscope 2.0.11 --model M` builds the model class's request)"
+        )));
+    }
+    let opts = v2::Options {
+        formatter: flags.class.clone(),
+        count: flags.count,
+        tools: flags.tools,
+        tool_choice: flags.tool_choice.clone(),
+        tool_choice_tools: flags.tool_choice_tools.clone(),
+        input_types: flags.input_types.clone(),
+        conversation_history_prompt: flags.history_prompt.clone(),
+        msgs_only: flags.msgs_only,
+        dump_msgs: flags.dump_msgs,
+        web_roots: flags.web_roots.clone(),
+        raw: flags.raw,
+    };
+    v2::run_with(session, env, &opts).map_err(UsageError::from)
 }
 
 #[cfg(test)]

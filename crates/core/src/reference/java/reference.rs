@@ -11,8 +11,8 @@ use crate::provider::Provider;
 use crate::py::PyErr;
 use crate::reference::request::key_variable;
 use crate::reference::{
-    one_to_one, Body, Family, FormatFlags, Formatted, Mode, Raised, Reference, Requested, Stopped,
-    UsageError, WireAsk, SIX,
+    one_to_one, Body, Family, FormatFlags, FormatOracle, Formatted, Mode, Raised, Reference,
+    Requested, Stopped, UsageError, WireAsk, SIX,
 };
 use crate::session::Session;
 use serde_json::Value;
@@ -222,34 +222,8 @@ impl Reference for Java {
         Some("Java's formatters neither count tokens nor truncate")
     }
 
-    fn format_oracle(
-        &self,
-        session: &Value,
-        env: &MediaEnv,
-        flags: &FormatFlags,
-    ) -> Option<Result<Value, UsageError>> {
-        if let Some(flag) = flags.first_of(&[
-            ("--count", flags.count),
-            ("--tools", flags.tools),
-            ("--tool-choice", flags.tool_choice.is_some()),
-            ("--tool-choice-tools", flags.tool_choice_tools.is_some()),
-            ("--input-types", flags.input_types.is_some()),
-            ("--msgs-only", flags.msgs_only),
-            ("--dump-msgs", flags.dump_msgs),
-        ]) {
-            return Some(Err(UsageError(format!(
-                "{flag} is not an AgentScope Java 2.0.2 option (Java's formatters neither count tokens nor truncate; the request always carries the session's tools)"
-            ))));
-        }
-        let opts = super::Options {
-            formatter: flags.class.clone(),
-            endpoint: flags.endpoint.clone(),
-            model: flags.model.clone(),
-            conversation_history_prompt: flags.history_prompt.clone(),
-            promote_tool_result_images: flags.promote_images,
-            raw: flags.raw,
-        };
-        Some(super::run(session, env, &opts).map_err(UsageError::from))
+    fn format_oracle(&self) -> Option<FormatOracle> {
+        Some(format_oracle)
     }
 
     fn with_base_url(
@@ -362,4 +336,34 @@ fn text(m: &serde_json::Map<String, Value>, key: &str) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
+}
+
+/// The release's `format` object ([`Reference::format_oracle`]).
+fn format_oracle(
+    session: &Value,
+    env: &MediaEnv,
+    flags: &FormatFlags,
+) -> Result<Value, UsageError> {
+    if let Some(flag) = flags.first_of(&[
+        ("--count", flags.count),
+        ("--tools", flags.tools),
+        ("--tool-choice", flags.tool_choice.is_some()),
+        ("--tool-choice-tools", flags.tool_choice_tools.is_some()),
+        ("--input-types", flags.input_types.is_some()),
+        ("--msgs-only", flags.msgs_only),
+        ("--dump-msgs", flags.dump_msgs),
+    ]) {
+        return Err(UsageError(format!(
+            "{flag} is not an AgentScope Java 2.0.2 option (Java's formatters neither count tokens nor truncate; the request always carries the session's tools)"
+        )));
+    }
+    let opts = super::Options {
+        formatter: flags.class.clone(),
+        endpoint: flags.endpoint.clone(),
+        model: flags.model.clone(),
+        conversation_history_prompt: flags.history_prompt.clone(),
+        promote_tool_result_images: flags.promote_images,
+        raw: flags.raw,
+    };
+    super::run(session, env, &opts).map_err(UsageError::from)
 }
