@@ -3,8 +3,6 @@
 //! that raises one for the end-to-end tests. A leaf module, so the threads
 //! that catch panics need not import the runtime that spawned them.
 
-use std::sync::Mutex;
-
 /// A panic's message (`panic!`'s text, else a note that it had none).
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
@@ -21,7 +19,7 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 pub(crate) fn test_panic(place: &str) {
     #[cfg(debug_assertions)]
     {
-        static DONE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        static DONE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
         let named = std::env::var("FORMATSCOPE_TEST_PANIC")
             .is_ok_and(|v| v.split(',').any(|p| p.trim() == place));
         if named {
