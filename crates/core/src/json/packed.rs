@@ -220,11 +220,13 @@ impl Writer {
 
     /// The array or object opened at `at` ends, with `n` items or members.
     pub(super) fn close(&mut self, at: usize, n: usize) {
-        let mut len = Vec::with_capacity(2);
-        put_len(&mut len, n);
-        self.bytes[at] = len[0];
-        if len.len() > 1 {
-            self.bytes.splice(at + 1..at + 1, len[1..].iter().copied());
+        match u8::try_from(n) {
+            Ok(short) if short < 0x80 => self.bytes[at] = short,
+            _ => {
+                let mut len = Vec::with_capacity(4);
+                put_len(&mut len, n);
+                self.bytes.splice(at..at + 1, len);
+            }
         }
     }
 
