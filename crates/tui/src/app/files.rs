@@ -237,7 +237,7 @@ impl App {
                         self.unshown = None;
                         self.real_path = Some(real);
                         let mut cmds = self.remember_recent(&path);
-                        self.doc = Some(Document::new(path, session, &text, mode));
+                        self.doc = Some(Document::new(path, session, text, mode));
                         cmds.extend(self.installed(true));
                         cmds.extend(self.watch_commands());
                         cmds
