@@ -251,21 +251,8 @@ impl<'a> Parser<'a> {
                     None => items.push(v),
                 }
                 nodes.extend(n);
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
-                        if self.peek() == Some(b']') {
-                            return Err(self.err("trailing comma"));
-                        }
-                    }
-                    Some(b']') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    None => return Err(self.err("EOF while parsing a list")),
-                    Some(_) => return Err(self.err("expected `,` or `]`")),
+                if self.next_or_end(b']')? {
+                    break;
                 }
             }
         }
@@ -294,21 +281,8 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         } else {
             loop {
-                match self.peek() {
-                    Some(b'"') => {}
-                    None => return Err(self.err("EOF while parsing an object")),
-                    Some(_) => return Err(self.err("key must be a string")),
-                }
-                let key_start = self.pos;
-                let key = self.string()?;
-                let key_span = key_start..self.pos;
-                self.skip_ws();
-                match self.peek() {
-                    Some(b':') => self.pos += 1,
-                    None => return Err(self.err("EOF while parsing an object")),
-                    Some(_) => return Err(self.err("expected `:`")),
-                }
-                self.skip_ws();
+                let mut key = String::new();
+                let key_span = self.key_into(&mut key)?;
                 self.path.push(PathStep::Key(key_span.clone()));
                 let (v, n) = self.value()?;
                 self.path.pop();
@@ -326,21 +300,8 @@ impl<'a> Parser<'a> {
                         pointer: self.pointer(),
                     });
                 }
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
-                        if self.peek() == Some(b'}') {
-                            return Err(self.err("trailing comma"));
-                        }
-                    }
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    None => return Err(self.err("EOF while parsing an object")),
-                    Some(_) => return Err(self.err("expected `,` or `}`")),
+                if self.next_or_end(b'}')? {
+                    break;
                 }
             }
         }
@@ -353,6 +314,53 @@ impl<'a> Parser<'a> {
             Value::Object(exact),
             self.node(start, NodeKind::Object(members)),
         ))
+    }
+
+    /// An object's key and the `:` after it, decoded onto `out`: the key's
+    /// bytes (quotes included); the parser is then at the value.
+    fn key_into(&mut self, out: &mut String) -> Parse<Range<usize>> {
+        match self.peek() {
+            Some(b'"') => {}
+            None => return Err(self.err("EOF while parsing an object")),
+            Some(_) => return Err(self.err("key must be a string")),
+        }
+        let start = self.pos;
+        self.string_into(out)?;
+        let span = start..self.pos;
+        self.skip_ws();
+        match self.peek() {
+            Some(b':') => self.pos += 1,
+            None => return Err(self.err("EOF while parsing an object")),
+            Some(_) => return Err(self.err("expected `:`")),
+        }
+        self.skip_ws();
+        Ok(span)
+    }
+
+    /// After an item of a list (`close` is `]`) or a member of an object
+    /// (`}`): past the `,`, or past `close`, which ends it (`true`). JSON
+    /// has no trailing comma.
+    fn next_or_end(&mut self, close: u8) -> Parse<bool> {
+        let list = close == b']';
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(close) {
+                    return Err(self.err("trailing comma"));
+                }
+                Ok(false)
+            }
+            Some(b) if b == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            None if list => Err(self.err("EOF while parsing a list")),
+            None => Err(self.err("EOF while parsing an object")),
+            Some(_) if list => Err(self.err("expected `,` or `]`")),
+            Some(_) => Err(self.err("expected `,` or `}`")),
+        }
     }
 
     /// The array just entered is a session's messages: the top level, or

@@ -95,21 +95,8 @@ impl Parser<'_> {
                     return Ok(false);
                 }
                 n += 1;
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
-                        if self.peek() == Some(b']') {
-                            return Err(self.err("trailing comma"));
-                        }
-                    }
-                    Some(b']') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    None => return Err(self.err("EOF while parsing a list")),
-                    Some(_) => return Err(self.err("expected `,` or `]`")),
+                if self.next_or_end(b']')? {
+                    break;
                 }
             }
         }
@@ -128,13 +115,8 @@ impl Parser<'_> {
             self.pos += 1;
         } else {
             loop {
-                match self.peek() {
-                    Some(b'"') => {}
-                    None => return Err(self.err("EOF while parsing an object")),
-                    Some(_) => return Err(self.err("key must be a string")),
-                }
                 direct.text.clear();
-                self.string_into(&mut direct.text)?;
+                self.key_into(&mut direct.text)?;
                 let key = direct.writer.key(&direct.text);
                 let written = direct.writer.written(key.clone());
                 let before = &direct.keys[first_key..];
@@ -146,31 +128,11 @@ impl Parser<'_> {
                     return Ok(false);
                 }
                 direct.keys.push(key);
-                self.skip_ws();
-                match self.peek() {
-                    Some(b':') => self.pos += 1,
-                    None => return Err(self.err("EOF while parsing an object")),
-                    Some(_) => return Err(self.err("expected `:`")),
-                }
-                self.skip_ws();
                 if !self.direct_value(direct)? {
                     return Ok(false);
                 }
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
-                        if self.peek() == Some(b'}') {
-                            return Err(self.err("trailing comma"));
-                        }
-                    }
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    None => return Err(self.err("EOF while parsing an object")),
-                    Some(_) => return Err(self.err("expected `,` or `}`")),
+                if self.next_or_end(b'}')? {
+                    break;
                 }
             }
         }
