@@ -243,11 +243,7 @@ impl<'a> Parser<'a> {
                 let (v, n) = self.value()?;
                 self.path.pop();
                 match pack {
-                    Some(rewrite) => {
-                        let mut v = v;
-                        super::rewrite_numbers(&mut v, rewrite);
-                        packed.push(Packed::pack_one(&v));
-                    }
+                    Some(rewrite) => packed.push(pack_tree(v, rewrite)),
                     None => items.push(v),
                 }
                 nodes.extend(n);
@@ -567,6 +563,13 @@ impl<'a> Parser<'a> {
         }
         Ok(number_from_text(&self.text[start..self.pos]))
     }
+}
+
+/// A message read as a tree, packed with its numbers rewritten (what
+/// `Options::pack_messages` asks of each message).
+fn pack_tree(mut message: Value, rewrite: NumberText) -> Packed {
+    super::rewrite_numbers(&mut message, rewrite);
+    Packed::pack_one(&message)
 }
 
 /// A number that keeps its text exactly as written (`1E+05` stays

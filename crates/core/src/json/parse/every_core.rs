@@ -34,11 +34,7 @@ impl Parser<'_> {
                 parser.path.push(PathStep::Index(first + k));
                 let item = match parser.pack_direct(&mut direct)? {
                     Some(item) => item,
-                    None => {
-                        let (mut value, _) = parser.value()?;
-                        super::super::rewrite_numbers(&mut value, rewrite);
-                        Packed::pack_one(&value)
-                    }
+                    None => super::pack_tree(parser.value()?.0, rewrite),
                 };
                 parser.path.pop();
                 parser.skip_ws();
