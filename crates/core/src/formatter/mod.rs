@@ -81,6 +81,10 @@ pub fn format(
     env: &MediaEnv,
     budget: Option<Budget<'_>>,
 ) -> Result<Vec<Value>, PyErr> {
+    if budget.is_none() && id.mode == Mode::MultiAgent {
+        // One pass that leaves the list as it is: no working copy.
+        return multi_agent(id.provider, options, msgs, env);
+    }
     format_traced(id, options, msgs, env, budget).map(|run| run.formatted)
 }
 
@@ -238,7 +242,10 @@ fn multi_agent(
     if let Some(e) = cut_error {
         return Err(e);
     }
-    out.extend(formatted.into_iter().flatten());
+    out.reserve(formatted.iter().map(Vec::len).sum());
+    for mut group in formatted {
+        out.append(&mut group);
+    }
     Ok(out)
 }
 

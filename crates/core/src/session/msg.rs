@@ -47,6 +47,24 @@ pub struct Msg {
     /// every formatting run asks it of every message before it starts,
     /// on one core.
     media: bool,
+    /// [`Msg::has_tool_blocks`] when it does not raise, found when it is
+    /// made: multi-agent formatting asks it of every message, on one core,
+    /// to cut the tool runs.
+    tools: Option<bool>,
+}
+
+/// `has_content_blocks("tool_use") or has_content_blocks("tool_result")`:
+/// each filter reads every block's `"type"`, so a block without one
+/// raises whatever the others are.
+fn tool_blocks(blocks: &[Value]) -> Result<bool, PyErr> {
+    let mut tools = false;
+    for block in blocks {
+        tools |= matches!(
+            get_item(block, "type")?.as_str(),
+            Some("tool_use" | "tool_result")
+        );
+    }
+    Ok(tools)
 }
 
 impl Msg {
@@ -163,6 +181,7 @@ impl Msg {
             blocks: vec![json!({"type": "text", "text": text})],
             text: true,
             media: false,
+            tools: Some(false),
         }
     }
 
@@ -178,6 +197,7 @@ impl Msg {
             role,
             name,
             media: blocks.iter().any(has_source),
+            tools: tool_blocks(&blocks).ok(),
             blocks,
             text: false,
         }
@@ -218,7 +238,10 @@ impl Msg {
 
     /// `has_content_blocks("tool_use") or has_content_blocks("tool_result")`.
     pub fn has_tool_blocks(&self) -> Result<bool, PyErr> {
-        Ok(!self.blocks_of("tool_use")?.is_empty() || !self.blocks_of("tool_result")?.is_empty())
+        match self.tools {
+            Some(tools) => Ok(tools),
+            None => tool_blocks(&self.blocks),
+        }
     }
 
     /// `get_text_content()`: the string content, or the text blocks joined
