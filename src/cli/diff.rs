@@ -402,7 +402,7 @@ pub(crate) fn run(args: DiffArgs) -> Exit {
         }
         if let Some((bytes, prompt)) = &prefix {
             let mut c = formatscope::json!({
-                "bytes": bytes.bytes, "of_bytes": bytes.of, "body_breaks_at": bytes.breaks_at,
+                "bytes": bytes.bytes, "of_bytes": bytes.of, "body_breaks_at": &bytes.breaks_at,
             });
             match prompt {
                 Ok(p) => {

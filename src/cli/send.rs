@@ -279,8 +279,8 @@ pub(crate) fn run(args: SendArgs) -> Exit {
         "time_to_first_token": outcome.time_to_first_token.map(|d| d.as_secs_f64()),
         "total_time": outcome.total.as_secs_f64(),
         "tokens_per_second": outcome.tokens_per_second(),
-        "error": outcome.parse_error.as_ref().map(|e| json!({"error": e.message, "error_type": e.error_type, "stage": e.stage})),
-        "not_a_reply": outcome.nothing,
+        "error": outcome.parse_error.as_ref().map(|e| json!({"error": &e.message, "error_type": &e.error_type, "stage": e.stage})),
+        "not_a_reply": &outcome.nothing,
     });
     if json_lines {
         print_json_line(summary, key.as_ref());

@@ -218,7 +218,7 @@ pub(crate) fn run(args: &SendArgs, release: &'static dyn Reference) -> Exit {
     if args.json {
         println_json(
             &json!({
-                "final": final_reply,
+                "final": &final_reply,
                 "events": done.events,
                 "first_event": done.first_event.map(|d| d.as_secs_f64()),
                 "total_time": done.total.as_secs_f64(),

@@ -363,7 +363,7 @@ impl BuiltRequest {
                     None => {
                         out.insert(
                             "http".into(),
-                            json!({"method": w.method, "url": w.url, "headers": w.headers}),
+                            json!({"method": w.method, "url": &w.url, "headers": &w.headers}),
                         );
                         out.insert("http_body".into(), w.body.clone());
                     }

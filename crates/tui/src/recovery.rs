@@ -95,10 +95,10 @@ impl Recovery {
         json!({
             "formatscope_recovery": 1,
             "session": self.session.display().to_string(),
-            "written": self.written,
-            "reason": self.reason,
-            "text": self.text,
-            "base": self.base,
+            "written": &self.written,
+            "reason": &self.reason,
+            "text": &self.text,
+            "base": &self.base,
             "draft": self.draft.as_ref().map(|(i, t)| json!({"message": i, "text": t})),
         })
     }

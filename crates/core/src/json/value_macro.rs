@@ -1,11 +1,15 @@
 //! `json!` as serde_json writes it, with one change: an interpolated value
-//! is cloned in with [`ToJson`], not re-serialised with `to_value`.
+//! is moved in (or, given by reference, cloned) with [`IntoJson`], not
+//! re-serialised with `to_value`.
 //!
 //! serde_json's `json!` runs every interpolated `Value` through
 //! `to_value(..).unwrap()`, which with `arbitrary_precision` re-parses each
 //! number's text and panics on the numbers Python's `json` reads and JSON
 //! has no text for (`NaN`, `Infinity`, from `1e400`). A session may hold
-//! them, so the core builds values with this macro.
+//! them, so the core builds values with this macro. And `to_value` takes
+//! its value by reference: a formatter's history text, content list or
+//! tool calls, put into the message it builds, were each copied whole and
+//! the original freed (a fifth of formatting 100,000 messages).
 //!
 //! The macro body is serde_json 1.0.154's (MIT OR Apache-2.0), renamed.
 
@@ -231,10 +235,11 @@ macro_rules! value_internal {
         })
     };
 
-    // Anything [`ToJson`]: a Value, a string, a number, a bool, an Option...
-    // Must be below every other rule.
+    // Anything [`IntoJson`]: a Value, a string, a number, a bool, an
+    // Option..., moved in; a reference is cloned. Must be below every
+    // other rule.
     ($other:expr) => {
-        $crate::json::ToJson::to_json(&$other)
+        $crate::json::IntoJson::into_json($other)
     };
 }
 
@@ -331,6 +336,71 @@ impl<T: ToJson> ToJson for [T] {
 impl<T: ToJson> ToJson for Vec<T> {
     fn to_json(&self) -> Value {
         self.as_slice().to_json()
+    }
+}
+
+/// What `json!` interpolates: an owned value moves in, a reference is
+/// cloned ([`ToJson`]).
+pub trait IntoJson {
+    fn into_json(self) -> Value;
+}
+
+impl<T: ToJson + ?Sized> IntoJson for &T {
+    fn into_json(self) -> Value {
+        self.to_json()
+    }
+}
+
+impl IntoJson for Value {
+    fn into_json(self) -> Value {
+        self
+    }
+}
+
+impl IntoJson for Map<String, Value> {
+    fn into_json(self) -> Value {
+        Value::Object(self)
+    }
+}
+
+impl IntoJson for String {
+    fn into_json(self) -> Value {
+        Value::String(self)
+    }
+}
+
+impl<T: IntoJson> IntoJson for Vec<T> {
+    fn into_json(self) -> Value {
+        Value::Array(self.into_iter().map(IntoJson::into_json).collect())
+    }
+}
+
+impl<T: IntoJson> IntoJson for Option<T> {
+    fn into_json(self) -> Value {
+        self.map_or(Value::Null, IntoJson::into_json)
+    }
+}
+
+macro_rules! into_json_by_copy {
+    ($($t:ty),*) => {$(
+        impl IntoJson for $t {
+            fn into_json(self) -> Value {
+                self.to_json()
+            }
+        }
+    )*};
+}
+into_json_by_copy!(bool, i32, i64, u8, u32, u64, usize, f64);
+
+impl<T: ToJson + ?Sized> IntoJson for Arc<T> {
+    fn into_json(self) -> Value {
+        (*self).to_json()
+    }
+}
+
+impl<T: ToJson + ?Sized> IntoJson for Box<T> {
+    fn into_json(self) -> Value {
+        (*self).to_json()
     }
 }
 

@@ -49,7 +49,7 @@ pub(super) fn common_chat(
     let _ = env;
     let mut out = Vec::new();
     for m in &msgs {
-        out.push(json!({"role": m.role, "content": m.text()?}));
+        out.push(json!({"role": &m.role, "content": m.text()?}));
     }
     Ok(Value::Array(out))
 }

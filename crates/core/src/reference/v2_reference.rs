@@ -419,7 +419,7 @@ mod tests {
         };
         let tools = crate::json!([tool("search"), tool("weather")]);
         let chosen = session(crate::json!({
-            "tools": tools,
+            "tools": &tools,
             "request": {"tool_choice": "required"},
             "v2": {"tool_choice_tools": ["weather"]}
         }));

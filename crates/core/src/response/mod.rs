@@ -252,25 +252,25 @@ impl ChatResponse {
         let usage = match &self.usage {
             None => Value::Null,
             Some(u) => json!({
-                "input_tokens": u.input_tokens,
-                "output_tokens": u.output_tokens,
+                "input_tokens": &u.input_tokens,
+                "output_tokens": &u.output_tokens,
                 "time": if neutral { Value::String("<elapsed>".into()) } else { float(u.time) },
                 "type": "chat",
-                "metadata": u.metadata,
+                "metadata": &u.metadata,
             }),
         };
         json!({
             "id": id,
-            "content": self.content,
+            "content": &self.content,
             "usage": usage,
-            "metadata": self.metadata,
+            "metadata": &self.metadata,
         })
     }
 
     /// The assistant message an agent keeps: `Msg(name, content, "assistant")`
     /// (named with [`reply_speaker`] when it joins a session).
     pub fn to_message(&self, name: &str) -> Value {
-        json!({"name": name, "role": "assistant", "content": self.content})
+        json!({"name": name, "role": "assistant", "content": &self.content})
     }
 
     /// Whether an agent would have something to hold of this response: at

@@ -102,7 +102,7 @@ pub fn parse_whole(
             content.push(thinking_block(r));
         }
         if truthy(message.get("content")) {
-            content.push(json!({"type": "text", "text": message["content"]}));
+            content.push(json!({"type": "text", "text": &message["content"]}));
         }
         if let Some(audio) = get(message, "audio").filter(|a| truthy(Some(a))) {
             content.push(audio_block(
@@ -110,7 +110,7 @@ pub fn parse_whole(
                 audio_media_type(opts, "mp3"),
             ));
             if truthy(audio.get("transcript")) {
-                content.push(json!({"type": "text", "text": audio["transcript"]}));
+                content.push(json!({"type": "text", "text": &audio["transcript"]}));
             }
         }
         let calls = get(message, "tool_calls")

@@ -130,12 +130,12 @@ pub(super) fn release_wire(job: &Job, r: ReleaseJob) -> Result<Vec<String>, Stri
     let value = match &w.sdk_error {
         None => formatscope_core::json!({
             "method": w.method,
-            "url": w.url,
-            "headers": w.headers,
+            "url": &w.url,
+            "headers": &w.headers,
             "body": shown,
         }),
         Some(e) => formatscope_core::json!({
-            "kwargs": w.kwargs,
+            "kwargs": &w.kwargs,
             "the SDK raises": format!("{}: {}", e.kind, e.message),
         }),
     };

@@ -133,7 +133,7 @@ fn media_part(ctx: &Ctx, block: &Block) -> Result<Value, String> {
     // `DashScopeContentPart` has a `getVideoAsString()` getter, which
     // Jackson writes as a property of its own, before the field.
     Ok(if key == "video" {
-        json!({ "videoAsString": url, "video": url })
+        json!({ "videoAsString": &url, "video": url })
     } else {
         json!({ key: url })
     })
@@ -545,7 +545,7 @@ pub fn request(model: &str, messages: Vec<Value>, tools: &[ToolSchema]) -> Value
                 _ => json!({}),
             };
             json!({"type": "function", "function": {
-                "name": t.name, "description": t.description, "parameters": params}})
+                "name": &t.name, "description": &t.description, "parameters": params}})
         })
         .collect();
     json!({

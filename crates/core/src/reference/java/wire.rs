@@ -130,7 +130,7 @@ pub fn request(
     out.insert("stream".into(), json!(stream));
     out.insert(
         "http".into(),
-        json!({"method": "POST", "url": url, "headers": headers}),
+        json!({"method": "POST", "url": &url, "headers": &headers}),
     );
     out.insert("http_body".into(), body.clone());
     let wire = Wire {

@@ -162,7 +162,7 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg], video: bool) -> Result<Vec<Value>, P
                 Block::ToolResult { id, output, .. } => {
                     if !content.is_empty() && !has_tool_result {
                         out.push(
-                            json!({"role": msg.role, "content": std::mem::take(&mut content)}),
+                            json!({"role": &msg.role, "content": std::mem::take(&mut content)}),
                         );
                     }
                     let c = tool_result(ctx, output, video)?;

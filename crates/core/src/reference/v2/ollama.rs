@@ -102,7 +102,7 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                         texts.clear();
                     }
                     let (text, promoted) = ctx.tool_result_to_string(output)?;
-                    out.push(json!({"role": "tool", "tool_name": name, "content": text}));
+                    out.push(json!({"role": "tool", "tool_name": name, "content": &text}));
                     if !promoted.is_empty() {
                         let mut ui = Vec::new();
                         let mut ut = Vec::new();

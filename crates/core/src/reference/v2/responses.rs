@@ -22,7 +22,7 @@ pub fn data_block(ctx: &Ctx, block: &Data) -> Result<Option<Value>, PyErr> {
     };
     match base.get("type").and_then(Value::as_str) {
         Some("image_url") => Ok(Some(
-            json!({"type": "input_image", "image_url": base["image_url"]["url"]}),
+            json!({"type": "input_image", "image_url": &base["image_url"]["url"]}),
         )),
         Some("file") => {
             let mut m = Map::new();
@@ -144,8 +144,9 @@ pub fn format_chat(ctx: &Ctx, msgs: &[Msg]) -> Result<Vec<Value>, PyErr> {
                     }
                     seen.push(key);
                     if !parts.is_empty() && !thinking.is_empty() {
-                        items
-                            .push(json!({"role": msg.role, "content": std::mem::take(&mut parts)}));
+                        items.push(
+                            json!({"role": &msg.role, "content": std::mem::take(&mut parts)}),
+                        );
                     }
                     match extra.get("reasoning_item_raw") {
                         Some(raw @ Value::Object(r))

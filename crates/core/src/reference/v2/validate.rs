@@ -195,12 +195,12 @@ fn source(v: &Value, loc: &str, errs: &mut Errors) -> (Option<Source>, Value) {
         } else {
             url
         };
-        let dump = json!({"type": "url", "url": url, "media_type": media_type});
+        let dump = json!({"type": "url", "url": &url, "media_type": &media_type});
         (Some(Source::Url { url, media_type }), dump)
     } else {
         let data = req_str(obj, "data", loc, errs);
         let media_type = req_str(obj, "media_type", loc, errs);
-        let dump = json!({"type": "base64", "data": data, "media_type": media_type});
+        let dump = json!({"type": "base64", "data": &data, "media_type": &media_type});
         (Some(Source::Base64 { data, media_type }), dump)
     }
 }

@@ -142,13 +142,13 @@ impl Usage {
 
     pub fn dump(&self) -> Value {
         json!({
-            "input_tokens": self.input,
-            "output_tokens": self.output,
+            "input_tokens": &self.input,
+            "output_tokens": &self.output,
             "time": Value::Number(serde_json::Number::from_string_unchecked(
                 crate::py::python_float_repr(self.time),
             )),
-            "cache_creation_input_tokens": self.cache_creation,
-            "cache_input_tokens": self.cache_input,
+            "cache_creation_input_tokens": &self.cache_creation,
+            "cache_input_tokens": &self.cache_input,
             "type": "chat",
             "metadata": null,
         })
@@ -262,7 +262,7 @@ impl Reply {
         json!({
             "content": self.content.iter().map(|b| b.dump(stamp)).collect::<Vec<_>>(),
             "is_last": self.is_last,
-            "id": self.id,
+            "id": &self.id,
             "created_at": stamp,
             "type": "chat_response",
             "usage": self.usage.as_ref().map(Usage::dump),

@@ -321,7 +321,7 @@ impl Stream {
                     let ids: Vec<String> = ids.iter().map(|(_, id)| id.clone()).collect();
                     for id in ids {
                         let mut extra = Map::new();
-                        extra.insert("reasoning_item_id".into(), json!(rid));
+                        extra.insert("reasoning_item_id".into(), json!(&rid));
                         extra.insert("reasoning_item_raw".into(), raw.clone());
                         delta.append_thinking(&id, "", extra);
                     }

@@ -123,7 +123,7 @@ pub(super) fn completions(call: Call) -> Wire {
     let model = call.model;
     let p = &model.parameters;
     let mut kwargs = Map::new();
-    kwargs.insert("model".into(), json!(model.name));
+    kwargs.insert("model".into(), json!(&model.name));
     kwargs.insert("messages".into(), Value::Array(call.messages));
     kwargs.insert("stream".into(), json!(model.stream));
     let k3 = model.family == Family::Moonshot && model.name == "kimi-k3";
@@ -230,7 +230,7 @@ pub(super) fn responses(call: Call) -> Wire {
     let model = call.model;
     let p = &model.parameters;
     let mut kwargs = Map::new();
-    kwargs.insert("model".into(), json!(model.name));
+    kwargs.insert("model".into(), json!(&model.name));
     kwargs.insert("input".into(), Value::Array(call.messages));
     kwargs.insert("stream".into(), json!(model.stream));
     if let Some(n) = p.get("max_tokens") {

@@ -36,7 +36,7 @@ pub(super) fn generate(call: Call, warnings: &mut Vec<String>) -> Wire {
         config.insert("tool_config".into(), choice);
     }
     let mut kwargs = Map::new();
-    kwargs.insert("model".into(), json!(model.name));
+    kwargs.insert("model".into(), json!(&model.name));
     kwargs.insert("contents".into(), Value::Array(call.messages));
     kwargs.insert("config".into(), Value::Object(config));
     let (sdk_call, method) = if model.stream {

@@ -82,7 +82,7 @@ pub(super) fn completion(call: Call) -> Wire {
     let model = call.model;
     let p = &model.parameters;
     let mut kwargs = Map::new();
-    kwargs.insert("model".into(), json!(model.name));
+    kwargs.insert("model".into(), json!(&model.name));
     for key in ["max_tokens", "temperature", "top_p"] {
         if let Some(v) = p.get(key) {
             kwargs.insert(key.into(), v.clone());

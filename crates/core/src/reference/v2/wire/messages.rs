@@ -45,7 +45,7 @@ pub(super) fn create(call: Call) -> Wire {
     let minimax = model.family == Family::MiniMax;
     let max_tokens = p.int("max_tokens").unwrap_or(8192);
     let mut kwargs = Map::new();
-    kwargs.insert("model".into(), json!(model.name));
+    kwargs.insert("model".into(), json!(&model.name));
     kwargs.insert("max_tokens".into(), json!(max_tokens));
     kwargs.insert("stream".into(), json!(model.stream));
     kwargs.extend(call.call_kwargs.clone());
@@ -135,7 +135,7 @@ fn thinking(p: &super::Parameters, max_tokens: i64) -> (Option<Value>, i64) {
         None => return (None, max_tokens),
     };
     let mut thinking = Map::new();
-    thinking.insert("type".into(), json!(mode));
+    thinking.insert("type".into(), json!(&mode));
     let mut max_tokens = max_tokens;
     if mode == "enabled" {
         let budget = p.int("thinking_budget").unwrap_or(max_tokens / 2);

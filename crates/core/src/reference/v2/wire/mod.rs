@@ -467,9 +467,9 @@ impl Request {
     /// The request in the shape of `request_oracle_v2.py`'s output.
     pub fn to_oracle(&self) -> Map<String, Value> {
         let mut out = Map::new();
-        out.insert("formatter".into(), json!(self.formatter));
+        out.insert("formatter".into(), json!(&self.formatter));
         out.insert("model_class".into(), json!(self.model_class));
-        out.insert("model".into(), json!(self.model));
+        out.insert("model".into(), json!(&self.model));
         if let Some(b) = &self.built {
             out.insert("stream".into(), json!(b.stream));
             if !b.model_kwargs.is_empty() {
@@ -481,7 +481,7 @@ impl Request {
                     None => Value::Null,
                     Some(c) => {
                         let mut m = Map::new();
-                        m.insert("mode".into(), json!(c.mode));
+                        m.insert("mode".into(), json!(&c.mode));
                         if let Some(t) = &c.tools {
                             m.insert("tools".into(), json!(t));
                         }
@@ -493,7 +493,7 @@ impl Request {
                 out.insert("call_kwargs".into(), Value::Object(b.call_kwargs.clone()));
             }
         }
-        let error = |stage: &str, e: &PyErr| json!({"error": e.message, "error_type": e.kind, "stage": stage});
+        let error = |stage: &str, e: &PyErr| json!({"error": &e.message, "error_type": e.kind, "stage": stage});
         match &self.outcome {
             Err((stage, e)) => {
                 if let Value::Object(m) = error(stage.name(), e) {
@@ -508,7 +508,7 @@ impl Request {
                 if let Some(g) = w.grpc.as_ref().filter(|_| w.sdk_error.is_none()) {
                     out.insert(
                         "grpc".into(),
-                        json!({"target": g.target, "method": g.method, "kind": g.kind, "request_type": g.request_type}),
+                        json!({"target": &g.target, "method": g.method, "kind": g.kind, "request_type": g.request_type}),
                     );
                 }
                 match &w.sdk_error {
@@ -518,7 +518,7 @@ impl Request {
                     None => {
                         out.insert(
                             "http".into(),
-                            json!({"method": w.method, "url": w.url, "headers": w.headers}),
+                            json!({"method": w.method, "url": &w.url, "headers": &w.headers}),
                         );
                         out.insert("http_body".into(), w.body.clone());
                     }
@@ -526,7 +526,7 @@ impl Request {
             }
         }
         if !self.warnings.is_empty() {
-            out.insert("warnings".into(), json!(self.warnings));
+            out.insert("warnings".into(), json!(&self.warnings));
         }
         out
     }

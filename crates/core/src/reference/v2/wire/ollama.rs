@@ -18,7 +18,7 @@ pub(super) fn chat(call: Call) -> Wire {
     let model = call.model;
     let p = &model.parameters;
     let mut kwargs = Map::new();
-    kwargs.insert("model".into(), json!(model.name));
+    kwargs.insert("model".into(), json!(&model.name));
     kwargs.insert("messages".into(), Value::Array(call.messages));
     kwargs.insert("stream".into(), json!(model.stream));
     let mut options = Map::new();
