@@ -57,17 +57,24 @@ pub fn chat(
             }
         }
         let has_content = !content.is_empty();
-        let mut out = json!({
-            "role": msg.role.as_str(),
-            "name": msg.name(),
-            "content": if has_content { Value::Array(content) } else { Value::Null },
-        });
         let has_calls = !tool_calls.is_empty();
-        if has_calls {
-            out["tool_calls"] = Value::Array(tool_calls);
-        }
         if has_content || has_calls {
-            messages.push(out);
+            let mut out = json::object([
+                ("role", Value::from(msg.role.as_str())),
+                ("name", msg.name().clone()),
+                (
+                    "content",
+                    if has_content {
+                        Value::Array(content)
+                    } else {
+                        Value::Null
+                    },
+                ),
+            ]);
+            if has_calls {
+                out.insert("tool_calls".to_string(), Value::Array(tool_calls));
+            }
+            messages.push(Value::Object(out));
         }
         i += 1;
     }

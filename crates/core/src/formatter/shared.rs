@@ -39,14 +39,16 @@ pub fn openai_tool_call(block: &Value) -> Result<Value, PyErr> {
         Some(input) => py::dumps(input),
         None => "{}".to_string(),
     };
-    Ok(json!({
-        "id": get_or_null(block, "id")?,
-        "type": "function",
-        "function": {
-            "name": get_or_null(block, "name")?,
-            "arguments": arguments,
-        },
-    }))
+    let id = get_or_null(block, "id")?;
+    let function = json::object([
+        ("name", get_or_null(block, "name")?),
+        ("arguments", Value::String(arguments)),
+    ]);
+    Ok(Value::Object(json::object([
+        ("id", id),
+        ("type", Value::from("function")),
+        ("function", Value::Object(function)),
+    ])))
 }
 
 /// A media item found in a tool result: the URL or temp path, and the block.
@@ -160,7 +162,7 @@ pub fn promoted_message(
         };
         if enabled {
             blocks.push(json!({"type": "text", "text": format!("\n- The {kind} from '{}': ", py_str(&item.url))}));
-            blocks.push(json!({"type": kind, "source": {"type": "url", "url": item.url}}));
+            blocks.push(json!({"type": kind, "source": {"type": "url", "url": &item.url}}));
         }
     }
     if blocks.is_empty() {
@@ -183,12 +185,12 @@ pub fn promoted_message(
 /// The `role: tool` message OpenAI, DashScope, Ollama and DeepSeek emit for
 /// a tool result.
 pub fn tool_message(block: &Value, text: Value) -> Result<Value, PyErr> {
-    Ok(json!({
-        "role": "tool",
-        "tool_call_id": get_or_null(block, "id")?,
-        "content": text,
-        "name": get_or_null(block, "name")?,
-    }))
+    Ok(Value::Object(json::object([
+        ("role", Value::from("tool")),
+        ("tool_call_id", get_or_null(block, "id")?),
+        ("content", text),
+        ("name", get_or_null(block, "name")?),
+    ])))
 }
 
 /// Walks a history group in order: text blocks become `name: text` lines;
@@ -203,7 +205,8 @@ pub fn collect_history(
     let mut parts = Vec::new();
     // The lines so far, joined by "\n" as they come (one buffer, not a
     // string per line joined after); a line is never empty (`name: `).
-    let mut lines = String::new();
+    // Sized once for the group's text, with room for `wrap_history`'s tags.
+    let mut lines = String::with_capacity(text_len(msgs) + HISTORY_TAGS_ROOM);
     for msg in msgs {
         for block in msg.blocks() {
             let typ = get_item(block, "type")?.as_str().unwrap_or_default();
@@ -226,6 +229,26 @@ pub fn collect_history(
         parts.push(text_part(lines));
     }
     Ok(parts)
+}
+
+/// Room a history group's text buffer leaves for `<history>\n` and
+/// `\n</history>`, so wrapping it does not grow it.
+const HISTORY_TAGS_ROOM: usize = 32;
+
+/// The bytes of a history group's lines (`name: text` and a newline each)
+/// where names and texts are strings: the buffer's size, read before the
+/// lines are written so it is not grown and copied as they come.
+fn text_len(msgs: &[Arc<Msg>]) -> usize {
+    let mut len = 0;
+    for msg in msgs {
+        let name = msg.name().as_str().map_or(0, str::len);
+        for block in msg.blocks() {
+            if let Ok(Some(Value::String(text))) = py_get(block, "text") {
+                len += name + text.len() + 3;
+            }
+        }
+    }
+    len
 }
 
 /// `f"{msg.name}: {block['text']}"`, a history line.
@@ -258,21 +281,21 @@ pub fn wrap_history(
     }
     const CLOSE: &str = "\n</history>";
     let head = format!("{prompt}{open}");
-    let joined = match py_get(&parts[0], "text")? {
-        // Room for the closing tag too: a group of text alone is one
-        // part, first and last.
+    match py_get(&parts[0], "text")? {
+        // The head goes in front in place, in the room `collect_history`
+        // left (a group of text alone is one part, first and last: room
+        // for the closing tag too).
         Some(Value::String(text)) if !text.is_empty() => {
-            let mut joined = String::with_capacity(head.len() + text.len() + CLOSE.len());
-            joined.push_str(&head);
-            joined.push_str(text);
-            Some(joined)
+            if let Some(Value::String(text)) = parts[0].get_mut("text") {
+                text.reserve(head.len() + CLOSE.len());
+                text.insert_str(0, &head);
+            }
         }
-        Some(other) if py::truthy(other) => Some(py::str_concat(&head, other)?),
-        _ => None,
-    };
-    match joined {
-        Some(joined) => parts[0]["text"] = Value::String(joined),
-        None => parts.insert(0, new_part(head)),
+        Some(other) if py::truthy(other) => {
+            let joined = py::str_concat(&head, other)?;
+            parts[0]["text"] = Value::String(joined);
+        }
+        _ => parts.insert(0, new_part(head)),
     }
     let last = parts.len() - 1;
     match py_get(&parts[last], "text")? {

@@ -14,7 +14,7 @@ mod value_macro;
 pub use packed::{packed_key, Items, Members, Packed, View};
 pub use parse::{parse, Options, Parsed, SyntaxError};
 pub use splice::{same, splice, Style};
-pub use value_macro::ToJson;
+pub use value_macro::{IntoJson, ToJson};
 
 use std::ops::Range;
 
@@ -51,6 +51,20 @@ pub struct DuplicateKey {
     pub offset: usize,
     /// JSON pointer of the object holding it.
     pub pointer: String,
+}
+
+/// An object's map from its members in order, sized once with room for
+/// one more (an optional member): `json!` grows its map member by member
+/// (a rehash at the fourth), which shows where formatting builds a map
+/// per message.
+pub fn object<const N: usize>(
+    members: [(&str, serde_json::Value); N],
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut map = serde_json::Map::with_capacity(N + 1);
+    for (key, value) in members {
+        map.insert(key.to_string(), value);
+    }
+    map
 }
 
 /// 1-based line and column (in characters) of a byte offset.
