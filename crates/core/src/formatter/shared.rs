@@ -73,9 +73,9 @@ pub fn tool_result_text(env: &MediaEnv, output: &Value) -> Result<(Value, Vec<To
         _ => std::borrow::Cow::Owned(py::iterate(output)?),
     };
     for block in blocks.iter() {
-        let typ = match block {
-            Value::Object(map) if map.contains_key("type") => map["type"].clone(),
-            _ => {
+        let typ = match block.as_object().and_then(|map| py::field(map, "type")) {
+            Some(typ) => typ,
+            None => {
                 return Err(PyErr::assertion(format!(
                     "Invalid block: {}, a TextBlock, ImageBlock, AudioBlock, or VideoBlock is expected.",
                     py_str(block)
@@ -117,7 +117,7 @@ pub fn tool_result_text(env: &MediaEnv, output: &Value) -> Result<(Value, Vec<To
             _ => {
                 return Err(PyErr::value(format!(
                     "Unsupported block type: {}, expected 'text', 'image', 'audio', or 'video'.",
-                    py_str(&typ)
+                    py_str(typ)
                 )))
             }
         }

@@ -20,7 +20,8 @@ pub use error::PyErr;
 pub use json::{dumps, normalize_numbers, python_float_repr, python_number_text};
 pub use json_error::loads_error;
 pub use ops::{
-    get_item, get_str_method_target, iterate, join_strs, py_get, str_concat, truthy, type_name,
+    field, get_item, get_str_method_target, iterate, join_strs, py_get, str_concat, truthy,
+    type_name,
 };
 pub use repr::{push_py_str, py_repr, py_str};
 mod literal;
