@@ -422,6 +422,23 @@ mod tests {
         );
     }
 
+    /// A formatter's history text is put into its message without a copy
+    /// of its bytes; a value given by reference is cloned and left as it was.
+    #[test]
+    fn an_owned_value_moves_in_and_a_reference_is_cloned() {
+        let text = "line\n".repeat(10_000);
+        let bytes_at = text.as_ptr();
+        let message = json!({"role": "user", "content": [{"type": "text", "text": text}]});
+        assert_eq!(
+            message["content"][0]["text"].as_str().map(str::as_ptr),
+            Some(bytes_at)
+        );
+        let name = String::from("Alice");
+        let block = json!({"name": &name});
+        assert_eq!(block["name"], "Alice");
+        assert_ne!(block["name"].as_str().map(str::as_ptr), Some(name.as_ptr()));
+    }
+
     /// Why this copy stays: serde_json's own `json!` panics on the same
     /// value (a session with `NaN` in a tool's input would crash a view).
     #[test]
