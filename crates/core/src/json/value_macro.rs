@@ -392,18 +392,6 @@ macro_rules! into_json_by_copy {
 }
 into_json_by_copy!(bool, i32, i64, u8, u32, u64, usize, f64);
 
-impl<T: ToJson + ?Sized> IntoJson for Arc<T> {
-    fn into_json(self) -> Value {
-        (*self).to_json()
-    }
-}
-
-impl<T: ToJson + ?Sized> IntoJson for Box<T> {
-    fn into_json(self) -> Value {
-        (*self).to_json()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::json;

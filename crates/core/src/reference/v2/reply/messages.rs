@@ -15,13 +15,6 @@ fn attr(v: &Value, key: &str, default: Value) -> Value {
     v.get(key).cloned().unwrap_or(default)
 }
 
-fn extra(pairs: &[(&str, Value)]) -> Map<String, Value> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect()
-}
-
 /// `_parse_anthropic_completion_response`.
 pub(super) fn whole(body: &Value, clock: Clock) -> Result<Reply, PyErr> {
     let mut content = Vec::new();
@@ -42,12 +35,15 @@ pub(super) fn whole(body: &Value, clock: Clock) -> Result<Reply, PyErr> {
             Some("thinking") => content.push(Block::Thinking {
                 id: generate_id(),
                 thinking: s("thinking"),
-                extra: extra(&[("signature", json!(s("signature")))]),
+                extra: crate::json::object([("signature", json!(s("signature")))]),
             }),
             Some("redacted_thinking") => content.push(Block::Thinking {
                 id: generate_id(),
                 thinking: String::new(),
-                extra: extra(&[("redacted_thinking_data", attr(block, "data", json!("")))]),
+                extra: crate::json::object([(
+                    "redacted_thinking_data",
+                    attr(block, "data", json!("")),
+                )]),
             }),
             Some("text") => content.push(Block::Text {
                 id: generate_id(),
@@ -171,7 +167,10 @@ impl Stream {
                     Some("redacted_thinking") => delta.append_thinking(
                         &generate_id(),
                         "",
-                        extra(&[("redacted_thinking_data", attr(&block, "data", json!("")))]),
+                        crate::json::object([(
+                            "redacted_thinking_data",
+                            attr(&block, "data", json!("")),
+                        )]),
                     ),
                     _ => {}
                 }
@@ -192,7 +191,7 @@ impl Stream {
                     Some("signature_delta") => delta.append_thinking(
                         &self.block_id(index)?,
                         "",
-                        extra(&[("signature", json!(s("signature")))]),
+                        crate::json::object([("signature", json!(s("signature")))]),
                     ),
                     Some("input_json_delta") => {
                         if let Some((id, name)) = self.call(index) {
