@@ -145,3 +145,89 @@ fn a_job_cut_short_by_a_newer_edit_leaves_its_counts_to_the_next() {
         "the undo's number is the session's before the edit"
     );
 }
+
+/// A session of `n` messages where every seventh turn is a tool call and
+/// its result (a tool run between history groups), with a budget.
+fn session_with_tools(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("tools.json");
+    let names = ["Alice", "Bob", "Carol", "Dave"];
+    let mut messages =
+        vec![serde_json::json!({"name": "system", "role": "system", "content": "Be brief."})];
+    for i in 0..n {
+        if i % 7 == 6 {
+            let id = format!("call_{i}");
+            messages.push(
+                serde_json::json!({"name": "Friday", "role": "assistant", "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": id, "name": "search", "input": {"q": i}}]}),
+            );
+            messages.push(
+                serde_json::json!({"name": "system", "role": "system", "content": [
+                {"type": "tool_result", "id": id, "name": "search",
+                 "output": [{"type": "text", "text": format!("result {i}")}]}]}),
+            );
+        } else {
+            messages.push(serde_json::json!({"name": names[i % 4], "role": "user",
+                "content": format!("message {i}: the library opens at nine")}));
+        }
+    }
+    let text =
+        serde_json::json!({"mode": "multi_agent", "max_tokens": 20 * n, "messages": messages});
+    std::fs::write(&path, text.to_string()).expect("write");
+    (dir, path)
+}
+
+/// The last job `keys` ask for.
+fn job_after(app: &mut formatscope::tui::app::App, keys: &str) -> formatscope::tui::worker::Job {
+    keys.chars()
+        .flat_map(|c| app.update(key(c)))
+        .filter_map(|cmd| match cmd {
+            Command::Reformat(job) => Some(*job),
+            _ => None,
+        })
+        .last()
+        .expect("the keys reformat")
+}
+
+#[test]
+fn an_edit_copies_the_last_layout_and_shows_what_a_layout_from_nothing_shows() {
+    // The worker keeps the messages view's lines and copies each piece
+    // whose unit the edit left alone: after every edit (in the middle, at
+    // the end, undone, moved, another provider, raw media), the lines, the
+    // spans and each message's lines are those of a worker that never laid
+    // the request out before.
+    let (_dir, path) = session_with_tools(600);
+    let (mut app, mut computer) = loaded_app(&path, (120, 40));
+    let edits = [
+        "gjjjjjjjjjx",
+        "u",
+        "Gd",
+        "K",
+        "J",
+        "u",
+        "gjjjjjjjjjjjjd",
+        "2",
+        "Gx",
+        "u",
+        "1",
+    ];
+    for keys in edits {
+        let job = job_after(&mut app, keys);
+        let kept = computer.compute(&job);
+        let fresh = formatscope::tui::worker::Computer::default().compute(&job);
+        assert!(
+            kept.plain.len() > 1_000,
+            "after {keys:?}: a request is laid out"
+        );
+        assert_eq!(kept.plain, fresh.plain, "lines after {keys:?}");
+        assert_eq!(kept.spans, fresh.spans, "spans after {keys:?}");
+        assert_eq!(kept.chunks, fresh.chunks, "message lines after {keys:?}");
+        app.update(Event::PreviewReady(Box::new(kept)));
+    }
+    let mut raw = job_after(&mut app, "gx");
+    raw.raw_media = true;
+    let kept = computer.compute(&raw);
+    let fresh = formatscope::tui::worker::Computer::default().compute(&raw);
+    assert_eq!(kept.plain, fresh.plain, "raw media");
+}

@@ -68,6 +68,44 @@ impl Lines {
             .extend(other.ends.iter().map(|end| end.saturating_add(offset)));
     }
 
+    /// `other`'s lines `range` (clamped to its lines) after these.
+    pub fn append_range(&mut self, other: &Lines, range: Range<usize>) {
+        let end = range.end.min(other.len());
+        let start = range.start.min(end);
+        let from = match start {
+            0 => 0,
+            _ => other.ends[start - 1],
+        };
+        let to = match end {
+            0 => 0,
+            _ => other.ends[end - 1],
+        };
+        let Some(text) = other.text.get(from as usize..to as usize) else {
+            return;
+        };
+        let offset = self.text_len();
+        self.text.push_str(text);
+        self.ends.extend(
+            other.ends[start..end]
+                .iter()
+                .map(|e| (e - from).saturating_add(offset)),
+        );
+    }
+
+    /// Takes `suffix` off the end of the last line, when it ends so.
+    pub fn strip_last(&mut self, suffix: &str) {
+        if let Some(last) = self.ends.len().checked_sub(1) {
+            let start = match last {
+                0 => 0,
+                _ => self.ends[last - 1] as usize,
+            };
+            if self.text[start..].ends_with(suffix) {
+                self.text.truncate(self.text.len() - suffix.len());
+                self.ends[last] = self.text_len();
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -331,6 +369,25 @@ pub fn cut_to_columns(text: &str, cols: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_of_lines_is_copied_whole_and_a_trailing_comma_comes_off() {
+        let from: Lines = ["[", "  {", "    \"a\": 1", "  },", "]"]
+            .into_iter()
+            .collect();
+        let mut to: Lines = ["x"].into_iter().collect();
+        to.append_range(&from, 1..4);
+        assert_eq!(to.to_vec(), ["x", "  {", "    \"a\": 1", "  },"]);
+        to.strip_last(",");
+        to.strip_last(",");
+        assert_eq!(to.get(3), Some("  }"), "one comma, once");
+        to.push("y");
+        assert_eq!(to.to_vec(), ["x", "  {", "    \"a\": 1", "  }", "y"]);
+        to.append_range(&from, 4..9);
+        assert_eq!(to.get(5), Some("]"), "a range past the end is clamped");
+        to.append_range(&from, 0..0);
+        assert_eq!(to.len(), 6);
+    }
 
     #[test]
     fn words_wrap_at_spaces_and_are_never_glued_or_cut() {

@@ -655,17 +655,13 @@ impl BudgetModel {
         Ok(out)
     }
 
-    /// [`BudgetModel::formatted_with_spans`] a run of pieces at a time,
-    /// with `spread` on every core (see [`Segmented::visit_chunks`]): each
-    /// unit's output messages and the input messages they came from;
-    /// `None` once `stop()` has cut it short.
-    pub fn visit_formatted<R: Send>(
-        &self,
-        spread: bool,
-        stop: &(dyn Fn() -> bool + Sync),
-        work: impl Fn(bool, Vec<(std::ops::Range<usize>, Vec<Value>)>) -> R + Sync,
-    ) -> Result<Option<Vec<R>>, PyErr> {
-        self.request.seg.visit_chunks(&self.env, spread, stop, work)
+    /// [`BudgetModel::formatted_with_spans`] a piece at a time (see
+    /// [`Segmented::pieces`]): each unit's output messages, still packed,
+    /// and the input messages they came from.
+    ///
+    /// [`Segmented::pieces`]: crate::formatter::Segmented::pieces
+    pub fn pieces(&self) -> Result<crate::formatter::Pieces<'_>, PyErr> {
+        self.request.seg.pieces(0, &self.env)
     }
 
     /// The attribution of `request` (this model's formatted request) to

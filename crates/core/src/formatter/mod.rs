@@ -22,7 +22,8 @@ use serde_json::Value;
 use std::sync::Arc;
 
 pub use segments::{
-    message_keys, FormattedRequest, SegmentError, Segmented, Span, Unit, UnitKind, SYSTEM_UNIT,
+    message_keys, FormattedRequest, Piece, Pieces, Placement, SegmentError, Segmented, Span, Unit,
+    UnitKind, SYSTEM_UNIT,
 };
 pub use tools::format_tools;
 // The shared enums live below every layer that uses them.

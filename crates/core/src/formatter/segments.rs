@@ -332,103 +332,69 @@ impl Segmented {
         first: usize,
         env: &MediaEnv,
     ) -> Result<(Vec<Value>, Vec<Span>), PyErr> {
+        let pieces = self.pieces(first, env)?;
         let mut out = Vec::new();
-        let mut spans = Vec::with_capacity(self.units.len() + 1);
-        self.visit(first, env, |input, values| {
+        let mut spans = Vec::with_capacity(pieces.list().len());
+        for piece in pieces.list() {
             let start = out.len();
-            out.extend(values);
-            spans.push((input, start..out.len()));
-        })?;
+            out.extend(pieces.values(piece));
+            spans.push((piece.input.clone(), start..out.len()));
+        }
         Ok((out, spans))
     }
 
-    /// The request from unit `first` on, one piece at a time: the pinned
+    /// The request from unit `first` on, a piece at a time: the pinned
     /// system prompt's output, then each unit's in the form its place
-    /// takes, with the input messages it came from. A view of a large
-    /// request lays it out piece by piece, never holding all of it unpacked.
-    pub fn visit(
-        &self,
-        first: usize,
-        env: &MediaEnv,
-        mut f: impl FnMut(Range<usize>, Vec<Value>),
-    ) -> Result<(), PyErr> {
+    /// takes, with the input messages it came from; each piece told apart
+    /// by its unit and [`Placement`], its output still packed. A view of a
+    /// large request reads them on every core, never holding all of it
+    /// unpacked, and keeps the lines of a piece it laid out before while
+    /// the piece's unit is the same. The first history group's prompted
+    /// output, which may read media, is made here on `env`.
+    pub fn pieces(&self, first: usize, env: &MediaEnv) -> Result<Pieces<'_>, PyErr> {
+        let mut list = Vec::with_capacity(self.units.len() + 1);
         if self.pinned {
-            f(0..1, self.system.clone());
+            list.push(Piece {
+                input: 0..1,
+                unit: None,
+                placement: Placement::System,
+            });
         }
-        let mut prompt_used = false;
-        for (k, unit) in self.units[first..].iter().enumerate() {
-            let values = if unit.kind == UnitKind::AgentGroup && !prompt_used {
-                prompt_used = true;
-                self.prompted(unit, env)?
+        let mut prompted = None;
+        for (k, unit) in self.units.iter().enumerate().skip(first) {
+            let placement = if unit.kind == UnitKind::AgentGroup && prompted.is_none() {
+                prompted = Some(self.prompted(unit, env)?);
+                Placement::Prompted
             } else {
-                self.placed(k, unit)
+                self.placement(k - first, unit)
             };
-            f(unit.range.clone(), values);
+            list.push(Piece {
+                input: unit.range.clone(),
+                unit: Some(k),
+                placement,
+            });
         }
-        Ok(())
+        Ok(Pieces {
+            seg: self,
+            list,
+            prompted,
+        })
     }
 
-    /// A unit's output as the `k`th unit of what is assembled (the first
-    /// history group's prompted output aside): its front form where the
-    /// front differs and it is there.
-    fn placed(&self, k: usize, unit: &Unit) -> Vec<Value> {
+    /// Where the `k`th unit of what is assembled sits (the first history
+    /// group's prompted output aside): at the front where its front form
+    /// differs and it is there.
+    fn placement(&self, k: usize, unit: &Unit) -> Placement {
         let at_front = match unit.kind {
             UnitKind::Message => k == 0 && !self.pinned,
             UnitKind::ToolMessage { run_start } => k == 0 || run_start,
             UnitKind::AgentGroup => false,
         };
-        match (&unit.front, at_front) {
-            (Some(front), true) => front.unpack(),
-            _ => unit.formatted.unpack(),
-        }
-    }
-
-    /// [`Segmented::visit`] of the whole request, with `spread` on every
-    /// core: `work` takes a run of consecutive pieces, each with the input
-    /// messages it came from (the first run, told so, starts with the
-    /// pinned system prompt's), and the runs' results come back in order.
-    /// Only the first history group's prompted output is made here, on
-    /// `env`: every other piece is unpacked where it is laid out. Once
-    /// `stop()` says so, the runs not yet begun are left out and the answer
-    /// is `None` (a newer request is on its way).
-    pub fn visit_chunks<R: Send>(
-        &self,
-        env: &MediaEnv,
-        spread: bool,
-        stop: &(dyn Fn() -> bool + Sync),
-        work: impl Fn(bool, Vec<(Range<usize>, Vec<Value>)>) -> R + Sync,
-    ) -> Result<Option<Vec<R>>, PyErr> {
-        let system = self.pinned.then(|| (0..1, self.system.clone()));
-        let first_group = self
-            .units
-            .iter()
-            .position(|u| u.kind == UnitKind::AgentGroup);
-        let prompted = match first_group {
-            Some(g) => Some(self.prompted(&self.units[g], env)?),
-            None => None,
-        };
-        let piece = |&(k, unit): &(usize, &Arc<Unit>)| {
-            let values = match &prompted {
-                Some(p) if first_group == Some(k) => p.clone(),
-                _ => self.placed(k, unit),
-            };
-            (unit.range.clone(), values)
-        };
-        let run = |at: usize, chunk: &[(usize, &Arc<Unit>)]| {
-            let mut pieces = Vec::with_capacity(chunk.len() + 1);
-            if at == 0 {
-                pieces.extend(system.clone());
-            }
-            pieces.extend(chunk.iter().map(piece));
-            work(at == 0, pieces)
-        };
-        let indexed: Vec<(usize, &Arc<Unit>)> = self.units.iter().enumerate().collect();
-        let runs = if spread {
-            crate::parallel::chunks_until(&indexed, stop, run)
+        if at_front && unit.front.is_some() {
+            Placement::Front
         } else {
-            vec![(!stop()).then(|| run(0, &indexed))]
-        };
-        Ok(runs.into_iter().collect())
+            Placement::Middle
+        }
     }
 
     /// A history group's output as the first group (with the prompt).
@@ -569,4 +535,59 @@ fn unit_key(kind: UnitKind, keys: &[u64]) -> u64 {
     kind.hash(&mut hasher);
     keys.hash(&mut hasher);
     hasher.finish()
+}
+
+/// Which of its outputs a piece of an assembled request takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// The pinned system prompt's output (no unit).
+    System,
+    /// The first history group's, with the history prompt.
+    Prompted,
+    /// A unit's front form (Anthropic's `system` role at index 0).
+    Front,
+    /// Any other unit's output.
+    Middle,
+}
+
+/// One piece of an assembled request ([`Segmented::pieces`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// The input messages it comes from.
+    pub input: Range<usize>,
+    /// Its unit's index (`None` for the pinned system prompt).
+    unit: Option<usize>,
+    pub placement: Placement,
+}
+
+/// The pieces of an assembled request, in order, read on any thread.
+pub struct Pieces<'a> {
+    seg: &'a Segmented,
+    list: Vec<Piece>,
+    /// The first history group's output with the prompt.
+    prompted: Option<Vec<Value>>,
+}
+
+impl Pieces<'_> {
+    pub fn list(&self) -> &[Piece] {
+        &self.list
+    }
+
+    /// The unit a piece comes from: while it is the same `Arc`, the
+    /// piece's output (in its placement) is the same.
+    pub fn unit(&self, piece: &Piece) -> Option<&Arc<Unit>> {
+        piece.unit.and_then(|k| self.seg.units.get(k))
+    }
+
+    /// A piece's output messages.
+    pub fn values(&self, piece: &Piece) -> Vec<Value> {
+        let Some(unit) = self.unit(piece) else {
+            return self.seg.system.clone();
+        };
+        match (piece.placement, &unit.front) {
+            (Placement::Prompted, _) => self.prompted.clone().unwrap_or_default(),
+            (Placement::Front, Some(front)) => front.unpack(),
+            _ => unit.formatted.unpack(),
+        }
+    }
 }

@@ -34,6 +34,7 @@ use std::sync::{Arc, Condvar, Mutex};
 mod cache;
 mod compare;
 mod explain;
+mod layout;
 mod release;
 mod request;
 mod tokens;
@@ -235,6 +236,8 @@ pub struct Computer {
     /// planning and linting a request nobody will see (at 50,000
     /// messages an undo right after an edit waited 0.6-0.8 s for them).
     slot: Option<Slot>,
+    /// The messages view's last layout, whose pieces the next copies.
+    layout: layout::LastLayout,
 }
 
 #[derive(PartialEq)]
@@ -413,34 +416,20 @@ impl Computer {
         }
         // Until the plan is known, the whole request; laid out a run of
         // units at a time, never all of it unpacked at once, on every core
-        // when it is large (the runs' lines are copied once more to join
-        // them, which a smaller request's peak memory would show). An undo
-        // right after an edit at 100,000 messages had waited for the whole
-        // layout (100-150 ms) before its own count began.
+        // when it is large, each unit the model kept copied from the last
+        // layout (`layout`). An undo right after an edit at 100,000
+        // messages had waited for the whole layout (100-150 ms) before its
+        // own count began.
         let formatted = match job.shown {
             Shown::Messages | Shown::Truncated => {
-                let raw = job.raw_media;
                 let spread = messages.len() >= SPREAD_LAYOUT_FROM;
-                match model.visit_formatted(spread, &stop, |first, pieces| {
-                    let mut piece = if first {
-                        PrettyRequest::new(raw)
-                    } else {
-                        PrettyRequest::piece(raw)
-                    };
-                    for (input, values) in pieces {
-                        piece.push_unit(input, &values);
-                    }
-                    piece
-                }) {
+                let keep = job.shown == Shown::Messages;
+                let laid = &mut self.layout;
+                match layout::messages_view(&model, laid, job.raw_media, spread, keep, &stop) {
                     // Cut short: the app drops this preview.
                     Ok(None) => return self.keep(key, model, preview),
-                    Ok(Some(pieces)) => {
-                        if stop() {
-                            return self.keep(key, model, preview);
-                        }
-                        let pretty = PrettyRequest::joined(pieces);
-                        let (plain, spans, chunks) = pretty.finish_units();
-                        preview.plain = Arc::new(plain);
+                    Ok(Some((plain, spans, chunks))) => {
+                        preview.plain = plain;
                         preview.spans = spans;
                         preview.chunks = chunks;
                         None
@@ -448,7 +437,11 @@ impl Computer {
                     Err(e) => Some(Err(e)),
                 }
             }
-            _ => Some(model.formatted_with_spans()),
+            _ => {
+                // Another view: the messages view's lines are not kept.
+                self.layout = layout::LastLayout::default();
+                Some(model.formatted_with_spans())
+            }
         };
         match formatted {
             None => {}

@@ -241,6 +241,30 @@ impl PrettyRequest {
         self.spans.push((input, start..self.messages()));
     }
 
+    /// The output messages of the input messages `input`, copied from
+    /// `lines`, where an earlier layout put them (`messages`: each one's
+    /// lines there), instead of printed again.
+    pub fn push_copied(&mut self, input: Range<usize>, lines: &Lines, messages: &[Range<usize>]) {
+        let start = self.messages();
+        for message in messages {
+            if !self.message_lines.is_empty() {
+                self.lines.append_to_last(",");
+            }
+            let first = self.lines.len();
+            self.lines.append_range(lines, message.clone());
+            // The comma that followed it there (a JSON value's own last
+            // line never ends in one).
+            self.lines.strip_last(",");
+            self.message_lines.push(first..self.lines.len());
+        }
+        self.spans.push((input, start..self.messages()));
+    }
+
+    /// The output messages of each unit pushed, in order.
+    pub fn unit_messages(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.spans.iter().map(|(_, out)| out.clone())
+    }
+
     /// A request laid out from its `pieces`, in order: the first (made
     /// with [`Self::new`]) and the rest appended to it.
     pub fn joined(pieces: Vec<PrettyRequest>) -> PrettyRequest {

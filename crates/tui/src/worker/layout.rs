@@ -1,0 +1,109 @@
+//! The messages view's lines, laid out a piece (a unit's output) at a
+//! time, on every core for a large request, and remembered from one job to
+//! the next: a piece whose unit the budget model kept (an edit touches one
+//! message) is copied from the last layout's lines instead of unpacked and
+//! printed again. The last layout's lines are the preview on screen, so
+//! remembering them costs an `Arc`, not a copy.
+
+use super::request::PrettyRequest;
+use super::*;
+use formatscope_core::formatter::{Piece, Placement, Unit};
+use formatscope_core::py::PyErr;
+use std::collections::HashMap;
+use std::sync::Weak;
+
+/// The last layout kept: its lines, each output message's lines there, and
+/// each piece's output messages, by the piece's unit and placement.
+#[derive(Default)]
+pub struct LastLayout {
+    raw: bool,
+    plain: Arc<Lines>,
+    messages: Vec<Range<usize>>,
+    /// Keyed by the unit's address: the `Weak` keeps the address from
+    /// being taken by another unit while the entry lives.
+    pieces: HashMap<(usize, Placement), (Weak<Unit>, Range<usize>)>,
+}
+
+impl LastLayout {
+    /// Each output message's lines in [`Self::plain`] of `unit` in
+    /// `placement`, when this layout holds them with the same `raw`.
+    fn find(
+        &self,
+        unit: Option<&Arc<Unit>>,
+        placement: Placement,
+        raw: bool,
+    ) -> Option<&[Range<usize>]> {
+        let unit = unit?;
+        if raw != self.raw {
+            return None;
+        }
+        let (_, messages) = self.pieces.get(&(Arc::as_ptr(unit) as usize, placement))?;
+        self.messages.get(messages.clone())
+    }
+}
+
+/// The messages view's lines, their spans and each output message's lines.
+pub(super) type Laid = (Arc<Lines>, Vec<Span>, Vec<Range<usize>>);
+
+/// The messages view of `model`'s request, on every core when `spread`,
+/// each piece `last` holds copied from there; `None` once `stop()` cut it
+/// short. With `keep`, `last` becomes this layout.
+pub(super) fn messages_view(
+    model: &BudgetModel,
+    last: &mut LastLayout,
+    raw: bool,
+    spread: bool,
+    keep: bool,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Option<Laid>, PyErr> {
+    let pieces = model.pieces()?;
+    let list = pieces.list();
+    let before = &*last;
+    let run = |first: bool, chunk: &[Piece]| {
+        let mut request = if first {
+            PrettyRequest::new(raw)
+        } else {
+            PrettyRequest::piece(raw)
+        };
+        for piece in chunk {
+            match before.find(pieces.unit(piece), piece.placement, raw) {
+                Some(messages) => request.push_copied(piece.input.clone(), &before.plain, messages),
+                None => request.push_unit(piece.input.clone(), &pieces.values(piece)),
+            }
+        }
+        request
+    };
+    let runs = if spread {
+        formatscope_core::parallel::chunks_until(list, stop, |at, chunk| run(at == 0, chunk))
+    } else {
+        vec![(!stop()).then(|| run(true, list))]
+    };
+    let Some(runs) = runs.into_iter().collect::<Option<Vec<_>>>() else {
+        return Ok(None);
+    };
+    if stop() {
+        return Ok(None);
+    }
+    let request = PrettyRequest::joined(runs);
+    let outputs: Vec<Range<usize>> = request.unit_messages().collect();
+    let (plain, spans, messages) = request.finish_units();
+    let plain = Arc::new(plain);
+    if keep {
+        let pieces = list
+            .iter()
+            .zip(outputs)
+            .filter_map(|(piece, out)| {
+                let unit = pieces.unit(piece)?;
+                let at = (Arc::as_ptr(unit) as usize, piece.placement);
+                Some((at, (Arc::downgrade(unit), out)))
+            })
+            .collect();
+        *last = LastLayout {
+            raw,
+            plain: Arc::clone(&plain),
+            messages: messages.clone(),
+            pieces,
+        };
+    }
+    Ok(Some((plain, spans, messages)))
+}
