@@ -424,8 +424,8 @@ impl Computer {
             Shown::Messages | Shown::Truncated => {
                 let spread = messages.len() >= SPREAD_LAYOUT_FROM;
                 let keep = job.shown == Shown::Messages;
-                let laid = &mut self.layout;
-                match layout::messages_view(&model, laid, job.raw_media, spread, keep, &stop) {
+                let raw = job.raw_media;
+                match layout::messages_view(&model, &mut self.layout, raw, spread, keep, &stop) {
                     // Cut short: the app drops this preview.
                     Ok(None) => return self.keep(key, model, preview),
                     Ok(Some((plain, spans, chunks))) => {
