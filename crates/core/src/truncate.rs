@@ -81,17 +81,18 @@ pub fn cost_units(
     units: &[Arc<Unit>],
     known: impl Fn(&Unit) -> Option<UnitCost>,
 ) -> Result<Vec<UnitCost>, PyErr> {
-    cost_units_by(units, known, |u| cost_unit(counter, u))
+    cost_units_by(units, |_, u| known(u), |u| cost_unit(counter, u))
 }
 
-/// [`cost_units`] with each unit not known costed by `cost` (the budget's
-/// also learns a history group's shares as it counts it).
+/// [`cost_units`] with each unit not known (asked by its index and
+/// itself) costed by `cost` (the budget's also learns a history group's
+/// shares as it counts it).
 pub fn cost_units_by<T: Send>(
     units: &[Arc<Unit>],
-    known: impl Fn(&Unit) -> Option<T>,
+    mut known: impl FnMut(usize, &Unit) -> Option<T>,
     cost: impl Fn(&Unit) -> Result<T, PyErr> + Sync,
 ) -> Result<Vec<T>, PyErr> {
-    let mut costs: Vec<Option<T>> = units.iter().map(|u| known(u)).collect();
+    let mut costs: Vec<Option<T>> = units.iter().enumerate().map(|(i, u)| known(i, u)).collect();
     let missing: Vec<usize> = (0..units.len()).filter(|&i| costs[i].is_none()).collect();
     let counted = crate::parallel::map(&missing, |_, &i| cost(&units[i]));
     for (i, cost) in missing.into_iter().zip(counted) {

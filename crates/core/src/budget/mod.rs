@@ -3,7 +3,7 @@
 //! re-formats and re-counts only the unit it touches), and truncation plans.
 
 use crate::formatter::{
-    self, FormatOptions, FormattedRequest, FormatterId, SegmentError, Segmented, UnitKind,
+    self, Build, FormatOptions, FormattedRequest, FormatterId, SegmentError, Segmented, UnitKind,
     SYSTEM_UNIT,
 };
 use crate::json;
@@ -21,6 +21,9 @@ mod report;
 mod shares;
 
 pub use report::{MessageTokens, TokenReport};
+
+/// A unit's cost and, for a `<history>` group, its members' own counts.
+type Counted = Result<(UnitCost, Option<Vec<i64>>), PyErr>;
 
 /// A session's messages formatted and counted, unit by unit, with caches
 /// keyed by content so an edit costs only what it changed.
@@ -131,15 +134,18 @@ impl BudgetModel {
         }
         drop(messages);
         // Promotion allowed: right for counting; plans then run the reference loop.
-        let seg = Segmented::build_shared(
-            formatter,
-            &options,
-            &Arc::new(msgs),
-            &keys,
-            &env,
-            None,
-            true,
-        )
+        let list = Arc::new(msgs);
+        let build = Build {
+            id: formatter,
+            options: &options,
+            list: &list,
+            keys: &keys,
+            previous: None,
+            allow_promotion: true,
+        };
+        let (seg, fresh) = Segmented::build_counting(build, &env, &|unit, tree| {
+            shares::cost_formatted(&counter, &list, unit, tree)
+        })
         .map_err(segment_error)?;
         let mut model = BudgetModel {
             formatter,
@@ -167,7 +173,7 @@ impl BudgetModel {
         };
         model.set_truncation_counter(CounterSpec::default());
         model.tool_schemas = model.count_tools();
-        model.request = model.cost(seg)?;
+        model.request = model.cost(seg, fresh)?;
         Ok(model)
     }
 
@@ -330,17 +336,20 @@ impl BudgetModel {
     /// it reused by content). On an error the model is left empty, never
     /// holding a request cut from a list it no longer has.
     fn rebuild(&mut self, list: Arc<Vec<MsgItem>>) -> Result<(), BudgetError> {
-        let seg = Segmented::build_shared(
-            self.formatter,
-            &self.options,
-            &list,
-            &self.keys,
-            &self.env,
-            Some(&self.request.seg),
-            true,
-        )
+        let build = Build {
+            id: self.formatter,
+            options: &self.options,
+            list: &list,
+            keys: &self.keys,
+            previous: Some(&self.request.seg),
+            allow_promotion: true,
+        };
+        let counter = &self.counter;
+        let built = Segmented::build_counting(build, &self.env, &|unit, tree| {
+            shares::cost_formatted(counter, &list, unit, tree)
+        })
         .map_err(segment_error);
-        let costed = seg.and_then(|seg| self.cost(seg));
+        let costed = built.and_then(|(seg, fresh)| self.cost(seg, fresh));
         self.trunc_request = None;
         match costed {
             Ok(request) => {
@@ -361,7 +370,13 @@ impl BudgetModel {
         }
     }
 
-    fn cost(&mut self, seg: Segmented) -> Result<CostedRequest, BudgetError> {
+    /// Costs `seg`: each unit as `fresh` counted it while it was formatted,
+    /// as the request before counted the same content, or counted now.
+    fn cost(
+        &mut self,
+        seg: Segmented,
+        mut fresh: Vec<Option<Counted>>,
+    ) -> Result<CostedRequest, BudgetError> {
         let system = truncate::cost_of(&self.counter, &seg.system)
             .map_err(BudgetError::Format)?
             .recategorised(Category::SystemPrompt);
@@ -369,9 +384,14 @@ impl BudgetModel {
         // counts only the units it changed. (Kept as the request's own
         // costs, not as a second map beside them.)
         let known: FxHashMap<u64, UnitCost> = self.request.learnt().collect();
+        // A count that raised is counted again in order, so the first
+        // error in the units' order is the one reported.
         let counted = truncate::cost_units_by(
             &seg.units,
-            |u| known.get(&u.key).map(|c| (*c, None)),
+            |i, u| match fresh.get_mut(i).and_then(Option::take) {
+                Some(Ok(counted)) => Some(counted),
+                _ => known.get(&u.key).map(|c| (*c, None)),
+            },
             |u| shares::cost_unit(&self.counter, &seg.msgs, u),
         )
         .map_err(BudgetError::Format)?;

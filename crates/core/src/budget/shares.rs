@@ -26,6 +26,7 @@ use crate::py::{self, PyErr};
 use crate::session::MsgItem;
 use crate::tokens::{Cost, MessageCounter, ProviderCounter};
 use crate::truncate::{self, UnitCost};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -206,16 +207,28 @@ pub(super) fn cost_unit(
     msgs: &[MsgItem],
     unit: &Unit,
 ) -> Result<(UnitCost, Option<Vec<i64>>), PyErr> {
+    cost_formatted(counter, msgs, unit, &unit.formatted.unpack())
+}
+
+/// [`cost_unit`] given the unit's output `messages` (unpacked, or the tree
+/// it was packed from).
+pub(super) fn cost_formatted(
+    counter: &ProviderCounter,
+    msgs: &[MsgItem],
+    unit: &Unit,
+    messages: &[Value],
+) -> Result<(UnitCost, Option<Vec<i64>>), PyErr> {
     let lines = (unit.kind == UnitKind::AgentGroup && unit.range.len() > 1)
         .then(|| Lines::of(msgs, unit.range.clone()))
         .flatten();
     let Some(lines) = lines else {
-        return Ok((truncate::cost_unit(counter, unit)?, None));
+        let formatted = truncate::cost_of(counter, messages)?;
+        return Ok((truncate::cost_variants(counter, unit, formatted)?, None));
     };
     let mut own = None;
     let mut formatted = Cost::default();
-    for message in unit.formatted.unpack() {
-        formatted += counter.message_with(&message, &mut |text| {
+    for message in messages {
+        formatted += counter.message_with(message, &mut |text| {
             if own.is_none() {
                 if let Some((raw, parts)) = lines.count(text, counter) {
                     own = Some(parts);

@@ -2,7 +2,7 @@
 
 use super::shared::{
     block_type, collect_history, get_or, get_or_null, strip_file_scheme, unsupported_warning,
-    wrap_history,
+    wrap_history, Group,
 };
 use crate::json;
 use crate::media::{sniff_mime, splitext, url_scheme, MediaEnv};
@@ -74,10 +74,10 @@ pub fn chat_at(env: &MediaEnv, msgs: &[Arc<Msg>], offset: usize) -> Result<Vec<V
 }
 
 /// One history group: text parts interleaved with images.
-pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
     // Gathered text is {"text", "type"}; the wrapper's own parts {"type", "text"}.
     let mut parts = collect_history(
-        msgs,
+        group,
         |text| json!({"text": text, "type": "text"}),
         |_, block, typ| {
             Ok(match typ {

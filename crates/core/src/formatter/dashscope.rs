@@ -2,7 +2,7 @@
 
 use super::shared::{
     block_type, collect_history, get_or_null, openai_tool_call, promoted_message, tool_message,
-    tool_result_text, unsupported_warning, wrap_history, Promotion,
+    tool_result_text, unsupported_warning, wrap_history, Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -61,9 +61,9 @@ pub fn chat(
 }
 
 /// One history group: text and media parts interleaved.
-pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
     let mut parts = collect_history(
-        msgs,
+        group,
         |text| json!({"text": text}),
         |_, block, typ| {
             Ok(match typ {

@@ -3,7 +3,7 @@
 
 use super::shared::{
     block_type, collect_history, get_or_null, join_field, join_field_owned, openai_tool_call,
-    tool_message, tool_result_text, unsupported_warning, wrap_history,
+    tool_message, tool_result_text, unsupported_warning, wrap_history, Group,
 };
 use crate::json;
 use crate::media::MediaEnv;
@@ -59,8 +59,8 @@ pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> 
 }
 
 /// One history group: text lines only, media and thinking dropped.
-pub fn history(msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = collect_history(msgs, |text| json!({"text": text}), |_, _, _| Ok(None))?;
+pub fn history(group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
+    let mut parts = collect_history(group, |text| json!({"text": text}), |_, _, _| Ok(None))?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }

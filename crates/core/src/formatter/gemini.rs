@@ -2,7 +2,7 @@
 
 use super::shared::{
     block_type, collect_history, get_or_null, promoted_message, strip_file_scheme,
-    tool_result_text, wrap_history, Promotion,
+    tool_result_text, wrap_history, Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -93,9 +93,9 @@ pub fn chat(
 
 /// One history group: text and media parts interleaved, `<history>` with
 /// no newline after it.
-pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
     let mut parts = collect_history(
-        msgs,
+        group,
         |text| json!({"text": text}),
         |_, block, typ| {
             Ok(match typ {

@@ -19,11 +19,12 @@ use crate::py::PyErr;
 use crate::session::{Msg, MsgItem, Role};
 use crate::tokens::MessageCounter;
 use serde_json::Value;
+use shared::Group;
 use std::sync::Arc;
 
 pub use segments::{
-    message_keys, FormattedRequest, Piece, Pieces, Placement, SegmentError, Segmented, Span, Unit,
-    UnitKind, SYSTEM_UNIT,
+    message_keys, Build, FormattedRequest, Piece, Pieces, Placement, SegmentError, Segmented, Span,
+    Unit, UnitKind, SYSTEM_UNIT,
 };
 pub use tools::format_tools;
 // The shared enums live below every layer that uses them.
@@ -236,7 +237,7 @@ fn multi_agent(
                 } else {
                     ""
                 };
-                history_message(provider, env, group, prompt)
+                history_message(provider, env, Group::Msgs(group), prompt)
             }
         },
     )?;
@@ -302,16 +303,16 @@ fn system_message(provider: Provider, msg: &Msg) -> Result<Value, PyErr> {
 fn history_message(
     provider: Provider,
     env: &MediaEnv,
-    msgs: &[Arc<Msg>],
+    group: Group<'_>,
     prompt: &str,
 ) -> Result<Vec<Value>, PyErr> {
     match provider {
-        Provider::OpenAi => openai::history(env, msgs, prompt),
-        Provider::Anthropic => anthropic::history(env, msgs, prompt),
-        Provider::DashScope => dashscope::history(env, msgs, prompt),
-        Provider::Gemini => gemini::history(env, msgs, prompt),
-        Provider::Ollama => ollama::history(env, msgs, prompt),
-        Provider::DeepSeek => deepseek::history(msgs, prompt),
+        Provider::OpenAi => openai::history(env, group, prompt),
+        Provider::Anthropic => anthropic::history(env, group, prompt),
+        Provider::DashScope => dashscope::history(env, group, prompt),
+        Provider::Gemini => gemini::history(env, group, prompt),
+        Provider::Ollama => ollama::history(env, group, prompt),
+        Provider::DeepSeek => deepseek::history(group, prompt),
     }
 }
 

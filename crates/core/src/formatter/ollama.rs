@@ -3,7 +3,7 @@
 use super::shared::{
     block_type, collect_history, get_or, get_or_null, join_field, join_field_owned,
     promoted_message, strip_file_scheme, tool_message, tool_result_text, unsupported_warning,
-    wrap_history, Promotion,
+    wrap_history, Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -73,12 +73,12 @@ pub fn chat(
 
 /// One history group: one string (each image leaves an empty line) and the
 /// images in `images`.
-pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
     let mut images = Vec::new();
     // An image stays in the parts as a copy of its block (no text), so it
     // leaves an empty line when the parts are joined.
     let mut parts = collect_history(
-        msgs,
+        group,
         |text| json!({"text": text}),
         |_, block, typ| {
             if typ != "image" {

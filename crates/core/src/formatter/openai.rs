@@ -2,7 +2,7 @@
 
 use super::shared::{
     block_type, collect_history, join_field_owned, openai_tool_call, promoted_message,
-    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, wrap_history,
+    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, wrap_history, Group,
     Promotion,
 };
 use super::FormatOptions;
@@ -82,12 +82,12 @@ pub fn chat(
 }
 
 /// One history group: all text in one part, then the images, then audio.
-pub fn history(env: &MediaEnv, msgs: &[Arc<Msg>], prompt: &str) -> Result<Vec<Value>, PyErr> {
+pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
     let mut images = Vec::new();
     let mut audios = Vec::new();
     // Media are not interleaved: they go after the single text part.
     let mut parts = collect_history(
-        msgs,
+        group,
         |text| json!({"text": text}),
         |msg, block, typ| {
             match typ {

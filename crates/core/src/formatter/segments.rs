@@ -9,7 +9,7 @@
 //! ("front"), and only the first `<history>` group carries the history
 //! prompt ("prompted").
 
-use super::shared::history_line;
+use super::shared::{history_line, packed_lines, Group};
 use super::{
     anthropic, chat, every_core, history_message, system_message, tool_runs, FormatOptions,
     FormatterId, Mode, Provider,
@@ -75,6 +75,19 @@ pub type Span = (Range<usize>, Range<usize>);
 
 /// [`Segmented::replace_message`]'s answer for the pinned system prompt.
 pub const SYSTEM_UNIT: usize = usize::MAX;
+
+/// What [`Segmented::build_counting`] cuts and formats: the arguments of
+/// [`Segmented::build_shared`].
+#[derive(Clone, Copy)]
+pub struct Build<'a> {
+    pub id: FormatterId,
+    pub options: &'a FormatOptions,
+    pub list: &'a Arc<Vec<MsgItem>>,
+    pub keys: &'a [u64],
+    /// The request before, whose units are reused where their messages are.
+    pub previous: Option<&'a Segmented>,
+    pub allow_promotion: bool,
+}
 
 #[derive(Debug, Clone)]
 pub struct Segmented {
@@ -151,6 +164,37 @@ impl Segmented {
         previous: Option<&Segmented>,
         allow_promotion: bool,
     ) -> Result<Segmented, SegmentError> {
+        let build = Build {
+            id,
+            options,
+            list,
+            keys,
+            previous,
+            allow_promotion,
+        };
+        Self::build_counting(build, env, &|_, _| ()).map(|(seg, _)| seg)
+    }
+
+    /// [`Segmented::build_shared`], with `count` run on each unit it
+    /// formats while the unit's output is still a tree: its result by
+    /// unit, `None` for a unit reused from `previous` or one that may read
+    /// media (those keep formatting before any counting, so a count never
+    /// comes between two reads). A budget counted each unit from its packed
+    /// output after the build, unpacking it again: at 100,000 messages the
+    /// unpacking and freeing were about a tenth of a cold count.
+    pub fn build_counting<T: Send>(
+        build: Build<'_>,
+        env: &MediaEnv,
+        count: &(dyn Fn(&Unit, &[Value]) -> T + Sync),
+    ) -> Result<(Segmented, Vec<Option<T>>), SegmentError> {
+        let Build {
+            id,
+            options,
+            list,
+            keys,
+            previous,
+            allow_promotion,
+        } = build;
         let msgs: &[MsgItem] = list;
         let previous = previous.filter(|p| p.id == id && p.options == *options);
         // The unit at the same place first; the map (built on first use)
@@ -232,16 +276,23 @@ impl Segmented {
             }
             slots.push(unit);
         }
+        let reads_media =
+            |range: &Range<usize>| msgs[range.clone()].iter().any(MsgItem::may_read_media);
         let formatted = every_core::in_order(
             &fresh,
             env,
-            |(_, _, range, _)| msgs[range.clone()].iter().any(MsgItem::may_read_media),
+            |(_, _, range, _)| reads_media(range),
             |(_, kind, range, key), env| {
-                format_unit(id, options, msgs, *kind, range.clone(), *key, env)
+                let (unit, tree) = format_unit(id, options, msgs, *kind, range.clone(), *key, env)?;
+                let counted = (!reads_media(range)).then(|| count(&unit, &tree));
+                Ok::<_, SegmentError>((unit, counted))
             },
         )?;
-        for ((slot, ..), unit) in fresh.iter().zip(formatted) {
+        let mut counts: Vec<Option<T>> = Vec::new();
+        counts.resize_with(slots.len(), || None);
+        for ((slot, ..), (unit, counted)) in fresh.iter().zip(formatted) {
             slots[*slot] = Some(Arc::new(unit));
+            counts[*slot] = counted;
         }
         if let Some(e) = cut_error {
             return Err(e);
@@ -254,7 +305,10 @@ impl Segmented {
             }
         }
         let rewrites_list = rewrites_list || units.iter().any(|u| u.inserts);
-        Ok(Segmented {
+        if rewrites_list && !allow_promotion {
+            return Err(SegmentError::Promotion);
+        }
+        let seg = Segmented {
             id,
             options: options.clone(),
             msgs: Arc::clone(list),
@@ -263,14 +317,8 @@ impl Segmented {
             units,
             rewrites_list,
             unit_of,
-        })
-        .and_then(|seg| {
-            if seg.rewrites_list && !allow_promotion {
-                Err(SegmentError::Promotion)
-            } else {
-                Ok(seg)
-            }
-        })
+        };
+        Ok((seg, counts))
     }
 
     /// Replaces message `i` where the units keep their shape, re-formatting
@@ -312,7 +360,7 @@ impl Segmented {
         let u = self.unit_of[i];
         let (kind, range) = (self.units[u].kind, self.units[u].range.clone());
         let key = unit_key(kind, &keys[range.clone()]);
-        let unit = format_unit(self.id, &self.options, &self.msgs, kind, range, key, env)?;
+        let (unit, _) = format_unit(self.id, &self.options, &self.msgs, kind, range, key, env)?;
         self.rewrites_list |= unit.inserts;
         self.units[u] = Arc::new(unit);
         Ok(Some(u))
@@ -402,8 +450,13 @@ impl Segmented {
         if let Some(p) = unit.prompted.get() {
             return Ok(p.unpack());
         }
-        let group = msgs_of(&self.msgs[unit.range.clone()])?;
-        let out = history_message(self.id.provider, env, &group, self.options.history_prompt())?;
+        let members = &self.msgs[unit.range.clone()];
+        let out = history_of(
+            self.id.provider,
+            env,
+            members,
+            self.options.history_prompt(),
+        )?;
         let _ = unit.prompted.set(Packed::pack(&out));
         Ok(out)
     }
@@ -438,7 +491,13 @@ impl Segmented {
         from: usize,
         env: &MediaEnv,
     ) -> Result<Vec<Value>, PyErr> {
-        self.group_of(&msgs_of(&self.msgs[from..unit.range.end])?, env)
+        let members = &self.msgs[from..unit.range.end];
+        history_of(
+            self.id.provider,
+            env,
+            members,
+            self.options.history_prompt(),
+        )
     }
 
     /// Any members, formatted as the history group that takes the prompt.
@@ -446,9 +505,23 @@ impl Segmented {
         history_message(
             self.id.provider,
             env,
-            members,
+            Group::Msgs(members),
             self.options.history_prompt(),
         )
+    }
+}
+
+/// A history group of `members`: from their lines read in place where
+/// they are packed texts, else from their `Msg`s.
+fn history_of(
+    provider: Provider,
+    env: &MediaEnv,
+    members: &[MsgItem],
+    prompt: &str,
+) -> Result<Vec<Value>, PyErr> {
+    match packed_lines(members) {
+        Some(lines) => history_message(provider, env, Group::Lines(lines), prompt),
+        None => history_message(provider, env, Group::Msgs(&msgs_of(members)?), prompt),
     }
 }
 
@@ -460,14 +533,11 @@ fn format_unit(
     range: Range<usize>,
     key: u64,
     env: &MediaEnv,
-) -> Result<Unit, SegmentError> {
+) -> Result<(Unit, Vec<Value>), SegmentError> {
     let provider = id.provider;
     let mut inserted = false;
     let (formatted, front) = match kind {
-        UnitKind::AgentGroup => {
-            let group = msgs_of(&msgs[range.clone()])?;
-            (history_message(provider, env, &group, "")?, None)
-        }
+        UnitKind::AgentGroup => (history_of(provider, env, &msgs[range.clone()], "")?, None),
         UnitKind::Message | UnitKind::ToolMessage { .. } => {
             let msg = &msgs[range.start].msg()?;
             let chat_options = match id.mode {
@@ -487,7 +557,7 @@ fn format_unit(
             (formatted, front)
         }
     };
-    Ok(Unit {
+    let unit = Unit {
         kind,
         range,
         formatted: Packed::pack(&formatted),
@@ -495,7 +565,8 @@ fn format_unit(
         prompted: OnceLock::new(),
         key,
         inserts: inserted,
-    })
+    };
+    Ok((unit, formatted))
 }
 
 /// One message through the chat formatter, at the front of the list or
