@@ -88,9 +88,7 @@ fn benches(c: &mut Criterion) {
         let mut model = model_for(&session, id);
         group.bench_with_input(BenchmarkId::new("count_warm", n), &n, |b, _| {
             b.iter(|| {
-                model
-                    .set_messages(session.messages.iter().cloned())
-                    .expect("recounts");
+                model.set_messages(&session.messages).expect("recounts");
                 model.report().total
             })
         });

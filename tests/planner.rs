@@ -123,6 +123,11 @@ struct Case {
     keys: Vec<u64>,
 }
 
+/// Message dicts packed, as a session holds them.
+fn packed(values: &[Value]) -> Vec<PackedMessage> {
+    values.iter().map(PackedMessage::from).collect()
+}
+
 /// The messages as the workbench's budget model holds them.
 fn packed_items(messages: &[PackedMessage]) -> Vec<MsgItem> {
     let mut names = formatscope::session::Names::default();
@@ -445,13 +450,13 @@ proptest! {
             let dup = reshaped[reshaped.len() / 2].clone();
             reshaped.push(dup);
         }
-        model.set_messages(reshaped.clone()).map_err(|e| TestCaseError::fail(format!("{id}: the reshape failed: {e}")))?;
+        model.set_messages(&packed(&reshaped)).map_err(|e| TestCaseError::fail(format!("{id}: the reshape failed: {e}")))?;
         let mut scratch = built(&reshaped, "a model of the reshaped messages failed to build")?;
         prop_assert_eq!(model.report(), scratch.report());
         prop_assert_eq!(model.formatted(), scratch.formatted());
         let (a, b) = (model.plan(budget).ok(), scratch.plan(budget).ok());
         prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
-        agent.set_messages(reshaped.clone()).map_err(|e| TestCaseError::fail(format!("{id}: the reshape failed: {e}")))?;
+        agent.set_messages(&packed(&reshaped)).map_err(|e| TestCaseError::fail(format!("{id}: the reshape failed: {e}")))?;
         scratch.set_truncation_counter(formatscope::tokens::CounterSpec::default());
         let (a, b) = (agent.plan(budget).ok(), scratch.plan(budget).ok());
         prop_assert_eq!(a.as_ref().map(|p| (&p.kept, p.tokens_after)), b.as_ref().map(|p| (&p.kept, p.tokens_after)));
@@ -627,7 +632,7 @@ proptest! {
         let _ = model.plan(budget);
         for step in &steps {
             apply(&mut messages, step);
-            let changed = model.set_messages(messages.clone());
+            let changed = model.set_messages(&packed(&messages));
             let scratch = fresh(&messages);
             match (changed, scratch) {
                 (Ok(()), Ok(mut scratch)) => {

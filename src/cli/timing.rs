@@ -90,7 +90,7 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
         let _ = new_model().map(|mut m| m.report().total);
     });
     let count_warm_ms = median_ms(runs, || {
-        let _ = model.set_messages(session.messages.iter().cloned());
+        let _ = model.set_messages(&session.messages);
         let _ = model.report().total;
     });
     // An edit that re-cuts the list (a message deleted, then put back), as
@@ -104,14 +104,14 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
     let recount_delete_ms = median_ms(runs, || {
         deleted = !deleted;
         let _ = if deleted {
-            model.set_messages(shorter.iter().cloned())
+            model.set_messages(&shorter)
         } else {
-            model.set_messages(session.messages.iter().cloned())
+            model.set_messages(&session.messages)
         };
         let _ = model.report().total;
     });
     if deleted {
-        let _ = model.set_messages(session.messages.iter().cloned());
+        let _ = model.set_messages(&session.messages);
     }
     let mut edit = 0;
     let recount_ms = median_ms(runs, || {

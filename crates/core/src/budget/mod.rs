@@ -247,20 +247,17 @@ impl BudgetModel {
 
     /// Inserts, removes or reorders messages: the whole list, re-cut into
     /// units, with every unchanged unit's output and count reused.
-    pub fn set_messages(
-        &mut self,
-        messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
-    ) -> Result<(), BudgetError> {
-        let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
-        // Only the middle that changed is read: the messages before the
-        // first change and after the last stay where they are (an edit at
-        // 100,000 messages had cloned and dropped every item, a third of
-        // a warm count, and more as the list outgrew the caches).
+    pub fn set_messages(&mut self, messages: &[PackedMessage]) -> Result<(), BudgetError> {
+        // Only the middle that changed is read (and only it cloned): the
+        // messages before the first change and after the last stay where
+        // they are (an edit at 100,000 messages had cloned and dropped
+        // every item, a third of a warm count, and more as the list
+        // outgrew the caches).
         let (old, new) = (self.keys.len(), messages.len());
         let prefix = self
             .keys
             .iter()
-            .zip(&messages)
+            .zip(messages)
             .take_while(|(k, m)| **k == m.key())
             .count();
         if prefix == old && old == new {
@@ -281,11 +278,7 @@ impl BudgetModel {
         let mut by_key: Option<FxHashMap<u64, MsgItem>> = None;
         let mut msgs = Vec::with_capacity(new - suffix - prefix);
         let mut keys = Vec::with_capacity(new - suffix - prefix);
-        let middle = messages
-            .into_iter()
-            .enumerate()
-            .take(new - suffix)
-            .skip(prefix);
+        let middle = messages.iter().enumerate().take(new - suffix).skip(prefix);
         for (index, m) in middle {
             let key = m.key();
             let here =
@@ -304,7 +297,7 @@ impl BudgetModel {
             };
             let msg = match here.or_else(moved) {
                 Some(msg) => msg,
-                None => MsgItem::packed(m, &mut self.names)
+                None => MsgItem::packed(m.clone(), &mut self.names)
                     .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?,
             };
             msgs.push(msg);

@@ -346,7 +346,7 @@ impl Computer {
         let messages = std::mem::take(&mut job.messages);
         let job = &job;
         let reused = match self.model.take() {
-            Some((k, mut m)) if k == key => match m.set_messages(messages.iter().cloned()) {
+            Some((k, mut m)) if k == key => match m.set_messages(&messages) {
                 Ok(()) => Ok(m),
                 Err(e) => Err(e),
             },
