@@ -25,6 +25,18 @@ pub use report::{MessageTokens, TokenReport};
 /// A unit's cost and, for a `<history>` group, its members' own counts.
 type Counted = Result<(UnitCost, Option<Vec<i64>>), PyErr>;
 
+/// The request `build` cuts, each unit it formats counted by `counter`
+/// while its output is a tree ([`Segmented::build_counting`]).
+fn build_costed(
+    build: Build<'_>,
+    counter: &ProviderCounter,
+    env: &MediaEnv,
+) -> Result<(Segmented, Vec<Option<Counted>>), SegmentError> {
+    Segmented::build_counting(build, env, &|unit, tree| {
+        shares::cost_formatted(counter, build.list, unit, tree)
+    })
+}
+
 /// A session's messages formatted and counted, unit by unit, with caches
 /// keyed by content so an edit costs only what it changed.
 pub struct BudgetModel {
@@ -143,10 +155,7 @@ impl BudgetModel {
             previous: None,
             allow_promotion: true,
         };
-        let (seg, fresh) = Segmented::build_counting(build, &env, &|unit, tree| {
-            shares::cost_formatted(&counter, &list, unit, tree)
-        })
-        .map_err(segment_error)?;
+        let (seg, fresh) = build_costed(build, &counter, &env).map_err(segment_error)?;
         let mut model = BudgetModel {
             formatter,
             options,
@@ -337,11 +346,7 @@ impl BudgetModel {
             previous: Some(&self.request.seg),
             allow_promotion: true,
         };
-        let counter = &self.counter;
-        let built = Segmented::build_counting(build, &self.env, &|unit, tree| {
-            shares::cost_formatted(counter, &list, unit, tree)
-        })
-        .map_err(segment_error);
+        let built = build_costed(build, &self.counter, &self.env).map_err(segment_error);
         let costed = built.and_then(|(seg, fresh)| self.cost(seg, fresh));
         self.trunc_request = None;
         match costed {

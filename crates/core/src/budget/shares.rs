@@ -21,9 +21,8 @@
 //! starting with `_`), they are counted apart: the same figures.
 
 use crate::formatter::{Unit, UnitKind};
-use crate::json::View;
 use crate::py::{self, PyErr};
-use crate::session::MsgItem;
+use crate::session::{MsgItem, PackedMessage};
 use crate::tokens::{Cost, MessageCounter, ProviderCounter};
 use crate::truncate::{self, UnitCost};
 use serde_json::Value;
@@ -63,9 +62,15 @@ impl<'a> Lines<'a> {
         let mut lines = Vec::new();
         for (member, i) in range.clone().enumerate() {
             let item = msgs.get(i)?;
-            match item.as_packed().and_then(|p| plain_lines(p.view()?)) {
+            match item.as_packed().and_then(PackedMessage::texts) {
                 // Read in place: a message unpacked is a tree of allocations.
-                Some(found) => lines.extend(found.into_iter().map(|line| (member, line))),
+                Some(found) => lines.extend(found.texts.into_iter().map(|text| {
+                    let line = Line {
+                        name: Cow::Borrowed(found.name),
+                        text: Cow::Borrowed(text),
+                    };
+                    (member, line)
+                })),
                 None => {
                     let msg = item.msg().ok()?;
                     for block in msg.blocks() {
@@ -272,26 +277,4 @@ pub(super) fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
         own[0] = left;
     }
     own
-}
-
-/// The lines of a message dict of the plain shape (a string name; string
-/// content, or blocks each with a string type, text blocks with a string
-/// text), read in place; `None` for any other shape (read as a `Msg`).
-fn plain_lines(message: View<'_>) -> Option<Vec<Line<'_>>> {
-    let name = message.get("name")?.as_str()?;
-    let line = |text| Line {
-        name: Cow::Borrowed(name),
-        text: Cow::Borrowed(text),
-    };
-    let content = message.get("content")?;
-    if let Some(text) = content.as_str() {
-        return Some(vec![line(text)]);
-    }
-    let mut lines = Vec::new();
-    for block in content.items()? {
-        if block.get("type")?.as_str()? == "text" {
-            lines.push(line(block.get("text")?.as_str()?));
-        }
-    }
-    Some(lines)
 }

@@ -77,7 +77,7 @@ pub type Span = (Range<usize>, Range<usize>);
 pub const SYSTEM_UNIT: usize = usize::MAX;
 
 /// What [`Segmented::build_counting`] cuts and formats: the arguments of
-/// [`Segmented::build_shared`].
+/// [`Segmented::build_with`], the list shared.
 #[derive(Clone, Copy)]
 pub struct Build<'a> {
     pub id: FormatterId,
@@ -150,24 +150,11 @@ impl Segmented {
         previous: Option<&Segmented>,
         allow_promotion: bool,
     ) -> Result<Segmented, SegmentError> {
-        let msgs = Arc::new(msgs.to_vec());
-        Self::build_shared(id, options, &msgs, keys, env, previous, allow_promotion)
-    }
-
-    /// [`Segmented::build_with`] of a list the caller shares (no copy).
-    pub fn build_shared(
-        id: FormatterId,
-        options: &FormatOptions,
-        list: &Arc<Vec<MsgItem>>,
-        keys: &[u64],
-        env: &MediaEnv,
-        previous: Option<&Segmented>,
-        allow_promotion: bool,
-    ) -> Result<Segmented, SegmentError> {
+        let list = Arc::new(msgs.to_vec());
         let build = Build {
             id,
             options,
-            list,
+            list: &list,
             keys,
             previous,
             allow_promotion,
@@ -175,7 +162,8 @@ impl Segmented {
         Self::build_counting(build, env, &|_, _| ()).map(|(seg, _)| seg)
     }
 
-    /// [`Segmented::build_shared`], with `count` run on each unit it
+    /// [`Segmented::build_with`] of a list the caller shares (no copy),
+    /// with `count` run on each unit it
     /// formats while the unit's output is still a tree: its result by
     /// unit, `None` for a unit reused from `previous` or one that may read
     /// media (those keep formatting before any counting, so a count never

@@ -3,7 +3,7 @@
 use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, get_item, py_get, py_str, PyErr};
-use crate::session::{Msg, MsgItem, Role};
+use crate::session::{Msg, MsgItem, Role, Texts};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -252,34 +252,24 @@ pub enum Group<'a> {
 /// unpacking each member into a `Msg` for it was a seventh of that count
 /// at 100,000 messages.
 pub fn packed_lines(members: &[MsgItem]) -> Option<String> {
-    let mut lines: Vec<(&str, &str)> = Vec::with_capacity(members.len());
-    for member in members {
-        let message = member.as_packed()?.view()?;
-        let name = message.get("name")?.as_str()?;
-        let content = message.get("content")?;
-        if let Some(text) = content.as_str() {
-            lines.push((name, text));
-            continue;
-        }
-        for block in content.items()? {
-            if block.get("type")?.as_str()? != "text" {
-                return None;
-            }
-            lines.push((name, block.get("text")?.as_str()?));
-        }
-    }
-    let len: usize = lines
+    let members: Vec<Texts<'_>> = members
         .iter()
-        .map(|(name, text)| name.len() + text.len() + 3)
+        .map(|m| m.as_packed()?.texts().filter(|t| t.only_texts))
+        .collect::<Option<_>>()?;
+    let len: usize = members
+        .iter()
+        .flat_map(|m| m.texts.iter().map(|text| m.name.len() + text.len() + 3))
         .sum();
     let mut out = String::with_capacity(len + HISTORY_TAGS_ROOM);
-    for (name, text) in lines {
-        if !out.is_empty() {
-            out.push('\n');
+    for member in &members {
+        for text in &member.texts {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(member.name);
+            out.push_str(": ");
+            out.push_str(text);
         }
-        out.push_str(name);
-        out.push_str(": ");
-        out.push_str(text);
     }
     Some(out)
 }

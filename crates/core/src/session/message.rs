@@ -72,6 +72,36 @@ impl PackedMessage {
         self.packed.view_one()
     }
 
+    /// Its name and texts, read in place, when it is of the plain shape: a
+    /// string name; string content, or blocks each with a string type,
+    /// whose text blocks each have a string text. `None` for any other.
+    pub fn texts(&self) -> Option<Texts<'_>> {
+        let message = self.view()?;
+        let name = message.get("name")?.as_str()?;
+        let content = message.get("content")?;
+        if let Some(text) = content.as_str() {
+            return Some(Texts {
+                name,
+                texts: vec![text],
+                only_texts: true,
+            });
+        }
+        let mut texts = Vec::new();
+        let mut only_texts = true;
+        for block in content.items()? {
+            if block.get("type")?.as_str()? == "text" {
+                texts.push(block.get("text")?.as_str()?);
+            } else {
+                only_texts = false;
+            }
+        }
+        Some(Texts {
+            name,
+            texts,
+            only_texts,
+        })
+    }
+
     /// `Msg.from_dict` on this message. A valid one unpacks only its
     /// name and content (all a `Msg` keeps); any other is read whole, for
     /// `Msg.from_dict`'s own error.
@@ -84,6 +114,14 @@ impl PackedMessage {
         }
         Msg::from_value(self.value())
     }
+}
+
+/// [`PackedMessage::texts`]: a message's name, its text blocks' texts in
+/// order, and whether it has blocks of any other type.
+pub struct Texts<'a> {
+    pub name: &'a str,
+    pub texts: Vec<&'a str>,
+    pub only_texts: bool,
 }
 
 impl From<Value> for PackedMessage {
