@@ -16,10 +16,11 @@ mod tools;
 
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{Msg, MsgItem, Role};
+use crate::session::{Msg, MsgItem, Role, ToolIds};
 use crate::tokens::MessageCounter;
 use serde_json::Value;
 use shared::Group;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use segments::{
@@ -340,40 +341,38 @@ pub fn system_prompt_over_budget(max_tokens: i64) -> PyErr {
 /// Where one truncation step starting at `start` stops (exclusive): the
 /// walk keeps a set of open tool-call ids and stops once it is empty.
 pub fn truncation_span_end(msgs: &[Arc<Msg>], start: usize) -> Result<usize, PyErr> {
-    span_end(msgs, start, |m| Ok(Some(Arc::clone(m))))
-}
-
-/// [`truncation_span_end`] over items: a packed message known to have no
-/// tool blocks is not unpacked (it opens and closes nothing).
-pub fn truncation_span_end_of(msgs: &[MsgItem], start: usize) -> Result<usize, PyErr> {
-    span_end(msgs, start, |item| match (item, item.has_tool_blocks()) {
-        (MsgItem::Packed(_), Ok(false)) => Ok(None),
-        _ => item.msg().map(Some),
+    span_end(msgs, start, |m| {
+        ToolIds::of(m).map(|ids| Some(Cow::Owned(ids)))
     })
 }
 
-/// `msg_of` gives a message's `Msg`, or `None` for one without tool blocks.
-fn span_end<T>(
-    msgs: &[T],
+/// [`truncation_span_end`] over items, each one's ids read without
+/// unpacking it where it can be ([`MsgItem::tool_ids`]).
+pub fn truncation_span_end_of(msgs: &[MsgItem], start: usize) -> Result<usize, PyErr> {
+    span_end(msgs, start, MsgItem::tool_ids)
+}
+
+/// `ids_of` gives a message's tool ids, or `None` for one without tool
+/// blocks.
+fn span_end<'a, T>(
+    msgs: &'a [T],
     start: usize,
-    msg_of: impl Fn(&T) -> Result<Option<Arc<Msg>>, PyErr>,
+    ids_of: impl Fn(&'a T) -> Result<Option<Cow<'a, ToolIds>>, PyErr>,
 ) -> Result<usize, PyErr> {
     let mut open: Vec<Value> = Vec::new(); // a Python set, in insertion order
     for (i, item) in msgs.iter().enumerate().skip(start) {
-        let Some(msg) = msg_of(item)? else {
+        let Some(ids) = ids_of(item)? else {
             if open.is_empty() {
                 return Ok(i + 1);
             }
             continue;
         };
-        for block in msg.blocks_of("tool_use")? {
-            let id = crate::py::get_item(block, "id")?.clone();
-            if !open.contains(&id) {
-                open.push(id);
+        for id in &ids.uses {
+            if !open.contains(id) {
+                open.push(id.clone());
             }
         }
-        for block in msg.blocks_of("tool_result")? {
-            let id = crate::py::get_item(block, "id")?;
+        for id in &ids.results {
             open.retain(|x| x != id);
         }
         if open.is_empty() {

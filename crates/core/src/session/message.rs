@@ -9,6 +9,7 @@ use super::{Msg, Role};
 use crate::json::Packed;
 use crate::py::{self, PyErr};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::hash::Hasher;
 use std::sync::Arc;
 
@@ -175,6 +176,9 @@ pub struct PackedMsg {
     role: Role,
     /// `has_tool_blocks()`; `None` when it raises (a block without a type).
     tools: Option<bool>,
+    /// Its tool ids, read in place when it was checked (tool blocks of the
+    /// plain shape): every plan asks them of each message it drops.
+    ids: Option<Arc<ToolIds>>,
     /// `str(msg.name)`.
     name: Arc<str>,
 }
@@ -201,6 +205,7 @@ pub struct Checked {
     message: PackedMessage,
     role: Role,
     tools: Option<bool>,
+    ids: Option<Arc<ToolIds>>,
     name: String,
 }
 
@@ -210,6 +215,7 @@ impl Checked {
         MsgItem::Packed(PackedMsg {
             role: self.role,
             tools: self.tools,
+            ids: self.ids,
             name: names.get(&self.name),
             message: self.message,
         })
@@ -231,9 +237,15 @@ impl MsgItem {
     pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
         if let Some((role, tools, name)) = message.view().and_then(plain_check) {
             let name = name.to_owned();
+            let ids = message
+                .view()
+                .filter(|_| tools)
+                .and_then(tool_ids_in_place)
+                .map(Arc::new);
             return Ok(Checked {
                 role,
                 tools: Some(tools),
+                ids,
                 name,
                 message,
             });
@@ -242,6 +254,7 @@ impl MsgItem {
         Ok(Checked {
             role: msg.role,
             tools: msg.has_tool_blocks().ok(),
+            ids: None,
             name: py::py_str(msg.name()),
             message,
         })
@@ -269,6 +282,22 @@ impl MsgItem {
         }
     }
 
+    /// The tool-call ids it opens and closes ([`ToolIds`]); `None` for a
+    /// message without tool blocks. A packed one's were read in place when
+    /// it was checked: a plan at 100,000 messages asks them of every
+    /// message it drops, and unpacking each into a `Msg` was four fifths
+    /// of the plan.
+    pub fn tool_ids(&self) -> Result<Option<Cow<'_, ToolIds>>, PyErr> {
+        if let MsgItem::Packed(p) = self {
+            match (p.tools, &p.ids) {
+                (Some(false), _) => return Ok(None),
+                (_, Some(ids)) => return Ok(Some(Cow::Borrowed(ids))),
+                _ => {}
+            }
+        }
+        ToolIds::of(&*self.msg()?).map(|ids| Some(Cow::Owned(ids)))
+    }
+
     /// Whether formatting it may read, fetch or save media (see
     /// [`PackedMessage::may_read_media`]).
     pub fn may_read_media(&self) -> bool {
@@ -293,6 +322,49 @@ impl MsgItem {
             MsgItem::Packed(p) => p.message.msg().map(Arc::new).map_err(|(e, _)| e),
         }
     }
+}
+
+/// The ids of a message's `tool_use` blocks and of its `tool_result`
+/// blocks, each in order: what FIFO truncation opens and closes as it drops
+/// the message.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolIds {
+    pub uses: Vec<Value>,
+    pub results: Vec<Value>,
+}
+
+impl ToolIds {
+    /// `msg`'s, read as AgentScope reads them (`get_content_blocks(type)`,
+    /// then `block["id"]`), raising where it raises.
+    pub fn of(msg: &Msg) -> Result<ToolIds, PyErr> {
+        let ids = |typ: &str| -> Result<Vec<Value>, PyErr> {
+            let blocks = msg.blocks_of(typ)?;
+            blocks
+                .into_iter()
+                .map(|block| py::get_item(block, "id").cloned())
+                .collect()
+        };
+        Ok(ToolIds {
+            uses: ids("tool_use")?,
+            results: ids("tool_result")?,
+        })
+    }
+}
+
+/// [`ToolIds::of`] a message dict read in place, when every block is a
+/// dict with a `"type"` and each tool block has an `"id"`; `None` for any
+/// other shape, which is read as a `Msg` (and raises as it raises).
+fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
+    let mut ids = ToolIds::default();
+    for block in message.get("content")?.items()? {
+        let list = match block.get("type")?.as_str() {
+            Some("tool_use") => &mut ids.uses,
+            Some("tool_result") => &mut ids.results,
+            _ => continue,
+        };
+        list.push(block.get("id")?.value());
+    }
+    Some(ids)
 }
 
 /// [`MsgItem::check`] of a message dict of the plain shape, read in place
@@ -392,6 +464,50 @@ mod tests {
         )
         .expect_err("role tool");
         assert_eq!(err.0.kind, "AssertionError");
+    }
+
+    /// The tool ids read in place are the `Msg`'s, and a shape they cannot
+    /// be read from in place raises as the `Msg` does.
+    #[test]
+    fn tool_ids_read_in_place_are_the_msgs() {
+        let messages = [
+            json!({"name": "F", "role": "assistant", "content": [
+                {"type": "text", "text": "x"},
+                {"type": "tool_use", "id": "1", "name": "f", "input": {}},
+                {"type": "tool_use", "id": 2.50, "name": "g", "input": {}},
+                {"type": "tool_result", "id": {"a": [1]}, "output": "o"}]}),
+            json!({"name": "F", "role": "user", "content": [
+                {"type": "tool_result", "id": "1", "output": []},
+                {"type": "tool_result", "id": "1", "output": []}]}),
+            json!({"name": "F", "role": "user", "content": [
+                {"type": "tool_result", "output": "no id"}]}),
+            json!({"name": "F", "role": "user", "content": [
+                {"type": "tool_use", "id": null}, {"text": "no type"}]}),
+            json!({"name": "F", "role": "user", "content": [{"type": 3, "id": "7"}]}),
+            json!({"name": "F", "role": "user", "content": "plain"}),
+        ];
+        let mut in_place = 0;
+        for value in messages {
+            let packed = PackedMessage::new(&value);
+            let long_way = Msg::from_value(packed.value())
+                .map_err(|(e, _)| e)
+                .and_then(|m| ToolIds::of(&m));
+            if let Some(ids) = packed.view().and_then(tool_ids_in_place) {
+                in_place += 1;
+                assert_eq!(Ok(&ids), long_way.as_ref(), "{value}");
+            }
+            let Ok(item) = MsgItem::packed(packed, &mut Names::default()) else {
+                continue;
+            };
+            let asked = item.tool_ids();
+            match (&long_way, &asked) {
+                (Ok(ids), Ok(Some(got))) => assert_eq!(ids, &**got, "{value}"),
+                (Ok(ids), Ok(None)) => assert_eq!(ids, &ToolIds::default(), "{value}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{value}"),
+                (a, b) => panic!("{value}: {a:?} but {b:?}"),
+            }
+        }
+        assert_eq!(in_place, 3);
     }
 
     /// A message read in place is checked as one unpacked into a `Msg`:
