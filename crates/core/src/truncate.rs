@@ -201,6 +201,18 @@ impl CostedRequest {
             })
     }
 
+    /// [`Self::learnt`] of the units whose prompted cost a plan counted.
+    pub fn learnt_prompted(&self) -> Vec<(u64, UnitCost)> {
+        let lazy = self.lazy_prompted.map();
+        lazy.iter()
+            .filter_map(|(&u, &prompted)| {
+                let mut cost = *self.units.get(u)?;
+                cost.prompted = cost.prompted.or(Some(prompted));
+                Some((self.seg.units.get(u)?.key, cost))
+            })
+            .collect()
+    }
+
     /// The suffix sums, after any unit's cost changed (O(units), additions only).
     fn sum(&mut self) {
         let n = self.units.len();
@@ -222,14 +234,33 @@ impl CostedRequest {
 
     /// Records the new cost of unit `u` (or of the system prompt, for
     /// [`crate::formatter::SYSTEM_UNIT`]) after `seg.replace_message`.
+    /// Unit `u`'s cost (or the system prompt's, [`SYSTEM_UNIT`]) after its
+    /// message was edited in place, the unit's kind kept: the suffix sums
+    /// before it move by the difference (O(u) additions, no unit read).
+    ///
+    /// [`SYSTEM_UNIT`]: crate::formatter::SYSTEM_UNIT
     pub fn set_cost(&mut self, u: usize, cost: UnitCost) {
         if u == crate::formatter::SYSTEM_UNIT {
             self.system = cost.formatted;
-        } else {
-            self.units[u] = cost;
-            self.lazy_prompted.forget(u);
+            return;
         }
-        self.sum();
+        let before = self.suffix[u] - self.suffix[u + 1];
+        self.units[u] = cost;
+        self.lazy_prompted.forget(u);
+        let delta = standard(&self.seg.units[u], &cost).total() - before;
+        if delta != 0 {
+            for sum in &mut self.suffix[..=u] {
+                *sum += delta;
+            }
+        }
+    }
+
+    /// Its segmented request, taken out (an empty one left): costs counted
+    /// by a second counter share the first's request (the budget's
+    /// truncation costs).
+    pub fn take_seg(&mut self) -> Segmented {
+        let empty = Segmented::empty(self.seg.id, self.seg.options.clone());
+        std::mem::replace(&mut self.seg, empty)
     }
 
     /// Costs every unit with `counter`.

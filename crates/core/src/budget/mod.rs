@@ -12,11 +12,12 @@ use crate::py::{self, PyErr};
 use crate::session::{live_items, msgs_of, Msg, MsgItem, Names, PackedMessage};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
-use crate::truncate::{self, CostedRequest, TruncationPlan, UnitCost};
+use crate::truncate::{self, CostedRequest, UnitCost};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::sync::Arc;
 
+mod plan;
 mod report;
 mod shares;
 
@@ -62,8 +63,9 @@ pub struct BudgetModel {
     /// known, and the next report costs only what changed.
     split: bool,
     /// What truncation counts with (AgentScope's `token_counter`), its
-    /// unit costs by content, and the request costed with it (made again
-    /// after an edit, from the cache, when a plan needs it).
+    /// unit costs by content, and the request costed with it (its
+    /// segmented request taken out: it is the model's, lent to each plan;
+    /// see `plan`).
     truncation: CounterSpec,
     trunc_counter: Box<dyn MessageCounter>,
     trunc_costs: FxHashMap<u64, UnitCost>,
@@ -217,16 +219,18 @@ impl BudgetModel {
         let msg = MsgItem::packed(value, &mut self.names)
             .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?;
         self.keys[index] = key;
-        // The list is the request's alone while it changes in place.
-        self.trunc_request = None;
         let replaced = self
             .request
             .seg
             .replace_message(index, msg.clone(), &self.keys, &self.env)
-            .map_err(segment_error)?;
+            .map_err(|e| {
+                self.trunc_request = None;
+                segment_error(e)
+            })?;
         let Some(u) = replaced else {
             return self.relist(|list| list[index] = msg);
         };
+        self.follow_edit(u);
         let cost = if u == SYSTEM_UNIT {
             let system = truncate::cost_of(&self.counter, &self.request.seg.system)
                 .map_err(BudgetError::Format)?
@@ -246,7 +250,6 @@ impl BudgetModel {
             cost
         };
         self.request.set_cost(u, cost);
-        self.trunc_request = None;
         self.total = self
             .request
             .total(&self.counter, &self.env)
@@ -545,75 +548,6 @@ impl BudgetModel {
             Some(own) if own.len() == range.len() => shares::shares_of(own.clone(), total),
             _ => vec![total / range.len().max(1) as i64; range.len()],
         }
-    }
-
-    /// The counter truncation plans with (default: AgentScope's
-    /// `OpenAITokenCounter(gpt-4o)`, as `format --max-tokens`).
-    pub fn set_truncation_counter(&mut self, spec: CounterSpec) {
-        if spec == self.truncation {
-            return;
-        }
-        self.trunc_counter = spec.build(
-            &self.counter.info,
-            self.env.web_arc(),
-            Some(Arc::clone(self.env.gate())),
-        );
-        self.truncation = spec;
-        self.trunc_costs.clear();
-        self.trunc_request = None;
-    }
-
-    pub fn truncation_counter(&self) -> &CounterSpec {
-        &self.truncation
-    }
-
-    /// What truncation counts with, said as AgentScope would name it.
-    pub fn truncation_label(&self) -> String {
-        self.truncation.label(self.counter.info.tokenizer.name)
-    }
-
-    /// What FIFO truncation would do at `max_tokens` (formatted messages
-    /// only, as AgentScope budgets them), counted with the truncation
-    /// counter.
-    pub fn plan(&mut self, max_tokens: i64) -> Result<TruncationPlan, PyErr> {
-        if self.request.seg.rewrites_list {
-            // Promoted media rewrite the list AgentScope truncates.
-            return truncate::plan_reference(
-                self.formatter,
-                &self.options,
-                &msgs_of(self.msgs())?,
-                &self.env,
-                self.trunc_counter.as_ref(),
-                max_tokens,
-            )
-            .map(|p| p.plan);
-        }
-        if self.truncation == CounterSpec::Provider {
-            return truncate::plan(&self.request, &self.counter, &self.env, max_tokens);
-        }
-        let request = match self.trunc_request.take() {
-            Some(r) => r,
-            None => self.trunc_cost()?,
-        };
-        let plan = truncate::plan(&request, self.trunc_counter.as_ref(), &self.env, max_tokens);
-        self.trunc_costs
-            .extend(request.learnt().filter(|(_, c)| c.prompted.is_some()));
-        self.trunc_request = Some(request);
-        plan
-    }
-
-    /// The request costed with the truncation counter, each unit counted
-    /// once per content.
-    fn trunc_cost(&mut self) -> Result<CostedRequest, PyErr> {
-        let counter = self.trunc_counter.as_ref();
-        let seg = self.request.seg.clone();
-        let system = truncate::cost_of(counter, &seg.system)?;
-        let known = &self.trunc_costs;
-        let units = truncate::cost_units(counter, &seg.units, |u| known.get(&u.key).copied())?;
-        for (unit, cost) in seg.units.iter().zip(&units) {
-            self.trunc_costs.insert(unit.key, *cost);
-        }
-        Ok(CostedRequest::new(seg, counter.base(), system, units))
     }
 
     /// The formatted request with, per unit, `(input messages, output
