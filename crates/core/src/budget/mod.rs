@@ -469,12 +469,13 @@ impl BudgetModel {
                 shared: false,
             });
         }
-        let units: Vec<_> = self.request.seg.units.clone();
         if per_message {
-            self.count_own_apart(&units);
+            self.count_own_apart();
             self.split = true;
         }
-        for (unit, cost) in units.iter().zip(in_full) {
+        // The units read in place, not cloned (a clone touches every
+        // unit's reference count twice).
+        for (unit, cost) in self.request.seg.units.iter().zip(in_full) {
             by_category += cost;
             if !per_message {
                 continue;
@@ -523,8 +524,11 @@ impl BudgetModel {
 
     /// Counts apart, on every core, the members' own counts of the
     /// `<history>` groups whose count did not give them (see `shares`).
-    fn count_own_apart(&mut self, units: &[Arc<formatter::Unit>]) {
-        let missing: Vec<(u64, std::ops::Range<usize>)> = units
+    fn count_own_apart(&mut self) {
+        let missing: Vec<(u64, std::ops::Range<usize>)> = self
+            .request
+            .seg
+            .units
             .iter()
             .filter(|u| u.kind == UnitKind::AgentGroup && u.range.len() > 1)
             .filter(|u| {
