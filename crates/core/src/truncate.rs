@@ -33,6 +33,18 @@ pub struct UnitCost {
     pub prompted: Option<Cost>,
 }
 
+/// A cost with no other variant (the system prompt's: it has no front or
+/// prompted form).
+impl From<Cost> for UnitCost {
+    fn from(formatted: Cost) -> UnitCost {
+        UnitCost {
+            formatted,
+            front: None,
+            prompted: None,
+        }
+    }
+}
+
 /// The cost of formatted messages under `counter` (without its base).
 pub fn cost_of(counter: &dyn MessageCounter, messages: &[Value]) -> Result<Cost, PyErr> {
     let mut total = Cost::default();
@@ -232,8 +244,6 @@ impl CostedRequest {
         }
     }
 
-    /// Records the new cost of unit `u` (or of the system prompt, for
-    /// [`crate::formatter::SYSTEM_UNIT`]) after `seg.replace_message`.
     /// Unit `u`'s cost (or the system prompt's, [`SYSTEM_UNIT`]) after its
     /// message was edited in place, the unit's kind kept: the suffix sums
     /// before it move by the difference (O(u) additions, no unit read).

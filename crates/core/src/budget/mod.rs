@@ -235,11 +235,7 @@ impl BudgetModel {
             let system = truncate::cost_of(&self.counter, &self.request.seg.system)
                 .map_err(BudgetError::Format)?
                 .recategorised(Category::SystemPrompt);
-            UnitCost {
-                formatted: system,
-                front: None,
-                prompted: None,
-            }
+            UnitCost::from(system)
         } else {
             let unit = &self.request.seg.units[u];
             let (cost, own) =

@@ -113,11 +113,7 @@ impl BudgetModel {
         let counter = self.trunc_counter.as_ref();
         let seg = &self.request.seg;
         let cost = if u == SYSTEM_UNIT {
-            truncate::cost_of(counter, &seg.system).map(|formatted| UnitCost {
-                formatted,
-                front: None,
-                prompted: None,
-            })
+            truncate::cost_of(counter, &seg.system).map(UnitCost::from)
         } else {
             let Some(unit) = seg.units.get(u) else {
                 return;
