@@ -33,8 +33,8 @@ fn build_costed(
     counter: &ProviderCounter,
     env: &MediaEnv,
 ) -> Result<(Segmented, Vec<Option<Counted>>), SegmentError> {
-    Segmented::build_counting(build, env, &|unit, tree| {
-        shares::cost_formatted(counter, build.list, unit, tree)
+    Segmented::build_counting(build, env, &|unit, out| {
+        shares::cost_formatted(counter, build.list, unit, out)
     })
 }
 

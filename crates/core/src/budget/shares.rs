@@ -20,12 +20,11 @@
 //! starts where the counter does not cut (media between the lines, a name
 //! starting with `_`), they are counted apart: the same figures.
 
-use crate::formatter::{Unit, UnitKind};
+use crate::formatter::{Unit, UnitKind, UnitOutput};
 use crate::py::{self, PyErr};
-use crate::session::{MsgItem, PackedMessage};
+use crate::session::{MsgItem, PackedMessage, Texts};
 use crate::tokens::{Cost, MessageCounter, ProviderCounter};
 use crate::truncate::{self, UnitCost};
-use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -55,6 +54,27 @@ impl Line<'_> {
 }
 
 impl<'a> Lines<'a> {
+    /// The lines the formatter wrote of its members' `texts`.
+    fn written(texts: &[Texts<'a>]) -> Lines<'a> {
+        let lines = texts
+            .iter()
+            .enumerate()
+            .flat_map(|(member, found)| {
+                found.texts.iter().map(move |text| {
+                    let line = Line {
+                        name: Cow::Borrowed(found.name),
+                        text: Cow::Borrowed(*text),
+                    };
+                    (member, line)
+                })
+            })
+            .collect();
+        Lines {
+            lines,
+            members: texts.len(),
+        }
+    }
+
     /// The lines of the messages `range`, as the history formatters write
     /// them (`history_line`); `None` when a message does not unpack or a
     /// text block has no text (formatting the group has raised then).
@@ -212,19 +232,27 @@ pub(super) fn cost_unit(
     msgs: &[MsgItem],
     unit: &Unit,
 ) -> Result<(UnitCost, Option<Vec<i64>>), PyErr> {
-    cost_formatted(counter, msgs, unit, &unit.formatted.unpack())
+    let out = UnitOutput {
+        messages: unit.formatted.unpack(),
+        texts: None,
+    };
+    cost_formatted(counter, msgs, unit, &out)
 }
 
-/// [`cost_unit`] given the unit's output `messages` (unpacked, or the tree
-/// it was packed from).
+/// [`cost_unit`] given the unit's output (unpacked, or the tree it was
+/// packed from, with the members' texts its lines were written of).
 pub(super) fn cost_formatted(
     counter: &ProviderCounter,
     msgs: &[MsgItem],
     unit: &Unit,
-    messages: &[Value],
+    out: &UnitOutput<'_>,
 ) -> Result<(UnitCost, Option<Vec<i64>>), PyErr> {
+    let messages = &out.messages;
     let lines = (unit.kind == UnitKind::AgentGroup && unit.range.len() > 1)
-        .then(|| Lines::of(msgs, unit.range.clone()))
+        .then(|| match &out.texts {
+            Some(texts) => Some(Lines::written(texts)),
+            None => Lines::of(msgs, unit.range.clone()),
+        })
         .flatten();
     let Some(lines) = lines else {
         let formatted = truncate::cost_of(counter, messages)?;

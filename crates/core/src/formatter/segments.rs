@@ -17,7 +17,7 @@ use super::{
 use crate::json::Packed;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{msgs_of, Msg, MsgItem, PackedMessage, Role};
+use crate::session::{msgs_of, Msg, MsgItem, PackedMessage, Role, Texts};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
@@ -173,7 +173,7 @@ impl Segmented {
     pub fn build_counting<T: Send>(
         build: Build<'_>,
         env: &MediaEnv,
-        count: &(dyn Fn(&Unit, &[Value]) -> T + Sync),
+        count: &(dyn Fn(&Unit, &UnitOutput<'_>) -> T + Sync),
     ) -> Result<(Segmented, Vec<Option<T>>), SegmentError> {
         let Build {
             id,
@@ -271,8 +271,8 @@ impl Segmented {
             env,
             |(_, _, range, _)| reads_media(range),
             |(_, kind, range, key), env| {
-                let (unit, tree) = format_unit(id, options, msgs, *kind, range.clone(), *key, env)?;
-                let counted = (!reads_media(range)).then(|| count(&unit, &tree));
+                let (unit, out) = format_unit(id, options, msgs, *kind, range.clone(), *key, env)?;
+                let counted = (!reads_media(range)).then(|| count(&unit, &out));
                 Ok::<_, SegmentError>((unit, counted))
             },
         )?;
@@ -507,25 +507,56 @@ fn history_of(
     members: &[MsgItem],
     prompt: &str,
 ) -> Result<Vec<Value>, PyErr> {
-    match packed_lines(members) {
-        Some(lines) => history_message(provider, env, Group::Lines(lines), prompt),
-        None => history_message(provider, env, Group::Msgs(&msgs_of(members)?), prompt),
-    }
+    history_with_texts(provider, env, members, prompt).map(|out| out.messages)
 }
 
-fn format_unit(
+/// [`history_of`], with the members' texts where its lines were written
+/// of them.
+fn history_with_texts<'a>(
+    provider: Provider,
+    env: &MediaEnv,
+    members: &'a [MsgItem],
+    prompt: &str,
+) -> Result<UnitOutput<'a>, PyErr> {
+    Ok(match packed_lines(members) {
+        Some((lines, texts)) => UnitOutput {
+            messages: history_message(provider, env, Group::Lines(lines), prompt)?,
+            texts: Some(texts),
+        },
+        None => UnitOutput {
+            messages: history_message(provider, env, Group::Msgs(&msgs_of(members)?), prompt)?,
+            texts: None,
+        },
+    })
+}
+
+/// A unit's output while it is still a tree, as a count reads it.
+pub struct UnitOutput<'a> {
+    /// The output messages.
+    pub messages: Vec<Value>,
+    /// A history group's members' texts, in order, as its lines were
+    /// written of them (a count finds each member's share by them); `None`
+    /// where the group was formatted from its `Msg`s, and for any other
+    /// unit.
+    pub texts: Option<Vec<Texts<'a>>>,
+}
+
+fn format_unit<'a>(
     id: FormatterId,
     options: &FormatOptions,
-    msgs: &[MsgItem],
+    msgs: &'a [MsgItem],
     kind: UnitKind,
     range: Range<usize>,
     key: u64,
     env: &MediaEnv,
-) -> Result<(Unit, Vec<Value>), SegmentError> {
+) -> Result<(Unit, UnitOutput<'a>), SegmentError> {
     let provider = id.provider;
     let mut inserted = false;
-    let (formatted, front) = match kind {
-        UnitKind::AgentGroup => (history_of(provider, env, &msgs[range.clone()], "")?, None),
+    let (out, front) = match kind {
+        UnitKind::AgentGroup => (
+            history_with_texts(provider, env, &msgs[range.clone()], "")?,
+            None,
+        ),
         UnitKind::Message | UnitKind::ToolMessage { .. } => {
             let msg = &msgs[range.start].msg()?;
             let chat_options = match id.mode {
@@ -542,19 +573,23 @@ fn format_unit(
             let front = (provider == Provider::Anthropic && msg.role == Role::System)
                 .then(|| chat_one(provider, &chat_options, msg, true, env).map(|(f, _)| f))
                 .transpose()?;
-            (formatted, front)
+            let out = UnitOutput {
+                messages: formatted,
+                texts: None,
+            };
+            (out, front)
         }
     };
     let unit = Unit {
         kind,
         range,
-        formatted: Packed::pack(&formatted),
+        formatted: Packed::pack(&out.messages),
         front: front.as_deref().map(Packed::pack),
         prompted: OnceLock::new(),
         key,
         inserts: inserted,
     };
-    Ok((unit, formatted))
+    Ok((unit, out))
 }
 
 /// One message through the chat formatter, at the front of the list or

@@ -250,8 +250,10 @@ pub enum Group<'a> {
 /// when a member is of any other shape or not packed (formatted from its
 /// `Msg` then). A cold count formats every group of a session, and
 /// unpacking each member into a `Msg` for it was a seventh of that count
-/// at 100,000 messages.
-pub fn packed_lines(members: &[MsgItem]) -> Option<String> {
+/// at 100,000 messages. The members' texts come back with the lines: a
+/// count finds each member's share by them, without reading the members
+/// again.
+pub fn packed_lines(members: &[MsgItem]) -> Option<(String, Vec<Texts<'_>>)> {
     let members: Vec<Texts<'_>> = members
         .iter()
         .map(|m| m.as_packed()?.texts().filter(|t| t.only_texts))
@@ -271,7 +273,7 @@ pub fn packed_lines(members: &[MsgItem]) -> Option<String> {
             out.push_str(text);
         }
     }
-    Some(out)
+    Some((out, members))
 }
 
 /// Room a history group's text buffer leaves for `<history>\n` and
