@@ -160,6 +160,17 @@ fn check_shares(id: FormatterId, messages: &[Value], report: &TokenReport) {
         report.messages_total,
         "{id:?}: the figures add up to the count"
     );
+    // Each figure is named as its message is (names are kept once per
+    // speaker in the report).
+    for m in &report.messages {
+        assert_eq!(
+            Some(report.name(m)),
+            messages[m.index]["name"].as_str(),
+            "{id:?}: message {}'s name",
+            m.index
+        );
+    }
+    assert!(report.speakers.len() < report.messages.len() / 10);
     let groups = groups(report);
     assert!(groups.len() > 3, "{id:?}: the session has groups");
     for group in groups {

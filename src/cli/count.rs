@@ -123,7 +123,7 @@ pub(crate) fn count(args: CountArgs) -> Exit {
         out.push_str(&format!(
             "  #{:<4} {:<12} {:<10} {:>9}{}\n",
             msg.index,
-            safe(&msg.name),
+            safe(report.name(msg)),
             safe(msg.role),
             thousands_signed(msg.tokens),
             if msg.shared {

@@ -454,12 +454,19 @@ impl BudgetModel {
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
         let mut messages = Vec::with_capacity(if per_message { self.msgs().len() } else { 0 });
-        let describe = |i: usize, msgs: &[MsgItem]| (msgs[i].name(), msgs[i].role().as_str());
+        let mut speakers = report::Speakers::default();
+        let mut describe = |i: usize, msgs: &[MsgItem]| {
+            let speaker = match msgs[i].name_shared() {
+                Some(name) => speakers.place(name),
+                None => speakers.place(&msgs[i].name()),
+            };
+            (speaker, msgs[i].role().as_str())
+        };
         if self.request.seg.pinned && per_message {
-            let (name, role) = describe(0, self.msgs());
+            let (speaker, role) = describe(0, self.msgs());
             messages.push(MessageTokens {
                 index: 0,
-                name,
+                speaker,
                 role,
                 tokens: self.request.system.total(),
                 shared: false,
@@ -471,21 +478,25 @@ impl BudgetModel {
         }
         // The units read in place, not cloned (a clone touches every
         // unit's reference count twice).
+        let mut shares = Vec::new();
         for (unit, cost) in self.request.seg.units.iter().zip(in_full) {
             by_category += cost;
             if !per_message {
                 continue;
             }
-            let shares = if unit.kind == UnitKind::AgentGroup && unit.range.len() > 1 {
-                self.group_shares(unit.key, unit.range.clone(), cost.total())
+            // Into one buffer, not a list per unit (a warm count at
+            // 100,000 messages made 25,000).
+            shares.clear();
+            if unit.kind == UnitKind::AgentGroup && unit.range.len() > 1 {
+                self.group_shares(unit.key, unit.range.clone(), cost.total(), &mut shares);
             } else {
-                vec![cost.total()]
-            };
-            for (i, tokens) in unit.range.clone().zip(shares) {
-                let (name, role) = describe(i, self.msgs());
+                shares.push(cost.total());
+            }
+            for (i, &tokens) in unit.range.clone().zip(&shares) {
+                let (speaker, role) = describe(i, self.msgs());
                 messages.push(MessageTokens {
                     index: i,
-                    name,
+                    speaker,
                     role,
                     tokens,
                     shared: unit.range.len() > 1,
@@ -511,6 +522,7 @@ impl BudgetModel {
             total: messages_total + self.tool_schemas,
             by_category,
             messages,
+            speakers: speakers.into_names(),
             exact: !used_estimate,
             messages_exact: !messages_estimated,
             exact_categories,
@@ -542,11 +554,24 @@ impl BudgetModel {
         self.own.extend(counted);
     }
 
-    /// A group's count split among its members by their own counts.
-    fn group_shares(&self, key: u64, range: std::ops::Range<usize>, total: i64) -> Vec<i64> {
+    /// A group's count split among its members by their own counts, into
+    /// `out`.
+    fn group_shares(
+        &self,
+        key: u64,
+        range: std::ops::Range<usize>,
+        total: i64,
+        out: &mut Vec<i64>,
+    ) {
         match self.own.get(&key) {
-            Some(own) if own.len() == range.len() => shares::shares_of(own.clone(), total),
-            _ => vec![total / range.len().max(1) as i64; range.len()],
+            Some(own) if own.len() == range.len() => {
+                out.extend_from_slice(own);
+                shares::shares_of(out, total);
+            }
+            _ => out.extend(std::iter::repeat_n(
+                total / range.len().max(1) as i64,
+                range.len(),
+            )),
         }
     }
 

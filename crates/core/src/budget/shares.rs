@@ -288,11 +288,11 @@ pub(super) fn counted_apart(
     }
 }
 
-/// A group's `total` split by its members' own counts `own`: what the
+/// A group's `total` split by its members' own counts `own`, in place: what the
 /// members' lines do not account for (the group's framing) goes to the
 /// first; when the lines count more than the group (an estimate's
 /// rounding), in proportion.
-pub(super) fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
+pub(super) fn shares_of(own: &mut [i64], total: i64) {
     let sum: i64 = own.iter().sum();
     if sum <= total {
         own[0] += total - sum;
@@ -304,5 +304,4 @@ pub(super) fn shares_of(mut own: Vec<i64>, total: i64) -> Vec<i64> {
         }
         own[0] = left;
     }
-    own
 }

@@ -267,6 +267,15 @@ impl MsgItem {
         }
     }
 
+    /// `str(msg.name)` where it is kept, shared by every message of that
+    /// name ([`Names`]); `None` for a live message (see [`MsgItem::name`]).
+    pub fn name_shared(&self) -> Option<&Arc<str>> {
+        match self {
+            MsgItem::Live(_) => None,
+            MsgItem::Packed(p) => Some(&p.name),
+        }
+    }
+
     /// `str(msg.name)`.
     pub fn name(&self) -> Arc<str> {
         match self {
