@@ -110,7 +110,10 @@ pub fn cost_units_by<T: Send>(
     for (i, cost) in missing.into_iter().zip(counted) {
         costs[i] = Some(cost?);
     }
-    Ok(costs.into_iter().flatten().collect())
+    // Sized first: a flattened list grows by copies.
+    let mut out = Vec::with_capacity(costs.len());
+    out.extend(costs.into_iter().flatten());
+    Ok(out)
 }
 
 /// Costs counted on first use, by unit (shared by the planner's reads).
@@ -193,27 +196,15 @@ impl CostedRequest {
         Ok(cost)
     }
 
-    /// Each unit's content key and cost, with the prompted cost a plan
-    /// learnt on the way filled in: the next request after an edit takes
-    /// them by key, so its plan does not count again every history group it
-    /// walks past (100,000 messages, a quarter kept: 125 ms a plan).
-    pub fn learnt(&self) -> impl Iterator<Item = (u64, UnitCost)> + '_ {
-        let lazy = self.lazy_prompted.map().clone();
-        self.seg
-            .units
-            .iter()
-            .zip(&self.units)
-            .enumerate()
-            .map(move |(u, (unit, cost))| {
-                let mut cost = *cost;
-                if cost.prompted.is_none() {
-                    cost.prompted = lazy.get(&u).copied();
-                }
-                (unit.key, cost)
-            })
+    /// The prompted costs a plan learnt on the way, by unit: the next
+    /// request after an edit takes them with the units' own costs
+    /// (`budget::learnt`), so its plan does not count again every history
+    /// group it walks past (100,000 messages, a quarter kept: 125 ms a plan).
+    pub fn lazily_prompted(&self) -> FxHashMap<usize, Cost> {
+        self.lazy_prompted.map().clone()
     }
 
-    /// [`Self::learnt`] of the units whose prompted cost a plan counted.
+    /// The costs of the units whose prompted cost a plan counted, by key.
     pub fn learnt_prompted(&self) -> Vec<(u64, UnitCost)> {
         let lazy = self.lazy_prompted.map();
         lazy.iter()

@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::sync::Arc;
 
+mod learnt;
 mod plan;
 mod report;
 mod shares;
@@ -380,14 +381,15 @@ impl BudgetModel {
         // What the request before this one counted, by content: an edit
         // counts only the units it changed. (Kept as the request's own
         // costs, not as a second map beside them.)
-        let known: FxHashMap<u64, UnitCost> = self.request.learnt().collect();
+        let mut known = learnt::Learnt::of(&self.request);
+        let len = seg.units.len();
         // A count that raised is counted again in order, so the first
         // error in the units' order is the one reported.
         let counted = truncate::cost_units_by(
             &seg.units,
             |i, u| match fresh.get_mut(i).and_then(Option::take) {
                 Some(Ok(counted)) => Some(counted),
-                _ => known.get(&u.key).map(|c| (*c, None)),
+                _ => known.get(i, len, u.key).map(|c| (c, None)),
             },
             |u| shares::cost_unit(&self.counter, &seg.msgs, u),
         )

@@ -185,18 +185,24 @@ impl Segmented {
         } = build;
         let msgs: &[MsgItem] = list;
         let previous = previous.filter(|p| p.id == id && p.options == *options);
-        // The unit at the same place first; the map (built on first use)
-        // only for units that moved.
+        // The unit at the same place first, from the start or from the end
+        // (of `len` units now: an insert or delete before it); the map
+        // (built on first use) only for units that moved.
         let mut moved: Option<FxHashMap<u64, &Arc<Unit>>> = None;
-        let mut reuse = |at: usize, key: u64| -> Option<&Arc<Unit>> {
+        let mut reuse = |at: usize, len: usize, key: u64| -> Option<&Arc<Unit>> {
             let p = previous?;
-            match p.units.get(at) {
-                Some(u) if u.key == key => Some(u),
-                _ => moved
+            let from_end = (at + p.units.len()).checked_sub(len);
+            let here = [Some(at), from_end]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| p.units.get(j))
+                .find(|u| u.key == key);
+            here.or_else(|| {
+                moved
                     .get_or_insert_with(|| p.units.iter().map(|u| (u.key, u)).collect())
                     .get(&key)
-                    .copied(),
-            }
+                    .copied()
+            })
         };
         let pinned = msgs.first().is_some_and(|m| m.role() == Role::System);
         let start = usize::from(pinned);
@@ -244,9 +250,10 @@ impl Segmented {
         };
         let mut fresh: Vec<(usize, UnitKind, Range<usize>, u64)> = Vec::new();
         let mut slots: Vec<Option<Arc<Unit>>> = Vec::with_capacity(cut.len());
+        let len = cut.len();
         for (kind, range) in cut {
             let key = unit_key(kind, &keys[range.clone()]);
-            let unit = match reuse(slots.len(), key) {
+            let unit = match reuse(slots.len(), len, key) {
                 Some(u) if u.range == range => Some(Arc::clone(u)),
                 Some(u) if u.range.len() == range.len() => Some(Arc::new(Unit {
                     kind,
