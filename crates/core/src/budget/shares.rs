@@ -288,9 +288,9 @@ pub(super) fn counted_apart(
     }
 }
 
-/// A group's `total` split by its members' own counts `own`, in place: what the
-/// members' lines do not account for (the group's framing) goes to the
-/// first; when the lines count more than the group (an estimate's
+/// A group's `total` split, in place, by its members' own counts `own`:
+/// what the members' lines do not account for (the group's framing) goes
+/// to the first; when the lines count more than the group (an estimate's
 /// rounding), in proportion.
 pub(super) fn shares_of(own: &mut [i64], total: i64) {
     let sum: i64 = own.iter().sum();
