@@ -204,15 +204,19 @@ impl CostedRequest {
         self.lazy_prompted.map().clone()
     }
 
+    /// Unit `u`'s cost, its prompted cost taken from `prompted` (a plan's,
+    /// [`Self::lazily_prompted`]) where it had none.
+    pub fn learnt_cost(&self, u: usize, prompted: &FxHashMap<usize, Cost>) -> Option<UnitCost> {
+        let mut cost = *self.units.get(u)?;
+        cost.prompted = cost.prompted.or_else(|| prompted.get(&u).copied());
+        Some(cost)
+    }
+
     /// The costs of the units whose prompted cost a plan counted, by key.
     pub fn learnt_prompted(&self) -> Vec<(u64, UnitCost)> {
-        let lazy = self.lazy_prompted.map();
-        lazy.iter()
-            .filter_map(|(&u, &prompted)| {
-                let mut cost = *self.units.get(u)?;
-                cost.prompted = cost.prompted.or(Some(prompted));
-                Some((self.seg.units.get(u)?.key, cost))
-            })
+        let lazy = self.lazily_prompted();
+        lazy.keys()
+            .filter_map(|&u| Some((self.seg.units.get(u)?.key, self.learnt_cost(u, &lazy)?)))
             .collect()
     }
 

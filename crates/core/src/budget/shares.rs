@@ -56,21 +56,11 @@ impl Line<'_> {
 impl<'a> Lines<'a> {
     /// The lines the formatter wrote of its members' `texts`.
     fn written(texts: &[Texts<'a>]) -> Lines<'a> {
-        let lines = texts
-            .iter()
-            .enumerate()
-            .flat_map(|(member, found)| {
-                found.texts.iter().map(move |text| {
-                    let line = Line {
-                        name: Cow::Borrowed(found.name),
-                        text: Cow::Borrowed(*text),
-                    };
-                    (member, line)
-                })
-            })
-            .collect();
+        let lines = texts.iter().enumerate();
         Lines {
-            lines,
+            lines: lines
+                .flat_map(|(member, found)| texts_lines(member, found))
+                .collect(),
             members: texts.len(),
         }
     }
@@ -84,13 +74,7 @@ impl<'a> Lines<'a> {
             let item = msgs.get(i)?;
             match item.as_packed().and_then(PackedMessage::texts) {
                 // Read in place: a message unpacked is a tree of allocations.
-                Some(found) => lines.extend(found.texts.into_iter().map(|text| {
-                    let line = Line {
-                        name: Cow::Borrowed(found.name),
-                        text: Cow::Borrowed(text),
-                    };
-                    (member, line)
-                })),
+                Some(found) => lines.extend(texts_lines(member, &found)),
                 None => {
                     let msg = item.msg().ok()?;
                     for block in msg.blocks() {
@@ -214,6 +198,20 @@ impl<'a> Lines<'a> {
             .map(|n| counter.info.tokenizer.scale(n))
             .collect()
     }
+}
+
+/// Member `member`'s lines, one per text it `found` read in place.
+fn texts_lines<'a, 'b>(
+    member: usize,
+    found: &'b Texts<'a>,
+) -> impl Iterator<Item = (usize, Line<'a>)> + 'b {
+    found.texts.iter().map(move |text| {
+        let line = Line {
+            name: Cow::Borrowed(found.name),
+            text: Cow::Borrowed(*text),
+        };
+        (member, line)
+    })
 }
 
 /// What `line` and its newline cost raw in a group's text when a line

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 pub use segments::{
     message_keys, Build, FormattedRequest, Piece, Pieces, Placement, SegmentError, Segmented, Span,
-    Unit, UnitKind, UnitOutput, SYSTEM_UNIT,
+    Unit, UnitKind, UnitOutput, UnitPlaces, SYSTEM_UNIT,
 };
 pub use tools::format_tools;
 // The shared enums live below every layer that uses them.

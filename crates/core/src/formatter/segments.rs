@@ -185,24 +185,10 @@ impl Segmented {
         } = build;
         let msgs: &[MsgItem] = list;
         let previous = previous.filter(|p| p.id == id && p.options == *options);
-        // The unit at the same place first, from the start or from the end
-        // (of `len` units now: an insert or delete before it); the map
-        // (built on first use) only for units that moved.
-        let mut moved: Option<FxHashMap<u64, &Arc<Unit>>> = None;
+        let mut places = previous.map(|p| UnitPlaces::new(&p.units));
         let mut reuse = |at: usize, len: usize, key: u64| -> Option<&Arc<Unit>> {
             let p = previous?;
-            let from_end = (at + p.units.len()).checked_sub(len);
-            let here = [Some(at), from_end]
-                .into_iter()
-                .flatten()
-                .filter_map(|j| p.units.get(j))
-                .find(|u| u.key == key);
-            here.or_else(|| {
-                moved
-                    .get_or_insert_with(|| p.units.iter().map(|u| (u.key, u)).collect())
-                    .get(&key)
-                    .copied()
-            })
+            p.units.get(places.as_mut()?.find(at, len, key)?)
         };
         let pinned = msgs.first().is_some_and(|m| m.role() == Role::System);
         let start = usize::from(pinned);
@@ -508,6 +494,37 @@ impl Segmented {
 
 /// A history group of `members`: from their lines read in place where
 /// they are packed texts, else from their `Msg`s.
+/// Where the units of a request before an edit are in the request cut
+/// again after it: a unit at the same place, from the start or from the
+/// end (an insert or delete before it); by content key, from a map made on
+/// first use, only one that moved.
+pub struct UnitPlaces<'a> {
+    units: &'a [Arc<Unit>],
+    moved: Option<FxHashMap<u64, usize>>,
+}
+
+impl<'a> UnitPlaces<'a> {
+    pub fn new(units: &'a [Arc<Unit>]) -> UnitPlaces<'a> {
+        UnitPlaces { units, moved: None }
+    }
+
+    /// The place of unit `at` of `len` units now, whose key is `key`.
+    pub fn find(&mut self, at: usize, len: usize, key: u64) -> Option<usize> {
+        let units = self.units;
+        let from_end = (at + units.len()).checked_sub(len);
+        let here = [Some(at), from_end]
+            .into_iter()
+            .flatten()
+            .find(|&j| units.get(j).is_some_and(|u| u.key == key));
+        here.or_else(|| {
+            let moved = self
+                .moved
+                .get_or_insert_with(|| units.iter().enumerate().map(|(j, u)| (u.key, j)).collect());
+            moved.get(&key).copied()
+        })
+    }
+}
+
 fn history_of(
     provider: Provider,
     env: &MediaEnv,
