@@ -108,6 +108,18 @@ pub struct Segmented {
     pub rewrites_list: bool,
 }
 
+impl Drop for Segmented {
+    /// The units and, when this holds the last of it, the message list
+    /// dropped on every core (`parallel::drop_all`): a provider switch and
+    /// a model made afresh drop the request before.
+    fn drop(&mut self) {
+        crate::parallel::drop_all(std::mem::take(&mut self.units));
+        if let Some(list) = Arc::get_mut(&mut self.msgs) {
+            crate::parallel::drop_all(std::mem::take(list));
+        }
+    }
+}
+
 impl Segmented {
     /// No messages: what a budget model holds before its first cut.
     pub fn empty(id: FormatterId, options: FormatOptions) -> Segmented {
