@@ -60,11 +60,12 @@ pub(crate) fn run(args: TimingArgs) -> Exit {
     info.tokenizer.vocab.warm();
     let options = FormatOptions::default();
     let new_model = || {
-        BudgetModel::new(
+        BudgetModel::new_after(
+            None,
             id,
             options.clone(),
             info.clone(),
-            session.messages.iter().cloned(),
+            &session.messages,
             session.tools.clone(),
             MediaEnv::new(session.base_dir(), Arc::new(NoNetwork)),
         )

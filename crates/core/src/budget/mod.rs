@@ -107,7 +107,8 @@ impl BudgetModel {
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
-        Self::new_after(None, formatter, options, model, messages, tools, env)
+        let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
+        Self::new_after(None, formatter, options, model, &messages, tools, env)
     }
 
     /// [`Self::new`] for messages that `previous` (a model of another
@@ -119,18 +120,17 @@ impl BudgetModel {
         formatter: FormatterId,
         options: FormatOptions,
         model: ModelInfo,
-        messages: impl IntoIterator<Item = impl Into<PackedMessage>>,
+        messages: &[PackedMessage],
         tools: Option<Value>,
         env: MediaEnv,
     ) -> Result<Self, BudgetError> {
-        let messages: Vec<PackedMessage> = messages.into_iter().map(Into::into).collect();
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
-        let keys = crate::formatter::message_keys(&messages);
+        let keys = crate::formatter::message_keys(messages);
         let mut names = previous.map(|p| p.names.clone()).unwrap_or_default();
         let (known_keys, known) = previous.map_or((&[][..], &[][..]), |p| (&p.keys[..], p.msgs()));
         // Checked on every core; names shared after, in order, so the first
         // bad message in order is the one reported.
-        let checked = crate::parallel::map(&messages, |index, m| {
+        let checked = crate::parallel::map(messages, |index, m| {
             if known_keys.get(index) == Some(&keys[index]) {
                 Ok(Read::Known(known[index].clone()))
             } else {
@@ -147,7 +147,6 @@ impl BudgetModel {
                 }
             });
         }
-        drop(messages);
         // Promotion allowed: right for counting; plans then run the reference loop.
         let list = Arc::new(msgs);
         let build = Build {

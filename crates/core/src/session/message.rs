@@ -206,17 +206,30 @@ pub struct Checked {
     role: Role,
     tools: Option<bool>,
     ids: Option<Arc<ToolIds>>,
-    name: String,
+    /// `str(msg.name)` of a message that had to be unpacked; `None` when
+    /// it is read in place again as it is named (a copy made on one
+    /// thread and freed on another was half of naming 100,000 messages).
+    name: Option<String>,
 }
 
 impl Checked {
     /// The item, its name shared through `names`.
     pub fn named(self, names: &mut Names) -> MsgItem {
+        let name = match &self.name {
+            Some(name) => names.get(name),
+            // Found by the check in these same bytes (`plain_check`).
+            None => names.get(
+                self.message
+                    .view()
+                    .and_then(|m| m.get("name")?.as_str())
+                    .unwrap_or_default(),
+            ),
+        };
         MsgItem::Packed(PackedMsg {
             role: self.role,
             tools: self.tools,
             ids: self.ids,
-            name: names.get(&self.name),
+            name,
             message: self.message,
         })
     }
@@ -235,8 +248,7 @@ impl MsgItem {
     /// [`MsgItem::packed`]'s check, which any thread can make; the name is
     /// shared after ([`Checked::named`]).
     pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
-        if let Some((role, tools, name)) = message.view().and_then(plain_check) {
-            let name = name.to_owned();
+        if let Some((role, tools)) = message.view().and_then(plain_check) {
             let ids = message
                 .view()
                 .filter(|_| tools)
@@ -246,7 +258,7 @@ impl MsgItem {
                 role,
                 tools: Some(tools),
                 ids,
-                name,
+                name: None,
                 message,
             });
         }
@@ -255,7 +267,7 @@ impl MsgItem {
             role: msg.role,
             tools: msg.has_tool_blocks().ok(),
             ids: None,
-            name: py::py_str(msg.name()),
+            name: Some(py::py_str(msg.name())),
             message,
         })
     }
@@ -379,11 +391,12 @@ fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
 /// [`MsgItem::check`] of a message dict of the plain shape, read in place
 /// (unpacking one is a tree of allocations; a session is mostly these): a
 /// string name, a role AgentScope knows, and string content or blocks that
-/// each have a `"type"`. Its role, whether it has tool blocks and its name;
-/// `None` for any other dict, which is checked as a `Msg` (and raises as
+/// each have a `"type"`. Its role and whether it has tool blocks (its name
+/// is read again where it is shared, `Checked::named`); `None` for any
+/// other dict, which is checked as a `Msg` (and raises as
 /// `Msg.from_dict` raises).
-fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
-    let name = message.get("name")?.as_str()?;
+fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool)> {
+    message.get("name")?.as_str()?;
     let role = Role::named(message.get("role")?.as_str()?)?;
     let content = message.get("content")?;
     let mut tools = false;
@@ -394,7 +407,7 @@ fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
             tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
         }
     }
-    Some((role, tools, name))
+    Some((role, tools))
 }
 
 impl From<Arc<Msg>> for MsgItem {
@@ -555,12 +568,17 @@ mod tests {
             }
             let long_way = whole.map(|m| (m.role, m.has_tool_blocks().ok(), py::py_str(m.name())));
             match packed.view().and_then(plain_check) {
-                Some((role, tools, name)) => {
+                Some((role, tools)) => {
                     plain += 1;
                     let Ok(expected) = long_way else {
                         panic!("{value}: read in place, but Msg.from_dict raises");
                     };
-                    assert_eq!((role, Some(tools), name.to_string()), expected, "{value}");
+                    // The name, read in place again as the item is named.
+                    let Ok(item) = MsgItem::packed(packed.clone(), &mut Names::default()) else {
+                        panic!("{value}: read in place, but the check raises");
+                    };
+                    let name = item.name().to_string();
+                    assert_eq!((role, Some(tools), name), expected, "{value}");
                 }
                 None => assert!(
                     long_way.is_err()

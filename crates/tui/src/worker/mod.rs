@@ -81,9 +81,9 @@ pub struct Job {
     pub compare: Option<(SideSpec, SideSpec)>,
     /// An earlier version of the file (its text) to compare with: for the
     /// compare view's "at last save" side and the prompt-cache line.
-    pub earlier: Option<(Arc<str>, &'static str)>,
+    pub earlier: Option<(Arc<String>, &'static str)>,
     /// Lint this session (with its text, for line and column).
-    pub lint: Option<(Box<formatscope_core::session::Session>, Arc<str>)>,
+    pub lint: Option<(Box<formatscope_core::session::Session>, Arc<String>)>,
     /// Attribute the request's lines to rules (`w`).
     pub explain: bool,
     /// Format with another AgentScope release instead (`V`).
@@ -227,7 +227,7 @@ pub struct Computer {
     model: Option<(ModelKey, BudgetModel)>,
     /// The earlier version's formatted request, by its text and formatter
     /// (formatted once, not on every keystroke).
-    earlier: Option<(Arc<str>, FormatterId, Result<Earlier, String>)>,
+    earlier: Option<(Arc<String>, FormatterId, Result<Earlier, String>)>,
     /// The last token view, whose messages' tokens the next keeps where
     /// their text did not change.
     tokens: Option<Arc<TokenView>>,
@@ -357,7 +357,7 @@ impl Computer {
                 job.formatter,
                 FormatOptions::default(),
                 job.model.clone(),
-                messages.iter().cloned(),
+                &messages,
                 job.tools.clone(),
                 MediaEnv::with_gate(
                     Arc::clone(&gate),
