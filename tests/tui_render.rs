@@ -40,7 +40,7 @@ fn a_session_that_stops_parsing_keeps_the_last_output_marked_stale() {
     let cmds = app.update(Event::FileRead {
         path: path.clone(),
         result: formatscope::tui::msg::FileResult::Text {
-            text: "{\"messages\": [\n  {\"role\": \"user\",,}\n]}".into(),
+            text: std::sync::Arc::new("{\"messages\": [\n  {\"role\": \"user\",,}\n]}".to_owned()),
             mode: None,
             real: path.clone(),
         },

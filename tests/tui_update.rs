@@ -28,7 +28,7 @@ fn read(path: &std::path::Path, text: &str) -> Event {
     Event::FileRead {
         path: path.to_path_buf(),
         result: FileResult::Text {
-            text: text.into(),
+            text: std::sync::Arc::new(text.to_owned()),
             mode: None,
             real: path.to_path_buf(),
         },

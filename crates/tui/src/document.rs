@@ -15,7 +15,10 @@ pub enum Disk {
     Same,
     /// The file changed on disk. `overwrite_ok`: the user chose to keep
     /// their edits, so a save may replace exactly this text.
-    Changed { text: Arc<str>, overwrite_ok: bool },
+    Changed {
+        text: Arc<String>,
+        overwrite_ok: bool,
+    },
     /// The file was deleted. `recreate_ok`: the user agreed that a save
     /// creates it again.
     Missing { recreate_ok: bool },
@@ -48,14 +51,14 @@ pub struct Document {
     pub session: Session,
     /// The text the session was loaded from or last saved as: saves write
     /// over it so that what was not edited keeps its bytes.
-    pub base: Arc<str>,
+    pub base: Arc<String>,
     /// The session as parsed from `base` (its messages shared, not copied):
     /// a save compares with it and splices only the messages that changed.
     /// `None` when unknown (the whole text is parsed again).
     pub base_session: Option<Session>,
     /// The file's text before the last reload from disk: what a prompt
     /// cache held before the file changed.
-    pub before_reload: Option<Arc<str>>,
+    pub before_reload: Option<Arc<String>>,
     pub disk: Disk,
     /// The file on disk does not parse (`file:line:col: what`): the last
     /// good version stays on screen.
@@ -79,7 +82,7 @@ impl Document {
     /// `base` is the text as read, shared, not copied (100,000 messages:
     /// 30 MB, which a copy took 15-25 ms to make on the UI thread before
     /// the first job could start).
-    pub fn new(path: PathBuf, session: Session, base: Arc<str>, mode: Option<u32>) -> Document {
+    pub fn new(path: PathBuf, session: Session, base: Arc<String>, mode: Option<u32>) -> Document {
         Document {
             path,
             base_session: Some(session.clone()),
@@ -111,7 +114,7 @@ impl Document {
     /// A save of `state` reached the disk as `text`.
     pub fn saved(&mut self, state: u64, text: &str) {
         self.saved_state = state;
-        self.base = Arc::from(text);
+        self.base = Arc::new(text.to_owned());
         self.base_session = (state == self.state).then(|| self.session.clone());
         self.before_reload = None;
         self.disk = Disk::Same;
@@ -137,7 +140,7 @@ impl Document {
     pub fn reload(&mut self, session: Session, base: &str) {
         self.base_session = Some(session.clone());
         self.session = session;
-        let old = std::mem::replace(&mut self.base, Arc::from(base));
+        let old = std::mem::replace(&mut self.base, Arc::new(base.to_owned()));
         // A reload of the same text (a touch) keeps the earlier version.
         if old != self.base {
             self.before_reload = Some(old);
@@ -153,7 +156,7 @@ impl Document {
     /// The version the request is compared with for prompt caching: the
     /// last save while there are edits, else the text before the last
     /// reload (none after a plain open or a save).
-    pub fn earlier(&self) -> Option<(Arc<str>, &'static str)> {
+    pub fn earlier(&self) -> Option<(Arc<String>, &'static str)> {
         if self.unsaved() {
             Some((Arc::clone(&self.base), "last save"))
         } else {
@@ -317,7 +320,7 @@ mod tests {
         Document::new(
             PathBuf::from("/s.json"),
             parse_session(text, "s").unwrap(),
-            Arc::from(text),
+            Arc::new(text.to_owned()),
             None,
         )
     }

@@ -278,7 +278,7 @@ fn failure(cmd: &Command) -> Box<dyn FnOnce(String) -> Option<Event>> {
 /// thread, and `q` and Ctrl-C waited for it. The interface takes it with
 /// [`parse_read`] when it gets the same text.
 struct Ahead {
-    text: Arc<str>,
+    text: Arc<String>,
     origin: String,
     session: Result<Session, SessionError>,
 }
@@ -287,7 +287,7 @@ struct Ahead {
 /// newer read replaces it).
 static AHEAD: Mutex<Option<Ahead>> = Mutex::new(None);
 
-fn parse_ahead(text: &Arc<str>, origin: &str) {
+fn parse_ahead(text: &Arc<String>, origin: &str) {
     let session = parse_session(text, origin);
     if let Ok(mut slot) = AHEAD.lock() {
         *slot = Some(Ahead {
@@ -300,7 +300,7 @@ fn parse_ahead(text: &Arc<str>, origin: &str) {
 
 /// `parse_session(text, origin)`, taken from the I/O thread's parse of
 /// this very text when there is one (else parsed here).
-pub fn parse_read(text: &Arc<str>, origin: &str) -> Result<Session, SessionError> {
+pub fn parse_read(text: &Arc<String>, origin: &str) -> Result<Session, SessionError> {
     let ready = AHEAD
         .lock()
         .ok()

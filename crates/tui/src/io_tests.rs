@@ -28,7 +28,7 @@ fn a_read_session_is_parsed_on_the_io_thread() {
     assert_eq!(session.warnings.len(), 1);
     assert!(AHEAD.lock().expect("lock").is_none(), "taken once");
     // Another text (even equal) is parsed where it is asked for.
-    let copy: Arc<str> = Arc::from(&*read);
+    let copy: Arc<String> = Arc::new(String::clone(&read));
     assert_eq!(
         parse_read(&copy, &origin).expect("parses").warnings.len(),
         1

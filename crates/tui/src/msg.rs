@@ -148,7 +148,7 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FileResult {
     Text {
-        text: Arc<str>,
+        text: Arc<String>,
         /// The file's mode (kept when a deleted file is made again).
         mode: Option<u32>,
         /// The file the path names once symlinks are followed.
@@ -164,7 +164,7 @@ pub enum FileResult {
 pub enum SaveOutcome {
     /// Written; the text is what the file now holds.
     Written {
-        text: Arc<str>,
+        text: Arc<String>,
         note: Option<String>,
     },
     /// The file was not what the save expected: nothing was written.
@@ -216,7 +216,7 @@ pub enum AfterSave {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expect {
     /// Exactly this text.
-    Text(Arc<str>),
+    Text(Arc<String>),
     /// No file (the user agreed to make it again).
     Missing,
 }
@@ -241,7 +241,7 @@ pub enum Command {
     /// edited.
     Save {
         path: PathBuf,
-        base: Arc<str>,
+        base: Arc<String>,
         /// The session parsed from `base`, when known: only the messages
         /// that differ from it are parsed again and spliced.
         base_session: Option<Box<Session>>,
@@ -333,7 +333,7 @@ pub enum Command {
     /// still holds `expect`: a file that did not parse, fixed by hand.
     WriteText {
         path: PathBuf,
-        expect: Arc<str>,
+        expect: Arc<String>,
         text: String,
     },
     /// Open `text` in the user's `$VISUAL`/`$EDITOR` with the terminal

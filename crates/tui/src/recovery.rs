@@ -39,11 +39,11 @@ pub struct Pending {
     pub session_path: PathBuf,
     pub reason: String,
     /// The text the edits were made over, and the session parsed from it.
-    pub base: Arc<str>,
+    pub base: Arc<String>,
     pub base_session: Option<Session>,
     pub edited: Session,
     /// What the file held last (`Recovery::base`).
-    pub disk: Arc<str>,
+    pub disk: Arc<String>,
     pub draft: Option<(usize, String)>,
 }
 

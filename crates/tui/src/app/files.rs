@@ -567,7 +567,7 @@ impl App {
         session.path = Some(path);
         let disk_text = Arc::clone(&doc.base);
         doc.session = session;
-        doc.base = recovery.text.as_str().into();
+        doc.base = Arc::new(recovery.text.clone());
         doc.base_session = None;
         doc.disk = if *disk_text == *recovery.text {
             Disk::Same

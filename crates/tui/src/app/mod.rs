@@ -668,7 +668,7 @@ impl App {
             lint: (self.lint.open || session.messages.len() <= super::panes::lint::ALWAYS_UP_TO)
                 .then(|| {
                     let base = Arc::clone(&doc.base);
-                    let text: Arc<str> = if doc.unsaved() {
+                    let text: Arc<String> = if doc.unsaved() {
                         doc.render().map(Arc::from).unwrap_or(base)
                     } else {
                         base
@@ -719,7 +719,7 @@ pub struct Unshown {
     pub error: String,
     /// The file's text, when it was read but does not parse, and the line
     /// of the error (1-based).
-    pub text: Option<(Arc<str>, usize)>,
+    pub text: Option<(Arc<String>, usize)>,
 }
 
 /// The lines of a broken file shown around its error.

@@ -109,7 +109,7 @@ impl Computer {
     /// Formats the earlier version once per text and formatter.
     pub(super) fn format_earlier(
         &mut self,
-        text: &Arc<str>,
+        text: &Arc<String>,
         formatter: FormatterId,
         model: &BudgetModel,
     ) {
