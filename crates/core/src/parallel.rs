@@ -23,11 +23,21 @@ pub fn chunks<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) ->
 
 /// [`chunks`], `work` also told where its chunk starts in `items`.
 pub fn chunks_at<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &[T]) -> R + Sync) -> Vec<R> {
-    // Many chunks per core, so one slow chunk does not hold the rest: with
-    // four a core, a cold count at 100,000 messages ended with one core
-    // alone on the last chunk for 10-20 ms of its 250 (a chunk is
-    // milliseconds of BPE; one core is often another process's).
-    chunks_per_core(items, 16, work)
+    chunks_per_core(items, CHUNKS_PER_CORE, work)
+}
+
+/// Many chunks per core, so one slow chunk does not hold the rest: with
+/// four a core, a cold count at 100,000 messages ended with one core alone
+/// on the last chunk for 10-20 ms of its 250 (a chunk is milliseconds of
+/// BPE; one core is often another process's).
+const CHUNKS_PER_CORE: usize = 16;
+
+/// The length of each of `per_core` chunks a core for `len` items, or
+/// `None` when they are too few to spread (or there is one core): the
+/// work then runs on the calling thread.
+fn chunk_len(len: usize, per_core: usize) -> Option<usize> {
+    let threads = rayon::current_num_threads();
+    (threads >= 2 && len >= MIN_ITEMS).then(|| len.div_ceil(threads * per_core).max(MIN_ITEMS / 4))
 }
 
 /// [`chunks_at`] in finer chunks (a few dozen per core), for work that a
@@ -49,11 +59,9 @@ fn chunks_per_core<T: Sync, R: Send>(
     per_core: usize,
     work: impl Fn(usize, &[T]) -> R + Sync,
 ) -> Vec<R> {
-    let threads = rayon::current_num_threads();
-    if threads < 2 || items.len() < MIN_ITEMS {
+    let Some(per) = chunk_len(items.len(), per_core) else {
         return vec![work(0, items)];
-    }
-    let per = items.len().div_ceil(threads * per_core).max(MIN_ITEMS / 4);
+    };
     let work = &work;
     items
         .par_chunks(per)
@@ -65,16 +73,14 @@ fn chunks_per_core<T: Sync, R: Send>(
 /// `work(index, item)` for every item, the results in the items' order
 /// (collect them into a `Result` for the first error in order).
 pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
-    let threads = rayon::current_num_threads();
     let mut out = Vec::with_capacity(items.len());
-    if threads < 2 || items.len() < MIN_ITEMS {
+    let Some(per) = chunk_len(items.len(), CHUNKS_PER_CORE) else {
         out.extend(items.iter().enumerate().map(|(i, item)| work(i, item)));
         return out;
-    }
+    };
     // Each chunk writes its results in place (concatenating the chunks'
     // lists after, on one core, was a tenth of what a model made afresh
     // does there at 100,000 messages).
-    let per = items.len().div_ceil(threads * 16).max(MIN_ITEMS / 4);
     items
         .par_iter()
         .enumerate()
@@ -89,11 +95,9 @@ pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(usize, &T) -> R + Sync) 
 /// session (reference counts spread over its 30 MB), which took 10 ms on
 /// one core, a twentieth of counting them.
 pub fn drop_all<T: Send>(items: Vec<T>) {
-    let threads = rayon::current_num_threads();
-    if threads < 2 || items.len() < MIN_ITEMS {
+    let Some(per) = chunk_len(items.len(), CHUNKS_PER_CORE) else {
         return;
-    }
-    let per = items.len().div_ceil(threads * 16).max(MIN_ITEMS / 4);
+    };
     items.into_par_iter().with_min_len(per).for_each(drop);
 }
 

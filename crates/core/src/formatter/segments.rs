@@ -504,8 +504,6 @@ impl Segmented {
     }
 }
 
-/// A history group of `members`: from their lines read in place where
-/// they are packed texts, else from their `Msg`s.
 /// Where the units of a request before an edit are in the request cut
 /// again after it: a unit at the same place, from the start or from the
 /// end (an insert or delete before it); by content key, from a map made on
@@ -537,6 +535,8 @@ impl<'a> UnitPlaces<'a> {
     }
 }
 
+/// A history group of `members`: from their lines read in place where
+/// they are packed texts, else from their `Msg`s.
 fn history_of(
     provider: Provider,
     env: &MediaEnv,
