@@ -111,10 +111,10 @@ impl Document {
         self.state
     }
 
-    /// A save of `state` reached the disk as `text`.
-    pub fn saved(&mut self, state: u64, text: &str) {
+    /// A save of `state` reached the disk as `text` (shared, not copied).
+    pub fn saved(&mut self, state: u64, text: &Arc<String>) {
         self.saved_state = state;
-        self.base = Arc::new(text.to_owned());
+        self.base = Arc::clone(text);
         self.base_session = (state == self.state).then(|| self.session.clone());
         self.before_reload = None;
         self.disk = Disk::Same;
@@ -137,10 +137,10 @@ impl Document {
 
     /// The file was loaded again from disk: the session, its text, no
     /// history.
-    pub fn reload(&mut self, session: Session, base: &str) {
+    pub fn reload(&mut self, session: Session, base: &Arc<String>) {
         self.base_session = Some(session.clone());
         self.session = session;
-        let old = std::mem::replace(&mut self.base, Arc::new(base.to_owned()));
+        let old = std::mem::replace(&mut self.base, Arc::clone(base));
         // A reload of the same text (a touch) keeps the earlier version.
         if old != self.base {
             self.before_reload = Some(old);
@@ -365,7 +365,7 @@ mod tests {
         let mut d = doc();
         d.splice(1, 1, vec![json!({"content": "2a"})], Some(1));
         let mid = d.state();
-        d.saved(mid, "saved");
+        d.saved(mid, &Arc::new("saved".to_owned()));
         assert!(!d.unsaved());
         d.splice(1, 1, vec![json!({"content": "2ab"})], Some(1));
         assert!(d.unsaved(), "typing after a save is unsaved");
