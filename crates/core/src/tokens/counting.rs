@@ -87,8 +87,13 @@ impl CountingBpe {
             let mut p = 0;
             while p < t.len() {
                 let end = self.pattern.piece_end(t, p);
-                // A piece that is a token counts one (`bpe::count` sees to it).
-                n += bpe::count(&t[p..end], ranks);
+                // A piece that is a token counts one (`bpe::count` sees to
+                // it; asked here first for a short one, its key read from
+                // the text around it: most pieces are such words).
+                n += match packed_within(t, p, end) {
+                    Some(key) if ranks.rank_keyed(&t[p..end], key).is_some() => 1,
+                    _ => bpe::count(&t[p..end], ranks),
+                };
                 p = end;
             }
             n
@@ -164,15 +169,24 @@ impl Ranks for Cached<'_> {
 
     #[inline]
     fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        let StaticRanks { table, slots, .. } = *self.ranks;
         if bytes.len() > bpe::SHORT {
+            let StaticRanks { table, slots, .. } = *self.ranks;
             return rank_slots::lookup(table, slots, bytes);
         }
         // Short strings (the byte pairs, characters and words a merge asks
         // about again and again) go through a small cache first: a table
         // probe is two cache misses (the slot, then the entry to compare),
         // most of a count's time on Chinese, where every piece is merged.
-        let key = pack(bytes);
+        self.rank_keyed(bytes, pack(bytes))
+    }
+}
+
+impl Cached<'_> {
+    /// [`Ranks::rank`] of a string of at most [`bpe::SHORT`] bytes whose
+    /// cache key ([`pack`]) is `key`.
+    #[inline]
+    fn rank_keyed(&self, bytes: &[u8], key: [u64; 2]) -> Option<Rank> {
+        let StaticRanks { table, slots, .. } = *self.ranks;
         let [low, high] = key;
         let tag = table.as_ptr() as usize as u32;
         let mix = (low ^ high.rotate_left(29) ^ tag as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -189,6 +203,25 @@ impl Ranks for Cached<'_> {
         });
         rank
     }
+}
+
+/// [`pack`]'s key of `t[p..end]` when it is short and sixteen bytes of
+/// `t` from `p` can be read: both words read whole and masked to the
+/// string, without `pack`'s branch on the length (words of every length
+/// follow each other in prose, and that branch was mispredicted).
+#[inline(always)]
+fn packed_within(t: &[u8], p: usize, end: usize) -> Option<[u64; 2]> {
+    let n = end - p;
+    let chunk = t.get(p..p + 16).filter(|_| (2..=bpe::SHORT).contains(&n))?;
+    let word = |at: usize| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(&chunk[at..at + 8]);
+        u64::from_le_bytes(bytes)
+    };
+    // n is 2 to 15: the first word keeps 16 to 64 bits, the second 0 to 56.
+    let low = word(0) & (u64::MAX >> (64 - 8 * n.min(8)));
+    let high = word(8) & ((1u64 << (8 * n.saturating_sub(8))) - 1);
+    Some([low, high | ((n as u64 + 1) << 56)])
 }
 
 /// The cache's key of a string of up to 15 bytes: its bytes, zeros, then
@@ -294,6 +327,20 @@ mod tests {
                     u64::from_le_bytes(buffer[8..].try_into().unwrap()),
                 ];
                 assert_eq!(pack(bytes), want, "{n} bytes at {at}");
+            }
+        }
+    }
+
+    /// The key read from the text around a piece is the piece's own key,
+    /// for every length it reads, and none is read without sixteen bytes.
+    #[test]
+    fn a_key_read_in_place_is_the_pieces_key() {
+        let text: Vec<u8> = (1..=40).map(|b: u8| b.wrapping_mul(151)).collect();
+        for at in 0..text.len() {
+            for n in 0..=20.min(text.len() - at) {
+                let want = (at + 16 <= text.len() && (2..=15).contains(&n))
+                    .then(|| pack(&text[at..at + n]));
+                assert_eq!(packed_within(&text, at, at + n), want, "{n} bytes at {at}");
             }
         }
     }

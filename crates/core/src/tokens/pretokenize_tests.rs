@@ -142,8 +142,31 @@ fn text_strategy() -> impl Strategy<Value = String> {
     proptest::collection::vec(piece, 0..40).prop_map(|v| v.concat())
 }
 
+/// Runs of ASCII letters of both cases long enough to be read eight bytes
+/// at a time (o200k's fast path), each after one character of the
+/// alphabet and before another: a prefix, a mark, a non-ASCII letter, an
+/// apostrophe, a digit, the end.
+fn words_strategy() -> impl Strategy<Value = String> {
+    let word = (
+        proptest::sample::select(ALPHABET),
+        "[a-zA-Z]{0,3}[a-z]{0,19}[A-Z]{0,11}[a-z]{0,3}",
+        proptest::sample::select(ALPHABET),
+    )
+        .prop_map(|(before, letters, after)| format!("{before}{letters}{after}"));
+    proptest::collection::vec(word, 1..8).prop_map(|v| v.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn long_ascii_words_split_as_the_regexes(text in words_strategy()) {
+        for (pattern, re) in regexes() {
+            if let Err(e) = same_pieces(pattern, &re, &text) {
+                prop_assert!(false, "{}", e);
+            }
+        }
+    }
 
     #[test]
     fn every_pattern_splits_as_its_regex(text in text_strategy()) {
