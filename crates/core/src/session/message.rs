@@ -8,6 +8,7 @@
 use super::{Msg, Role};
 use crate::json::Packed;
 use crate::py::{self, PyErr};
+use compact_str::CompactString;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::hash::Hasher;
@@ -206,25 +207,18 @@ pub struct Checked {
     role: Role,
     tools: Option<bool>,
     ids: Option<Arc<ToolIds>>,
-    /// `str(msg.name)` of a message that had to be unpacked; `None` when
-    /// it is read in place again as it is named (a copy made on one
-    /// thread and freed on another was half of naming 100,000 messages).
-    name: Option<String>,
+    /// `str(msg.name)`, kept inline where it is short, as names are: read
+    /// from the message's bytes again as it is named, on one thread, it
+    /// was a cache miss a message (half of naming 100,000 messages, 4 ms
+    /// of a cold count), and a copy on the heap made on one thread and
+    /// freed on another had been as slow.
+    name: CompactString,
 }
 
 impl Checked {
     /// The item, its name shared through `names`.
     pub fn named(self, names: &mut Names) -> MsgItem {
-        let name = match &self.name {
-            Some(name) => names.get(name),
-            // Found by the check in these same bytes (`plain_check`).
-            None => names.get(
-                self.message
-                    .view()
-                    .and_then(|m| m.get("name")?.as_str())
-                    .unwrap_or_default(),
-            ),
-        };
+        let name = names.get(&self.name);
         MsgItem::Packed(PackedMsg {
             role: self.role,
             tools: self.tools,
@@ -248,9 +242,9 @@ impl MsgItem {
     /// [`MsgItem::packed`]'s check, which any thread can make; the name is
     /// shared after ([`Checked::named`]).
     pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
-        if let Some((role, tools)) = message.view().and_then(plain_check) {
-            let ids = message
-                .view()
+        let view = message.view();
+        if let Some((role, tools, name)) = view.and_then(plain_check) {
+            let ids = view
                 .filter(|_| tools)
                 .and_then(tool_ids_in_place)
                 .map(Arc::new);
@@ -258,7 +252,7 @@ impl MsgItem {
                 role,
                 tools: Some(tools),
                 ids,
-                name: None,
+                name: CompactString::new(name),
                 message,
             });
         }
@@ -267,7 +261,7 @@ impl MsgItem {
             role: msg.role,
             tools: msg.has_tool_blocks().ok(),
             ids: None,
-            name: Some(py::py_str(msg.name())),
+            name: py::py_str(msg.name()).into(),
             message,
         })
     }
@@ -395,8 +389,8 @@ fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
 /// is read again where it is shared, `Checked::named`); `None` for any
 /// other dict, which is checked as a `Msg` (and raises as
 /// `Msg.from_dict` raises).
-fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool)> {
-    message.get("name")?.as_str()?;
+fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
+    let name = message.get("name")?.as_str()?;
     let role = Role::named(message.get("role")?.as_str()?)?;
     let content = message.get("content")?;
     let mut tools = false;
@@ -407,7 +401,7 @@ fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool)> {
             tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
         }
     }
-    Some((role, tools))
+    Some((role, tools, name))
 }
 
 impl From<Arc<Msg>> for MsgItem {
@@ -568,7 +562,7 @@ mod tests {
             }
             let long_way = whole.map(|m| (m.role, m.has_tool_blocks().ok(), py::py_str(m.name())));
             match packed.view().and_then(plain_check) {
-                Some((role, tools)) => {
+                Some((role, tools, _)) => {
                     plain += 1;
                     let Ok(expected) = long_way else {
                         panic!("{value}: read in place, but Msg.from_dict raises");
