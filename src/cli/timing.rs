@@ -17,20 +17,31 @@ pub(crate) struct TimingArgs {
     /// Budget for the truncation timings.
     #[arg(long, value_name = "N")]
     pub(crate) max_tokens: i64,
-    /// Runs per figure (the median is printed).
+    /// Runs per figure at least (the median is printed); a figure under a
+    /// few milliseconds runs until it has been timed for a quarter of a
+    /// second.
     #[arg(long, default_value_t = 5)]
     pub(crate) runs: usize,
 }
 
-/// Median milliseconds of `runs` calls.
+/// How long a figure is timed at least, in as many runs as that takes
+/// ([`MOST_RUNS`] at most): the median of five runs of a figure under a
+/// millisecond moved by half from one run of the bench to the next (the
+/// machine's noise, which many runs' median rides out).
+const TIMED_MS: f64 = 250.0;
+const MOST_RUNS: usize = 1000;
+
+/// Median milliseconds of at least `runs` calls (see [`TIMED_MS`]).
 fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let t = std::time::Instant::now();
-            f();
-            t.elapsed().as_secs_f64() * 1000.0
-        })
-        .collect();
+    let mut times = Vec::new();
+    let mut total = 0.0;
+    while times.len() < runs.max(1) || (total < TIMED_MS && times.len() < MOST_RUNS) {
+        let t = std::time::Instant::now();
+        f();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        total += ms;
+        times.push(ms);
+    }
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }
