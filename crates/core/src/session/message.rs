@@ -385,9 +385,9 @@ fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
 /// [`MsgItem::check`] of a message dict of the plain shape, read in place
 /// (unpacking one is a tree of allocations; a session is mostly these): a
 /// string name, a role AgentScope knows, and string content or blocks that
-/// each have a `"type"`. Its role and whether it has tool blocks (its name
-/// is read again where it is shared, `Checked::named`); `None` for any
-/// other dict, which is checked as a `Msg` (and raises as
+/// each have a `"type"`. Its role, whether it has tool blocks, and its
+/// name (kept by the check until it is shared, `Checked::named`); `None`
+/// for any other dict, which is checked as a `Msg` (and raises as
 /// `Msg.from_dict` raises).
 fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
     let name = message.get("name")?.as_str()?;
