@@ -240,7 +240,8 @@ fn the_runtime_s_picker_is_up_at_once_and_fills_while_the_folder_is_listed() {
     let mut listed = None;
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
-        rt.step(Duration::from_millis(20));
+        // One message at a time: each state the picker goes through.
+        rt.step_alone(Duration::from_millis(20));
         let count = match &rt.app.popup {
             Some(Popup::Picker(p)) => p.entries.as_ref().map_or(0, Vec::len),
             _ => 0,

@@ -133,32 +133,54 @@ impl Runtime {
     pub fn handle(&mut self, first: Event) -> Flow {
         let mut next = Some(first);
         while let Some(msg) = next.take() {
-            if let Event::Signal(sig) = msg {
-                return Flow::Signal(sig);
-            }
-            let cmds = self.app.update(msg);
-            self.execute(cmds);
-            if self.app.quit {
-                return Flow::Quit;
+            if let Some(flow) = self.handle_alone(msg) {
+                return flow;
             }
             next = self.rx.try_recv().ok();
         }
         Flow::Continue
     }
 
-    /// Waits up to `timeout` for a message and handles it.
+    /// One message, the rest of the queue left as it is: `None` to go on.
+    fn handle_alone(&mut self, msg: Event) -> Option<Flow> {
+        if let Event::Signal(sig) = msg {
+            return Some(Flow::Signal(sig));
+        }
+        let cmds = self.app.update(msg);
+        self.execute(cmds);
+        self.app.quit.then_some(Flow::Quit)
+    }
+
+    /// Waits up to `timeout` for a message and handles it (and every one
+    /// queued behind it, as the loop does before a frame).
     pub fn step(&mut self, timeout: Duration) -> Option<Flow> {
+        let msg = self.next_message(timeout)?;
+        Some(msg.map_or(Flow::Quit, |msg| self.handle(msg)))
+    }
+
+    /// [`Self::step`] for one message alone: each state the app goes
+    /// through, for tests (a loaded machine can queue a whole listing's
+    /// batches before the loop wakes, which `step` handles in one go).
+    pub fn step_alone(&mut self, timeout: Duration) -> Option<Flow> {
+        let msg = self.next_message(timeout)?;
+        Some(match msg {
+            Some(msg) => self.handle_alone(msg).unwrap_or(Flow::Continue),
+            None => Flow::Quit,
+        })
+    }
+
+    /// The next message within `timeout`: `None` when none came,
+    /// `Some(None)` when every sender is gone.
+    fn next_message(&mut self, timeout: Duration) -> Option<Option<Event>> {
         // A message already queued needs no wait (and no timer).
         if let Ok(msg) = self.rx.try_recv() {
-            return Some(self.handle(msg));
+            return Some(Some(msg));
         }
         let tokio = Arc::clone(&self.tokio);
         let rx = &mut self.rx;
-        match tokio.block_on(async { tokio::time::timeout(timeout, rx.recv()).await }) {
-            Ok(Some(msg)) => Some(self.handle(msg)),
-            Err(_) => None,
-            Ok(None) => Some(Flow::Quit),
-        }
+        tokio
+            .block_on(async { tokio::time::timeout(timeout, rx.recv()).await })
+            .ok()
     }
 
     /// Handles messages until none but ticks came for `quiet` (or `max`
