@@ -17,20 +17,7 @@ use formatscope::tui::runtime::Runtime;
 use formatscope::tui::theme::Theme;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// One test of this file at a time: the runtime's test watches the picker
-/// fill while the folder is listed, and with the others listing their own
-/// folders beside it on two cores, its thread woke only after the whole
-/// listing was queued (handled in one go), one run in four.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 const SESSION: &str = r#"{"messages": [{"name": "user", "role": "user", "content": "What is the capital of Peru?"}]}"#;
 
@@ -68,7 +55,6 @@ fn stream(dir: &Path, recent: Option<&Path>) -> Vec<Batch> {
 
 #[test]
 fn the_listing_streams_sessions_only_in_name_order_recent_first() {
-    let _one = one_at_a_time();
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("folder");
     std::fs::create_dir(&dir).expect("mkdir");
@@ -156,7 +142,6 @@ fn the_listing_streams_sessions_only_in_name_order_recent_first() {
 
 #[test]
 fn a_newer_listing_stops_an_older_one() {
-    let _one = one_at_a_time();
     let tmp = tempfile::tempdir().expect("tempdir");
     sessions(tmp.path(), 600);
     let mut batches = 0;
@@ -178,7 +163,6 @@ fn entries(prefix: &str, n: usize) -> Vec<PathBuf> {
 /// entry it was on.
 #[test]
 fn batches_under_a_query_show_what_the_whole_listing_would() {
-    let _one = one_at_a_time();
     let mut files = entries("chat_", 300);
     files.extend(entries("library_trip_", 300));
     files.extend(entries("multimodal_", 300));
@@ -218,7 +202,6 @@ fn batches_under_a_query_show_what_the_whole_listing_would() {
 /// the folder, the first the folder's own).
 #[test]
 fn the_runtime_s_picker_is_up_at_once_and_fills_while_the_folder_is_listed() {
-    let _one = one_at_a_time();
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("sessions");
     std::fs::create_dir(&dir).expect("mkdir");
