@@ -7,7 +7,7 @@ use formatscope::formatter::FormatterId;
 use formatscope::formatter::{format_once, message_keys, FormatOptions, Mode, Segmented};
 use formatscope::media::{MediaEnv, NoNetwork};
 use formatscope::pipeline::build_msgs;
-use formatscope::session::{parse_session, MsgItem, Names};
+use formatscope::session::{parse_session, MsgItem};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -68,11 +68,10 @@ fn history_groups_read_in_place_format_as_from_their_messages() {
     let doc = json!({"messages": messages()});
     let session = parse_session(&doc.to_string(), "history_lines.json").expect("parses");
     let msgs = build_msgs(&session).expect("valid messages");
-    let mut names = Names::default();
     let items: Vec<MsgItem> = session
         .messages
         .iter()
-        .map(|m| MsgItem::packed(m.clone(), &mut names).expect("a valid message"))
+        .map(|m| MsgItem::packed(m.clone()).expect("a valid message"))
         .collect();
     let keys = message_keys(&session.messages);
     let env = MediaEnv::new(".", Arc::new(NoNetwork));

@@ -85,11 +85,10 @@ fn formatted_units_are_held_in_less_than_the_sessions_size() {
         .map(|m| Arc::new(m.msg().expect("a valid message")))
         .collect();
     // As the workbench builds them: from the packed messages.
-    let mut names = formatscope::session::Names::default();
     let items: Vec<MsgItem> = session
         .messages
         .iter()
-        .map(|m| MsgItem::packed(m.clone(), &mut names).expect("a valid message"))
+        .map(|m| MsgItem::packed(m.clone()).expect("a valid message"))
         .collect();
     let keys = message_keys(&session.messages);
     let env = MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork));

@@ -8,7 +8,7 @@ use formatscope::formatter::{
     format, message_keys, FormatOptions, FormatterId, Mode, Provider, SegmentError, Segmented,
 };
 use formatscope::media::{MediaEnv, NoNetwork};
-use formatscope::session::{Msg, MsgItem, Names, PackedMessage};
+use formatscope::session::{Msg, MsgItem, PackedMessage};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -65,10 +65,9 @@ fn both_paths(id: FormatterId, dicts: &[Value], dir: &std::path::Path) -> Outcom
         .and_then(|msgs| format(id, &options, &msgs, &env, None).map_err(|e| e.message));
     let reference = (reference, env.take_warnings());
     let packed: Vec<PackedMessage> = dicts.iter().map(PackedMessage::new).collect();
-    let mut names = Names::default();
     let items: Result<Vec<MsgItem>, _> = packed
         .iter()
-        .map(|m| MsgItem::packed(m.clone(), &mut names).map_err(|(e, _)| e.message))
+        .map(|m| MsgItem::packed(m.clone()).map_err(|(e, _)| e.message))
         .collect();
     let env = MediaEnv::new(dir, Arc::new(NoNetwork));
     let units = items.and_then(|items| {

@@ -130,10 +130,9 @@ fn packed(values: &[Value]) -> Vec<PackedMessage> {
 
 /// The messages as the workbench's budget model holds them.
 fn packed_items(messages: &[PackedMessage]) -> Vec<MsgItem> {
-    let mut names = formatscope::session::Names::default();
     messages
         .iter()
-        .map(|m| MsgItem::packed(m.clone(), &mut names).expect("a valid message"))
+        .map(|m| MsgItem::packed(m.clone()).expect("a valid message"))
         .collect()
 }
 

@@ -9,7 +9,7 @@ use crate::formatter::{
 use crate::json;
 use crate::media::MediaEnv;
 use crate::py::{self, PyErr};
-use crate::session::{live_items, msgs_of, Msg, MsgItem, Names, PackedMessage};
+use crate::session::{live_items, msgs_of, Msg, MsgItem, PackedMessage};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
 use crate::truncate::{self, CostedRequest, UnitCost};
@@ -50,8 +50,6 @@ pub struct BudgetModel {
     /// own packed dicts, not copies of them, checked as `Msg.from_dict`
     /// checks them) are the request's: [`BudgetModel::msgs`].
     keys: Vec<u64>,
-    /// The speakers' names, shared by the messages.
-    names: Names,
     tools: Option<Value>,
     tool_schemas: i64,
     request: CostedRequest,
@@ -126,26 +124,23 @@ impl BudgetModel {
     ) -> Result<Self, BudgetError> {
         let counter = ProviderCounter::new(model, Some(Arc::clone(env.gate())));
         let keys = crate::formatter::message_keys(messages);
-        let mut names = previous.map(|p| p.names.clone()).unwrap_or_default();
         let (known_keys, known) = previous.map_or((&[][..], &[][..]), |p| (&p.keys[..], p.msgs()));
-        // Checked on every core; names shared after, in order, so the first
-        // bad message in order is the one reported.
+        // Checked on every core; the first bad message in order is the one
+        // reported.
         let checked = crate::parallel::map(messages, |index, m| {
             if known_keys.get(index) == Some(&keys[index]) {
-                Ok(Read::Known(known[index].clone()))
+                Ok(known[index].clone())
             } else {
-                MsgItem::check(m.clone()).map(Read::Fresh)
+                MsgItem::packed(m.clone())
             }
         });
         let mut msgs = Vec::with_capacity(messages.len());
         for (index, item) in checked.into_iter().enumerate() {
-            msgs.push(match item {
-                Ok(Read::Known(known)) => known,
-                Ok(Read::Fresh(fresh)) => fresh.named(&mut names),
-                Err((error, why)) => {
-                    return Err(BudgetError::PackedMessage { index, error, why });
-                }
-            });
+            msgs.push(item.map_err(|(error, why)| BudgetError::PackedMessage {
+                index,
+                error,
+                why,
+            })?);
         }
         // Promotion allowed: right for counting; plans then run the reference loop.
         let list = Arc::new(msgs);
@@ -164,7 +159,6 @@ impl BudgetModel {
             counter,
             env,
             keys,
-            names,
             tools,
             tool_schemas: 0,
             // Nothing counted before: `cost` finds no unit to reuse.
@@ -216,8 +210,11 @@ impl BudgetModel {
             )));
         }
         let key = value.key();
-        let msg = MsgItem::packed(value, &mut self.names)
-            .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?;
+        let msg = MsgItem::packed(value).map_err(|(error, why)| BudgetError::PackedMessage {
+            index,
+            error,
+            why,
+        })?;
         self.keys[index] = key;
         let replaced = self
             .request
@@ -305,7 +302,7 @@ impl BudgetModel {
             };
             let msg = match here.or_else(moved) {
                 Some(msg) => msg,
-                None => MsgItem::packed(m.clone(), &mut self.names)
+                None => MsgItem::packed(m.clone())
                     .map_err(|(error, why)| BudgetError::PackedMessage { index, error, why })?,
             };
             msgs.push(msg);
@@ -457,10 +454,7 @@ impl BudgetModel {
         let mut messages = Vec::with_capacity(if per_message { self.msgs().len() } else { 0 });
         let mut speakers = report::Speakers::default();
         let mut describe = |i: usize, msgs: &[MsgItem]| {
-            let speaker = match msgs[i].name_shared() {
-                Some(name) => speakers.place(name),
-                None => speakers.place(&msgs[i].name()),
-            };
+            let speaker = speakers.place(&msgs[i].name());
             (speaker, msgs[i].role().as_str())
         };
         if self.request.seg.pinned && per_message {
@@ -691,13 +685,6 @@ fn formatted_items_with_spans(
         })?;
     let (messages, spans) = seg.assemble_with_spans(0, env)?;
     Ok(FormattedRequest { messages, spans })
-}
-
-/// A message as [`BudgetModel::new_after`] reads it: as the previous model
-/// checked it, or checked now.
-enum Read {
-    Known(MsgItem),
-    Fresh(crate::session::Checked),
 }
 
 fn segment_error(e: SegmentError) -> BudgetError {

@@ -90,36 +90,121 @@ impl TokenReport {
     }
 }
 
-/// A report's speakers while it is made: each name the messages share
-/// (one `Arc` each, told apart by address) given its place once. Every
-/// name placed is held in `names`, so no address is freed and reused for
-/// another name while this lives.
+/// A report's speakers while it is made: each name given its place the
+/// first time it is seen.
 #[derive(Default)]
 pub(super) struct Speakers {
     names: Vec<Arc<str>>,
-    places: rustc_hash::FxHashMap<*const u8, u32>,
-    /// The last name looked up: consecutive messages often share one.
-    last: Option<(*const u8, u32)>,
+    /// Every name's place, once there are more than [`FEW`] (a session
+    /// has a handful of speakers, found faster by comparing than hashing).
+    places: rustc_hash::FxHashMap<Arc<str>, u32>,
 }
+
+/// Speakers looked up by comparing each name before a hash map is kept.
+const FEW: usize = 8;
 
 impl Speakers {
     /// `name`'s place, given one the first time it is seen.
-    pub(super) fn place(&mut self, name: &Arc<str>) -> u32 {
-        let at = Arc::as_ptr(name).cast::<u8>();
-        if let Some((last, place)) = self.last {
-            if last == at {
-                return place;
+    pub(super) fn place(&mut self, name: &str) -> u32 {
+        if self.names.len() <= FEW {
+            if let Some(place) = self.names.iter().position(|n| same(n, name)) {
+                return place as u32;
+            }
+        } else if let Some(&place) = self.places.get(name) {
+            return place;
+        }
+        let place = self.names.len() as u32;
+        self.names.push(name.into());
+        if self.names.len() > FEW {
+            if self.places.is_empty() {
+                let known = self.names.iter().enumerate();
+                self.places = known.map(|(i, n)| (Arc::clone(n), i as u32)).collect();
+            } else {
+                self.places
+                    .insert(Arc::clone(&self.names[place as usize]), place);
             }
         }
-        let place = *self.places.entry(at).or_insert_with(|| {
-            self.names.push(Arc::clone(name));
-            (self.names.len() - 1) as u32
-        });
-        self.last = Some((at, place));
         place
     }
 
     pub(super) fn into_names(self) -> Vec<Arc<str>> {
         self.names
+    }
+}
+
+/// `a == b` for names, which are short: a word at a time, without a call
+/// to `memcmp` (the report asks it of every message).
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    match a.len() {
+        // The first and last eight bytes (overlapping) cover it.
+        8..=16 => word(a, 0) == word(b, 0) && word(a, a.len() - 8) == word(b, b.len() - 8),
+        0..8 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each name keeps the place it was first given, however many names
+    /// there are and however long or alike they are.
+    #[test]
+    fn a_name_keeps_its_first_place() {
+        let names: Vec<String> = (0..40)
+            .map(|i| match i % 4 {
+                0 => format!("s{i}"),
+                1 => format!("speaker {i:02}"),
+                2 => format!("a speaker with a long name, number {i}"),
+                _ => "é".repeat(i % 9),
+            })
+            .collect();
+        let mut speakers = Speakers::default();
+        let mut first: Vec<&str> = Vec::new();
+        for round in 0..3 {
+            for name in names.iter().rev().skip(round) {
+                let place = speakers.place(name) as usize;
+                if place == first.len() {
+                    first.push(name);
+                }
+                assert_eq!(first[place], name.as_str(), "round {round}");
+            }
+        }
+        let placed: Vec<String> = speakers
+            .into_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(placed.len(), unique.len());
+    }
+
+    #[test]
+    fn names_compare_as_strings() {
+        for (a, b) in [
+            ("", ""),
+            ("Bob", "Bob"),
+            ("Bob", "Bo"),
+            ("Alice", "Alicf"),
+            ("12345678", "12345679"),
+            ("0123456789abcdef", "0123456789abcdeF"),
+            ("0123456789abcdef", "X123456789abcdef"),
+            ("0123456789abcdefg", "0123456789abcdefg"),
+            ("0123456789abcdefg", "0123456789abcdefh"),
+        ] {
+            assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
+        }
     }
 }

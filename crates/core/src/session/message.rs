@@ -180,90 +180,40 @@ pub struct PackedMsg {
     /// Its tool ids, read in place when it was checked (tool blocks of the
     /// plain shape): every plan asks them of each message it drops.
     ids: Option<Arc<ToolIds>>,
-    /// `str(msg.name)`.
-    name: Arc<str>,
-}
-
-/// Speaker names, each held once: a session has a few speakers and many
-/// messages, and every packed item keeps its name.
-#[derive(Debug, Clone, Default)]
-pub struct Names(rustc_hash::FxHashSet<Arc<str>>);
-
-impl Names {
-    pub fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(known) = self.0.get(name) {
-            return Arc::clone(known);
-        }
-        let name: Arc<str> = name.into();
-        self.0.insert(Arc::clone(&name));
-        name
-    }
-}
-
-/// A message checked as `Msg.from_dict` checks it, its name not yet shared.
-#[derive(Debug)]
-pub struct Checked {
-    message: PackedMessage,
-    role: Role,
-    tools: Option<bool>,
-    ids: Option<Arc<ToolIds>>,
-    /// `str(msg.name)`, kept inline where it is short, as names are: read
-    /// from the message's bytes again as it is named, on one thread, it
-    /// was a cache miss a message (half of naming 100,000 messages, 4 ms
-    /// of a cold count), and a copy on the heap made on one thread and
-    /// freed on another had been as slow.
+    /// `str(msg.name)`, inline where it is short, as speakers' names are
+    /// (a long one has a copy of its own). Not one `Arc` shared by every
+    /// message of a speaker: giving it to 100,000 messages was a serial
+    /// pass of a cold count (3-5 ms of its 190), and every clone and drop
+    /// on two cores fought over the one reference count.
     name: CompactString,
 }
 
-impl Checked {
-    /// The item, its name shared through `names`.
-    pub fn named(self, names: &mut Names) -> MsgItem {
-        let name = names.get(&self.name);
-        MsgItem::Packed(PackedMsg {
-            role: self.role,
-            tools: self.tools,
-            ids: self.ids,
-            name,
-            message: self.message,
-        })
-    }
-}
-
 impl MsgItem {
-    /// A session message, checked as `Msg.from_dict` checks it; its name
-    /// shared through `names`.
-    pub fn packed(
-        message: PackedMessage,
-        names: &mut Names,
-    ) -> Result<MsgItem, (PyErr, Option<String>)> {
-        Ok(MsgItem::check(message)?.named(names))
-    }
-
-    /// [`MsgItem::packed`]'s check, which any thread can make; the name is
-    /// shared after ([`Checked::named`]).
-    pub fn check(message: PackedMessage) -> Result<Checked, (PyErr, Option<String>)> {
+    /// A session message, checked as `Msg.from_dict` checks it (any thread
+    /// can check one).
+    pub fn packed(message: PackedMessage) -> Result<MsgItem, (PyErr, Option<String>)> {
         let view = message.view();
         if let Some((role, tools, name)) = view.and_then(plain_check) {
             let ids = view
                 .filter(|_| tools)
                 .and_then(tool_ids_in_place)
                 .map(Arc::new);
-            return Ok(Checked {
+            return Ok(MsgItem::Packed(PackedMsg {
                 role,
                 tools: Some(tools),
                 ids,
                 name: CompactString::new(name),
                 message,
-            });
+            }));
         }
         let msg = message.msg()?;
-        Ok(Checked {
+        Ok(MsgItem::Packed(PackedMsg {
             role: msg.role,
             tools: msg.has_tool_blocks().ok(),
             ids: None,
             name: py::py_str(msg.name()).into(),
             message,
-        })
+        }))
     }
 
     pub fn role(&self) -> Role {
@@ -273,20 +223,11 @@ impl MsgItem {
         }
     }
 
-    /// `str(msg.name)` where it is kept, shared by every message of that
-    /// name ([`Names`]); `None` for a live message (see [`MsgItem::name`]).
-    pub fn name_shared(&self) -> Option<&Arc<str>> {
+    /// `str(msg.name)`: read in place for a packed message.
+    pub fn name(&self) -> Cow<'_, str> {
         match self {
-            MsgItem::Live(_) => None,
-            MsgItem::Packed(p) => Some(&p.name),
-        }
-    }
-
-    /// `str(msg.name)`.
-    pub fn name(&self) -> Arc<str> {
-        match self {
-            MsgItem::Live(m) => py::py_str(m.name()).into(),
-            MsgItem::Packed(p) => Arc::clone(&p.name),
+            MsgItem::Live(m) => Cow::Owned(py::py_str(m.name())),
+            MsgItem::Packed(p) => Cow::Borrowed(&p.name),
         }
     }
 
@@ -382,11 +323,11 @@ fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
     Some(ids)
 }
 
-/// [`MsgItem::check`] of a message dict of the plain shape, read in place
+/// [`MsgItem::packed`]'s check of a message dict of the plain shape, read in place
 /// (unpacking one is a tree of allocations; a session is mostly these): a
 /// string name, a role AgentScope knows, and string content or blocks that
 /// each have a `"type"`. Its role, whether it has tool blocks, and its
-/// name (kept by the check until it is shared, `Checked::named`); `None`
+/// name; `None`
 /// for any other dict, which is checked as a `Msg` (and raises as
 /// `Msg.from_dict` raises).
 fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
@@ -431,8 +372,7 @@ mod tests {
             {"type": "tool_use", "id": "1", "name": "f", "input": {"b": 1.50, "a": 2}}]});
         let message = PackedMessage::new(&dict);
         assert_eq!(message.value(), dict);
-        let item =
-            MsgItem::packed(message.clone(), &mut Names::default()).expect("a valid message");
+        let item = MsgItem::packed(message.clone()).expect("a valid message");
         let msg = Msg::from_dict(&dict).expect("a valid message");
         assert_eq!(item.role(), Role::Assistant);
         assert_eq!(&*item.name(), "Bob");
@@ -443,41 +383,28 @@ mod tests {
         assert_ne!(PackedMessage::new(&reordered).key(), message.key());
     }
 
+    /// Each message keeps its own name, short or long, as `str(msg.name)`.
     #[test]
-    fn messages_of_one_speaker_share_their_name() {
-        let mut names = Names::default();
-        let a = MsgItem::packed(
-            PackedMessage::new(&json!({"name": "Bob", "role": "user", "content": "1"})),
-            &mut names,
-        )
-        .expect("valid");
-        let b = MsgItem::packed(
-            PackedMessage::new(&json!({"name": "Bob", "role": "assistant", "content": "2"})),
-            &mut names,
-        )
-        .expect("valid");
-        let c = MsgItem::packed(
-            PackedMessage::new(&json!({"name": "Ann", "role": "user", "content": "3"})),
-            &mut names,
-        )
-        .expect("valid");
-        assert!(Arc::ptr_eq(&a.name(), &b.name()));
-        assert_eq!((&*a.name(), &*c.name()), ("Bob", "Ann"));
+    fn a_message_keeps_its_name() {
+        let long = "A speaker whose name runs past twenty-four bytes";
+        for (name, want) in [(json!("Bob"), "Bob"), (json!(long), long), (json!(""), "")] {
+            let dict = json!({"name": name, "role": "user", "content": "1"});
+            let item = MsgItem::packed(PackedMessage::new(&dict)).expect("valid");
+            assert_eq!(item.name(), want);
+        }
     }
 
     #[test]
     fn a_block_without_a_type_raises_when_asked_as_it_did() {
         let dict = json!({"name": "a", "role": "user", "content": [{"text": "x"}]});
-        let item = MsgItem::packed(PackedMessage::new(&dict), &mut Names::default())
-            .expect("from_dict accepts it");
+        let item = MsgItem::packed(PackedMessage::new(&dict)).expect("from_dict accepts it");
         let err = item
             .has_tool_blocks()
             .expect_err("blocks_of reads block[\"type\"]");
         assert_eq!(err.kind, "KeyError");
-        let err = MsgItem::packed(
-            PackedMessage::new(&json!({"name": "a", "role": "tool", "content": ""})),
-            &mut Names::default(),
-        )
+        let err = MsgItem::packed(PackedMessage::new(
+            &json!({"name": "a", "role": "tool", "content": ""}),
+        ))
         .expect_err("role tool");
         assert_eq!(err.0.kind, "AssertionError");
     }
@@ -512,7 +439,7 @@ mod tests {
                 in_place += 1;
                 assert_eq!(Ok(&ids), long_way.as_ref(), "{value}");
             }
-            let Ok(item) = MsgItem::packed(packed, &mut Names::default()) else {
+            let Ok(item) = MsgItem::packed(packed) else {
                 continue;
             };
             let asked = item.tool_ids();
@@ -567,8 +494,8 @@ mod tests {
                     let Ok(expected) = long_way else {
                         panic!("{value}: read in place, but Msg.from_dict raises");
                     };
-                    // The name, read in place again as the item is named.
-                    let Ok(item) = MsgItem::packed(packed.clone(), &mut Names::default()) else {
+                    // The name the item keeps.
+                    let Ok(item) = MsgItem::packed(packed.clone()) else {
                         panic!("{value}: read in place, but the check raises");
                     };
                     let name = item.name().to_string();
@@ -581,7 +508,7 @@ mod tests {
                     "{value}: a plain message went the long way"
                 ),
             }
-            let checked = MsgItem::check(packed.clone());
+            let checked = MsgItem::packed(packed.clone());
             assert_eq!(checked.is_ok(), packed.msg().is_ok(), "{value}");
         }
         assert_eq!(plain, 8);

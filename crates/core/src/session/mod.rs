@@ -15,9 +15,7 @@ pub use load::{
     Session, SessionError,
 };
 pub use locate::{locate_pointer, Locator};
-pub use message::{
-    live_items, msgs_of, Checked, MsgItem, Names, PackedMessage, PackedMsg, Texts, ToolIds,
-};
+pub use message::{live_items, msgs_of, MsgItem, PackedMessage, PackedMsg, Texts, ToolIds};
 pub use msg::{Msg, Role};
 pub use save::{
     read_only, render_saved, resolved, write_atomic, write_beside, write_session_file, SaveError,
