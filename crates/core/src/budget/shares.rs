@@ -150,30 +150,43 @@ impl<'a> Lines<'a> {
         let mut total = 0;
         // The line the next part starts in (parts come in order).
         let mut line = 0;
+        // An ASCII character's count alone, counted once: the characters
+        // after the cuts are the first of the names, which repeat.
+        let mut alone = [None; 128];
         let mut count_part = |from: usize, to: usize| {
-            // A part before a cut is counted with the character after it,
-            // less that character's count: at the very end of a text GPT-2's
-            // pattern ends a run of spaces and newlines differently.
-            let n = match text[to..].chars().next() {
-                Some(next) => {
-                    let after = to + next.len_utf8();
-                    raw(&text[from..after]) - raw(&text[to..after])
-                }
-                None => raw(&text[from..to]),
-            };
-            total += n;
             while line < last && starts[line + 1] <= from {
                 line += 1;
             }
-            if from >= starts[0] && from < end_of_lines {
-                let with_newline = to == end_of_lines + 1 && bytes[end_of_lines] == b'\n';
-                own[self.lines[line].0] += if line == last && to >= end_of_lines && !with_newline {
-                    // The last line's part runs on past its newline (the
-                    // closing tag, the group's): the line's own is counted.
-                    line_cost(counter, &text[from..end_of_lines])
-                } else {
-                    n
-                };
+            let in_lines = from >= starts[0] && from < end_of_lines;
+            let with_newline = to == end_of_lines + 1 && bytes[end_of_lines] == b'\n';
+            // The last line's part runs on past its newline (the closing
+            // tag, the group's): the line's own is counted too, beside it,
+            // the pieces the two share counted once.
+            let runs_on = in_lines && line == last && to >= end_of_lines && !with_newline;
+            // A part before a cut is counted with the character after it,
+            // less that character's count: at the very end of a text GPT-2's
+            // pattern ends a run of spaces and newlines differently.
+            let (counted, next_alone) = match text[to..].chars().next() {
+                Some(next) => {
+                    let after = to + next.len_utf8();
+                    let next_alone = match alone.get_mut(next as usize) {
+                        Some(known) => *known.get_or_insert_with(|| raw(&text[to..after])),
+                        None => raw(&text[to..after]),
+                    };
+                    (&text[from..after], next_alone)
+                }
+                None => (&text[from..to], 0),
+            };
+            let (whole, line_alone) = if runs_on {
+                let (whole, alone) = line_cost_beside(counter, &text[from..end_of_lines], counted);
+                (whole, Some(alone))
+            } else {
+                (raw(counted), None)
+            };
+            let n = whole - next_alone;
+            total += n;
+            if in_lines {
+                own[self.lines[line].0] += line_alone.unwrap_or(n);
             }
         };
         let mut from = 0;
@@ -220,6 +233,14 @@ fn texts_lines<'a, 'b>(
 fn line_cost(counter: &ProviderCounter, line: &str) -> i64 {
     let raw = |t: &str| counter.info.tokenizer.raw(t) as i64;
     raw(&format!("{line}\nx")) - raw("x")
+}
+
+/// `other`'s raw count and [`line_cost`] of `line`, counted together:
+/// `other` starts with `line` (the pieces both start with are counted once).
+fn line_cost_beside(counter: &ProviderCounter, line: &str, other: &str) -> (i64, i64) {
+    let tokenizer = &counter.info.tokenizer;
+    let (other, line) = tokenizer.raw_two(other, &format!("{line}\nx"));
+    (other as i64, line as i64 - tokenizer.raw("x") as i64)
 }
 
 /// A unit's cost, and for a `<history>` group of several members each

@@ -81,23 +81,56 @@ impl CountingBpe {
     }
 
     fn count_ordinary(&self, text: &str) -> usize {
-        let t = text.as_bytes();
+        self.ranks
+            .with_cache(|ranks| self.count_from(text.as_bytes(), 0, ranks))
+    }
+
+    /// [`CountingBpe::count`] without specials of two texts, the pieces
+    /// they share from their start counted once (a `<history>` group's
+    /// last line is counted both with the group's closing tag and alone).
+    pub fn count_two_ordinary(&self, a: &str, b: &str) -> (usize, usize) {
+        let (ta, tb) = (a.as_bytes(), b.as_bytes());
+        let same = ta.iter().zip(tb).take_while(|(x, y)| x == y).count();
         self.ranks.with_cache(|ranks| {
-            let mut n = 0;
+            let mut shared = 0;
             let mut p = 0;
-            while p < t.len() {
-                let end = self.pattern.piece_end(t, p);
-                // A piece that is a token counts one (`bpe::count` sees to
-                // it; asked here first for a short one, its key read from
-                // the text around it: most pieces are such words).
-                n += match packed_within(t, p, end) {
-                    Some(key) if ranks.rank_keyed(&t[p..end], key).is_some() => 1,
-                    _ => bpe::count(&t[p..end], ranks),
-                };
+            while p < same {
+                let end = self.pattern.piece_end(ta, p);
+                // The same piece in both where both scans end it at the
+                // same place within the bytes they share (a piece's end
+                // may depend on a character past it).
+                if end > same || self.pattern.piece_end(tb, p) != end {
+                    break;
+                }
+                shared += piece_count(ta, p, end, ranks);
                 p = end;
             }
-            n
+            let a = shared + self.count_from(ta, p, ranks);
+            (a, shared + self.count_from(tb, p, ranks))
         })
+    }
+
+    /// The tokens of the pieces of `t` from `p` (a piece's start).
+    #[inline(always)]
+    fn count_from(&self, t: &[u8], mut p: usize, ranks: &Cached<'_>) -> usize {
+        let mut n = 0;
+        while p < t.len() {
+            let end = self.pattern.piece_end(t, p);
+            n += piece_count(t, p, end, ranks);
+            p = end;
+        }
+        n
+    }
+}
+
+/// The tokens of the piece `t[p..end]`. A piece that is a token counts one
+/// (`bpe::count` sees to it; asked here first for a short one, its key
+/// read from the text around it: most pieces are such words).
+#[inline(always)]
+fn piece_count(t: &[u8], p: usize, end: usize, ranks: &Cached<'_>) -> usize {
+    match packed_within(t, p, end) {
+        Some(key) if ranks.rank_keyed(&t[p..end], key).is_some() => 1,
+        _ => bpe::count(&t[p..end], ranks),
     }
 }
 
@@ -341,6 +374,72 @@ mod tests {
                 let want = (at + 16 <= text.len() && (2..=15).contains(&n))
                     .then(|| pack(&text[at..at + n]));
                 assert_eq!(packed_within(&text, at, at + n), want, "{n} bytes at {at}");
+            }
+        }
+    }
+
+    /// Two texts counted together count as each counted alone, whatever
+    /// they share from their start and however each goes on (a space run
+    /// that a following letter ends otherwise, a contraction, a
+    /// character cut in the middle of its bytes).
+    #[test]
+    fn two_texts_count_as_each_alone() {
+        use crate::tokens::Vocab;
+        let heads = [
+            "",
+            "Bob: the library opens",
+            "x  ",
+            "don",
+            "中文书",
+            "a.\n",
+            "ok!!",
+            "1234",
+        ];
+        let tails = [
+            "",
+            "\n</history>",
+            "\nx",
+            "'t go",
+            "   y",
+            "s",
+            "\u{301}",
+            "文",
+            "\n\n",
+            "5",
+        ];
+        for vocab in [Vocab::O200kBase, Vocab::Cl100kBase] {
+            let bpe = vocab.counting();
+            for head in heads {
+                for a in tails {
+                    for b in tails {
+                        let (a, b) = (format!("{head}{a}"), format!("{head}{b}"));
+                        let want = (bpe.count(&a, false), bpe.count(&b, false));
+                        assert_eq!(
+                            bpe.count_two_ordinary(&a, &b),
+                            want,
+                            "{vocab:?} {a:?} {b:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn two_texts_with_a_common_start_count_as_each_alone(
+            head in "[a-zA-Z0-9 '\n\t.,!中文é]{0,60}",
+            a in "[a-z '\n<>/.中]{0,8}",
+            b in "[a-z '\n<>/.中]{0,8}",
+        ) {
+            use crate::tokens::Vocab;
+            for vocab in [Vocab::O200kBase, Vocab::Cl100kBase] {
+                let bpe = vocab.counting();
+                let (a, b) = (format!("{head}{a}"), format!("{head}{b}"));
+                let want = (bpe.count(&a, false), bpe.count(&b, false));
+                proptest::prop_assert_eq!(bpe.count_two_ordinary(&a, &b), want);
             }
         }
     }

@@ -78,6 +78,16 @@ impl TokenizerSpec {
         }
     }
 
+    /// [`Self::raw`] of two texts that may share their start (see
+    /// [`Vocab::count_two`]).
+    pub fn raw_two(&self, a: &str, b: &str) -> (usize, usize) {
+        if self.exact_count() {
+            self.vocab.count_two(a, b)
+        } else {
+            (self.raw(a), self.raw(b))
+        }
+    }
+
     /// A raw vocabulary count scaled by the estimate's factor.
     pub fn scale(&self, raw: i64) -> i64 {
         if self.band.is_none() {

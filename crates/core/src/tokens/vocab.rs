@@ -120,6 +120,20 @@ impl Vocab {
         }
     }
 
+    /// [`Vocab::count`] of two texts: what they share from their start
+    /// counted once where ordinary text is counted a piece at a time (the
+    /// tiktoken vocabularies without normalisation or specials); each
+    /// counted on its own elsewhere.
+    pub fn count_two(self, a: &str, b: &str) -> (usize, usize) {
+        let short = a.len().max(b.len()) < super::split::SPLIT_FROM;
+        match self {
+            Vocab::O200kBase | Vocab::O200kHarmony | Vocab::Cl100kBase if short => {
+                self.counting().count_two_ordinary(a, b)
+            }
+            _ => (self.count(a), self.count(b)),
+        }
+    }
+
     /// A tiktoken-style vocabulary's count; a long text a part per core
     /// (`split.rs`).
     fn count_long(self, text: &str, specials: bool) -> usize {
