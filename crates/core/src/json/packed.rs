@@ -303,6 +303,36 @@ impl<'a> View<'a> {
         None
     }
 
+    /// The members `keys` of an object (each the first of its name, as
+    /// [`View::get`] finds it), read in one pass: asking for each in turn
+    /// read the members before it again, a sixth of checking a message.
+    pub fn get_all<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<View<'a>>; N]> {
+        let (mut r, left) = self.open(OBJECT)?;
+        let mut found = [None; N];
+        let mut missing = N;
+        for _ in 0..left {
+            let key = r.bytes_ref();
+            if let Some(i) = keys.iter().position(|k| k.as_bytes() == key) {
+                if found[i].is_none() {
+                    found[i] = Some(r.here());
+                    missing -= 1;
+                    if missing == 0 {
+                        break;
+                    }
+                }
+            }
+            r.skip();
+        }
+        Some(found)
+    }
+
+    /// A string's bytes, not checked as UTF-8: to compare with a known
+    /// string (equal bytes are that string).
+    pub fn str_bytes(&self) -> Option<&'a [u8]> {
+        let mut r = self.reader();
+        (r.byte() == STRING).then(|| r.bytes_ref())
+    }
+
     /// An object's members in order.
     pub fn members(&self) -> Option<Members<'a>> {
         let (r, left) = self.open(OBJECT)?;
@@ -492,6 +522,39 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One pass finds what asking for each member finds: the first of a
+    /// repeated key, nothing for a missing one, nothing of a non-object.
+    #[test]
+    fn members_found_at_once_are_those_found_one_by_one() {
+        let texts = [
+            r#"{"name": "Bob", "role": "user", "content": [{"type": "text", "text": "hi"}]}"#,
+            r#"{"content": {"a": [1, {"b": 2}]}, "name": 3, "name": "second"}"#,
+            r#"{"role": "user"}"#,
+            r#"{}"#,
+            r#"["name", "role"]"#,
+            r#""name""#,
+        ];
+        for text in texts {
+            let parsed = crate::json::parse(text.as_bytes(), Default::default()).expect("parses");
+            let packed = Packed::pack_one(&parsed.value);
+            let Some(view) = packed.view_one() else {
+                continue;
+            };
+            let keys = ["name", "role", "content", "missing"];
+            let one_by_one = keys.map(|k| view.get(k).map(|v| v.value()));
+            let at_once = view.get_all(keys).map(|found| found.map(|v| v.map(|v| v.value())));
+            match at_once {
+                Some(found) => assert_eq!(found, one_by_one, "{text}"),
+                None => assert!(view.members().is_none(), "{text}"),
+            }
+            for key in keys {
+                let bytes = view.get(key).and_then(|v| v.str_bytes());
+                let text = view.get(key).and_then(|v| v.as_str());
+                assert_eq!(bytes, text.map(str::as_bytes), "{key}");
+            }
+        }
+    }
 
     fn round_trip(text: &str) {
         let parsed = crate::json::parse(text.as_bytes(), Default::default()).expect("parses");

@@ -78,9 +78,8 @@ impl PackedMessage {
     /// string name; string content, or blocks each with a string type,
     /// whose text blocks each have a string text. `None` for any other.
     pub fn texts(&self) -> Option<Texts<'_>> {
-        let message = self.view()?;
-        let name = message.get("name")?.as_str()?;
-        let content = message.get("content")?;
+        let [name, content] = self.view()?.get_all(["name", "content"])?;
+        let (name, content) = (name?.as_str()?, content?);
         if let Some(text) = content.as_str() {
             return Some(Texts {
                 name,
@@ -91,8 +90,9 @@ impl PackedMessage {
         let mut texts = Vec::new();
         let mut only_texts = true;
         for block in content.items()? {
-            if block.get("type")?.as_str()? == "text" {
-                texts.push(block.get("text")?.as_str()?);
+            let [typ, text] = block.get_all(["type", "text"])?;
+            if typ?.str_bytes()? == b"text" {
+                texts.push(text?.as_str()?);
             } else {
                 only_texts = false;
             }
@@ -331,15 +331,16 @@ fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
 /// for any other dict, which is checked as a `Msg` (and raises as
 /// `Msg.from_dict` raises).
 fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
-    let name = message.get("name")?.as_str()?;
-    let role = Role::named(message.get("role")?.as_str()?)?;
-    let content = message.get("content")?;
+    let [name, role, content] = message.get_all(["name", "role", "content"])?;
+    let name = name?.as_str()?;
+    let role = Role::named(role?.as_str()?)?;
+    let content = content?;
     let mut tools = false;
     if !content.is_string() {
         for block in content.items()? {
             // A block that is no dict has no "type": checked as a `Msg`.
             let typ = block.get("type")?;
-            tools |= matches!(typ.as_str(), Some("tool_use" | "tool_result"));
+            tools |= matches!(typ.str_bytes(), Some(b"tool_use" | b"tool_result"));
         }
     }
     Some((role, tools, name))
