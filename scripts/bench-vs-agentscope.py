@@ -4,7 +4,7 @@ the same run, printed as ratios (a Markdown table for the README).
 
     # the reference venv (AgentScope + offline tiktoken cache):
     bash ../shared/reference/setup.sh .venv      # or any venv with agentscope==1.0.21
-    .venv/bin/python scripts/bench-vs-agentscope.py [--sizes 1000 10000 100000] [--runs 3] [--truncate-10k]
+    .venv/bin/python scripts/bench-vs-agentscope.py [--sizes 1000 10000 100000] [--runs 3] [--rounds 3] [--truncate-10k]
 
 Sessions come from benches/gen_session.py (OpenAI multi-agent, gpt-4o). For
 each size, alternating the two so the machine's load falls on both:
@@ -19,6 +19,9 @@ each size, alternating the two so the machine's load falls on both:
   same request) and `count_cold_ms` (a new budget model: format, count and
   each message's share from nothing, the tokenizer loaded), and AgentScope's format + count
   against the warm count, a recount after one edit and the truncation plan;
+  in rounds (`--rounds`), AgentScope then formatscope in each, each side's
+  figure its median over the rounds and the ratio the median of the
+  rounds' own ratios (the machine's load changes within minutes);
 - the formatter with that counter and a budget (AgentScope's FIFO
   truncation: half the tokens, or 2% dropped past 5,000 messages, which
   takes about a minute at 10,000 and runs only with --truncate-10k; never
@@ -133,11 +136,22 @@ def formatscope_times(path: Path, runs: int, max_tokens: int, binary=None) -> di
     return json.loads(res.stdout)
 
 
+def medians(rounds: list) -> dict:
+    """Each numeric figure's median over the rounds (others: the first's)."""
+    out = dict(rounds[0])
+    for key, value in rounds[0].items():
+        if isinstance(value, (int, float)):
+            out[key] = statistics.median(r[key] for r in rounds)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 25000, 100000])
     ap.add_argument("--before", help="an earlier build's binary, timed beside this one")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="in-process comparisons: rounds of AgentScope then formatscope")
     ap.add_argument("--truncate-10k", action="store_true",
                     help="also time AgentScope's truncation at 10,000 messages (about a minute)")
     args = ap.parse_args()
@@ -152,31 +166,45 @@ def main() -> None:
     for n in args.sizes:
         path = session_file(n)
         theirs, ours, old = whole_process_times(path, args.runs, args.before)
-        rows.append(("format --count, whole process", n, theirs, ours))
+        rows.append(("format --count, whole process", n, theirs, ours, theirs / ours))
         if old is not None:
-            rows.append(("format --count, whole process: the build before", n, theirs, old))
+            rows.append(("format --count, whole process: the build before", n, theirs, old,
+                         theirs / old))
         truncate = n <= 5000 or (n <= 10000 and args.truncate_10k)
-        a = agentscope_times(path, args.runs, truncate, budget_for)
-        f = formatscope_times(path, max(args.runs, 5), a["max_tokens"])
+        # In rounds, AgentScope then formatscope each round, so a change
+        # in the machine's load between the two falls on one round's
+        # ratios only: each side's figure is its median over the rounds,
+        # the ratio the median of the rounds' own ratios.
+        theirs_rounds, ours_rounds = [], []
+        for _ in range(max(1, args.rounds)):
+            theirs_rounds.append(agentscope_times(path, args.runs, truncate, budget_for))
+            budget = theirs_rounds[0]["max_tokens"]
+            ours_rounds.append(formatscope_times(path, max(args.runs, 5), budget))
+        a, f = theirs_rounds[0], medians(ours_rounds)
         growth[n] = f
-        rows.append(("format (no budget), in process", n, a["format_ms"], f["format_ms"]))
-        rows.append(("count of the formatted request, in process", n, a["count_ms"],
-                     f["count_request_ms"]))
-        rows.append(("cold count (budget model from nothing: format, count, shares)", n,
-                     a["count_ms"], f["count_cold_ms"]))
-        rows.append(("format + count: warm count", n, a["format_count_ms"], f["count_warm_ms"]))
-        rows.append(("format + count: recount after one edit", n, a["format_count_ms"],
-                     f["recount_one_edit_ms"]))
+
+        def paired(what, theirs_key, ours_key):
+            base = statistics.median(r[theirs_key] for r in theirs_rounds)
+            ours = f[ours_key]
+            ratio = statistics.median(t[theirs_key] / o[ours_key] if o[ours_key] > 0 else float("inf")
+                                      for t, o in zip(theirs_rounds, ours_rounds))
+            rows.append((what, n, base, ours, ratio))
+
+        paired("format (no budget), in process", "format_ms", "format_ms")
+        paired("count of the formatted request, in process", "count_ms", "count_request_ms")
+        paired("cold count (budget model from nothing: format, count, shares)", "count_ms",
+               "count_cold_ms")
+        paired("format + count: warm count", "format_count_ms", "count_warm_ms")
+        paired("format + count: recount after one edit", "format_count_ms", "recount_one_edit_ms")
         if "truncation_ms" in a:
-            rows.append((f"truncate to {a['max_tokens']} (AgentScope counter)", n, a["truncation_ms"],
-                         f["agentscope_truncation_ms"]))
-            rows.append((f"truncate to {a['max_tokens']} (planned, warm)", n, a["truncation_ms"], f["plan_ms"]))
+            paired(f"truncate to {a['max_tokens']} (AgentScope counter)", "truncation_ms",
+                   "agentscope_truncation_ms")
+            paired(f"truncate to {a['max_tokens']} (planned, warm)", "truncation_ms", "plan_ms")
         print(f"# {n} messages: AgentScope {a['tokens']} tokens", file=sys.stderr)
 
     print("| what | messages | AgentScope ms | formatscope ms | AgentScope / formatscope |")
     print("| --- | --- | --- | --- | --- |")
-    for what, n, base, ours in rows:
-        ratio = base / ours if ours > 0 else float("inf")
+    for what, n, base, ours, ratio in rows:
         print(f"| {what} | {n:,} | {base:,.1f} | {ours:,.2f} | {ratio:,.1f}x |")
     if 25000 in growth and 100000 in growth:
         # The budget a quarter of each session, as the workbench's bench.
