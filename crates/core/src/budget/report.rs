@@ -145,10 +145,17 @@ fn same(a: &str, b: &str) -> bool {
         w.copy_from_slice(&s[at..at + 8]);
         u64::from_le_bytes(w)
     };
-    match a.len() {
-        // The first and last eight bytes (overlapping) cover it.
-        8..=16 => word(a, 0) == word(b, 0) && word(a, a.len() - 8) == word(b, b.len() - 8),
-        0..8 => a.iter().zip(b).all(|(x, y)| x == y),
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    };
+    // The first and last eight (or four) bytes, overlapping, cover it.
+    let n = a.len();
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
         _ => a == b,
     }
 }
@@ -199,6 +206,10 @@ mod tests {
             ("Bob", "Bo"),
             ("Alice", "Alicf"),
             ("12345678", "12345679"),
+            ("Alice", "Alicf"),
+            ("Alice", "Blice"),
+            ("Fri", "Frj"),
+            ("system", "Friday"),
             ("0123456789abcdef", "0123456789abcdeF"),
             ("0123456789abcdef", "X123456789abcdef"),
             ("0123456789abcdefg", "0123456789abcdefg"),

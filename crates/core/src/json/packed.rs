@@ -543,7 +543,9 @@ mod tests {
             };
             let keys = ["name", "role", "content", "missing"];
             let one_by_one = keys.map(|k| view.get(k).map(|v| v.value()));
-            let at_once = view.get_all(keys).map(|found| found.map(|v| v.map(|v| v.value())));
+            let at_once = view
+                .get_all(keys)
+                .map(|found| found.map(|v| v.map(|v| v.value())));
             match at_once {
                 Some(found) => assert_eq!(found, one_by_one, "{text}"),
                 None => assert!(view.members().is_none(), "{text}"),
