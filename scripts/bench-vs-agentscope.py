@@ -4,7 +4,7 @@ the same run, printed as ratios (a Markdown table for the README).
 
     # the reference venv (AgentScope + offline tiktoken cache):
     bash ../shared/reference/setup.sh .venv      # or any venv with agentscope==1.0.21
-    .venv/bin/python scripts/bench-vs-agentscope.py [--sizes 1000 10000 100000] [--runs 3] [--rounds 3] [--truncate-10k]
+    .venv/bin/python scripts/bench-vs-agentscope.py [--sizes 1000 10000 100000] [--runs 3] [--rounds 5] [--truncate-10k]
 
 Sessions come from benches/gen_session.py (OpenAI multi-agent, gpt-4o). For
 each size, alternating the two so the machine's load falls on both:
@@ -30,7 +30,8 @@ each size, alternating the two so the machine's load falls on both:
 Then how the warm count, a recount after a delete and the plans grow from
 25,000 to 100,000 messages with the budget a quarter of each session
 (linear is 4x; issue 43's bound is 5x), and with `--before OLD_BINARY` the
-same figures of an earlier build, timed in the same run.
+same figures of an earlier build, timed in the same run (in rounds as
+well, each growth the median of the rounds' own).
 """
 import argparse
 import asyncio
@@ -150,7 +151,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 25000, 100000])
     ap.add_argument("--before", help="an earlier build's binary, timed beside this one")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3,
+    ap.add_argument("--rounds", type=int, default=5,
                     help="in-process comparisons: rounds of AgentScope then formatscope")
     ap.add_argument("--truncate-10k", action="store_true",
                     help="also time AgentScope's truncation at 10,000 messages (about a minute)")
@@ -209,14 +210,19 @@ def main() -> None:
     if 25000 in growth and 100000 in growth:
         # The budget a quarter of each session, as the workbench's bench.
         builds = [("this build", None)] + ([("before", args.before)] if args.before else [])
-        quarter = {}
-        for label, binary in builds:
-            for n in (25000, 100000):
-                tokens = json.loads(subprocess.run(
-                    [str(binary or ROOT / "target" / "release" / "formatscope"), "count", "--json",
-                     str(session_file(n))], capture_output=True, text=True).stdout or "{}").get("total")
-                budget = (tokens or n * 46) // 4
-                quarter[(label, n)] = formatscope_times(session_file(n), max(args.runs, 5), budget, binary)
+        budgets = {}
+        for n in (25000, 100000):
+            tokens = json.loads(subprocess.run(
+                [str(ROOT / "target" / "release" / "formatscope"), "count", "--json",
+                 str(session_file(n))], capture_output=True, text=True).stdout or "{}").get("total")
+            budgets[n] = (tokens or n * 46) // 4
+        # In rounds too, the builds and sizes alternating within each: a
+        # growth is the median of the rounds' own.
+        rounds = []
+        for _ in range(max(1, args.rounds)):
+            rounds.append({(label, n): formatscope_times(session_file(n), max(args.runs, 5),
+                                                         budgets[n], binary)
+                           for label, binary in builds for n in (25000, 100000)})
         print()
         print("| 25,000 -> 100,000 messages, budget a quarter (linear = 4x, bound 5x) | build | 25,000 | 100,000 | growth |")
         print("| --- | --- | --- | --- | --- |")
@@ -225,11 +231,11 @@ def main() -> None:
                           ("recount_delete_ms", "recount after a delete"),
                           ("plan_ms", "plan"), ("plan_after_edit_ms", "plan after an edit")]:
             for label, _ in builds:
-                small, large = quarter[(label, 25000)], quarter[(label, 100000)]
-                if key in small and key in large:
-                    print(f"| {what} | {label} | {small[key]:.2f} ms | {large[key]:.2f} ms | "
-                          f"{large[key] / small[key]:.1f}x |")
-
+                small = [r[(label, 25000)][key] for r in rounds]
+                large = [r[(label, 100000)][key] for r in rounds]
+                growth = statistics.median(b / a for a, b in zip(small, large) if a > 0)
+                print(f"| {what} | {label} | {statistics.median(small):.2f} ms | "
+                      f"{statistics.median(large):.2f} ms | {growth:.1f}x |")
 
 if __name__ == "__main__":
     main()
