@@ -10,6 +10,8 @@
 //! per-thread cache of short strings), which made that loop a third slower.
 
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Lists shorter than this run on the calling thread.
 pub const MIN_ITEMS: usize = 256;
@@ -54,6 +56,13 @@ pub fn chunks_until<T: Sync, R: Send>(
 
 /// `work` over `per_core` contiguous chunks a core (one chunk, on this
 /// thread, below [`MIN_ITEMS`]), the results in order.
+///
+/// This thread takes chunks too, beside one task on each of the pool's
+/// other threads, all from one counter. What a chunk builds is then
+/// partly this thread's, and freeing blocks another thread allocated is
+/// slow: formatting 100,000 messages spent 22 of its 50-60 ms freeing
+/// its output on the calling thread when only the pool's threads made
+/// it. A pool busy with other work leaves the chunks to this thread.
 fn chunks_per_core<T: Sync, R: Send>(
     items: &[T],
     per_core: usize,
@@ -62,11 +71,28 @@ fn chunks_per_core<T: Sync, R: Send>(
     let Some(per) = chunk_len(items.len(), per_core) else {
         return vec![work(0, items)];
     };
-    let work = &work;
-    items
-        .par_chunks(per)
-        .enumerate()
-        .map(|(k, chunk)| work(k * per, chunk))
+    let chunks: Vec<&[T]> = items.chunks(per).collect();
+    let done: Vec<Mutex<Option<R>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let take = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(chunk) = chunks.get(k) else {
+            break;
+        };
+        let result = work(k * per, chunk);
+        if let Ok(mut slot) = done[k].lock() {
+            *slot = Some(result);
+        }
+    };
+    rayon::in_place_scope(|scope| {
+        for _ in 1..rayon::current_num_threads() {
+            scope.spawn(|_| take());
+        }
+        take();
+    });
+    // Every chunk was taken, and the scope waited for each.
+    done.into_iter()
+        .filter_map(|slot| slot.into_inner().ok().flatten())
         .collect()
 }
 
