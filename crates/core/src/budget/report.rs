@@ -206,7 +206,6 @@ mod tests {
             ("Bob", "Bo"),
             ("Alice", "Alicf"),
             ("12345678", "12345679"),
-            ("Alice", "Alicf"),
             ("Alice", "Blice"),
             ("Fri", "Frj"),
             ("system", "Friday"),
