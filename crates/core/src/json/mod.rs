@@ -67,6 +67,25 @@ pub fn object<const N: usize>(
     map
 }
 
+/// The members `keys` of an object, found in one pass over its members
+/// (`None` for each when it is no object). A map's `get` hashes the key
+/// with SipHash: counting a formatted message asked nine members of a map
+/// of three to five, a twentieth of a cold count at 100,000 messages.
+pub fn get_all<'a, const N: usize>(
+    value: &'a serde_json::Value,
+    keys: [&str; N],
+) -> [Option<&'a serde_json::Value>; N] {
+    let mut found = [None; N];
+    if let serde_json::Value::Object(map) = value {
+        for (key, member) in map {
+            if let Some(i) = keys.iter().position(|k| *k == key) {
+                found[i] = Some(member);
+            }
+        }
+    }
+    found
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());

@@ -9,6 +9,7 @@ use super::{Category, Cost, MessageCounter};
 use crate::media::Gate;
 use crate::py::{self, PyErr};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Counts formatted requests for one provider and model.
@@ -26,9 +27,9 @@ struct Parts<'a> {
     role: &'a str,
     name: Option<&'a str>,
     tool_call_id: Option<&'a str>,
-    texts: Vec<(Category, std::borrow::Cow<'a, str>)>,
+    texts: Vec<(Category, Cow<'a, str>)>,
     /// (name, arguments as sent)
-    tool_calls: Vec<(String, String)>,
+    tool_calls: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// The whole `tool_calls` value, for OpenAI's formula.
     openai_tool_calls: Option<&'a Value>,
     media: Vec<(MediaKind, MediaSource<'a>)>,
@@ -161,7 +162,7 @@ impl ProviderCounter {
                 for (name, args) in &p.tool_calls {
                     let call = format!(
                         "\n{{\"name\": {}, \"arguments\": {args}}}\n",
-                        py::dumps(&Value::String(name.clone()))
+                        py::dumps(&Value::String(name.to_string()))
                     );
                     raw.add(Category::ToolCalls, 2 + self.raw(&call));
                 }
@@ -244,38 +245,53 @@ fn str_of(v: Option<&Value>) -> Option<&str> {
 
 /// Pulls texts, tool calls and media out of any provider's message shape.
 fn parts(message: &Value) -> Parts<'_> {
+    let [role, name, tool_call_id, content, reasoning, calls, parts_list, images] =
+        crate::json::get_all(
+            message,
+            [
+                "role",
+                "name",
+                "tool_call_id",
+                "content",
+                "reasoning_content",
+                "tool_calls",
+                "parts",
+                "images",
+            ],
+        );
     let mut p = Parts {
-        role: str_of(message.get("role")).unwrap_or("user"),
-        name: str_of(message.get("name")),
-        tool_call_id: str_of(message.get("tool_call_id")),
+        role: str_of(role).unwrap_or("user"),
+        name: str_of(name),
+        tool_call_id: str_of(tool_call_id),
         ..Parts::default()
     };
     let main = main_category(p.role);
-    if let Some(content) = message.get("content") {
+    if let Some(content) = content {
         content_parts(content, main, &mut p);
     }
-    if let Some(Value::String(r)) = message.get("reasoning_content") {
+    if let Some(Value::String(r)) = reasoning {
         p.texts.push((Category::Conversation, r.into()));
     }
-    if let Some(calls @ Value::Array(list)) = message.get("tool_calls") {
+    if let Some(calls @ Value::Array(list)) = calls {
         p.openai_tool_calls = Some(calls);
         for call in list {
             let function = call.get("function").unwrap_or(call);
-            let name = str_of(function.get("name")).unwrap_or_default().to_string();
-            let args = match function.get("arguments") {
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => py::dumps(v),
-                None => String::new(),
+            let [name, arguments] = crate::json::get_all(function, ["name", "arguments"]);
+            let args = match arguments {
+                Some(Value::String(s)) => Cow::Borrowed(s.as_str()),
+                Some(v) => Cow::Owned(py::dumps(v)),
+                None => Cow::Borrowed(""),
             };
-            p.tool_calls.push((name, args));
+            p.tool_calls
+                .push((Cow::Borrowed(str_of(name).unwrap_or_default()), args));
         }
     }
-    if let Some(Value::Array(parts_list)) = message.get("parts") {
+    if let Some(Value::Array(parts_list)) = parts_list {
         for part in parts_list {
             gemini_part(part, main, &mut p);
         }
     }
-    if let Some(Value::Array(images)) = message.get("images") {
+    if let Some(Value::Array(images)) = images {
         for image in images.iter().filter_map(Value::as_str) {
             p.media.push((MediaKind::Image, MediaSource::Base64(image)));
         }
@@ -296,10 +312,10 @@ fn content_parts<'a>(content: &'a Value, category: Category, p: &mut Parts<'a>) 
 }
 
 fn content_item<'a>(item: &'a Value, category: Category, p: &mut Parts<'a>) {
-    let typ = str_of(item.get("type"));
-    match typ {
+    let [typ, text] = crate::json::get_all(item, ["type", "text"]);
+    match str_of(typ) {
         Some("text") => {
-            if let Some(t) = str_of(item.get("text")) {
+            if let Some(t) = str_of(text) {
                 p.texts.push((category, t.into()));
             }
         }
@@ -336,9 +352,9 @@ fn content_item<'a>(item: &'a Value, category: Category, p: &mut Parts<'a>) {
             p.media.push((MediaKind::Image, src));
         }
         Some("tool_use") => {
-            let name = str_of(item.get("name")).unwrap_or_default().to_string();
+            let name = str_of(item.get("name")).unwrap_or_default();
             let input = item.get("input").map(py::dumps).unwrap_or_default();
-            p.tool_calls.push((name, input));
+            p.tool_calls.push((name.into(), input.into()));
         }
         Some("tool_result") => {
             if let Some(c) = item.get("content") {
@@ -347,7 +363,7 @@ fn content_item<'a>(item: &'a Value, category: Category, p: &mut Parts<'a>) {
         }
         _ => {
             // DashScope items: {"text": ...}, {"image": url}, {"audio": url}, {"video": url or frames}.
-            if let Some(t) = str_of(item.get("text")) {
+            if let Some(t) = str_of(text) {
                 p.texts.push((category, t.into()));
             }
             for (key, kind) in [
@@ -385,9 +401,9 @@ fn gemini_part<'a>(part: &'a Value, category: Category, p: &mut Parts<'a>) {
         p.media.push((kind_of_mime(mime), source));
     }
     if let Some(call) = part.get("function_call") {
-        let name = str_of(call.get("name")).unwrap_or_default().to_string();
+        let name = str_of(call.get("name")).unwrap_or_default();
         let args = call.get("args").map(py::dumps).unwrap_or_default();
-        p.tool_calls.push((name, args));
+        p.tool_calls.push((name.into(), args.into()));
     }
     if let Some(response) = part.get("function_response") {
         let text = response.get("response").map(py::dumps).unwrap_or_default();
