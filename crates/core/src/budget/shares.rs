@@ -22,7 +22,7 @@
 
 use crate::formatter::{Unit, UnitKind, UnitOutput};
 use crate::py::{self, PyErr};
-use crate::session::{MsgItem, PackedMessage, Texts};
+use crate::session::{MsgItem, Texts};
 use crate::tokens::{Cost, MessageCounter, ProviderCounter};
 use crate::truncate::{self, UnitCost};
 use std::borrow::Cow;
@@ -72,7 +72,7 @@ impl<'a> Lines<'a> {
         let mut lines = Vec::new();
         for (member, i) in range.clone().enumerate() {
             let item = msgs.get(i)?;
-            match item.as_packed().and_then(PackedMessage::texts) {
+            match item.texts() {
                 // Read in place: a message unpacked is a tree of allocations.
                 Some(found) => lines.extend(texts_lines(member, &found)),
                 None => {

@@ -256,7 +256,7 @@ pub enum Group<'a> {
 pub fn packed_lines(members: &[MsgItem]) -> Option<(String, Vec<Texts<'_>>)> {
     let members: Vec<Texts<'_>> = members
         .iter()
-        .map(|m| m.as_packed()?.texts().filter(|t| t.only_texts))
+        .map(|m| m.texts().filter(|t| t.only_texts))
         .collect::<Option<_>>()?;
     let len: usize = members
         .iter()

@@ -78,6 +78,12 @@ impl Packed {
         (r.len() != 0).then(|| r.here())
     }
 
+    /// The string whose bytes are at `span` ([`View::str_span`]); `None`
+    /// where they are not a string's (not UTF-8, or past the end).
+    pub fn str_at(&self, span: std::ops::Range<usize>) -> Option<&str> {
+        simdutf8::basic::from_utf8(self.bytes.get(span)?).ok()
+    }
+
     /// The members `keys` of the first value, an object, unpacked, and
     /// nothing else of it: formatting a message wants two of its members,
     /// and unpacking the whole dict (a map hashed key by key) was a sixth
@@ -348,6 +354,19 @@ impl<'a> View<'a> {
     pub fn as_str(&self) -> Option<&'a str> {
         let mut r = self.reader();
         (r.byte() == STRING).then(|| r.str_ref())
+    }
+
+    /// Where a string's bytes are in its buffer (`None` for a value of
+    /// another kind): kept, they are read again with [`Packed::str_at`]
+    /// without looking for them.
+    pub fn str_span(&self) -> Option<std::ops::Range<usize>> {
+        let mut r = self.reader();
+        if r.byte() != STRING {
+            return None;
+        }
+        let n = r.len();
+        let end = (r.at + n).min(self.bytes.len());
+        Some(r.at.min(end)..end)
     }
 
     pub fn is_string(&self) -> bool {

@@ -12,6 +12,7 @@ use compact_str::CompactString;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::hash::Hasher;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// One message dict of a session (any JSON value: it is checked when it is
@@ -67,6 +68,11 @@ impl PackedMessage {
     /// packed bytes only answers yes wrongly, which costs nothing but speed.)
     pub fn may_read_media(&self) -> bool {
         self.media
+    }
+
+    /// The string at `span` of its bytes ([`crate::json::View::str_span`]).
+    fn str_at(&self, span: Range<u32>) -> Option<&str> {
+        self.packed.str_at(span.start as usize..span.end as usize)
     }
 
     /// The dict read in place (see [`crate::json::View`]).
@@ -186,6 +192,9 @@ pub struct PackedMsg {
     /// pass of a cold count (3-5 ms of its 190), and every clone and drop
     /// on two cores fought over the one reference count.
     name: CompactString,
+    /// Where its one text is in its bytes, when it is of the plain shape
+    /// with string content or one text block ([`MsgItem::texts`]).
+    text: Option<Range<u32>>,
 }
 
 impl MsgItem {
@@ -193,16 +202,17 @@ impl MsgItem {
     /// can check one).
     pub fn packed(message: PackedMessage) -> Result<MsgItem, (PyErr, Option<String>)> {
         let view = message.view();
-        if let Some((role, tools, name)) = view.and_then(plain_check) {
+        if let Some(plain) = view.and_then(plain_check) {
             let ids = view
-                .filter(|_| tools)
+                .filter(|_| plain.tools)
                 .and_then(tool_ids_in_place)
                 .map(Arc::new);
             return Ok(MsgItem::Packed(PackedMsg {
-                role,
-                tools: Some(tools),
+                role: plain.role,
+                tools: Some(plain.tools),
                 ids,
-                name: CompactString::new(name),
+                name: CompactString::new(plain.name),
+                text: plain.text,
                 message,
             }));
         }
@@ -212,6 +222,7 @@ impl MsgItem {
             tools: msg.has_tool_blocks().ok(),
             ids: None,
             name: py::py_str(msg.name()).into(),
+            text: None,
             message,
         }))
     }
@@ -271,6 +282,24 @@ impl MsgItem {
         }
     }
 
+    /// A packed message's name and texts ([`PackedMessage::texts`]); `None`
+    /// for a `Msg`. A message of one text, most of a session, gives them
+    /// from where its check found them: reading the message again for
+    /// them was a twentieth of a cold count.
+    pub fn texts(&self) -> Option<Texts<'_>> {
+        let MsgItem::Packed(p) = self else {
+            return None;
+        };
+        match &p.text {
+            Some(span) => Some(Texts {
+                name: &p.name,
+                texts: vec![p.message.str_at(span.clone())?],
+                only_texts: true,
+            }),
+            None => p.message.texts(),
+        }
+    }
+
     /// The `Msg` (unpacked anew each time for a packed message).
     pub fn msg(&self) -> Result<Arc<Msg>, PyErr> {
         match self {
@@ -323,27 +352,52 @@ fn tool_ids_in_place(message: crate::json::View<'_>) -> Option<ToolIds> {
     Some(ids)
 }
 
-/// [`MsgItem::packed`]'s check of a message dict of the plain shape, read in place
-/// (unpacking one is a tree of allocations; a session is mostly these): a
-/// string name, a role AgentScope knows, and string content or blocks that
-/// each have a `"type"`. Its role, whether it has tool blocks, and its
-/// name; `None`
-/// for any other dict, which is checked as a `Msg` (and raises as
-/// `Msg.from_dict` raises).
-fn plain_check(message: crate::json::View<'_>) -> Option<(Role, bool, &str)> {
+/// [`MsgItem::packed`]'s check of a message dict of the plain shape, read
+/// in place (unpacking one is a tree of allocations; a session is mostly
+/// these): a string name, a role AgentScope knows, and string content or
+/// blocks that each have a `"type"`. `None` for any other dict, which is
+/// checked as a `Msg` (and raises as `Msg.from_dict` raises).
+fn plain_check(message: crate::json::View<'_>) -> Option<Plain<'_>> {
     let [name, role, content] = message.get_all(["name", "role", "content"])?;
     let name = name?.as_str()?;
     let role = Role::named(role?.as_str()?)?;
     let content = content?;
     let mut tools = false;
-    if !content.is_string() {
+    let text = if content.is_string() {
+        content.str_span()
+    } else {
+        let mut blocks = 0;
+        let mut text = None;
         for block in content.items()? {
             // A block that is no dict has no "type": checked as a `Msg`.
-            let typ = block.get("type")?;
-            tools |= matches!(typ.str_bytes(), Some(b"tool_use" | b"tool_result"));
+            let [typ, body] = block.get_all(["type", "text"])?;
+            let typ = typ?.str_bytes();
+            tools |= matches!(typ, Some(b"tool_use" | b"tool_result"));
+            blocks += 1;
+            if typ == Some(b"text") {
+                text = body.and_then(|b| b.str_span());
+            }
         }
-    }
-    Some((role, tools, name))
+        text.filter(|_| blocks == 1)
+    };
+    let text =
+        text.and_then(|span| Some(u32::try_from(span.start).ok()?..u32::try_from(span.end).ok()?));
+    Some(Plain {
+        role,
+        tools,
+        name,
+        text,
+    })
+}
+
+/// What [`plain_check`] finds of a message of the plain shape.
+struct Plain<'a> {
+    role: Role,
+    /// Whether it has tool blocks.
+    tools: bool,
+    name: &'a str,
+    /// Its text's place, when it is one text ([`PackedMsg::text`]).
+    text: Option<Range<u32>>,
 }
 
 impl From<Arc<Msg>> for MsgItem {
@@ -382,6 +436,38 @@ mod tests {
         assert_eq!(PackedMessage::new(&message.value()).key(), message.key());
         let reordered = json!({"role": "assistant", "name": "Bob", "content": dict["content"]});
         assert_ne!(PackedMessage::new(&reordered).key(), message.key());
+    }
+
+    /// The texts a message's check kept are those read from it again, for
+    /// every shape: string content, one text block, one block of another
+    /// type, a text block without a string text, several blocks.
+    #[test]
+    fn the_texts_kept_by_the_check_are_the_texts_read_again() {
+        let image = json!({"type": "image", "source": {"type": "url", "url": "http://x/a.png"}});
+        let contents = [
+            json!("just a string, \u{e9}t\u{e9}"),
+            json!([{"type": "text", "text": "one block"}]),
+            json!([{"text": "text first", "type": "text"}]),
+            json!([image.clone()]),
+            json!([{"type": "text"}]),
+            json!([{"type": "text", "text": 3}]),
+            json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]),
+            json!([{"type": "text", "text": "a"}, image]),
+            json!([{"type": "tool_use", "id": "1", "name": "f", "input": {}}]),
+            json!([]),
+        ];
+        for content in contents {
+            let dict = json!({"name": "Bob", "role": "user", "content": content});
+            let message = PackedMessage::new(&dict);
+            let item = MsgItem::packed(message.clone()).expect("a valid message");
+            let kept = item
+                .texts()
+                .map(|t| (t.name.to_string(), t.texts, t.only_texts));
+            let read = message
+                .texts()
+                .map(|t| (t.name.to_string(), t.texts, t.only_texts));
+            assert_eq!(kept, read, "{content}");
+        }
     }
 
     /// Each message keeps its own name, short or long, as `str(msg.name)`.
@@ -490,7 +576,7 @@ mod tests {
             }
             let long_way = whole.map(|m| (m.role, m.has_tool_blocks().ok(), py::py_str(m.name())));
             match packed.view().and_then(plain_check) {
-                Some((role, tools, _)) => {
+                Some(Plain { role, tools, .. }) => {
                     plain += 1;
                     let Ok(expected) = long_way else {
                         panic!("{value}: read in place, but Msg.from_dict raises");
