@@ -128,7 +128,8 @@ pub fn python_number_text(text: &str) -> Option<String> {
 
 /// `json.dumps(v, ensure_ascii=False)`: `", "` and `": "` separators.
 pub fn dumps(v: &Value) -> String {
-    let mut buf = Vec::new();
+    // Room for a tool call's arguments at once, not grown from nothing.
+    let mut buf = Vec::with_capacity(128);
     let mut ser = serde_json::Serializer::with_formatter(&mut buf, PythonFormatter);
     // Serialising a Value into memory cannot fail.
     let _ = serde::Serialize::serialize(v, &mut ser);
