@@ -167,6 +167,31 @@ fn indent<W: ?Sized + std::io::Write>(w: &mut W, depth: usize) -> std::io::Resul
     Ok(())
 }
 
+impl SafeJson {
+    /// An array or object opens: one level deeper, nothing in it yet.
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, mark: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(mark)
+    }
+
+    /// It closes: on a line of its own at its depth, unless it was empty.
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, mark: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            indent(w, self.depth)?;
+        }
+        w.write_all(mark)
+    }
+
+    /// An item or a member begins, on a line of its own.
+    fn item<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(w, self.depth)
+    }
+}
+
 impl serde_json::ser::Formatter for SafeJson {
     fn write_string_fragment<W: ?Sized + std::io::Write>(
         &mut self,
@@ -176,50 +201,34 @@ impl serde_json::ser::Formatter for SafeJson {
         writer.write_all(escape_json_controls(fragment).as_bytes())
     }
     fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"[")
+        self.open(w, b"[")
     }
     fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            w.write_all(b"\n")?;
-            indent(w, self.depth)?;
-        }
-        w.write_all(b"]")
+        self.close(w, b"]")
     }
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(w, self.depth)
+        self.item(w, first)
     }
     fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
         self.has_value = true;
         Ok(())
     }
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            w.write_all(b"\n")?;
-            indent(w, self.depth)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
     fn begin_object_key<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(w, self.depth)
+        self.item(w, first)
     }
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         w.write_all(b": ")
@@ -235,16 +244,17 @@ pub fn write_json<W: std::io::Write, T: serde::Serialize + ?Sized>(
     writer: W,
     value: &T,
 ) -> serde_json::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(writer, SafeJson::default());
-    value.serialize(&mut ser)
+    write_json_at(writer, value, 0)
 }
 
 /// [`write_json`] of a value standing at `depth`.
-fn write_json_at<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T, depth: usize) {
-    let mut ser = serde_json::Serializer::with_formatter(out, SafeJson::at(depth));
-    // Into memory: nothing to fail but a value's own `Serialize`, which a
-    // JSON value's never does.
-    let _ = value.serialize(&mut ser);
+fn write_json_at<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    writer: W,
+    value: &T,
+    depth: usize,
+) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(writer, SafeJson::at(depth));
+    value.serialize(&mut ser)
 }
 
 /// [`write_json`] of a JSON value, its long lists (a request's messages)
@@ -281,8 +291,10 @@ fn write_at<W: std::io::Write>(
                             out.push(b',');
                         }
                         out.push(b'\n');
-                        out.extend_from_slice(&INDENT.repeat(depth + 1));
-                        write_json_at(&mut out, item, depth + 1);
+                        // Into memory: nothing to fail but a value's own
+                        // `Serialize`, which a JSON value's never does.
+                        let _ = indent(&mut out, depth + 1);
+                        let _ = write_json_at(&mut out, item, depth + 1);
                     }
                     out
                 });
@@ -294,25 +306,25 @@ fn write_at<W: std::io::Write>(
                 }
             }
             w.write_all(b"\n")?;
-            w.write_all(&INDENT.repeat(depth))?;
+            indent(w, depth)?;
             w.write_all(b"]")
         }
         Value::Object(map) if !map.is_empty() && map.values().any(long) => {
             w.write_all(b"{")?;
             for (k, (key, item)) in map.iter().enumerate() {
                 w.write_all(if k > 0 { b",\n" } else { b"\n" })?;
-                w.write_all(&INDENT.repeat(depth + 1))?;
+                indent(w, depth + 1)?;
                 w.write_all(json_text(key).as_bytes())?;
                 w.write_all(b": ")?;
                 write_at(w, item, depth + 1)?;
             }
             w.write_all(b"\n")?;
-            w.write_all(&INDENT.repeat(depth))?;
+            indent(w, depth)?;
             w.write_all(b"}")
         }
         _ => {
             let mut out = Vec::new();
-            write_json_at(&mut out, value, depth);
+            let _ = write_json_at(&mut out, value, depth);
             w.write_all(&out)
         }
     }
