@@ -71,15 +71,16 @@ fn chunks_per_core<T: Sync, R: Send>(
     let Some(per) = chunk_len(items.len(), per_core) else {
         return vec![work(0, items)];
     };
-    let chunks: Vec<&[T]> = items.chunks(per).collect();
-    let done: Vec<Mutex<Option<R>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
+    let count = items.len().div_ceil(per);
+    let done: Vec<Mutex<Option<R>>> = (0..count).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let take = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
-        let Some(chunk) = chunks.get(k) else {
+        if k >= count {
             break;
-        };
-        let result = work(k * per, chunk);
+        }
+        let start = k * per;
+        let result = work(start, &items[start..(start + per).min(items.len())]);
         if let Ok(mut slot) = done[k].lock() {
             *slot = Some(result);
         }
