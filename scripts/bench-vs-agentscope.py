@@ -233,9 +233,11 @@ def main() -> None:
             for label, _ in builds:
                 small = [r[(label, 25000)][key] for r in rounds]
                 large = [r[(label, 100000)][key] for r in rounds]
-                growth = statistics.median(b / a for a, b in zip(small, large) if a > 0)
+                ratios = [b / a for a, b in zip(small, large) if a > 0]
+                if not ratios:
+                    continue
                 print(f"| {what} | {label} | {statistics.median(small):.2f} ms | "
-                      f"{statistics.median(large):.2f} ms | {growth:.1f}x |")
+                      f"{statistics.median(large):.2f} ms | {statistics.median(ratios):.1f}x |")
 
 if __name__ == "__main__":
     main()
