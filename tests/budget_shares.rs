@@ -228,3 +228,64 @@ fn an_edit_leaves_the_figures_a_fresh_count_gives() {
         );
     }
 }
+
+/// Each message's speaker and role, as the report says them.
+fn said(report: &TokenReport) -> Vec<(usize, String, &'static str, i64, bool)> {
+    let messages = report.messages.iter();
+    messages
+        .map(|m| {
+            (
+                m.index,
+                report.name(m).to_string(),
+                m.role.as_str(),
+                m.tokens,
+                m.shared,
+            )
+        })
+        .collect()
+}
+
+/// Renames, a role changed, deletes, inserts and reorders, and a report
+/// after no change: each report names every message's speaker and role,
+/// and lists the speakers in the order they first speak, as a model made
+/// from nothing with the same messages does (the model keeps who said
+/// each message beside the messages, changed where they change).
+#[test]
+fn every_edit_leaves_the_speakers_and_roles_a_fresh_count_gives() {
+    for id in multi_agent() {
+        let mut messages = messages(60, Some("_helper"));
+        let mut edited = model(id, &messages);
+        let check = |edited: &mut BudgetModel, messages: &[Value], what: &str| {
+            let (got, want) = (edited.report(), model(id, messages).report());
+            assert_eq!(said(&got), said(&want), "{id:?} after {what}");
+            assert_eq!(got.speakers, want.speakers, "{id:?} after {what}");
+        };
+        check(&mut edited, &messages, "nothing");
+        check(&mut edited, &messages, "a report after no change");
+        messages[3] = message("Eve", "assistant", json!("A new speaker."));
+        edited
+            .set_message(3, PackedMessage::new(&messages[3]))
+            .expect("the edit formats");
+        check(&mut edited, &messages, "a rename and a new role");
+        messages.remove(5);
+        edited.set_messages(&packed(&messages)).expect("formats");
+        check(&mut edited, &messages, "a delete");
+        messages.insert(2, message("Mallory", "user", json!("I was not here.")));
+        edited.set_messages(&packed(&messages)).expect("formats");
+        check(&mut edited, &messages, "an insert");
+        messages.swap(1, 7);
+        edited.set_messages(&packed(&messages)).expect("formats");
+        check(&mut edited, &messages, "a reorder");
+        // A tool call and its result deleted: the groups either side join
+        // into one the model has not split before (its members' lines
+        // counted apart, as a name the counter does not cut before makes
+        // them).
+        let call = messages
+            .iter()
+            .position(|m| m["content"][0]["type"] == "tool_use")
+            .expect("a tool call");
+        messages.drain(call..call + 2);
+        edited.set_messages(&packed(&messages)).expect("formats");
+        check(&mut edited, &messages, "a tool call deleted");
+    }
+}

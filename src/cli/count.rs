@@ -124,7 +124,7 @@ pub(crate) fn count(args: CountArgs) -> Exit {
             "  #{:<4} {:<12} {:<10} {:>9}{}\n",
             msg.index,
             safe(report.name(msg)),
-            safe(msg.role),
+            safe(msg.role.as_str()),
             thousands_signed(msg.tokens),
             if msg.shared {
                 " (share of its <history> group)"

@@ -21,6 +21,7 @@ mod learnt;
 mod plan;
 mod report;
 mod shares;
+mod who;
 
 pub use report::{MessageTokens, TokenReport};
 
@@ -50,6 +51,8 @@ pub struct BudgetModel {
     /// own packed dicts, not copies of them, checked as `Msg.from_dict`
     /// checks them) are the request's: [`BudgetModel::msgs`].
     keys: Vec<u64>,
+    /// Who said each message (kept with `keys`).
+    who: who::Who,
     tools: Option<Value>,
     tool_schemas: i64,
     request: CostedRequest,
@@ -142,6 +145,7 @@ impl BudgetModel {
                 why,
             })?);
         }
+        let who = who::Who::of(&msgs);
         // Promotion allowed: right for counting; plans then run the reference loop.
         let list = Arc::new(msgs);
         let build = Build {
@@ -159,6 +163,7 @@ impl BudgetModel {
             counter,
             env,
             keys,
+            who,
             tools,
             tool_schemas: 0,
             // Nothing counted before: `cost` finds no unit to reuse.
@@ -216,6 +221,7 @@ impl BudgetModel {
             why,
         })?;
         self.keys[index] = key;
+        self.who.set(index, &msg);
         let replaced = self
             .request
             .seg
@@ -309,6 +315,7 @@ impl BudgetModel {
             keys.push(key);
         }
         self.keys.splice(prefix..old_end, keys);
+        self.who.splice(prefix..old_end, &msgs);
         self.relist(|list| {
             list.splice(prefix..old_end, msgs);
         })
@@ -352,6 +359,7 @@ impl BudgetModel {
             }
             Err(e) => {
                 self.keys.clear();
+                self.who.clear();
                 self.total = 0;
                 self.request = CostedRequest::new(
                     Segmented::empty(self.formatter, self.options.clone()),
@@ -452,13 +460,13 @@ impl BudgetModel {
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
         let mut messages = Vec::with_capacity(if per_message { self.msgs().len() } else { 0 });
-        let mut speakers = report::Speakers::default();
-        let mut describe = |i: usize, msgs: &[MsgItem]| {
-            let speaker = speakers.place(&msgs[i].name());
-            (speaker, msgs[i].role().as_str())
-        };
+        if per_message {
+            self.count_own_apart();
+            self.split = true;
+        }
+        let mut speakers = self.who.places();
         if self.request.seg.pinned && per_message {
-            let (speaker, role) = describe(0, self.msgs());
+            let (speaker, role) = speakers.of(0);
             messages.push(MessageTokens {
                 index: 0,
                 speaker,
@@ -466,10 +474,6 @@ impl BudgetModel {
                 tokens: self.request.system.total(),
                 shared: false,
             });
-        }
-        if per_message {
-            self.count_own_apart();
-            self.split = true;
         }
         // The units read in place, not cloned (a clone touches every
         // unit's reference count twice).
@@ -488,7 +492,7 @@ impl BudgetModel {
                 shares.push(cost.total());
             }
             for (i, &tokens) in unit.range.clone().zip(&shares) {
-                let (speaker, role) = describe(i, self.msgs());
+                let (speaker, role) = speakers.of(i);
                 messages.push(MessageTokens {
                     index: i,
                     speaker,

@@ -3,6 +3,7 @@
 //! --json` show them.
 
 use crate::formatter::FormatterId;
+use crate::session::Role;
 use crate::tokens::{Category, Cost, ModelInfo};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -16,7 +17,7 @@ pub struct MessageTokens {
     /// each entry was a reference count raised and lowered per message,
     /// two fifths of a warm count at 100,000 messages.
     pub speaker: u32,
-    pub role: &'static str,
+    pub role: Role,
     pub tokens: i64,
     /// A share of a `<history>` group's count (what the member's lines
     /// cost in it; see `budget::shares`), not a count of its own.
@@ -80,7 +81,7 @@ impl TokenReport {
             "max_output": self.model.max_output,
             "categories": categories,
             "messages": self.messages.iter().map(|m| json!({
-                "index": m.index, "name": self.name(m), "role": m.role, "tokens": m.tokens, "shared": m.shared,
+                "index": m.index, "name": self.name(m), "role": m.role.as_str(), "tokens": m.tokens, "shared": m.shared,
             })).collect::<Vec<_>>(),
         });
         if let Some(note) = &self.model.note {
@@ -90,8 +91,8 @@ impl TokenReport {
     }
 }
 
-/// A report's speakers while it is made: each name given its place the
-/// first time it is seen.
+/// Speakers' names, each given its place (a number) the first time it is
+/// seen.
 #[derive(Default)]
 pub(super) struct Speakers {
     names: Vec<Arc<str>>,
@@ -127,8 +128,9 @@ impl Speakers {
         place
     }
 
-    pub(super) fn into_names(self) -> Vec<Arc<str>> {
-        self.names
+    /// The name given `place`.
+    pub(super) fn name(&self, place: u32) -> Option<&Arc<str>> {
+        self.names.get(place as usize)
     }
 }
 
@@ -187,9 +189,8 @@ mod tests {
                 assert_eq!(first[place], name.as_str(), "round {round}");
             }
         }
-        let placed: Vec<String> = speakers
-            .into_names()
-            .iter()
+        let placed: Vec<String> = (0..)
+            .map_while(|place| speakers.name(place))
             .map(|n| n.to_string())
             .collect();
         let mut unique = names.clone();
