@@ -64,6 +64,10 @@ pub struct BudgetModel {
     /// Whether a full report was made: every group's own counts are then
     /// known, and the next report costs only what changed.
     split: bool,
+    /// Whether every group of the request as it is now has its members'
+    /// own counts: a report after no change then looks none up (a lookup
+    /// a group, which at 100,000 messages had outgrown the caches).
+    own_known: bool,
     /// What truncation counts with (AgentScope's `token_counter`), its
     /// unit costs by content, and the request costed with it (its
     /// segmented request taken out: it is the model's, lent to each plan;
@@ -176,6 +180,7 @@ impl BudgetModel {
             total: 0,
             own: FxHashMap::default(),
             split: false,
+            own_known: false,
             truncation: CounterSpec::Provider,
             trunc_counter: Box::new(CharCounter),
             trunc_costs: FxHashMap::default(),
@@ -249,6 +254,7 @@ impl BudgetModel {
             cost
         };
         self.request.set_cost(u, cost);
+        self.own_known = false;
         self.total = self
             .request
             .total(&self.counter, &self.env)
@@ -385,6 +391,7 @@ impl BudgetModel {
         // What the request before this one counted, by content: an edit
         // counts only the units it changed. (Kept as the request's own
         // costs, not as a second map beside them.)
+        self.own_known = false;
         let mut known = learnt::Learnt::of(&self.request);
         let len = seg.units.len();
         // A count that raised is counted again in order, so the first
@@ -532,6 +539,9 @@ impl BudgetModel {
     /// Counts apart, on every core, the members' own counts of the
     /// `<history>` groups whose count did not give them (see `shares`).
     fn count_own_apart(&mut self) {
+        if self.own_known {
+            return;
+        }
         let missing: Vec<(u64, std::ops::Range<usize>)> = self
             .request
             .seg
@@ -551,6 +561,7 @@ impl BudgetModel {
             (*key, own)
         });
         self.own.extend(counted);
+        self.own_known = true;
     }
 
     /// A group's count split among its members by their own counts, into
