@@ -286,24 +286,25 @@ impl CostedRequest {
         self.state_total_at_unit(0, counter, env)
     }
 
-    /// Per unit, the cost it has in the whole request.
+    /// Per unit, the cost it has in the whole request, in order (read as
+    /// they are walked: a report at 100,000 messages had written them all
+    /// to a list first, and read every unit twice). When the history
+    /// prompt's cost raises, each unit's own formatted cost.
     pub fn unit_costs_in_full(
         &self,
         counter: &dyn MessageCounter,
         env: &MediaEnv,
-    ) -> Result<Vec<Cost>, PyErr> {
-        let mut costs: Vec<Cost> = self
-            .seg
-            .units
-            .iter()
-            .zip(&self.units)
-            .enumerate()
-            .map(|(k, (unit, cost))| in_context(&self.seg, unit, cost, k == 0))
-            .collect();
-        if let Some(g) = self.first_group() {
-            costs[g] = self.prompted_cost(g, counter, env)?;
-        }
-        Ok(costs)
+    ) -> impl Iterator<Item = Cost> + '_ {
+        let prompted = self
+            .first_group()
+            .map(|g| (g, self.prompted_cost(g, counter, env).ok()));
+        let raised = matches!(prompted, Some((_, None)));
+        let units = self.seg.units.iter().zip(&self.units).enumerate();
+        units.map(move |(k, (unit, cost))| match prompted {
+            _ if raised => cost.formatted,
+            Some((g, Some(cost))) if g == k => cost,
+            _ => in_context(&self.seg, unit, cost, k == 0),
+        })
     }
 
     /// Tokens of the list `system + units[u..]`.

@@ -388,10 +388,10 @@ impl BudgetModel {
         let system = truncate::cost_of(&self.counter, &seg.system)
             .map_err(BudgetError::Format)?
             .recategorised(Category::SystemPrompt);
+        self.own_known = false;
         // What the request before this one counted, by content: an edit
         // counts only the units it changed. (Kept as the request's own
         // costs, not as a second map beside them.)
-        self.own_known = false;
         let mut known = learnt::Learnt::of(&self.request);
         let len = seg.units.len();
         // A count that raised is counted again in order, so the first
@@ -459,10 +459,6 @@ impl BudgetModel {
     }
 
     fn report_with(&mut self, per_message: bool) -> TokenReport {
-        let in_full = self
-            .request
-            .unit_costs_in_full(&self.counter, &self.env)
-            .unwrap_or_else(|_| self.request.units.iter().map(|c| c.formatted).collect());
         let mut by_category = self.request.system;
         // The request's own framing (reply priming, BOS, generation prompt).
         by_category.add(Category::Conversation, self.request.base);
@@ -471,6 +467,7 @@ impl BudgetModel {
             self.count_own_apart();
             self.split = true;
         }
+        let in_full = self.request.unit_costs_in_full(&self.counter, &self.env);
         let mut speakers = self.who.places();
         if self.request.seg.pinned && per_message {
             let (speaker, role) = speakers.of(0);
