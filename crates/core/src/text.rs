@@ -322,11 +322,7 @@ fn write_at<W: std::io::Write>(
             indent(w, depth)?;
             w.write_all(b"}")
         }
-        _ => {
-            let mut out = Vec::new();
-            let _ = write_json_at(&mut out, value, depth);
-            w.write_all(&out)
-        }
+        _ => write_json_at(w, value, depth).map_err(std::io::Error::from),
     }
 }
 
