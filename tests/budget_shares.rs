@@ -86,9 +86,13 @@ fn packed(messages: &[Value]) -> Vec<PackedMessage> {
 }
 
 fn model(id: FormatterId, messages: &[Value]) -> BudgetModel {
+    model_with(id, FormatOptions::default(), messages)
+}
+
+fn model_with(id: FormatterId, options: FormatOptions, messages: &[Value]) -> BudgetModel {
     BudgetModel::new(
         id,
-        FormatOptions::default(),
+        options,
         formatscope::tokens::models::resolve(id.provider, None),
         packed(messages),
         None,
@@ -134,14 +138,17 @@ fn lines_apart(id: FormatterId, message: &Value) -> i64 {
 
 /// The formatted request counted whole, message by message.
 fn counted_whole(id: FormatterId, messages: &[Value]) -> i64 {
+    counted_whole_with(id, &FormatOptions::default(), messages)
+}
+
+fn counted_whole_with(id: FormatterId, options: &FormatOptions, messages: &[Value]) -> i64 {
     use formatscope::tokens::{MessageCounter, ProviderCounter};
     let msgs: Vec<_> = messages
         .iter()
         .map(|m| Arc::new(formatscope::session::Msg::from_dict(m).expect("a Msg")))
         .collect();
     let env = MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork));
-    let request = formatscope::formatter::format(id, &FormatOptions::default(), &msgs, &env, None)
-        .expect("formats");
+    let request = formatscope::formatter::format(id, options, &msgs, &env, None).expect("formats");
     let info = formatscope::tokens::models::resolve(id.provider, None);
     ProviderCounter::new(info, None)
         .count(&request)
@@ -287,5 +294,64 @@ fn every_edit_leaves_the_speakers_and_roles_a_fresh_count_gives() {
         messages.drain(call..call + 2);
         edited.set_messages(&packed(&messages)).expect("formats");
         check(&mut edited, &messages, "a tool call deleted");
+    }
+}
+
+/// A conversation without tool calls is one `<history>` group, which the
+/// request sends with the history prompt before it. Its count with the
+/// prompt is learnt from its count without (the parts between its second
+/// line and its last cut are the same text): the same figure as the
+/// request counted whole, for every formatter, with the default prompt,
+/// prompts that end in other ways, and after edits of its first line,
+/// its second, a middle one and its last.
+#[test]
+fn a_one_group_session_counts_with_the_prompt_what_the_request_counts() {
+    let prompts = [
+        None,
+        Some("Here is what was said:".to_string()),
+        Some("History\n\n".to_string()),
+        Some("Earlier, in 中文 too:  ".to_string()),
+    ];
+    for id in multi_agent() {
+        for prompt in &prompts {
+            let options = FormatOptions {
+                history_prompt: prompt.clone(),
+                ..FormatOptions::default()
+            };
+            let mut messages: Vec<Value> = (0..400)
+                .map(|i| {
+                    let text = format!("{} ({i})", TEXTS[i % TEXTS.len()]);
+                    let role = if i % 2 == 0 { "user" } else { "assistant" };
+                    message(
+                        NAMES[i % NAMES.len()],
+                        role,
+                        json!([{"type": "text", "text": text}]),
+                    )
+                })
+                .collect();
+            let mut edited = model_with(id, options.clone(), &messages);
+            let what = format!("{id:?}, prompt {prompt:?}");
+            assert_eq!(
+                edited.report().messages_total,
+                counted_whole_with(id, &options, &messages),
+                "{what}"
+            );
+            for (index, text) in [
+                (0, "Trailing   "),
+                (1, "42 first"),
+                (200, "中文"),
+                (399, "End.\n"),
+            ] {
+                messages[index]["content"] = json!([{"type": "text", "text": text}]);
+                edited
+                    .set_message(index, PackedMessage::new(&messages[index]))
+                    .expect("the edit formats");
+                assert_eq!(
+                    edited.report().messages_total,
+                    counted_whole_with(id, &options, &messages),
+                    "{what}, message {index} edited"
+                );
+            }
+        }
     }
 }

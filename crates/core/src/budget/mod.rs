@@ -25,8 +25,8 @@ mod who;
 
 pub use report::{MessageTokens, TokenReport};
 
-/// A unit's cost and, for a `<history>` group, its members' own counts.
-type Counted = Result<(UnitCost, Option<Vec<i64>>), PyErr>;
+/// A unit's cost and, for a `<history>` group, what its count learnt.
+type Counted = Result<shares::Costed, PyErr>;
 
 /// The request `build` cuts, each unit it formats counted by `counter`
 /// while its output is a tree ([`Segmented::build_counting`]).
@@ -245,10 +245,15 @@ impl BudgetModel {
                 .recategorised(Category::SystemPrompt);
             UnitCost::from(system)
         } else {
-            let unit = &self.request.seg.units[u];
-            let (cost, own) =
+            let seg = &self.request.seg;
+            let unit = &seg.units[u];
+            let costed =
                 shares::cost_unit(&self.counter, self.msgs(), unit).map_err(BudgetError::Format)?;
-            if let Some(own) = own {
+            let mut cost = costed.cost;
+            if self.request.first_group() == Some(u) {
+                self.learn_prompted(seg, u, &mut cost, costed.tail);
+            }
+            if let Some(own) = costed.own {
                 self.own.insert(unit.key, own);
             }
             cost
@@ -400,18 +405,33 @@ impl BudgetModel {
             &seg.units,
             |i, u| match fresh.get_mut(i).and_then(Option::take) {
                 Some(Ok(counted)) => Some(counted),
-                _ => known.get(i, len, u.key).map(|c| (c, None)),
+                _ => known.get(i, len, u.key).map(|cost| shares::Costed {
+                    cost,
+                    own: None,
+                    tail: None,
+                }),
             },
             |u| shares::cost_unit(&self.counter, &seg.msgs, u),
         )
         .map_err(BudgetError::Format)?;
         drop(known);
+        let first_group = seg
+            .units
+            .iter()
+            .position(|u| u.kind == UnitKind::AgentGroup);
         let mut units = Vec::with_capacity(counted.len());
-        for (unit, (cost, own)) in seg.units.iter().zip(counted) {
-            units.push(cost);
-            if let Some(own) = own {
+        let mut first_tail = None;
+        for (k, (unit, costed)) in seg.units.iter().zip(counted).enumerate() {
+            units.push(costed.cost);
+            if first_group == Some(k) {
+                first_tail = costed.tail;
+            }
+            if let Some(own) = costed.own {
                 self.own.insert(unit.key, own);
             }
+        }
+        if let Some(g) = first_group {
+            self.learn_prompted(&seg, g, &mut units[g], first_tail);
         }
         // Groups no longer in the request.
         if self.own.len() > seg.units.len() {
@@ -423,6 +443,29 @@ impl BudgetModel {
             .total(&self.counter, &self.env)
             .map_err(BudgetError::Format)?;
         Ok(req)
+    }
+
+    /// The first history group's cost with the history prompt, where its
+    /// count without learnt what its lines cost ([`shares::Tail`]):
+    /// counted from the prompted text's head and end before the request's
+    /// total asks for it, instead of the whole prompted text again. Where
+    /// formatting or counting it raises, it is left to the total, which
+    /// raises the same in its place.
+    fn learn_prompted(
+        &self,
+        seg: &Segmented,
+        g: usize,
+        cost: &mut UnitCost,
+        tail: Option<shares::Tail>,
+    ) {
+        let (Some(tail), None) = (tail, cost.prompted) else {
+            return;
+        };
+        let unit = &seg.units[g];
+        let Ok(prompted) = seg.prompted(unit, &self.env) else {
+            return;
+        };
+        cost.prompted = shares::prompted_cost(&self.counter, &seg.msgs, unit, &prompted, tail).ok();
     }
 
     fn count_tools(&self) -> i64 {

@@ -19,12 +19,18 @@
 //! prompt and tags). Where the lines cannot be found in one text, or one
 //! starts where the counter does not cut (media between the lines, a name
 //! starting with `_`), they are counted apart: the same figures.
+//!
+//! The parts between cuts are counted on every core when there are many,
+//! and what the parts within the lines cost is kept ([`Tail`]): the first
+//! group is sent with the history prompt before its lines, and that form
+//! is counted from its own head and end with the rest taken from there.
 
 use crate::formatter::{Unit, UnitKind, UnitOutput};
 use crate::py::{self, PyErr};
 use crate::session::{MsgItem, Texts};
 use crate::tokens::{Cost, MessageCounter, ProviderCounter};
 use crate::truncate::{self, UnitCost};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -124,81 +130,129 @@ impl<'a> Lines<'a> {
             })
     }
 
-    /// `text`'s raw count, counted a cut at a time, and each member's raw
-    /// part of it: when the lines are in `text` and each starts at a cut.
-    fn count(&self, text: &str, counter: &ProviderCounter) -> Option<(i64, Vec<i64>)> {
+    /// `text`'s raw count, counted a cut at a time, each member's raw part
+    /// of it, and what the parts within its lines cost ([`Tail`]): when
+    /// the lines are in `text` and each starts at a cut. The parts are
+    /// counted on every core when there are many (a session without tool
+    /// calls is one group: 100,000 lines counted on one core were most of
+    /// its cold count).
+    fn count(&self, text: &str, counter: &ProviderCounter) -> Option<LineCount> {
         let starts = self.locate(text)?;
         let bytes = text.as_bytes();
-        let cuts_at = |p: usize| {
-            p == 0
-                || (bytes[p - 1] == b'\n'
-                    && text[p..]
-                        .chars()
-                        .next()
-                        .is_some_and(|c| counter.splits_after_newline(c)))
-        };
         // The first line may run on from the history tag (Gemini's has no
         // newline): what it costs there is the first member's anyway, as
         // the rest of the group is.
-        if !starts[1..].iter().all(|&s| cuts_at(s)) {
+        if !starts[1..].iter().all(|&s| cuts_at(text, s, counter)) {
             return None;
         }
         let last = self.lines.len() - 1;
         let end_of_lines = starts[last] + self.lines[last].1.len();
         let raw = |t: &str| counter.info.tokenizer.raw(t) as i64;
+        // Where each part starts: the text's start, then each cut.
+        let newlines = memchr::memchr_iter(b'\n', bytes).map(|newline| newline + 1);
+        let cuts: Vec<usize> = std::iter::once(0)
+            .chain(newlines.filter(|&cut| cut < bytes.len() && cuts_at(text, cut, counter)))
+            .collect();
+        // Each part's count, and the member and figure it adds to that
+        // member's own, if it is in the lines.
+        let count_parts = |at: usize, parts: &[usize]| {
+            let mut out = Vec::with_capacity(parts.len());
+            // The line the next part starts in (parts come in order).
+            let first = parts.first().copied().unwrap_or_default();
+            let mut line = starts.partition_point(|&s| s <= first).saturating_sub(1);
+            // An ASCII character's count alone, counted once: the
+            // characters after the cuts are the first of the names, which
+            // repeat.
+            let mut alone = [None; 128];
+            for (k, &from) in parts.iter().enumerate() {
+                let to = cuts.get(at + k + 1).copied().unwrap_or(bytes.len());
+                while line < last && starts[line + 1] <= from {
+                    line += 1;
+                }
+                let in_lines = from >= starts[0] && from < end_of_lines;
+                let with_newline = to == end_of_lines + 1 && bytes[end_of_lines] == b'\n';
+                // The last line's part runs on past its newline (the
+                // closing tag, the group's): the line's own is counted
+                // too, beside it, the pieces the two share counted once.
+                let runs_on = in_lines && line == last && to >= end_of_lines && !with_newline;
+                // A part before a cut is counted with the character after
+                // it, less that character's count: at the very end of a
+                // text GPT-2's pattern ends a run of spaces and newlines
+                // differently.
+                let (counted, next_alone) = match text[to..].chars().next() {
+                    Some(next) => {
+                        let after = to + next.len_utf8();
+                        let next_alone = match alone.get_mut(next as usize) {
+                            Some(known) => *known.get_or_insert_with(|| raw(&text[to..after])),
+                            None => raw(&text[to..after]),
+                        };
+                        (&text[from..after], next_alone)
+                    }
+                    None => (&text[from..to], 0),
+                };
+                let (whole, line_alone) = if runs_on {
+                    let (whole, alone) =
+                        line_cost_beside(counter, &text[from..end_of_lines], counted);
+                    (whole, Some(alone))
+                } else {
+                    (raw(counted), None)
+                };
+                let n = whole - next_alone;
+                let own = in_lines.then(|| (self.lines[line].0, line_alone.unwrap_or(n)));
+                out.push((n, own));
+            }
+            out
+        };
+        let counted = crate::parallel::chunks_at(&cuts, count_parts);
         let mut own = vec![0; self.members];
         let mut total = 0;
-        // The line the next part starts in (parts come in order).
-        let mut line = 0;
-        // An ASCII character's count alone, counted once: the characters
-        // after the cuts are the first of the names, which repeat.
-        let mut alone = [None; 128];
-        let mut count_part = |from: usize, to: usize| {
-            while line < last && starts[line + 1] <= from {
-                line += 1;
-            }
-            let in_lines = from >= starts[0] && from < end_of_lines;
-            let with_newline = to == end_of_lines + 1 && bytes[end_of_lines] == b'\n';
-            // The last line's part runs on past its newline (the closing
-            // tag, the group's): the line's own is counted too, beside it,
-            // the pieces the two share counted once.
-            let runs_on = in_lines && line == last && to >= end_of_lines && !with_newline;
-            // A part before a cut is counted with the character after it,
-            // less that character's count: at the very end of a text GPT-2's
-            // pattern ends a run of spaces and newlines differently.
-            let (counted, next_alone) = match text[to..].chars().next() {
-                Some(next) => {
-                    let after = to + next.len_utf8();
-                    let next_alone = match alone.get_mut(next as usize) {
-                        Some(known) => *known.get_or_insert_with(|| raw(&text[to..after])),
-                        None => raw(&text[to..after]),
-                    };
-                    (&text[from..after], next_alone)
+        // The totals before the second line and before the last cut
+        // within the lines.
+        let mut before_second = None;
+        let mut before_last_cut = (0, 0);
+        for (&from, (n, part_own)) in cuts.iter().zip(counted.into_iter().flatten()) {
+            if from > 0 && from <= end_of_lines {
+                before_last_cut = (from, total);
+                if starts.get(1) == Some(&from) {
+                    before_second = Some(total);
                 }
-                None => (&text[from..to], 0),
-            };
-            let (whole, line_alone) = if runs_on {
-                let (whole, alone) = line_cost_beside(counter, &text[from..end_of_lines], counted);
-                (whole, Some(alone))
-            } else {
-                (raw(counted), None)
-            };
-            let n = whole - next_alone;
-            total += n;
-            if in_lines {
-                own[self.lines[line].0] += line_alone.unwrap_or(n);
             }
-        };
-        let mut from = 0;
-        for newline in memchr::memchr_iter(b'\n', bytes) {
-            let cut = newline + 1;
-            if cut < bytes.len() && cuts_at(cut) {
-                count_part(from, cut);
-                from = cut;
+            total += n;
+            if let Some((member, n)) = part_own {
+                own[member] += n;
             }
         }
-        count_part(from, bytes.len());
-        Some((total, own))
+        let (last_cut, at_last_cut) = before_last_cut;
+        let tail = before_second.map(|at_second| Tail {
+            last_cut: last_cut - starts[0],
+            middle: at_last_cut - at_second,
+        });
+        Some(LineCount { total, own, tail })
+    }
+
+    /// `text`'s raw count, where `text` holds these lines as the text
+    /// whose count gave `tail` did, with another head and end (the first
+    /// history group with the prompt before its lines, and counted
+    /// without): its head to the second line and its end from the last
+    /// cut are counted, the parts between are `tail`'s. `None` where the
+    /// lines are not in `text` at cuts as they were.
+    fn count_knowing(&self, text: &str, counter: &ProviderCounter, tail: Tail) -> Option<i64> {
+        let starts = self.locate(text)?;
+        let second = *starts.get(1)?;
+        let last = self.lines.len() - 1;
+        let end_of_lines = starts[last] + self.lines[last].1.len();
+        let cut = starts[0].checked_add(tail.last_cut)?;
+        let at_cuts = second <= cut && cut <= end_of_lines && cut < text.len();
+        if !at_cuts || !cuts_at(text, second, counter) || !cuts_at(text, cut, counter) {
+            return None;
+        }
+        let raw = |t: &str| counter.info.tokenizer.raw(t) as i64;
+        // The head as a part before a cut: counted with the character
+        // after it, less that character's count (as in `count`).
+        let next = text[second..].chars().next()?;
+        let after = second + next.len_utf8();
+        let head = raw(&text[..after]) - raw(&text[second..after]);
+        Some(head + tail.middle + raw(&text[cut..]))
     }
 
     /// Each member's lines counted apart (scaled).
@@ -211,6 +265,41 @@ impl<'a> Lines<'a> {
             .map(|n| counter.info.tokenizer.scale(n))
             .collect()
     }
+}
+
+/// Whether a count may cut `text` at byte `p`: its start, or after a
+/// newline before a character the counter cuts before
+/// (`tokens/boundary.rs`).
+fn cuts_at(text: &str, p: usize, counter: &ProviderCounter) -> bool {
+    p == 0
+        || (text.as_bytes().get(p.wrapping_sub(1)) == Some(&b'\n')
+            && text
+                .get(p..)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|c| counter.splits_after_newline(c)))
+}
+
+/// A group's text counted a cut at a time ([`Lines::count`]).
+struct LineCount {
+    /// The raw count.
+    total: i64,
+    /// Each member's raw part.
+    own: Vec<i64>,
+    /// What the parts within the lines cost; `None` for one line.
+    tail: Option<Tail>,
+}
+
+/// What the parts of a group's text from its second line's start to the
+/// last cut within its lines cost raw: the same lines with another head
+/// (the first group's history prompt) cost the same there, so the first
+/// group's prompted form is counted from its head and end alone
+/// ([`prompted_cost`]). Counting a one-group session of 100,000 messages
+/// with the prompt had been as much BPE again as its count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Tail {
+    /// That cut, from the first line's start.
+    last_cut: usize,
+    middle: i64,
 }
 
 /// Member `member`'s lines, one per text it `found` read in place.
@@ -250,12 +339,21 @@ pub(super) fn cost_unit(
     counter: &ProviderCounter,
     msgs: &[MsgItem],
     unit: &Unit,
-) -> Result<(UnitCost, Option<Vec<i64>>), PyErr> {
+) -> Result<Costed, PyErr> {
     let out = UnitOutput {
         messages: unit.formatted.unpack(),
         texts: None,
     };
     cost_formatted(counter, msgs, unit, &out)
+}
+
+/// A unit's cost and, for a `<history>` group of several members, its
+/// members' own counts (scaled) and what its lines cost ([`Tail`]), when
+/// its count found them.
+pub(super) struct Costed {
+    pub cost: UnitCost,
+    pub own: Option<Vec<i64>>,
+    pub tail: Option<Tail>,
 }
 
 /// [`cost_unit`] given the unit's output (unpacked, or the tree it was
@@ -265,7 +363,7 @@ pub(super) fn cost_formatted(
     msgs: &[MsgItem],
     unit: &Unit,
     out: &UnitOutput<'_>,
-) -> Result<(UnitCost, Option<Vec<i64>>), PyErr> {
+) -> Result<Costed, PyErr> {
     let messages = &out.messages;
     let lines = (unit.kind == UnitKind::AgentGroup && unit.range.len() > 1)
         .then(|| match &out.texts {
@@ -275,24 +373,63 @@ pub(super) fn cost_formatted(
         .flatten();
     let Some(lines) = lines else {
         let formatted = truncate::cost_of(counter, messages)?;
-        return Ok((truncate::cost_variants(counter, unit, formatted)?, None));
+        let cost = truncate::cost_variants(counter, unit, formatted)?;
+        return Ok(Costed {
+            cost,
+            own: None,
+            tail: None,
+        });
     };
-    let mut own = None;
+    let mut counted = None;
     let mut formatted = Cost::default();
     for message in messages {
         formatted += counter.message_with(message, &mut |text| {
-            if own.is_none() {
-                if let Some((raw, parts)) = lines.count(text, counter) {
-                    own = Some(parts);
-                    return raw;
+            if counted.is_none() {
+                if let Some(count) = lines.count(text, counter) {
+                    let total = count.total;
+                    counted = Some(count);
+                    return total;
                 }
             }
             counter.info.tokenizer.raw(text) as i64
         })?;
     }
     let tokenizer = &counter.info.tokenizer;
-    let own = own.map(|raw| raw.into_iter().map(|n| tokenizer.scale(n)).collect());
-    Ok((truncate::cost_variants(counter, unit, formatted)?, own))
+    let tail = counted.as_ref().and_then(|c| c.tail);
+    let own = counted.map(|c| c.own.into_iter().map(|n| tokenizer.scale(n)).collect());
+    let cost = truncate::cost_variants(counter, unit, formatted)?;
+    Ok(Costed { cost, own, tail })
+}
+
+/// The cost of `prompted`, the first group's output with the history
+/// prompt: its text counted from its head and end alone, the rest what
+/// the group's count without the prompt learnt (`tail`); as a whole
+/// where its lines are not found as they were. The same figure either
+/// way (see [`Tail`]).
+pub(super) fn prompted_cost(
+    counter: &ProviderCounter,
+    msgs: &[MsgItem],
+    unit: &Unit,
+    prompted: &[Value],
+    tail: Tail,
+) -> Result<Cost, PyErr> {
+    let Some(lines) = Lines::of(msgs, unit.range.clone()) else {
+        return truncate::cost_of(counter, prompted);
+    };
+    let mut found = false;
+    let mut cost = Cost::default();
+    for message in prompted {
+        cost += counter.message_with(message, &mut |text| {
+            if !found {
+                if let Some(n) = lines.count_knowing(text, counter, tail) {
+                    found = true;
+                    return n;
+                }
+            }
+            counter.info.tokenizer.raw(text) as i64
+        })?;
+    }
+    Ok(cost)
 }
 
 /// Members' own counts for a group whose count did not give them.
