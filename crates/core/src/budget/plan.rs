@@ -70,8 +70,14 @@ impl BudgetModel {
             }
             None => self.trunc_cost()?,
         };
+        let counted = request.prompted_counted();
         let plan = truncate::plan(&request, self.trunc_counter.as_ref(), &self.env, max_tokens);
-        self.trunc_costs.extend(request.learnt_prompted());
+        // What this plan counted, for the request after the next edit (a
+        // plan that counted nothing new adds nothing: at 100,000 messages
+        // the thousands it had learnt before were a fifth of a plan).
+        if request.prompted_counted() != counted {
+            self.trunc_costs.extend(request.learnt_prompted());
+        }
         self.request.seg = request.take_seg();
         self.trunc_request = Some(request);
         plan
