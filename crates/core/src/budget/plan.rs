@@ -61,7 +61,9 @@ impl BudgetModel {
             .map(|p| p.plan);
         }
         if self.truncation == CounterSpec::Provider {
-            return truncate::plan(&self.request, &self.counter, &self.env, max_tokens);
+            let plan = truncate::plan(&self.request, &self.counter, &self.env, max_tokens);
+            self.request.settle_prompted();
+            return plan;
         }
         let mut request = match self.trunc_request.take() {
             Some(mut request) => {
@@ -77,6 +79,7 @@ impl BudgetModel {
         // the thousands it had learnt before were a fifth of a plan).
         if request.prompted_counted() != counted {
             self.trunc_costs.extend(request.learnt_prompted());
+            request.settle_prompted();
         }
         self.request.seg = request.take_seg();
         self.trunc_request = Some(request);
