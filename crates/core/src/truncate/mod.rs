@@ -541,6 +541,11 @@ fn search_group(
 /// Where the first state that fits should be, from each member's marginal
 /// cost: the tokens its lines add to a group (a group of it twice less a
 /// group of it once). Exact counts decide; this only saves evaluations.
+/// The marginal costs are counted ahead a block at a time on every core
+/// (a one-group session of 100,000 messages planned to a quarter: 74,000
+/// members, half a second on one core), each member on a run of its own
+/// whose warnings join `env`'s only when the walk reaches it, as a walk
+/// one member at a time logs them.
 fn guess_first_fit(
     seg: &Segmented,
     counter: &dyn MessageCounter,
@@ -550,18 +555,33 @@ fn guess_first_fit(
     total_at_s: i64,
     max_tokens: i64,
 ) -> Result<usize, PyErr> {
-    let mut total = total_at_s;
-    for k in s..limit {
-        if total <= max_tokens {
-            return Ok(k);
-        }
+    const BLOCK: usize = 4096;
+    let runs = env.runs();
+    let marginal = |k: usize, run: &MediaEnv| -> Result<i64, PyErr> {
         let member = &seg.msgs[k].msg()?;
-        let once = cost_of(counter, &seg.group_of(std::slice::from_ref(member), env)?)?;
+        let once = cost_of(counter, &seg.group_of(std::slice::from_ref(member), run)?)?;
         let twice = cost_of(
             counter,
-            &seg.group_of(&[member.clone(), member.clone()], env)?,
+            &seg.group_of(&[member.clone(), member.clone()], run)?,
         )?;
-        total -= (twice.total() - once.total()).max(0);
+        Ok((twice.total() - once.total()).max(0))
+    };
+    let mut total = total_at_s;
+    let mut at = s;
+    while at < limit {
+        let block: Vec<usize> = (at..(at + BLOCK).min(limit)).collect();
+        let counted = crate::parallel::map(&block, |_, &k| {
+            let run = runs.run();
+            (marginal(k, &run), run)
+        });
+        for (k, (cost, run)) in block.into_iter().zip(counted) {
+            if total <= max_tokens {
+                return Ok(k);
+            }
+            env.absorb(run);
+            total -= cost?;
+        }
+        at = (at + BLOCK).min(limit);
     }
     Ok(limit - 1)
 }
