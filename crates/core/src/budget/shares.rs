@@ -381,19 +381,10 @@ pub(super) fn cost_formatted(
         });
     };
     let mut counted = None;
-    let mut formatted = Cost::default();
-    for message in messages {
-        formatted += counter.message_with(message, &mut |text| {
-            if counted.is_none() {
-                if let Some(count) = lines.count(text, counter) {
-                    let total = count.total;
-                    counted = Some(count);
-                    return total;
-                }
-            }
-            counter.info.tokenizer.raw(text) as i64
-        })?;
-    }
+    let formatted = cost_with_first(counter, messages, |text| {
+        let count = lines.count(text, counter)?;
+        Some(counted.insert(count).total)
+    })?;
     let tokenizer = &counter.info.tokenizer;
     let tail = counted.as_ref().and_then(|c| c.tail);
     let own = counted.map(|c| c.own.into_iter().map(|n| tokenizer.scale(n)).collect());
@@ -416,12 +407,24 @@ pub(super) fn prompted_cost(
     let Some(lines) = Lines::of(msgs, unit.range.clone()) else {
         return truncate::cost_of(counter, prompted);
     };
+    cost_with_first(counter, prompted, |text| {
+        lines.count_knowing(text, counter, tail)
+    })
+}
+
+/// The cost of `messages`, the first of their texts that `first` counts
+/// (the group's, holding its lines) counted so, every other text raw.
+fn cost_with_first(
+    counter: &ProviderCounter,
+    messages: &[Value],
+    mut first: impl FnMut(&str) -> Option<i64>,
+) -> Result<Cost, PyErr> {
     let mut found = false;
     let mut cost = Cost::default();
-    for message in prompted {
+    for message in messages {
         cost += counter.message_with(message, &mut |text| {
             if !found {
-                if let Some(n) = lines.count_knowing(text, counter, tail) {
+                if let Some(n) = first(text) {
                     found = true;
                     return n;
                 }
