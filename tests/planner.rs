@@ -238,7 +238,13 @@ fn check(
             return Ok(());
         }
     };
-    let plan = truncate::plan(&costed, counter, env, max_tokens).expect("plan");
+    let mut known = truncate::MemberCosts::default();
+    let plan = truncate::plan(&costed, counter, env, max_tokens, &mut known).expect("plan");
+    // A plan that starts from the marginal costs this one learnt finds
+    // the same state.
+    let again = truncate::plan(&costed, counter, env, max_tokens, &mut known).expect("plan");
+    prop_assert_eq!(&again.kept, &plan.kept, "{}: again", id);
+    prop_assert_eq!(again.tokens_after, plan.tokens_after);
     match &reference {
         Ok(r) => {
             prop_assert!(plan.error.is_none(), "{}: {:?}", id, plan.error);

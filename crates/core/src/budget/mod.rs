@@ -12,7 +12,7 @@ use crate::py::{self, PyErr};
 use crate::session::{live_items, msgs_of, Msg, MsgItem, PackedMessage};
 use crate::tokens::truncation_counter::CharCounter;
 use crate::tokens::{Category, Cost, CounterSpec, MessageCounter, ModelInfo, ProviderCounter};
-use crate::truncate::{self, CostedRequest, UnitCost};
+use crate::truncate::{self, CostedRequest, MemberCosts, UnitCost};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::sync::Arc;
@@ -76,6 +76,9 @@ pub struct BudgetModel {
     trunc_counter: Box<dyn MessageCounter>,
     trunc_costs: FxHashMap<u64, UnitCost>,
     trunc_request: Option<CostedRequest>,
+    /// History-group members' marginal costs under the counter plans
+    /// count with, which each plan's search starts from (by content).
+    member_costs: MemberCosts,
 }
 
 /// Why a session has no budget figures.
@@ -185,6 +188,7 @@ impl BudgetModel {
             trunc_counter: Box::new(CharCounter),
             trunc_costs: FxHashMap::default(),
             trunc_request: None,
+            member_costs: MemberCosts::default(),
         };
         model.set_truncation_counter(CounterSpec::default());
         model.tool_schemas = model.count_tools();

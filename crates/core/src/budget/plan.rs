@@ -33,6 +33,7 @@ impl BudgetModel {
         self.truncation = spec;
         self.trunc_costs.clear();
         self.trunc_request = None;
+        self.member_costs.clear();
     }
 
     pub fn truncation_counter(&self) -> &CounterSpec {
@@ -61,7 +62,13 @@ impl BudgetModel {
             .map(|p| p.plan);
         }
         if self.truncation == CounterSpec::Provider {
-            let plan = truncate::plan(&self.request, &self.counter, &self.env, max_tokens);
+            let plan = truncate::plan(
+                &self.request,
+                &self.counter,
+                &self.env,
+                max_tokens,
+                &mut self.member_costs,
+            );
             self.request.settle_prompted();
             return plan;
         }
@@ -73,7 +80,13 @@ impl BudgetModel {
             None => self.trunc_cost()?,
         };
         let counted = request.prompted_counted();
-        let plan = truncate::plan(&request, self.trunc_counter.as_ref(), &self.env, max_tokens);
+        let plan = truncate::plan(
+            &request,
+            self.trunc_counter.as_ref(),
+            &self.env,
+            max_tokens,
+            &mut self.member_costs,
+        );
         // What this plan counted, for the request after the next edit (a
         // plan that counted nothing new adds nothing: at 100,000 messages
         // the thousands it had learnt before were a fifth of a plan).

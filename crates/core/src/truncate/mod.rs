@@ -25,9 +25,12 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 mod costs;
+mod guess;
 
 use costs::PromptedCosts;
 pub use costs::{cost_of, cost_unit, cost_units, cost_units_by, cost_variants, UnitCost};
+use guess::guess_first_fit;
+pub use guess::MemberCosts;
 use std::sync::Arc;
 
 /// Units with their costs and the suffix sums the planner reads.
@@ -339,11 +342,14 @@ enum Total {
 
 /// Plans truncation of a costed request to `max_tokens`. The first state
 /// (everything kept) must already be known not to fit unless `check_first`.
+/// `known` are the members' marginal costs earlier plans with this counter
+/// counted (see [`MemberCosts`]); this plan adds what it counts.
 pub fn plan(
     req: &CostedRequest,
     counter: &dyn MessageCounter,
     env: &MediaEnv,
     max_tokens: i64,
+    known: &mut MemberCosts,
 ) -> Result<TruncationPlan, PyErr> {
     if max_tokens <= 0 {
         return Err(PyErr::assertion("max_tokens must be greater than 0"));
@@ -406,7 +412,7 @@ pub fn plan(
                     ..finish(pinned, None, 0, None)
                 }));
         }
-        match search_group(req, counter, env, s, max_tokens)? {
+        match search_group(req, counter, env, known, s, max_tokens)? {
             Search::Fits(at, t) => return Ok(finish(at, Some(t), steps + (at - s), None)),
             Search::Over(last) => {
                 steps += last - s;
@@ -445,6 +451,7 @@ fn search_group(
     req: &CostedRequest,
     counter: &dyn MessageCounter,
     env: &MediaEnv,
+    known: &mut MemberCosts,
     s: usize,
     max_tokens: i64,
 ) -> Result<Search, PyErr> {
@@ -489,7 +496,8 @@ fn search_group(
     // has counted (an exact count of the rest at `s` formatted and counted
     // all of it: 130 ms of a plan of a one-group session of 100,000).
     let at_start = req.state_total_at_unit(u, counter, env)?;
-    let guess = guess_first_fit(seg, counter, env, range.start, limit, at_start, max_tokens)?;
+    let states = range.start..limit;
+    let guess = guess_first_fit(seg, counter, env, known, states, at_start, max_tokens)?;
     let guess = guess.max(s);
     let fits = |k: usize| -> Result<Option<i64>, PyErr> {
         let t = total_at(k)?;
@@ -541,54 +549,6 @@ fn search_group(
         Some(t) if hi < limit => Search::Fits(hi, t),
         _ => Search::Over(limit - 1),
     })
-}
-
-/// Where the first state that fits should be, from each member's marginal
-/// cost: the tokens its lines add to a group (a group of it twice less a
-/// group of it once). Exact counts decide; this only saves evaluations.
-/// The marginal costs are counted ahead a block at a time on every core
-/// (a one-group session of 100,000 messages planned to a quarter: 74,000
-/// members, half a second on one core), each member on a run of its own
-/// whose warnings join `env`'s only when the walk reaches it, as a walk
-/// one member at a time logs them.
-fn guess_first_fit(
-    seg: &Segmented,
-    counter: &dyn MessageCounter,
-    env: &MediaEnv,
-    s: usize,
-    limit: usize,
-    total_at_s: i64,
-    max_tokens: i64,
-) -> Result<usize, PyErr> {
-    const BLOCK: usize = 4096;
-    let runs = env.runs();
-    let marginal = |k: usize, run: &MediaEnv| -> Result<i64, PyErr> {
-        let member = &seg.msgs[k].msg()?;
-        let once = cost_of(counter, &seg.group_of(std::slice::from_ref(member), run)?)?;
-        let twice = cost_of(
-            counter,
-            &seg.group_of(&[member.clone(), member.clone()], run)?,
-        )?;
-        Ok((twice.total() - once.total()).max(0))
-    };
-    let mut total = total_at_s;
-    let mut at = s;
-    while at < limit {
-        let block: Vec<usize> = (at..(at + BLOCK).min(limit)).collect();
-        let counted = crate::parallel::map(&block, |_, &k| {
-            let run = runs.run();
-            (marginal(k, &run), run)
-        });
-        for (k, (cost, run)) in block.into_iter().zip(counted) {
-            if total <= max_tokens {
-                return Ok(k);
-            }
-            env.absorb(run);
-            total -= cost?;
-        }
-        at = (at + BLOCK).min(limit);
-    }
-    Ok(limit - 1)
 }
 
 /// Tokens of the list `system + msgs[s..]`.
@@ -677,7 +637,13 @@ pub fn plan_reference(
         env.truncate_warnings(warnings_before);
         return reference_loop(id, options, msgs, env, counter, max_tokens);
     };
-    let plan = plan(&costed, counter, env, max_tokens)?;
+    let plan = plan(
+        &costed,
+        counter,
+        env,
+        max_tokens,
+        &mut MemberCosts::default(),
+    )?;
     if let Some(e) = &plan.error {
         return Err(e.clone());
     }
