@@ -60,6 +60,11 @@ fn messages() -> Vec<Value> {
         call("d"),
         result("d"),
         json!({"name": "Alice", "role": "user", "content": [text("last")]}),
+        call("e"),
+        result("e"),
+        // Lines that start with no name, and with a wide character.
+        json!({"name": "", "role": "user", "content": "no name"}),
+        json!({"name": "Élodie", "role": "user", "content": [text("bonjour"), text("")]}),
     ]
 }
 
@@ -96,4 +101,39 @@ fn history_groups_read_in_place_format_as_from_their_messages() {
         }
     }
     assert!(checked >= 6 * 2 * 10, "only {checked} lists checked");
+}
+
+/// Where a plan searches a history group, it reads where each member's
+/// lines start: in place for packed text members, from `Msg`s for the rest
+/// (a name that is no string, other blocks). Both give the same.
+#[test]
+fn member_line_starts_read_in_place_are_the_msgs_own() {
+    let doc = json!({"messages": messages()});
+    let session = parse_session(&doc.to_string(), "history_lines.json").expect("parses");
+    let msgs = build_msgs(&session).expect("valid messages");
+    let packed: Vec<MsgItem> = session
+        .messages
+        .iter()
+        .map(|m| MsgItem::packed(m.clone()).expect("a valid message"))
+        .collect();
+    let live: Vec<MsgItem> = msgs.iter().cloned().map(MsgItem::Live).collect();
+    let keys = message_keys(&session.messages);
+    let env = MediaEnv::new(".", Arc::new(NoNetwork));
+    let mut found = 0;
+    for id in FormatterId::all().filter(|id| id.mode == Mode::MultiAgent) {
+        let options = FormatOptions::default();
+        let read = Segmented::build(id, &options, &packed, &keys, &env, None).expect("builds");
+        let unpacked = Segmented::build(id, &options, &live, &keys, &env, None).expect("builds");
+        for (a, b) in read.units.iter().zip(&unpacked.units) {
+            let starts = read.member_line_starts(a);
+            assert_eq!(
+                starts,
+                unpacked.member_line_starts(b),
+                "{id}: {:?}",
+                a.range
+            );
+            found += usize::from(starts.is_some());
+        }
+    }
+    assert!(found >= 5, "only {found} groups with line starts");
 }
