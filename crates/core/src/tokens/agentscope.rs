@@ -2,7 +2,7 @@
 //! applied to whatever formatted messages it is given, raising exactly where
 //! the reference raises (Gemini `parts`, Ollama `images`, non-OpenAI blocks).
 
-use super::{encoding_for_model, Encoding};
+use super::{encoding_for_model, Encoding, PartMemo};
 use crate::media::WebFetcher;
 use crate::py::{self, get_item, py_get, py_str, PyErr};
 use serde_json::Value;
@@ -10,6 +10,9 @@ use serde_json::Value;
 pub struct OpenAiTokenCounter {
     model: String,
     encoding: Encoding,
+    /// The parts of long texts it has counted, for a counter that lives
+    /// with a session (see [`PartMemo`]).
+    memo: Option<PartMemo>,
 }
 
 impl OpenAiTokenCounter {
@@ -17,6 +20,17 @@ impl OpenAiTokenCounter {
         Self {
             model: model.to_string(),
             encoding: encoding_for_model(model),
+            memo: None,
+        }
+    }
+
+    /// A counter that keeps the parts of the long texts it counts, and
+    /// counts again only the parts it has not seen: for one that counts a
+    /// session's request after each edit (the same counts).
+    pub fn remembering(model: &str) -> Self {
+        Self {
+            memo: Some(PartMemo::default()),
+            ..Self::new(model)
         }
     }
 
@@ -73,7 +87,8 @@ impl OpenAiTokenCounter {
     }
 
     fn encode_len(&self, text: &str) -> Result<i64, PyErr> {
-        Ok(self.encoding.count(text)? as i64)
+        let memo = self.memo.as_ref();
+        Ok(self.encoding.count_remembering(text, memo)? as i64)
     }
 
     fn encode_value(&self, v: &Value) -> Result<i64, PyErr> {

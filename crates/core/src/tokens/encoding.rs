@@ -2,6 +2,7 @@
 //! chooses them (tiktoken 0.13), with `o200k_base` for unknown names as
 //! AgentScope falls back.
 
+use super::memo::PartMemo;
 use super::specials::Specials;
 use super::whitespace::{self, Runs};
 use super::Vocab;
@@ -111,9 +112,15 @@ impl Encoding {
     /// `len(encoding.encode(text))` with tiktoken's defaults: text that
     /// contains any of the encoding's special tokens raises, as in Python.
     pub fn count(self, text: &str) -> Result<usize, PyErr> {
+        self.count_remembering(text, None)
+    }
+
+    /// [`Encoding::count`], a long text's parts that `memo` has counted
+    /// before not counted again (the common encodings).
+    pub fn count_remembering(self, text: &str, memo: Option<&PartMemo>) -> Result<usize, PyErr> {
         let counting = match self {
-            Encoding::O200kBase => Some(Vocab::O200kBase.counting()),
-            Encoding::Cl100kBase => Some(Vocab::Cl100kBase.counting()),
+            Encoding::O200kBase => Some(Vocab::O200kBase),
+            Encoding::Cl100kBase => Some(Vocab::Cl100kBase),
             _ => None,
         };
         // tiktoken's regex search: the leftmost special names the error.
@@ -125,10 +132,11 @@ impl Encoding {
                  To disable this check for all special tokens, pass `disallowed_special=()`.\n"
             )));
         }
-        Ok(match counting {
+        Ok(match (counting, memo) {
             // The common encodings count over the embedded rank table.
-            Some(c) => c.count(text, false),
-            None => count_ordinary_core(self.bpe(), self.runs(), text),
+            (Some(vocab), Some(memo)) => memo.count(vocab.counting(), vocab, text, false),
+            (Some(vocab), None) => vocab.counting().count(text, false),
+            (None, _) => count_ordinary_core(self.bpe(), self.runs(), text),
         })
     }
 

@@ -128,7 +128,7 @@ impl CounterSpec {
     ) -> Box<dyn MessageCounter> {
         match self {
             CounterSpec::OpenAi(model) => Box::new(OwnedOpenAiCounter {
-                counter: OpenAiTokenCounter::new(model),
+                counter: OpenAiTokenCounter::remembering(model),
                 web,
             }),
             CounterSpec::Char => Box::new(CharCounter),
