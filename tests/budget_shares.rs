@@ -355,3 +355,62 @@ fn a_one_group_session_counts_with_the_prompt_what_the_request_counts() {
         }
     }
 }
+
+/// A group of more than a thousand lines is counted a run of lines at a
+/// time, each run's counts kept by its content, so an edit counts again
+/// only the runs it changed (`crates/core/src/budget/shares.rs`): after edits of its
+/// first lines, a middle one, one that starts where no count may cut, and
+/// its last, and after a delete, the count is the request's counted whole
+/// and every member's share is what a model made from nothing says.
+#[test]
+fn a_long_group_counted_a_run_at_a_time_gives_a_fresh_models_figures() {
+    for id in multi_agent() {
+        let mut messages: Vec<Value> = (0..1300)
+            .map(|i| {
+                let text = format!("{} ({i})", TEXTS[i % TEXTS.len()]);
+                let role = if i % 2 == 0 { "user" } else { "assistant" };
+                message(
+                    NAMES[i % NAMES.len()],
+                    role,
+                    json!([{"type": "text", "text": text}]),
+                )
+            })
+            .collect();
+        let mut edited = model(id, &messages);
+        assert_eq!(
+            edited.report().messages_total,
+            counted_whole(id, &messages),
+            "{id:?}"
+        );
+        for (index, text) in [
+            (0, "Trailing   "),
+            (1, "42 first"),
+            (650, "中文"),
+            (651, "-starts with a dash"),
+            (1299, "End.\n"),
+        ] {
+            messages[index]["content"] = json!([{"type": "text", "text": text}]);
+            edited
+                .set_message(index, PackedMessage::new(&messages[index]))
+                .expect("the edit formats");
+            let report = edited.report();
+            assert_eq!(
+                report.messages_total,
+                counted_whole(id, &messages),
+                "{id:?}, message {index} edited"
+            );
+            assert_eq!(
+                report.messages,
+                model(id, &messages).report().messages,
+                "{id:?}, message {index} edited"
+            );
+        }
+        messages.remove(300);
+        edited.set_messages(&packed(&messages)).expect("re-formats");
+        assert_eq!(
+            edited.report().messages,
+            model(id, &messages).report().messages,
+            "{id:?}, a message deleted"
+        );
+    }
+}

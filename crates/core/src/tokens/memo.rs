@@ -24,7 +24,7 @@ use super::Vocab;
 use rustc_hash::{FxHashMap, FxHasher};
 use sha2::{Digest, Sha256};
 use std::hash::Hasher;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Texts shorter than this are counted whole: a message's text is counted
 /// once, and only a group's runs to this size.
@@ -48,7 +48,8 @@ pub struct PartMemo {
     parts: Mutex<FxHashMap<[u8; 16], u32>>,
 }
 
-type Key = [u8; 16];
+/// A part's or run's key: the first half of a SHA-256.
+pub type Key = [u8; 16];
 
 impl PartMemo {
     /// `bpe`'s count of `text` (its specials read as specials when
@@ -133,7 +134,7 @@ impl PartMemo {
 }
 
 /// The first 16 bytes of the SHA-256 of `tag` and `bytes`.
-fn key(tag: [u8; 2], bytes: &str) -> Key {
+fn key(tag: impl AsRef<[u8]>, bytes: &str) -> Key {
     let digest = Sha256::new()
         .chain_update(tag)
         .chain_update(bytes.as_bytes())
@@ -141,6 +142,58 @@ fn key(tag: [u8; 2], bytes: &str) -> Key {
     let mut key = [0; 16];
     key.copy_from_slice(&digest[..16]);
     key
+}
+
+/// Whether a line whose first bytes (up to 32) are `line` starts a part:
+/// about one in [`ONE_IN`], decided by those bytes alone.
+pub fn picks(line: &[u8]) -> bool {
+    let mut hasher = FxHasher::default();
+    hasher.write(&line[..line.len().min(32)]);
+    hasher.finish().is_multiple_of(ONE_IN)
+}
+
+/// Each part's count in a run of parts, by the run's content: what a
+/// count of a long `<history>` group a line at a time keeps
+/// (`budget/shares.rs`), so that after an edit it counts the runs the edit
+/// changed only. One per counter: the tokenizer is part of the key.
+#[derive(Debug, Default)]
+pub struct RunMemo {
+    runs: Mutex<FxHashMap<Key, Arc<[i64]>>>,
+}
+
+impl RunMemo {
+    /// The key of a run whose counted bytes are `bytes` (its parts, and
+    /// the first character after them), under tokenizer `tokenizer`.
+    pub fn key(tokenizer: &str, bytes: &str) -> Key {
+        key(tokenizer, bytes)
+    }
+
+    /// The counts kept for each key.
+    pub fn get_all(&self, keys: &[Key]) -> Vec<Option<Arc<[i64]>>> {
+        let runs = self.lock();
+        keys.iter().map(|key| runs.get(key).cloned()).collect()
+    }
+
+    /// Keeps these runs' counts.
+    pub fn learn(&self, learnt: Vec<(Key, Arc<[i64]>)>) {
+        let mut runs = self.lock();
+        if runs.len() + learnt.len() > MOST {
+            runs.clear();
+        }
+        runs.extend(learnt);
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<Key, Arc<[i64]>>> {
+        self.runs.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The length of `text`'s first character (0 for an empty text).
@@ -161,11 +214,7 @@ fn part_starts(vocab: Vocab, text: &str) -> Vec<usize> {
         if line.is_empty() {
             break;
         }
-        let picked = next - last >= LONGEST || {
-            let mut hasher = FxHasher::default();
-            hasher.write(line);
-            hasher.finish().is_multiple_of(ONE_IN)
-        };
+        let picked = next - last >= LONGEST || picks(line);
         if picked
             && text[next..]
                 .chars()

@@ -5,7 +5,7 @@
 
 use super::media_cost::{facts, media_tokens, MediaKind, MediaSource};
 use super::models::{ModelInfo, Template};
-use super::{Category, Cost, MessageCounter};
+use super::{Category, Cost, MessageCounter, RunMemo};
 use crate::media::Gate;
 use crate::py::{self, PyErr};
 use serde_json::Value;
@@ -19,6 +19,10 @@ pub struct ProviderCounter {
     /// Local media headers are read through this (relative paths from its
     /// session folder); without it, local media are not read.
     pub media: Option<Arc<Gate>>,
+    /// The runs of a long `<history>` group's lines it has counted, by
+    /// content (`budget/shares.rs`): shared by its clones, which count
+    /// with the same tokenizer.
+    pub runs: Arc<RunMemo>,
 }
 
 /// The parts of one formatted message, whatever the provider's shape.
@@ -37,7 +41,11 @@ struct Parts<'a> {
 
 impl ProviderCounter {
     pub fn new(info: ModelInfo, media: Option<Arc<Gate>>) -> Self {
-        Self { info, media }
+        Self {
+            info,
+            media,
+            runs: Arc::default(),
+        }
     }
 
     fn template(&self) -> Template {
