@@ -14,7 +14,9 @@
 //!   new ones too (everything on screen is the edit's).
 //!
 //! KIND is `delete` (x, then u), `duplicate` (d, then u) and `move` (K,
-//! then J).
+//! then J). The figures named `..._one_group_100000` are the same edits on
+//! a session of 100,000 messages without tool calls, which multi-agent
+//! formatting makes one `<history>` group (`gen_session.py --one-group`).
 //!
 //!     cargo bench --bench edits
 
@@ -45,11 +47,29 @@ fn key(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), modifiers))
 }
 
-/// The standard session of `n` messages with `"max_tokens"` set to
-/// `budget`, written into `folder`.
-fn budgeted_session(folder: &Path, n: usize, budget: u64) -> PathBuf {
-    let path = folder.join(format!("bench_{n}_budget_{budget}.json"));
-    let text = std::fs::read_to_string(standard_session(n)).expect("the standard session");
+/// target/bench-sessions/bench_one_group_N.json: N messages without tool
+/// calls (benches/gen_session.py --one-group), generated once.
+fn one_group_session(n: usize) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join(format!("target/bench-sessions/bench_one_group_{n}.json"));
+    if !path.exists() {
+        std::fs::create_dir_all(root.join("target/bench-sessions")).expect("the folder");
+        let out = std::process::Command::new("python3")
+            .arg(root.join("benches/gen_session.py"))
+            .args([n.to_string().as_str(), "--one-group"])
+            .output()
+            .expect("python3 runs benches/gen_session.py");
+        assert!(out.status.success(), "gen_session.py failed");
+        std::fs::write(&path, out.stdout).expect("write the session");
+    }
+    path
+}
+
+/// The session at `source` with `"max_tokens"` set to `budget`, written
+/// into `folder` as `name`.
+fn budgeted_session(folder: &Path, source: &Path, name: &str, budget: u64) -> PathBuf {
+    let path = folder.join(format!("{name}_budget_{budget}.json"));
+    let text = std::fs::read_to_string(source).expect("the session");
     let mut session: serde_json::Value = serde_json::from_str(&text).expect("its JSON");
     session
         .as_object_mut()
@@ -102,8 +122,13 @@ fn bench(c: &mut Criterion) {
     // The standard sessions hold about 46 tokens a message in OpenAI's
     // multi-agent request (50,000 messages: 2,292,364 tokens): ten a
     // message is about a quarter, the 250,000 for 25,000.
-    for n in [50_000, 100_000] {
-        let path = budgeted_session(folder.path(), n, (n as u64) * 10);
+    let sessions = [
+        (standard_session(50_000), 50_000, "50000"),
+        (standard_session(100_000), 100_000, "100000"),
+        (one_group_session(100_000), 100_000, "one_group_100000"),
+    ];
+    for (source, n, name) in sessions {
+        let path = budgeted_session(folder.path(), &source, name, (n as u64) * 10);
         let mut app = App::new(vec![path], None, Theme::load("dark").expect("theme"));
         app.size = (120, 40);
         app.areas = formatscope::tui::view::layout(ratatui::layout::Rect::new(0, 0, 120, 40)).1;
@@ -125,7 +150,7 @@ fn bench(c: &mut Criterion) {
                 turn += 1;
                 (k, turn)
             };
-            c.bench_function(&format!("edit_{kind}_key_to_frame_{n}"), |b| {
+            c.bench_function(&format!("edit_{kind}_key_to_frame_{name}"), |b| {
                 b.iter(|| {
                     let _ = tx.send(key(next().0));
                     let _ = rt.step(Duration::from_secs(5));
@@ -142,7 +167,7 @@ fn bench(c: &mut Criterion) {
                 ("to_plan", Shown::Plan),
                 ("to_lines", Shown::Lines),
             ] {
-                c.bench_function(&format!("edit_{kind}_{what}_{n}"), |b| {
+                c.bench_function(&format!("edit_{kind}_{what}_{name}"), |b| {
                     b.iter(|| {
                         let _ = tx.send(key(next().0));
                         let _ = rt.step(Duration::from_secs(5));
