@@ -297,6 +297,21 @@ fn every_edit_leaves_the_speakers_and_roles_a_fresh_count_gives() {
     }
 }
 
+/// `n` messages without tool calls: one `<history>` group.
+fn one_group(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let text = format!("{} ({i})", TEXTS[i % TEXTS.len()]);
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            message(
+                NAMES[i % NAMES.len()],
+                role,
+                json!([{"type": "text", "text": text}]),
+            )
+        })
+        .collect()
+}
+
 /// A conversation without tool calls is one `<history>` group, which the
 /// request sends with the history prompt before it. Its count with the
 /// prompt is learnt from its count without (the parts between its second
@@ -318,17 +333,7 @@ fn a_one_group_session_counts_with_the_prompt_what_the_request_counts() {
                 history_prompt: prompt.clone(),
                 ..FormatOptions::default()
             };
-            let mut messages: Vec<Value> = (0..400)
-                .map(|i| {
-                    let text = format!("{} ({i})", TEXTS[i % TEXTS.len()]);
-                    let role = if i % 2 == 0 { "user" } else { "assistant" };
-                    message(
-                        NAMES[i % NAMES.len()],
-                        role,
-                        json!([{"type": "text", "text": text}]),
-                    )
-                })
-                .collect();
+            let mut messages = one_group(400);
             let mut edited = model_with(id, options.clone(), &messages);
             let what = format!("{id:?}, prompt {prompt:?}");
             assert_eq!(
@@ -365,17 +370,7 @@ fn a_one_group_session_counts_with_the_prompt_what_the_request_counts() {
 #[test]
 fn a_long_group_counted_a_run_at_a_time_gives_a_fresh_models_figures() {
     for id in multi_agent() {
-        let mut messages: Vec<Value> = (0..1300)
-            .map(|i| {
-                let text = format!("{} ({i})", TEXTS[i % TEXTS.len()]);
-                let role = if i % 2 == 0 { "user" } else { "assistant" };
-                message(
-                    NAMES[i % NAMES.len()],
-                    role,
-                    json!([{"type": "text", "text": text}]),
-                )
-            })
-            .collect();
+        let mut messages = one_group(1300);
         let mut edited = model(id, &messages);
         assert_eq!(
             edited.report().messages_total,
