@@ -143,6 +143,28 @@ mod tests {
     use super::*;
     use crate::theme::Theme as UiTheme;
 
+    /// A clipped line keeps its first columns across spans, wide
+    /// characters counted twice, zero-width ones kept with the character
+    /// before, and its styles.
+    #[test]
+    fn a_line_is_clipped_to_its_first_columns() {
+        let red = Style::default().fg(Color::Red);
+        let line = Line::from(vec![
+            Span::raw("ab"),
+            Span::styled("中文e\u{301}xyz", red),
+            Span::raw("tail"),
+        ]);
+        let text = |line: &Line<'static>| -> String {
+            line.spans.iter().map(|s| s.content.as_ref()).collect()
+        };
+        assert_eq!(text(&clip(&line, 0)), "");
+        assert_eq!(text(&clip(&line, 2)), "ab");
+        assert_eq!(text(&clip(&line, 5)), "ab中");
+        assert_eq!(text(&clip(&line, 7)), "ab中文e\u{301}");
+        assert_eq!(text(&clip(&line, 100)), "ab中文e\u{301}xyztail");
+        assert_eq!(clip(&line, 5).spans[1].style, red);
+    }
+
     /// Within a frame a chunk's lines are highlighted once; a new frame
     /// reads the request it is given, not the last frame's.
     #[test]
@@ -163,10 +185,10 @@ mod tests {
         let lazy = LazyLines::default();
         let chunks = vec![Range { start: 1, end: 4 }];
         let (old, new) = (request("old"), request("new"));
-        assert!(text(lazy.line(&old, &chunks, 2, &theme.syntax)).contains("old"));
-        assert!(text(lazy.line(&old, &chunks, 3, &theme.syntax)).contains('}'));
+        assert!(text(lazy.line(&old, &chunks, 2, &theme.syntax, 80)).contains("old"));
+        assert!(text(lazy.line(&old, &chunks, 3, &theme.syntax, 80)).contains('}'));
         lazy.new_frame();
-        assert!(text(lazy.line(&new, &chunks, 2, &theme.syntax)).contains("new"));
+        assert!(text(lazy.line(&new, &chunks, 2, &theme.syntax, 80)).contains("new"));
     }
 
     #[test]
@@ -202,6 +224,33 @@ mod tests {
     }
 }
 
+/// The first `columns` display columns of `line`, copied (the rest of a
+/// long line is never on screen).
+pub fn clip(line: &Line<'static>, columns: usize) -> Line<'static> {
+    let mut left = columns;
+    let mut spans = Vec::new();
+    for span in &line.spans {
+        let text = span.content.as_ref();
+        let mut cut = text.len();
+        for (at, c) in text.char_indices() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if w > left {
+                cut = at;
+                break;
+            }
+            left -= w;
+        }
+        spans.push(Span::styled(text[..cut].to_string(), span.style));
+        if cut < text.len() {
+            break;
+        }
+    }
+    let mut out = Line::from(spans);
+    out.style = line.style;
+    out.alignment = line.alignment;
+    out
+}
+
 /// The highlighted lines of a pretty-printed request, made on demand: each
 /// message's lines (a `chunk`) are highlighted on their own (each starts at
 /// the same depth after the array's `[`), cached by content and theme, so
@@ -233,6 +282,7 @@ impl LazyLines {
         chunks: &[Range<usize>],
         i: usize,
         theme: &Theme,
+        columns: usize,
     ) -> Line<'static> {
         let Some(text) = plain.get(i) else {
             return Line::raw("");
@@ -240,9 +290,8 @@ impl LazyLines {
         let at = chunks.partition_point(|c| c.end <= i);
         let Some(chunk) = chunks.get(at).filter(|c| c.contains(&i)) else {
             // The array's own brackets.
-            return highlight_json(&[text.to_owned()], theme)
-                .pop()
-                .unwrap_or_default();
+            let line = highlight_json(&[text.to_owned()], theme).pop();
+            return line.map(|l| clip(&l, columns)).unwrap_or_default();
         };
         let known = self.frame.borrow().clone();
         let lines = match known {
@@ -253,7 +302,10 @@ impl LazyLines {
                 lines
             }
         };
-        lines.get(i - chunk.start).cloned().unwrap_or_default()
+        lines
+            .get(i - chunk.start)
+            .map(|line| clip(line, columns))
+            .unwrap_or_default()
     }
 
     /// Starts a frame: lines asked from here on may be of another request

@@ -4,7 +4,7 @@
 //! message are marked.
 
 use super::{columns, pane_block, Component, Effect, Outcome};
-use crate::highlight::LazyLines;
+use crate::highlight::{clip, LazyLines};
 use crate::keymap::Action;
 use crate::lines::Lines;
 use crate::theme::Palette;
@@ -381,10 +381,18 @@ impl RequestPane {
         };
         // Only the lines on screen are highlighted (the tool schemas, small,
         // come highlighted from the worker).
-        let line_at = |i: usize| -> Line<'static> {
+        // Each line's first `columns` columns: a pane shows a screen of a
+        // line that can be megabytes (a one-group session's history).
+        let line_at = |i: usize, columns: usize| -> Line<'static> {
             match view.preview {
-                Some(p) if self.show_tools => p.tool_lines.get(i).cloned().unwrap_or_default(),
-                Some(p) => self.highlighted.line(&p.plain, &p.chunks, i, view.syntax),
+                Some(p) if self.show_tools => p
+                    .tool_lines
+                    .get(i)
+                    .map(|line| clip(line, columns))
+                    .unwrap_or_default(),
+                Some(p) => self
+                    .highlighted
+                    .line(&p.plain, &p.chunks, i, view.syntax, columns),
                 None => Line::default(),
             }
         };
@@ -471,23 +479,32 @@ impl RequestPane {
         let query = self.search.as_ref().map(|q| q.to_lowercase());
         let height = inner.height as usize;
         let start = self.scroll.min(plain.len().saturating_sub(1));
+        // What a line can show: wrapped, a row of the pane's width for each
+        // row (and one more); else from the horizontal scroll on.
+        let width = inner.width as usize;
+        let columns = if self.wrap {
+            (height + 1) * width
+        } else {
+            self.hscroll + width + 1
+        };
         let mut shown = Vec::with_capacity(height);
         for i in (start..plain.len()).take(height) {
-            let line = line_at(i);
+            let line = line_at(i, columns);
             let in_selected = selected.as_ref().is_some_and(|r| r.contains(&i));
             let gutter = if in_selected {
                 Span::styled("▌", Style::default().fg(ui.provenance_mark))
             } else {
                 Span::raw(" ")
             };
-            let text = plain.get(i);
+            // The highlighted spans spell the plain line (what of it is
+            // shown); if they ever did not, the whole line is marked rather
+            // than cut wrongly.
+            let spelled: usize = line.spans.iter().map(|s| s.content.len()).sum();
+            let text = plain.get(i).map(|l| l.get(..spelled).unwrap_or(l));
             let mut hits = match (&query, &text) {
                 (Some(q), Some(l)) => matches(l, q),
                 _ => Vec::new(),
             };
-            // The highlighted spans spell the plain line; if they ever did
-            // not, the whole line is marked rather than cut wrongly.
-            let spelled: usize = line.spans.iter().map(|s| s.content.len()).sum();
             if !hits.is_empty() && Some(spelled) != text.as_ref().map(|l| l.len()) {
                 hits = std::iter::once(0..spelled).collect();
             }
@@ -648,6 +665,52 @@ mod tests {
         assert_eq!(cuts(0..10, &hit), vec![3, 7, 10]);
         assert_eq!(cuts(5..10, &hit), vec![7, 10]);
         assert_eq!(cuts(0..3, &hit), vec![3]);
+    }
+
+    /// The pane shows each line clipped to what it can show: a line of
+    /// thousands of words, wrapped or scrolled sideways, renders as the
+    /// whole line renders.
+    #[test]
+    fn a_long_line_clipped_to_the_pane_renders_as_the_whole_line() {
+        use ratatui::backend::TestBackend;
+        use ratatui::style::Color;
+        use ratatui::Terminal;
+        let words: String = (0..3000).map(|i| format!("w{i} 中文 ")).collect();
+        let line = Line::from(vec![
+            Span::raw(" "),
+            Span::styled(words, Style::default().fg(Color::Green)),
+        ]);
+        let render = |w: u16, h: u16, line: Line<'static>, wrap: bool| {
+            let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+            terminal
+                .draw(|f| {
+                    let paragraph = Paragraph::new(vec![line]);
+                    let paragraph = if wrap {
+                        paragraph.wrap(Wrap { trim: false })
+                    } else {
+                        paragraph
+                    };
+                    f.render_widget(paragraph, f.area());
+                })
+                .expect("draw");
+            terminal.backend().buffer().clone()
+        };
+        for (w, h) in [(40u16, 10u16), (17, 5)] {
+            let columns = (h as usize + 1) * w as usize;
+            assert_eq!(
+                render(w, h, clip(&line, columns), true),
+                render(w, h, line.clone(), true)
+            );
+            for hscroll in [0, 7, 100] {
+                let columns = hscroll + w as usize + 1;
+                let whole = skip_columns(line.spans.clone(), 1, hscroll);
+                let clipped = skip_columns(clip(&line, columns).spans, 1, hscroll);
+                assert_eq!(
+                    render(w, h, Line::from(clipped), false),
+                    render(w, h, Line::from(whole), false)
+                );
+            }
+        }
     }
 
     #[test]
