@@ -158,8 +158,19 @@ pub fn picks(line: &[u8]) -> bool {
 /// changed only. One per counter: the tokenizer is part of the key.
 #[derive(Debug, Default)]
 pub struct RunMemo {
-    runs: Mutex<FxHashMap<Key, Arc<[i64]>>>,
+    runs: Mutex<Runs>,
 }
+
+/// The runs kept, and how many parts' counts they hold in all.
+#[derive(Debug, Default)]
+struct Runs {
+    counts: FxHashMap<Key, Arc<[i64]>>,
+    parts: usize,
+}
+
+/// The most parts' counts kept (32 MB): a run holds up to a few hundred,
+/// so the runs are bounded by their parts, not their number.
+const MOST_PARTS: usize = 1 << 22;
 
 impl RunMemo {
     /// The key of a run whose counted bytes are `bytes` (its parts, and
@@ -171,27 +182,31 @@ impl RunMemo {
     /// The counts kept for each key.
     pub fn get_all(&self, keys: &[Key]) -> Vec<Option<Arc<[i64]>>> {
         let runs = self.lock();
-        keys.iter().map(|key| runs.get(key).cloned()).collect()
+        keys.iter()
+            .map(|key| runs.counts.get(key).cloned())
+            .collect()
     }
 
     /// Keeps these runs' counts.
     pub fn learn(&self, learnt: Vec<(Key, Arc<[i64]>)>) {
         let mut runs = self.lock();
-        if runs.len() + learnt.len() > MOST {
-            runs.clear();
+        let more: usize = learnt.iter().map(|(_, counts)| counts.len()).sum();
+        if runs.parts + more > MOST_PARTS {
+            *runs = Runs::default();
         }
-        runs.extend(learnt);
+        runs.parts += more;
+        runs.counts.extend(learnt);
     }
 
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().counts.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<Key, Arc<[i64]>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Runs> {
         self.runs.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
