@@ -38,14 +38,12 @@ const ONE_IN: u64 = 16;
 /// its content (a text whose lines all start alike is still cut).
 const LONGEST: usize = 64 << 10;
 
-/// The most parts kept: a few hundred megabytes of distinct text. Past
-/// it the memo starts again (an afternoon of edits only adds parts).
-const MOST: usize = 1 << 18;
-
-/// Parts' counts by content, for one counter.
+/// Parts' counts by content, for one counter: at most 2^18 parts, a few
+/// hundred megabytes of distinct text (an afternoon of edits only adds
+/// parts).
 #[derive(Debug, Default)]
 pub struct PartMemo {
-    parts: Mutex<FxHashMap<[u8; 16], u32>>,
+    parts: Kept<u32, { 1 << 18 }>,
 }
 
 /// A part's or run's key: the first half of a SHA-256.
@@ -75,13 +73,7 @@ impl PartMemo {
                     (bytes, next, key(tag, bytes))
                 })
                 .collect();
-            let known: Vec<Option<u32>> = {
-                let memo = self.lock();
-                parts
-                    .iter()
-                    .map(|(.., key)| memo.get(key).copied())
-                    .collect()
-            };
+            let known = self.parts.get_all(parts.iter().map(|(.., key)| key));
             let mut alone = [None; 128];
             let mut sum = 0;
             let mut learnt = Vec::new();
@@ -106,30 +98,21 @@ impl PartMemo {
             }
             (sum, learnt)
         });
-        let mut memo = self.lock();
         let mut total = 0;
         for (sum, learnt) in counted {
             total += sum;
-            if memo.len() + learnt.len() > MOST {
-                memo.clear();
-            }
-            memo.extend(learnt);
+            self.parts.learn(learnt);
         }
         total
     }
 
     /// How many parts it keeps.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.parts.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<Key, u32>> {
-        // A panic while the map was held leaves whole entries only.
-        self.parts.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -155,22 +138,13 @@ pub fn picks(line: &[u8]) -> bool {
 /// Each part's count in a run of parts, by the run's content: what a
 /// count of a long `<history>` group a line at a time keeps
 /// (`budget/shares.rs`), so that after an edit it counts the runs the edit
-/// changed only. One per counter: the tokenizer is part of the key.
+/// changed only. One per counter: the tokenizer is part of the key. At
+/// most 2^22 parts' counts (32 MB): a run holds up to a few hundred, so
+/// the runs are bounded by their parts, not their number.
 #[derive(Debug, Default)]
 pub struct RunMemo {
-    runs: Mutex<Runs>,
+    runs: Kept<Arc<[i64]>, { 1 << 22 }>,
 }
-
-/// The runs kept, and how many parts' counts they hold in all.
-#[derive(Debug, Default)]
-struct Runs {
-    counts: FxHashMap<Key, Arc<[i64]>>,
-    parts: usize,
-}
-
-/// The most parts' counts kept (32 MB): a run holds up to a few hundred,
-/// so the runs are bounded by their parts, not their number.
-const MOST_PARTS: usize = 1 << 22;
 
 impl RunMemo {
     /// The key of a run whose counted bytes are `bytes` (its parts, and
@@ -181,33 +155,71 @@ impl RunMemo {
 
     /// The counts kept for each key.
     pub fn get_all(&self, keys: &[Key]) -> Vec<Option<Arc<[i64]>>> {
-        let runs = self.lock();
-        keys.iter()
-            .map(|key| runs.counts.get(key).cloned())
-            .collect()
+        self.runs.get_all(keys.iter())
     }
 
     /// Keeps these runs' counts.
     pub fn learn(&self, learnt: Vec<(Key, Arc<[i64]>)>) {
-        let mut runs = self.lock();
-        let more: usize = learnt.iter().map(|(_, counts)| counts.len()).sum();
-        if runs.parts + more > MOST_PARTS {
-            *runs = Runs::default();
-        }
-        runs.parts += more;
-        runs.counts.extend(learnt);
+        self.runs.learn(learnt);
     }
 
     pub fn len(&self) -> usize {
-        self.lock().counts.len()
+        self.runs.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Runs> {
-        self.runs.lock().unwrap_or_else(|e| e.into_inner())
+/// How many parts' counts a kept value holds.
+trait Parts {
+    fn parts(&self) -> usize;
+}
+
+impl Parts for u32 {
+    fn parts(&self) -> usize {
+        1
+    }
+}
+
+impl Parts for Arc<[i64]> {
+    fn parts(&self) -> usize {
+        self.len()
+    }
+}
+
+/// Values by key, shared by the threads of a count, holding at most
+/// `MOST` parts' counts: past that they start again.
+#[derive(Debug, Default)]
+struct Kept<V, const MOST: usize> {
+    kept: Mutex<(FxHashMap<Key, V>, usize)>,
+}
+
+impl<V: Parts + Clone, const MOST: usize> Kept<V, MOST> {
+    /// The value kept for each key.
+    fn get_all<'k>(&self, keys: impl Iterator<Item = &'k Key>) -> Vec<Option<V>> {
+        let kept = self.lock();
+        keys.map(|key| kept.0.get(key).cloned()).collect()
+    }
+
+    fn learn(&self, learnt: Vec<(Key, V)>) {
+        let mut kept = self.lock();
+        let more: usize = learnt.iter().map(|(_, v)| v.parts()).sum();
+        if kept.1 + more > MOST {
+            *kept = (FxHashMap::default(), 0);
+        }
+        kept.1 += more;
+        kept.0.extend(learnt);
+    }
+
+    fn len(&self) -> usize {
+        self.lock().0.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (FxHashMap<Key, V>, usize)> {
+        // A panic while the map was held leaves whole entries only.
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
