@@ -468,9 +468,12 @@ impl Segmented {
                 // Read in place where the member is packed text: unpacking
                 // each member was most of a plan of a one-group session
                 // (100,000 members: about 100 ms a plan, on one core).
+                // Its first line is `name: text`.
+                if let Some(name) = item.one_text_name() {
+                    return Some(name.chars().next().unwrap_or(':'));
+                }
                 if let Some(texts) = item.texts().filter(|t| t.only_texts) {
                     texts.texts.first()?;
-                    // Its first line is `name: text`.
                     return Some(texts.name.chars().next().unwrap_or(':'));
                 }
                 let msg = item.msg().ok()?;

@@ -308,6 +308,21 @@ impl MsgItem {
         }
     }
 
+    /// The name of a packed message of one text (whose check found its
+    /// text), read without the text: a plan asks it of every member of a
+    /// history group, and checking each text's UTF-8 again for it was a
+    /// fifth of a plan of a one-group session.
+    pub fn one_text_name(&self) -> Option<&str> {
+        match self {
+            MsgItem::Packed(PackedMsg {
+                text: Some(_),
+                name,
+                ..
+            }) => Some(name),
+            _ => None,
+        }
+    }
+
     /// The `Msg` (unpacked anew each time for a packed message).
     pub fn msg(&self) -> Result<Arc<Msg>, PyErr> {
         match self {
