@@ -6,9 +6,10 @@
 
 use formatscope::tui::app::{App, Event};
 use formatscope::tui::io::{self, Log};
-use formatscope::tui::msg::Command;
+use formatscope::tui::msg::{Command, FileResult};
 use formatscope::tui::theme::Theme;
 use formatscope::tui::worker::Computer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 
 pub fn session_path(name: &str) -> PathBuf {
@@ -163,4 +164,27 @@ pub fn long_chat(max_tokens: Option<i64>) -> (tempfile::TempDir, std::path::Path
     }
     std::fs::write(&path, doc.to_string()).expect("write");
     (dir, path)
+}
+
+/// Key events as the terminal sends them.
+pub fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+pub fn code(c: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+pub fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+/// The file at `path` read with `text`.
+pub fn read(path: &std::path::Path, text: &str) -> Event {
+    Event::FileRead {
+        path: path.to_path_buf(),
+        result: FileResult::Text {
+            text: std::sync::Arc::new(text.to_owned()),
+            mode: None,
+            real: path.to_path_buf(),
+        },
+    }
 }
