@@ -67,6 +67,7 @@ mod parse_string;
 mod parser;
 mod pystr;
 mod string_helpers;
+mod string_lookahead;
 mod unicode_tables;
 mod value;
 
