@@ -4,13 +4,7 @@
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::Event;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
 
 /// `V` (AgentScope 0.1.6) then `c` opens a compare view that compares: it
 /// stuck at "comparing…", since the 0.1.6 run skipped the compare.

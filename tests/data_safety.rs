@@ -17,22 +17,12 @@ use formatscope::tui::msg::FileResult;
 use formatscope::tui::panes::popup::{Pending, Popup};
 use formatscope::tui::worker::Computer;
 use http::{Reply, Server};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use run::*;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
-fn ctrl(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
 
 fn changed(app: &mut App, computer: &mut Computer, path: &Path) -> Vec<PathBuf> {
     send(app, computer, Event::FilesChanged(vec![path.to_path_buf()]))

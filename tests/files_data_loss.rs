@@ -11,19 +11,10 @@ mod workbench;
 use formatscope::tui::app::{App, Event};
 use formatscope::tui::panes::popup::Popup;
 use formatscope::tui::worker::Computer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use std::path::{Path, PathBuf};
 use workbench::*;
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
-fn ctrl(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
 fn changed(app: &mut App, computer: &mut Computer, path: &Path) -> Vec<PathBuf> {
     send(app, computer, Event::FilesChanged(vec![path.to_path_buf()]))
 }

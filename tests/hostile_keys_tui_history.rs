@@ -11,10 +11,6 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use workbench::*;
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
 #[test]
 fn h_reads_a_large_send_whole_only_when_it_is_shown_or_compared() {
     let dir = tempfile::tempdir().expect("tempdir");

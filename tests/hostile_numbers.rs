@@ -11,8 +11,6 @@ mod run;
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::Event;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
@@ -182,10 +180,6 @@ fn format_under_0_1_6_takes_nan_and_infinity() {
     assert!(printed.contains("ValidationError"), "{printed}");
 }
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
 /// `V` through every release, then the compare view of two releases: each
 /// preview is computed (in the test's thread, as the worker would), and
 /// each shows a request or an error.
@@ -196,7 +190,7 @@ fn v_through_every_release_and_the_compare_view_take_nan_and_infinity() {
     let (mut app, mut computer) = workbench::loaded_app(&file, (140, 44));
     let mut titles = Vec::new();
     for _ in 0..formatscope::reference::ALL.len() {
-        let cmds = app.update(key('V'));
+        let cmds = app.update(workbench::key('V'));
         workbench::run_commands(&mut app, &mut computer, cmds);
         let preview = app.preview.as_ref().expect("a preview");
         assert!(
@@ -217,18 +211,18 @@ fn v_through_every_release_and_the_compare_view_take_nan_and_infinity() {
         let (mut app, mut computer) = workbench::loaded_app(file, (140, 44));
         for _ in 0..formatscope::reference::ALL.len() {
             for _ in 0..5 {
-                let cmds = app.update(key('v'));
+                let cmds = app.update(workbench::key('v'));
                 workbench::run_commands(&mut app, &mut computer, cmds);
                 assert!(app.preview.is_some());
             }
-            let cmds = app.update(key('V'));
+            let cmds = app.update(workbench::key('V'));
             workbench::run_commands(&mut app, &mut computer, cmds);
         }
     }
     // The compare view, then V in it: 1.0.21 against each release.
     let (mut app, mut computer) = workbench::loaded_app(&formats, (140, 44));
     for k in ['c', 'V', 'V', 'V'] {
-        let cmds = app.update(key(k));
+        let cmds = app.update(workbench::key(k));
         workbench::run_commands(&mut app, &mut computer, cmds);
     }
     assert!(

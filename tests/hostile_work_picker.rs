@@ -18,10 +18,6 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use workbench::*;
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
 fn ctrl_p() -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char('p'), KeyModifiers::CONTROL))
 }

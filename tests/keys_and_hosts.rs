@@ -15,15 +15,11 @@ use formatscope::tui::app::{App, Event};
 use formatscope::tui::panes::popup::Popup;
 use formatscope::tui::worker::Computer;
 use http::{Reply, Server};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use run::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
 
 #[test]
 fn keys_proc_self_environ_is_never_media_directly_as_file_url_or_through_a_symlink() {
@@ -308,10 +304,6 @@ fn replies_the_workbench_says_what_came_back_when_it_is_not_a_reply() {
 }
 
 // ---- Sends: a large request shows where it goes and asks first ----------
-
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
 
 #[test]
 fn sends_a_large_request_shows_host_model_and_tokens_and_asks_first() {

@@ -8,12 +8,7 @@ mod workbench;
 
 use formatscope::tui::app::Event;
 use formatscope::tui::msg::Command;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
 
 /// A session of `n` messages from four speakers, with a budget.
 fn session(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {

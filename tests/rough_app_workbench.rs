@@ -14,14 +14,6 @@ use formatscope::tui::panes::popup::Popup;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
-
 fn back_tab() -> Event {
     Event::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT))
 }

@@ -8,20 +8,12 @@
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::{App, Event};
+use formatscope::tui::app::App;
 use formatscope::tui::keymap::{self, Scope};
 use formatscope::tui::worker::{Computer, Shown};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use std::path::{Path, PathBuf};
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
 
 /// The sizes the panes must read well at.
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];

@@ -10,20 +10,11 @@ mod provider;
 mod workbench;
 
 use formatscope::history::{session_key, History, NewSend};
-use formatscope::tui::app::Event;
 use formatscope::tui::msg::Command;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use serde_json::json;
 use std::path::Path;
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
 
 /// Three sends of `session` at fixed times: the prompt changed between the
 /// first and the others.

@@ -6,13 +6,7 @@
 #[path = "support/workbench.rs"]
 mod workbench;
 
-use formatscope::tui::app::Event;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
-
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
 
 #[test]
 fn the_library_trip_under_agentscope_java() {

@@ -15,14 +15,6 @@ use serde_json::json;
 use std::sync::Arc;
 use workbench::*;
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
-fn code(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
-
 #[test]
 fn a_profile_picked_in_the_settings_takes_the_send_to_its_server() {
     const KEY: &str = "sk-profile-test-7f3a";

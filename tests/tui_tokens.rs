@@ -12,10 +12,6 @@ use formatscope::tui::worker::Shown;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use workbench::*;
 
-fn key(c: char) -> Event {
-    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
 /// From the list to the request pane (Tab would stop in the editor).
 fn back_tab() -> Event {
     Event::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT))
