@@ -49,7 +49,7 @@ impl JsonParser {
     }
 
     /// `_bare_key_is_followed_by_colon`.
-    pub(super) fn bare_key_is_followed_by_colon(&self, mut key_idx: isize) -> bool {
+    fn bare_key_is_followed_by_colon(&self, mut key_idx: isize) -> bool {
         match self.get_char_at(key_idx) {
             Some(c) if isalnum(c) || c == '_' => {}
             _ => return false,
@@ -65,7 +65,7 @@ impl JsonParser {
     }
 
     /// `_post_fence_container_starts_next_member`.
-    pub(super) fn post_fence_container_starts_next_member(&self, container_end_idx: isize) -> bool {
+    fn post_fence_container_starts_next_member(&self, container_end_idx: isize) -> bool {
         let after_container_idx = self.scroll_whitespaces(container_end_idx);
         let after_container = self.get_char_at(after_container_idx);
         if matches!(after_container, Some('}') | None) {
@@ -80,7 +80,7 @@ impl JsonParser {
     }
 
     /// `_starts_nested_inline_container`.
-    pub(super) fn starts_nested_inline_container(&self, idx: isize) -> bool {
+    fn starts_nested_inline_container(&self, idx: isize) -> bool {
         let opening_delimiter = self.get_char_at(idx);
         let mut prev_idx = idx - 1;
         while prev_idx >= 0 {
@@ -154,7 +154,7 @@ impl JsonParser {
 
     /// `_scroll_comment_prefixed_member_start`: past whitespace and
     /// comments.
-    pub(super) fn scroll_comment_prefixed_member_start(&self, idx: isize) -> isize {
+    fn scroll_comment_prefixed_member_start(&self, idx: isize) -> isize {
         let mut idx = self.scroll_whitespaces(idx);
         loop {
             let mut ch = self.get_char_at(idx);
@@ -209,7 +209,7 @@ impl JsonParser {
     }
 
     /// `_object_member_starts_at`.
-    pub(super) fn object_member_starts_at(&self, next_member_idx: isize) -> bool {
+    fn object_member_starts_at(&self, next_member_idx: isize) -> bool {
         let Some(next_member) = self.get_char_at(next_member_idx) else {
             return false;
         };
