@@ -10,38 +10,17 @@ mod endless;
 mod provider;
 #[path = "support/run.rs"]
 mod run;
+#[path = "support/send.rs"]
+mod send;
 
 use endless::endless_openai_stream;
 use provider::{FakeProvider, Plan};
 use run::formatscope;
+use send::{base_kwargs, key_env, text};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
-
-const KEY: &str = "sk-test-hostile-41";
-
-/// The session's model settings that point a provider at `base`.
-fn base_kwargs(provider: &str, base: &str) -> Value {
-    match provider {
-        "openai" => json!({"client_kwargs": {"base_url": format!("{base}/v1")}}),
-        "deepseek" | "anthropic" => json!({"client_kwargs": {"base_url": base}}),
-        "dashscope" => json!({"base_http_api_url": format!("{base}/api/v1")}),
-        "gemini" => json!({"client_kwargs": {"http_options": {"base_url": base}}}),
-        _ => json!({"host": base}),
-    }
-}
-
-fn key_env(provider: &str) -> Vec<(&'static str, &'static str)> {
-    match provider {
-        "openai" => vec![("OPENAI_API_KEY", KEY)],
-        "deepseek" => vec![("DEEPSEEK_API_KEY", KEY)],
-        "anthropic" => vec![("ANTHROPIC_API_KEY", KEY)],
-        "dashscope" => vec![("DASHSCOPE_API_KEY", KEY)],
-        "gemini" => vec![("GEMINI_API_KEY", KEY)],
-        _ => vec![],
-    }
-}
 
 /// A session for `provider` at `base`, with `request` merged into its
 /// `"request"` object.
@@ -58,10 +37,6 @@ fn write_session(dir: &Path, provider: &str, stream: bool, base: &str, request: 
     let path = dir.join(format!("{provider}.json"));
     std::fs::write(&path, serde_json::to_string_pretty(&session).expect("json")).expect("write");
     path
-}
-
-fn text(out: &[u8]) -> String {
-    String::from_utf8_lossy(out).into_owned()
 }
 
 /// `send FILE --append --allow-host HOST` against `base`: the output, and
