@@ -143,12 +143,7 @@ fn counted_whole(id: FormatterId, messages: &[Value]) -> i64 {
 
 fn counted_whole_with(id: FormatterId, options: &FormatOptions, messages: &[Value]) -> i64 {
     use formatscope::tokens::{MessageCounter, ProviderCounter};
-    let msgs: Vec<_> = messages
-        .iter()
-        .map(|m| Arc::new(formatscope::session::Msg::from_dict(m).expect("a Msg")))
-        .collect();
-    let env = MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork));
-    let request = formatscope::formatter::format(id, options, &msgs, &env, None).expect("formats");
+    let request = formatted_whole(id, options, messages);
     let info = formatscope::tokens::models::resolve(id.provider, None);
     ProviderCounter::new(info, None)
         .count(&request)
@@ -357,8 +352,38 @@ fn a_one_group_session_counts_with_the_prompt_what_the_request_counts() {
                     "{what}, message {index} edited"
                 );
             }
+            // Deletes and a duplicate re-cut the list: the group is
+            // formatted again, with the prompt beside it.
+            for change in ["delete first", "delete middle", "duplicate last"] {
+                match change {
+                    "delete first" => drop(messages.remove(0)),
+                    "delete middle" => drop(messages.remove(150)),
+                    _ => messages.push(messages[messages.len() - 1].clone()),
+                }
+                edited.set_messages(&packed(&messages)).expect("re-formats");
+                assert_eq!(
+                    edited.report().messages_total,
+                    counted_whole_with(id, &options, &messages),
+                    "{what}, {change}"
+                );
+                assert_eq!(
+                    edited.formatted(),
+                    formatted_whole(id, &options, &messages),
+                    "{what}, {change}"
+                );
+            }
         }
     }
+}
+
+/// The request as the formatter makes it of the whole list.
+fn formatted_whole(id: FormatterId, options: &FormatOptions, messages: &[Value]) -> Vec<Value> {
+    let msgs: Vec<_> = messages
+        .iter()
+        .map(|m| Arc::new(formatscope::session::Msg::from_dict(m).expect("a Msg")))
+        .collect();
+    let env = MediaEnv::new(Path::new(".").to_path_buf(), Arc::new(NoNetwork));
+    formatscope::formatter::format(id, options, &msgs, &env, None).expect("formats")
 }
 
 /// A group of more than a thousand lines is counted a run of lines at a

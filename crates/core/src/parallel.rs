@@ -140,9 +140,41 @@ pub fn try_sum<T: Sync, E: Send>(
     .sum()
 }
 
+/// `here()` on this thread and `beside()` on another core at once (when
+/// the pool has one), both results. Unlike `rayon::join`, `here` need not
+/// be `Send`: it may hold what only this thread may touch (a formatting
+/// run's media state).
+pub fn beside<A, B: Send>(here: impl FnOnce() -> A, beside: impl FnOnce() -> B + Send) -> (A, B) {
+    let mut other = None;
+    let slot = &mut other;
+    let mine = rayon::in_place_scope(|scope| {
+        scope.spawn(move |_| *slot = Some(beside()));
+        here()
+    });
+    match other {
+        Some(b) => (mine, b),
+        // The scope waits for its spawned work, and a panic there reaches
+        // this thread first; this is never taken.
+        None => unreachable!("the scope ran its spawned work"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn beside_gives_both_results_and_here_may_hold_what_stays_on_its_thread() {
+        let here = std::rc::Rc::new(std::cell::RefCell::new(vec![1]));
+        let (mine, other) = beside(
+            || {
+                here.borrow_mut().push(2);
+                here.borrow().len()
+            },
+            || (0..1000u64).sum::<u64>(),
+        );
+        assert_eq!((mine, other), (2, 499_500));
+    }
 
     #[test]
     fn chunks_come_back_in_order_and_cover_every_item() {

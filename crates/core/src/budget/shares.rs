@@ -26,6 +26,7 @@
 //! is counted from its own head and end with the rest taken from there.
 
 use crate::formatter::{Unit, UnitKind, UnitOutput};
+use crate::json::Packed;
 use crate::py::{self, PyErr};
 use crate::session::{MsgItem, Texts};
 use crate::tokens::{memo, Cost, MessageCounter, ProviderCounter, RunMemo};
@@ -422,6 +423,7 @@ pub(super) fn cost_unit(
     let out = UnitOutput {
         messages: unit.formatted.unpack(),
         texts: None,
+        prompted: unit.prompted.get().map(Packed::unpack),
     };
     cost_formatted(counter, msgs, unit, &out)
 }
@@ -467,7 +469,26 @@ pub(super) fn cost_formatted(
     let tokenizer = &counter.info.tokenizer;
     let tail = counted.as_ref().and_then(|c| c.tail);
     let own = counted.map(|c| c.own.into_iter().map(|n| tokenizer.scale(n)).collect());
-    let cost = truncate::cost_variants(counter, unit, formatted)?;
+    // The first group's form with the prompt, where it was formatted with
+    // it: counted from its head and end with these lines (where it raises,
+    // counted whole, which raises the same).
+    let prompted = tail
+        .zip(out.prompted.as_deref())
+        .and_then(|(tail, prompted)| {
+            cost_with_first(counter, prompted, |text| {
+                lines.count_knowing(text, counter, tail)
+            })
+            .ok()
+        });
+    let cost = match prompted {
+        // A history group has no front form.
+        Some(prompted) => UnitCost {
+            formatted,
+            front: None,
+            prompted: Some(prompted),
+        },
+        None => truncate::cost_variants(counter, unit, formatted)?,
+    };
     Ok(Costed { cost, own, tail })
 }
 

@@ -9,15 +9,19 @@
 //! ("front"), and only the first `<history>` group carries the history
 //! prompt ("prompted").
 
-use super::shared::{history_line, packed_lines, Group};
+mod format;
+
+use super::shared::{history_line, Group};
 use super::{
-    anthropic, chat, every_core, history_message, system_message, tool_runs, FormatOptions,
-    FormatterId, Mode, Provider,
+    every_core, history_message, system_message, tool_runs, FormatOptions, FormatterId, Mode,
+    Provider,
 };
 use crate::json::Packed;
 use crate::media::MediaEnv;
 use crate::py::PyErr;
-use crate::session::{msgs_of, Msg, MsgItem, PackedMessage, Role, Texts};
+use crate::session::{Msg, MsgItem, PackedMessage, Role};
+pub use format::UnitOutput;
+use format::{chat_one, format_unit, history_of, Fresh};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
@@ -246,7 +250,12 @@ impl Segmented {
                 error.map(SegmentError::Format)
             }
         };
-        let mut fresh: Vec<(usize, UnitKind, Range<usize>, u64)> = Vec::new();
+        let reads_media =
+            |range: &Range<usize>| msgs[range.clone()].iter().any(MsgItem::may_read_media);
+        let first_group = cut
+            .iter()
+            .position(|(kind, _)| *kind == UnitKind::AgentGroup);
+        let mut fresh: Vec<(usize, Fresh)> = Vec::new();
         let mut slots: Vec<Option<Arc<Unit>>> = Vec::with_capacity(cut.len());
         let len = cut.len();
         for (kind, range) in cut {
@@ -265,19 +274,26 @@ impl Segmented {
                 _ => None,
             };
             if unit.is_none() {
-                fresh.push((slots.len(), kind, range, key));
+                // A group that reads media is formatted with the prompt
+                // when asked for, after every unit before it read theirs.
+                let prompted_too = first_group == Some(slots.len()) && !reads_media(&range);
+                let unit = Fresh {
+                    kind,
+                    range,
+                    key,
+                    prompted_too,
+                };
+                fresh.push((slots.len(), unit));
             }
             slots.push(unit);
         }
-        let reads_media =
-            |range: &Range<usize>| msgs[range.clone()].iter().any(MsgItem::may_read_media);
         let formatted = every_core::in_order(
             &fresh,
             env,
-            |(_, _, range, _)| reads_media(range),
-            |(_, kind, range, key), env| {
-                let (unit, out) = format_unit(id, options, msgs, *kind, range.clone(), *key, env)?;
-                let counted = (!reads_media(range)).then(|| count(&unit, &out));
+            |(_, unit)| reads_media(&unit.range),
+            |(_, unit), env| {
+                let (unit, out) = format_unit(id, options, msgs, unit.clone(), env)?;
+                let counted = (!reads_media(&unit.range)).then(|| count(&unit, &out));
                 Ok::<_, SegmentError>((unit, counted))
             },
         )?;
@@ -352,8 +368,19 @@ impl Segmented {
         }
         let u = self.unit_of[i];
         let (kind, range) = (self.units[u].kind, self.units[u].range.clone());
-        let key = unit_key(kind, &keys[range.clone()]);
-        let (unit, _) = format_unit(self.id, &self.options, &self.msgs, kind, range, key, env)?;
+        let first_group = self
+            .units
+            .iter()
+            .position(|u| u.kind == UnitKind::AgentGroup);
+        let prompted_too =
+            first_group == Some(u) && !self.msgs[range.clone()].iter().any(MsgItem::may_read_media);
+        let unit = Fresh {
+            kind,
+            key: unit_key(kind, &keys[range.clone()]),
+            range,
+            prompted_too,
+        };
+        let (unit, _) = format_unit(self.id, &self.options, &self.msgs, unit, env)?;
         self.rewrites_list |= unit.inserts;
         self.units[u] = Arc::new(unit);
         Ok(Some(u))
@@ -544,118 +571,6 @@ impl<'a> UnitPlaces<'a> {
             moved.get(&key).copied()
         })
     }
-}
-
-/// A history group of `members`: from their lines read in place where
-/// they are packed texts, else from their `Msg`s.
-fn history_of(
-    provider: Provider,
-    env: &MediaEnv,
-    members: &[MsgItem],
-    prompt: &str,
-) -> Result<Vec<Value>, PyErr> {
-    history_with_texts(provider, env, members, prompt).map(|out| out.messages)
-}
-
-/// [`history_of`], with the members' texts where its lines were written
-/// of them.
-fn history_with_texts<'a>(
-    provider: Provider,
-    env: &MediaEnv,
-    members: &'a [MsgItem],
-    prompt: &str,
-) -> Result<UnitOutput<'a>, PyErr> {
-    Ok(match packed_lines(members) {
-        Some((lines, texts)) => UnitOutput {
-            messages: history_message(provider, env, Group::Lines(lines), prompt)?,
-            texts: Some(texts),
-        },
-        None => UnitOutput {
-            messages: history_message(provider, env, Group::Msgs(&msgs_of(members)?), prompt)?,
-            texts: None,
-        },
-    })
-}
-
-/// A unit's output while it is still a tree, as a count reads it.
-pub struct UnitOutput<'a> {
-    /// The output messages.
-    pub messages: Vec<Value>,
-    /// A history group's members' texts, in order, as its lines were
-    /// written of them (a count finds each member's share by them); `None`
-    /// where the group was formatted from its `Msg`s, and for any other
-    /// unit.
-    pub texts: Option<Vec<Texts<'a>>>,
-}
-
-fn format_unit<'a>(
-    id: FormatterId,
-    options: &FormatOptions,
-    msgs: &'a [MsgItem],
-    kind: UnitKind,
-    range: Range<usize>,
-    key: u64,
-    env: &MediaEnv,
-) -> Result<(Unit, UnitOutput<'a>), SegmentError> {
-    let provider = id.provider;
-    let mut inserted = false;
-    let (out, front) = match kind {
-        UnitKind::AgentGroup => (
-            history_with_texts(provider, env, &msgs[range.clone()], "")?,
-            None,
-        ),
-        UnitKind::Message | UnitKind::ToolMessage { .. } => {
-            let msg = &msgs[range.start].msg()?;
-            let chat_options = match id.mode {
-                Mode::Chat => options.clone(),
-                Mode::MultiAgent => FormatOptions {
-                    history_prompt: None,
-                    ..options.clone()
-                },
-            };
-            let (formatted, ins) = chat_one(provider, &chat_options, msg, false, env)?;
-            // Multi-agent tool runs are formatted on a copy: promoted media
-            // stay inside the run's output, the list is not rewritten.
-            inserted = ins && id.mode == Mode::Chat;
-            let front = (provider == Provider::Anthropic && msg.role == Role::System)
-                .then(|| chat_one(provider, &chat_options, msg, true, env).map(|(f, _)| f))
-                .transpose()?;
-            let out = UnitOutput {
-                messages: formatted,
-                texts: None,
-            };
-            (out, front)
-        }
-    };
-    let unit = Unit {
-        kind,
-        range,
-        formatted: Packed::pack(&out.messages),
-        front: front.as_deref().map(Packed::pack),
-        prompted: OnceLock::new(),
-        key,
-        inserts: inserted,
-    };
-    Ok((unit, out))
-}
-
-/// One message through the chat formatter, at the front of the list or
-/// not; and whether the formatter inserted promoted messages after it.
-fn chat_one(
-    provider: Provider,
-    options: &FormatOptions,
-    msg: &Arc<Msg>,
-    front: bool,
-    env: &MediaEnv,
-) -> Result<(Vec<Value>, bool), SegmentError> {
-    if provider == Provider::Anthropic {
-        let offset = if front { 0 } else { 1 };
-        let out = anthropic::chat_at(env, std::slice::from_ref(msg), offset)?;
-        return Ok((out, false));
-    }
-    let mut list = vec![Arc::clone(msg)];
-    let out = chat(provider, options, &mut list, env)?;
-    Ok((out, list.len() != 1))
 }
 
 /// The formatted request and where each part came from.
