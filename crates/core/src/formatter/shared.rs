@@ -252,8 +252,10 @@ pub enum Group<'a> {
 /// unpacking each member into a `Msg` for it was a seventh of that count
 /// at 100,000 messages. The members' texts come back with the lines: a
 /// count finds each member's share by them, without reading the members
-/// again.
-pub fn packed_lines(members: &[MsgItem]) -> Option<(String, Vec<Texts<'_>>)> {
+/// again. The text leaves room for the history tags and a `prompt` of
+/// `prompt_len` bytes before them (the first group's), so wrapping it does
+/// not grow it: growing it copied the whole text once more.
+pub fn packed_lines(members: &[MsgItem], prompt_len: usize) -> Option<(String, Vec<Texts<'_>>)> {
     let members: Vec<Texts<'_>> = members
         .iter()
         .map(|m| m.texts().filter(|t| t.only_texts))
@@ -262,7 +264,7 @@ pub fn packed_lines(members: &[MsgItem]) -> Option<(String, Vec<Texts<'_>>)> {
         .iter()
         .flat_map(|m| m.texts.iter().map(|text| m.name.len() + text.len() + 3))
         .sum();
-    let mut out = String::with_capacity(len + HISTORY_TAGS_ROOM);
+    let mut out = String::with_capacity(len + HISTORY_TAGS_ROOM + prompt_len);
     for member in &members {
         for text in &member.texts {
             if !out.is_empty() {

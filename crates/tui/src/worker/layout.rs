@@ -68,17 +68,27 @@ pub(super) fn messages_view(
         for piece in chunk {
             match before.find(pieces.unit(piece), piece.placement, raw) {
                 Some(messages) => request.push_copied(piece.input.clone(), &before.plain, messages),
-                None => request.push_unit(piece.input.clone(), &pieces.values(piece)),
+                // A piece may be a one-group session's whole text: its
+                // printing stops too.
+                None => {
+                    if !request.push_unit(piece.input.clone(), &pieces.values(piece), stop) {
+                        return None;
+                    }
+                }
             }
         }
-        request
+        Some(request)
     };
     let runs = if spread {
         formatscope_core::parallel::chunks_until(list, stop, |at, chunk| run(at == 0, chunk))
     } else {
         vec![(!stop()).then(|| run(true, list))]
     };
-    let Some(runs) = runs.into_iter().collect::<Option<Vec<_>>>() else {
+    let Some(runs) = runs
+        .into_iter()
+        .map(Option::flatten)
+        .collect::<Option<Vec<_>>>()
+    else {
         return Ok(None);
     };
     if stop() {
@@ -106,4 +116,48 @@ pub(super) fn messages_view(
         };
     }
     Ok(Some((plain, spans, messages)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use formatscope_core::formatter::{Mode, Provider};
+    use formatscope_core::tokens::models;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A one-group session whose one message is over a megabyte: its
+    /// printing stops for a newer job, within the message.
+    #[test]
+    fn a_newer_job_stops_the_layout_inside_a_one_group_sessions_message() {
+        let messages: Vec<PackedMessage> = (0..3000)
+            .map(|i| {
+                let text = format!("Message {i}: {}", "words and more words ".repeat(20));
+                PackedMessage::new(&serde_json::json!({
+                    "name": "Alice", "role": "user", "content": text,
+                }))
+            })
+            .collect();
+        let id = FormatterId {
+            provider: Provider::OpenAi,
+            mode: Mode::MultiAgent,
+        };
+        let env = MediaEnv::new(PathBuf::from("."), Arc::new(NoNetwork));
+        let info = models::resolve(id.provider, None);
+        let model = BudgetModel::new(id, FormatOptions::default(), info, messages, None, env)
+            .expect("counts");
+        let asked = AtomicUsize::new(0);
+        // Not stopped before the layout begins; stopped when asked again.
+        let stop = || asked.fetch_add(1, Ordering::Relaxed) > 0;
+        let mut last = LastLayout::default();
+        let cut = messages_view(&model, &mut last, false, false, true, &stop).expect("lays out");
+        assert!(cut.is_none(), "the layout went on to the end");
+        assert!(
+            asked.load(Ordering::Relaxed) >= 2,
+            "asked inside the message"
+        );
+        let laid = messages_view(&model, &mut last, false, false, true, &|| false)
+            .expect("lays out")
+            .expect("not stopped");
+        assert!(laid.0.len() > 3, "the request's lines");
+    }
 }

@@ -14,7 +14,7 @@ use super::consent::{AccessGrant, AccessMode};
 use super::highlight::highlight_json;
 use super::lines::Lines;
 use formatscope_core::budget::{BudgetError, BudgetModel, TokenReport};
-use formatscope_core::compare::shorten_media;
+use formatscope_core::compare::{shorten_media, ShortMedia};
 use formatscope_core::formatter::Span;
 use formatscope_core::formatter::{FormatOptions, FormatterId};
 use formatscope_core::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};

@@ -232,13 +232,22 @@ impl PrettyRequest {
         }
     }
 
-    /// The output messages of the input messages `input`.
-    pub fn push_unit(&mut self, input: Range<usize>, values: &[Value]) {
+    /// The output messages of the input messages `input`; `false` once
+    /// `stop()` cut them short ([`Self::push_until`]).
+    pub fn push_unit(
+        &mut self,
+        input: Range<usize>,
+        values: &[Value],
+        stop: &dyn Fn() -> bool,
+    ) -> bool {
         let start = self.messages();
         for v in values {
-            self.push(v);
+            if !self.push_until(v, stop) {
+                return false;
+            }
         }
         self.spans.push((input, start..self.messages()));
+        true
     }
 
     /// The output messages of the input messages `input`, copied from
@@ -325,20 +334,24 @@ impl PrettyRequest {
     }
 
     pub fn push(&mut self, m: &Value) {
-        let text = if self.raw {
-            serde_json::to_string_pretty(m)
-        } else {
-            serde_json::to_string_pretty(&shorten_media(m))
-        }
-        .unwrap_or_default();
+        self.push_until(m, &|| false);
+    }
+
+    /// [`Self::push`], cut short once `stop()` says so (`false`; the
+    /// request is then to be dropped): a one-group session's one message
+    /// is 18 MB of text, whose printing a newer job had waited for.
+    pub fn push_until(&mut self, m: &Value, stop: &dyn Fn() -> bool) -> bool {
         if !self.message_lines.is_empty() {
             self.lines.append_to_last(",");
         }
         let start = self.lines.len();
-        for l in text.lines() {
-            self.lines.push_parts(&["  ", l]);
-        }
+        let printed = if self.raw {
+            self.lines.push_pretty(m, "  ", stop)
+        } else {
+            self.lines.push_pretty(&ShortMedia(m), "  ", stop)
+        };
         self.message_lines.push(start..self.lines.len());
+        printed
     }
 
     /// The lines, and `spans` (input messages -> output messages) as line
@@ -438,13 +451,23 @@ mod tests {
                     PrettyRequest::piece(false)
                 };
                 for (input, values) in part {
-                    piece.push_unit(input.clone(), values);
+                    piece.push_unit(input.clone(), values, &|| false);
                 }
                 piece
             });
             let joined = PrettyRequest::joined(pieces.into()).finish_units();
             assert_eq!(joined, whole, "cut at unit {cut}");
         }
+    }
+
+    #[test]
+    fn a_unit_over_a_megabyte_stops_printing_when_asked() {
+        let big = json!({"role": "user", "content": "a line\n".repeat(1 << 18)});
+        let mut request = PrettyRequest::new(false);
+        assert!(!request.push_unit(0..1, std::slice::from_ref(&big), &|| true));
+        let mut request = PrettyRequest::new(false);
+        assert!(request.push_unit(0..1, std::slice::from_ref(&big), &|| false));
+        assert_eq!(request.messages(), 1);
     }
 
     #[test]

@@ -34,7 +34,7 @@ fn history_with_texts<'a>(
     members: &'a [MsgItem],
     prompt: &str,
 ) -> Result<UnitOutput<'a>, PyErr> {
-    Ok(match packed_lines(members) {
+    Ok(match packed_lines(members, prompt.len()) {
         Some((lines, texts)) => UnitOutput {
             messages: history_message(provider, env, Group::Lines(lines), prompt)?,
             texts: Some(texts),

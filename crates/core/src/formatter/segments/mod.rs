@@ -24,6 +24,7 @@ pub use format::UnitOutput;
 use format::{chat_one, format_unit, history_of, Fresh};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -405,7 +406,7 @@ impl Segmented {
         let mut spans = Vec::with_capacity(pieces.list().len());
         for piece in pieces.list() {
             let start = out.len();
-            out.extend(pieces.values(piece));
+            out.extend(pieces.values(piece).into_owned());
             spans.push((piece.input.clone(), start..out.len()));
         }
         Ok((out, spans))
@@ -635,15 +636,16 @@ impl Pieces<'_> {
         piece.unit.and_then(|k| self.seg.units.get(k))
     }
 
-    /// A piece's output messages.
-    pub fn values(&self, piece: &Piece) -> Vec<Value> {
+    /// A piece's output messages (those held here lent, not copied: the
+    /// first group's with the prompt is a one-group session's whole text).
+    pub fn values(&self, piece: &Piece) -> Cow<'_, [Value]> {
         let Some(unit) = self.unit(piece) else {
-            return self.seg.system.clone();
+            return Cow::Borrowed(&self.seg.system);
         };
         match (piece.placement, &unit.front) {
-            (Placement::Prompted, _) => self.prompted.clone().unwrap_or_default(),
-            (Placement::Front, Some(front)) => front.unpack(),
-            _ => unit.formatted.unpack(),
+            (Placement::Prompted, _) => Cow::Borrowed(self.prompted.as_deref().unwrap_or_default()),
+            (Placement::Front, Some(front)) => Cow::Owned(front.unpack()),
+            _ => Cow::Owned(unit.formatted.unpack()),
         }
     }
 }
