@@ -485,7 +485,7 @@ fn search_group(
     if !(s..limit).all(|k| counter.splits_after_newline(first(k))) {
         return Ok(Search::Walk);
     }
-    let total_at = |k: usize| -> Result<i64, PyErr> {
+    let total_at = |k: usize, env: &MediaEnv| -> Result<i64, PyErr> {
         let tail = seg.partial_group(unit, k, env)?;
         Ok(rest + cost_of(counter, &tail)?.total())
     };
@@ -499,20 +499,38 @@ fn search_group(
     let states = range.start..limit;
     let guess = guess_first_fit(seg, counter, env, known, states, at_start, max_tokens)?;
     let guess = guess.max(s);
-    let fits = |k: usize| -> Result<Option<i64>, PyErr> {
-        let t = total_at(k)?;
+    let fits_on = |k: usize, env: &MediaEnv| -> Result<Option<i64>, PyErr> {
+        let t = total_at(k, env)?;
         Ok((t <= max_tokens).then_some(t))
+    };
+    let fits = |k: usize| fits_on(k, env);
+    // The guess is most often right, and the state before it is then the
+    // other one a plan proves: the two are evaluated at once, that one on
+    // another core (on a run of its own; the members are texts, which read
+    // no media). Each is a group of thousands formatted and counted.
+    let (at_guess, mut before_guess) = if guess > s {
+        let run = env.runs().run();
+        let (at_guess, (before, run)) =
+            crate::parallel::beside(|| fits(guess), move || (fits_on(guess - 1, &run), run));
+        env.absorb(run);
+        (at_guess, Some(before))
+    } else {
+        (fits(guess), None)
     };
     // Gallop from the guess, then bisect. States before `lo` are over the
     // budget; `hi` fits (its tokens in `at_hi`), or is `limit`.
     let (mut lo, mut hi, mut at_hi) = (s, limit, None);
-    match fits(guess)? {
+    match at_guess? {
         Some(t) => {
             (hi, at_hi) = (guess, Some(t));
             let mut step = 1;
             while hi > lo {
                 let probe = hi.saturating_sub(step).max(lo);
-                match fits(probe)? {
+                let probed = match before_guess.take() {
+                    Some(before) if probe + 1 == guess => before,
+                    _ => fits(probe),
+                };
+                match probed? {
                     Some(t) => (hi, at_hi) = (probe, Some(t)),
                     None => {
                         lo = probe + 1;
