@@ -168,7 +168,7 @@ mod tests {
     /// Within a frame a chunk's lines are highlighted once; a new frame
     /// reads the request it is given, not the last frame's.
     #[test]
-    fn a_new_frame_reads_its_own_request() {
+    fn a_new_request_reads_its_own_lines_where_the_last_had_the_same_chunks() {
         let theme = UiTheme::load("dark").expect("dark");
         let request = |text: &str| {
             Lines::from(vec![
@@ -184,10 +184,9 @@ mod tests {
         };
         let lazy = LazyLines::default();
         let chunks = vec![Range { start: 1, end: 4 }];
-        let (old, new) = (request("old"), request("new"));
+        let (old, new) = (Arc::new(request("old")), Arc::new(request("new")));
         assert!(text(lazy.line(&old, &chunks, 2, &theme.syntax, 80)).contains("old"));
         assert!(text(lazy.line(&old, &chunks, 3, &theme.syntax, 80)).contains('}'));
-        lazy.new_frame();
         assert!(text(lazy.line(&new, &chunks, 2, &theme.syntax, 80)).contains("new"));
     }
 
@@ -258,13 +257,26 @@ pub fn clip(line: &Line<'static>, columns: usize) -> Line<'static> {
 #[derive(Debug, Default)]
 pub struct LazyLines {
     cache: RefCell<HashMap<u64, Arc<Vec<Line<'static>>>>>,
-    /// This frame's last chunk and its lines: the lines on screen come
-    /// from a few chunks, and finding a chunk in the cache hashes all of
-    /// it. A session that is one `<history>` group sends its history as
-    /// one line of megabytes, and hashing it for each of its lines on
-    /// screen was half of a key's frame (100,000 messages: 113 -> 52 ms).
-    frame: RefCell<Option<(Range<usize>, Chunk)>>,
+    /// The request last drawn (held, so that no other request takes its
+    /// address while it is kept) and its chunks found so far, by their
+    /// lines: finding a chunk in the cache hashes all of it, and a session
+    /// that is one `<history>` group sends its history as one line of
+    /// megabytes. Hashing it for each line on screen was half of a key's
+    /// frame (100,000 messages: 113 -> 52 ms); hashing it once a frame was
+    /// still most of one (9 ms), so the same request drawn again hashes
+    /// nothing.
+    shown: RefCell<Option<Shown>>,
 }
+
+/// A request's chunks found by [`LazyLines::line`] (the few on screen).
+#[derive(Debug)]
+struct Shown {
+    plain: Arc<Lines>,
+    chunks: Vec<(Range<usize>, Chunk)>,
+}
+
+/// Chunks of one request [`Shown`] keeps (more than a screen's).
+const SHOWN_CHUNKS: usize = 256;
 
 /// A chunk's lines, highlighted.
 type Chunk = Arc<Vec<Line<'static>>>;
@@ -278,7 +290,7 @@ impl LazyLines {
     /// ranges, in order.
     pub fn line(
         &self,
-        plain: &Lines,
+        plain: &Arc<Lines>,
         chunks: &[Range<usize>],
         i: usize,
         theme: &Theme,
@@ -293,12 +305,23 @@ impl LazyLines {
             let line = highlight_json(&[text.to_owned()], theme).pop();
             return line.map(|l| clip(&l, columns)).unwrap_or_default();
         };
-        let known = self.frame.borrow().clone();
+        let mut shown = self.shown.borrow_mut();
+        let shown = match &mut *shown {
+            Some(kept) if Arc::ptr_eq(&kept.plain, plain) => kept,
+            other => other.insert(Shown {
+                plain: Arc::clone(plain),
+                chunks: Vec::new(),
+            }),
+        };
+        let known = shown.chunks.iter().find(|(range, _)| range == chunk);
         let lines = match known {
-            Some((range, lines)) if range == *chunk => lines,
-            _ => {
+            Some((_, lines)) => Arc::clone(lines),
+            None => {
                 let lines = self.chunk(plain.range(chunk.clone()).collect(), theme);
-                *self.frame.borrow_mut() = Some((chunk.clone(), Arc::clone(&lines)));
+                if shown.chunks.len() >= SHOWN_CHUNKS {
+                    shown.chunks.clear();
+                }
+                shown.chunks.push((chunk.clone(), Arc::clone(&lines)));
                 lines
             }
         };
@@ -306,12 +329,6 @@ impl LazyLines {
             .get(i - chunk.start)
             .map(|line| clip(line, columns))
             .unwrap_or_default()
-    }
-
-    /// Starts a frame: lines asked from here on may be of another request
-    /// than the last frame's.
-    pub fn new_frame(&self) {
-        self.frame.borrow_mut().take();
     }
 
     fn chunk(&self, lines: Vec<&str>, theme: &Theme) -> Arc<Vec<Line<'static>>> {

@@ -372,7 +372,6 @@ impl RequestPane {
     }
 
     fn render(&self, frame: &mut Frame, area: Rect, ui: &Palette, view: &RequestView<'_>) {
-        self.highlighted.new_frame();
         let plain = self.lines(view.preview);
         let what = match view.preview {
             Some(_) if self.show_tools => "tool schemas",
