@@ -8,6 +8,7 @@
 use super::lines::Lines;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -17,6 +18,40 @@ use syntect::highlighting::{FontStyle, Highlighter, Theme};
 use syntect::parsing::{Scope, SyntaxSet};
 
 const SYNTECT_MAX_LINES: usize = 20_000;
+
+/// A line's bytes the request pane may show: its start (the pane clips
+/// each line to its width).
+const SHOWN_BYTES: usize = 64 << 10;
+
+/// `line` to [`SHOWN_BYTES`] (to a character's end), a string it cuts
+/// closed there, so the highlighter reads the lines after it as it would
+/// have (the closing quote is never on screen). Two lines that differ
+/// only after the cut show the same, so they may share a highlighting.
+fn shown_part(line: &str) -> Cow<'_, str> {
+    if line.len() <= SHOWN_BYTES {
+        return Cow::Borrowed(line);
+    }
+    let mut end = SHOWN_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &line[..end];
+    let (mut in_string, mut escaped) = (false, false);
+    for b in head.bytes() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ => {}
+        }
+    }
+    match (in_string, escaped) {
+        // A cut right after a backslash: the escape's own character goes.
+        (true, true) => Cow::Owned(format!("{}\"", &head[..head.len() - 1])),
+        (true, false) => Cow::Owned(format!("{head}\"")),
+        _ => Cow::Borrowed(head),
+    }
+}
 
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
@@ -191,6 +226,33 @@ mod tests {
     }
 
     #[test]
+    fn a_line_of_megabytes_shows_its_start_coloured_as_a_short_one() {
+        let theme = UiTheme::load("dark").expect("dark");
+        let text = |line: Line<'static>| -> Vec<(String, Style)> {
+            line.spans
+                .iter()
+                .map(|s| (s.content.to_string(), s.style))
+                .collect()
+        };
+        let request = |text: &str| {
+            Arc::new(Lines::from(vec![
+                "[".to_string(),
+                "  {".to_string(),
+                format!("    \"content\": \"{text}\""),
+                "  }".to_string(),
+                "]".to_string(),
+            ]))
+        };
+        let chunks = vec![Range { start: 1, end: 4 }];
+        let long = request(&"中文 words ".repeat(1 << 18));
+        let short = request("中文 words 中文 words 中文 words ");
+        let lazy = LazyLines::default();
+        let shown = |r: &Arc<Lines>, i| text(lazy.line(r, &chunks, i, &theme.syntax, 40));
+        assert_eq!(shown(&long, 2), shown(&short, 2));
+        assert_eq!(shown(&long, 3), shown(&short, 3), "the line after it");
+    }
+
+    #[test]
     fn keys_strings_and_numbers_get_different_colours() {
         let theme = UiTheme::load("dark").expect("dark");
         let lines = vec![
@@ -333,6 +395,12 @@ impl LazyLines {
 
     fn chunk(&self, lines: Vec<&str>, theme: &Theme) -> Arc<Vec<Line<'static>>> {
         use std::hash::{Hash, Hasher};
+        // Only a line's start is ever on screen (the pane clips, and no
+        // pane is `SHOWN_BYTES` wide): a longer one is hashed and
+        // highlighted to there. A one-group session's
+        // history is one line of 18 MB, which each new request had hashed,
+        // copied twice and highlighted whole.
+        let lines: Vec<Cow<'_, str>> = lines.into_iter().map(shown_part).collect();
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for line in &lines {
             line.hash(&mut h);
@@ -343,7 +411,7 @@ impl LazyLines {
             return Arc::clone(hit);
         }
         let mut text = vec!["[".to_string()];
-        text.extend(lines.into_iter().map(str::to_owned));
+        text.extend(lines.into_iter().map(Cow::into_owned));
         let mut styled = highlight_json(&text, theme);
         styled.remove(0);
         let styled = Arc::new(styled);
