@@ -26,7 +26,6 @@
 //! is counted from its own head and end with the rest taken from there.
 
 use crate::formatter::{Unit, UnitKind, UnitOutput};
-use crate::json::Packed;
 use crate::py::{self, PyErr};
 use crate::session::{MsgItem, Texts};
 use crate::tokens::{memo, Cost, MessageCounter, ProviderCounter, RunMemo};
@@ -453,7 +452,7 @@ pub(super) fn cost_unit(
     let out = UnitOutput {
         messages: unit.formatted.unpack(),
         texts: None,
-        prompted: unit.prompted.get().map(Packed::unpack),
+        prompted: None,
     };
     cost_formatted(counter, msgs, unit, &out)
 }
@@ -502,14 +501,17 @@ pub(super) fn cost_formatted(
     // The first group's form with the prompt, where it was formatted with
     // it: counted from its head and end with these lines (where it raises,
     // counted whole, which raises the same).
-    let prompted = tail
-        .zip(out.prompted.as_deref())
-        .and_then(|(tail, prompted)| {
-            cost_with_first(counter, prompted, |text| {
-                lines.count_knowing(text, counter, tail)
-            })
-            .ok()
-        });
+    // (Unpacked from the unit only when there is a tail to count it by.)
+    let prompted = tail.and_then(|tail| {
+        let prompted = match out.prompted.as_deref() {
+            Some(tree) => Cow::Borrowed(tree),
+            None => Cow::Owned(unit.prompted.get()?.unpack()),
+        };
+        cost_with_first(counter, &prompted, |text| {
+            lines.count_knowing(text, counter, tail)
+        })
+        .ok()
+    });
     let cost = match prompted {
         // A history group has no front form.
         Some(prompted) => UnitCost {
