@@ -675,9 +675,7 @@ pub fn pretty(
 /// 200 characters become `<image/png 34 KB>`.
 pub fn shorten_media(v: &Value) -> Value {
     match v {
-        Value::String(s) if s.len() > 200 => {
-            Value::String(short_label(s).unwrap_or_else(|| s.clone()))
-        }
+        Value::String(s) => Value::String(media_label(s).unwrap_or_else(|| s.clone())),
         Value::Array(items) => Value::Array(items.iter().map(shorten_media).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
@@ -688,36 +686,10 @@ pub fn shorten_media(v: &Value) -> Value {
     }
 }
 
-/// A value as [`shorten_media`] would make it, serialised without making
-/// it: a `<history>` group of 100,000 messages is one string of 18 MB,
-/// which the copy cost as much as printing it.
-pub struct ShortMedia<'a>(pub &'a Value);
-
-impl serde::Serialize for ShortMedia<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self.0 {
-            Value::String(s) if s.len() > 200 => match short_label(s) {
-                Some(label) => serializer.serialize_str(&label),
-                None => serializer.serialize_str(s),
-            },
-            Value::Array(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(&ShortMedia(item))?;
-                }
-                seq.end()
-            }
-            Value::Object(map) => {
-                let mut out = serializer.serialize_map(Some(map.len()))?;
-                for (k, v) in map {
-                    out.serialize_entry(k, &ShortMedia(v))?;
-                }
-                out.end()
-            }
-            other => other.serialize(serializer),
-        }
-    }
+/// What [`shorten_media`] shows string `s` as, where it shortens it: a
+/// label for base64 media longer than 200 characters.
+pub fn media_label(s: &str) -> Option<String> {
+    (s.len() > 200).then(|| short_label(s)).flatten()
 }
 
 fn short_label(s: &str) -> Option<String> {

@@ -12,9 +12,9 @@
 //! here, an optional input to `Job` and an output to `Preview`.
 use super::consent::{AccessGrant, AccessMode};
 use super::highlight::highlight_json;
-use super::lines::Lines;
+use super::lines::{Lines, Media};
 use formatscope_core::budget::{BudgetError, BudgetModel, TokenReport};
-use formatscope_core::compare::{shorten_media, ShortMedia};
+use formatscope_core::compare::shorten_media;
 use formatscope_core::formatter::Span;
 use formatscope_core::formatter::{FormatOptions, FormatterId};
 use formatscope_core::media::{Access, Gate, MediaEnv, NoNetwork, WebFetcher};

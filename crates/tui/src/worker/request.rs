@@ -345,11 +345,8 @@ impl PrettyRequest {
             self.lines.append_to_last(",");
         }
         let start = self.lines.len();
-        let printed = if self.raw {
-            self.lines.push_pretty(m, "  ", stop)
-        } else {
-            self.lines.push_pretty(&ShortMedia(m), "  ", stop)
-        };
+        let media = if self.raw { Media::Raw } else { Media::Short };
+        let printed = self.lines.push_pretty(m, media, "  ", stop);
         self.message_lines.push(start..self.lines.len());
         printed
     }

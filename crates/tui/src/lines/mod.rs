@@ -5,64 +5,11 @@
 //! against a `String` each (24 bytes and an allocation a line). A line is
 //! a slice of the text, so drawing a screen copies nothing.
 
+mod pretty;
+
+pub use pretty::{Media, STOP_EVERY};
 use std::fmt;
-use std::io;
 use std::ops::Range;
-
-/// How many bytes [`Lines::push_pretty`] prints between two asks whether
-/// to stop (a millisecond or less of printing).
-pub const STOP_EVERY: usize = 1 << 20;
-
-/// The writer [`Lines::push_pretty`] prints through: each line's indent,
-/// each newline the end of a line.
-struct PrettyLines<'a> {
-    lines: &'a mut Lines,
-    indent: &'a str,
-    /// A line is begun and not yet ended.
-    open: bool,
-    /// Bytes printed since `stop` was last asked.
-    unchecked: usize,
-    stop: &'a dyn Fn() -> bool,
-    stopped: bool,
-}
-
-impl io::Write for PrettyLines<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.unchecked += buf.len();
-        if self.unchecked >= STOP_EVERY {
-            self.unchecked = 0;
-            if (self.stop)() {
-                self.stopped = true;
-                return Err(io::Error::other("stopped"));
-            }
-        }
-        // serde_json writes whole characters (its escapes are ASCII).
-        let mut rest = std::str::from_utf8(buf).map_err(io::Error::other)?;
-        while !rest.is_empty() {
-            if !self.open {
-                self.lines.text.push_str(self.indent);
-                self.open = true;
-            }
-            match memchr::memchr(b'\n', rest.as_bytes()) {
-                Some(newline) => {
-                    self.lines.text.push_str(&rest[..newline]);
-                    self.lines.ends.push(self.lines.text_len());
-                    self.open = false;
-                    rest = &rest[newline + 1..];
-                }
-                None => {
-                    self.lines.text.push_str(rest);
-                    rest = "";
-                }
-            }
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Lines {
@@ -116,37 +63,33 @@ impl Lines {
         self.text.len()
     }
 
-    /// Pretty JSON of `value` (serde_json's layout), each line with
-    /// `indent` before it, written straight into these lines: no string of
-    /// it is made first (a one-group session's request is one message of
-    /// 18 MB, which that string and its copy here had cost as much as the
-    /// printing). `false`, the lines as they were, once `stop()` says so:
-    /// it is asked every [`STOP_EVERY`] bytes.
+    /// Pretty JSON of `value` (serde_json's layout), its long media
+    /// strings printed as `media` says, each line with `indent` before it,
+    /// written straight into these lines ([`pretty`]). `false`, the lines
+    /// as they were, once `stop()` says so: it is asked every
+    /// [`STOP_EVERY`] bytes.
     pub fn push_pretty(
         &mut self,
-        value: &impl serde::Serialize,
+        value: &serde_json::Value,
+        media: Media,
         indent: &str,
         stop: &dyn Fn() -> bool,
     ) -> bool {
         let (text, lines) = (self.text.len(), self.ends.len());
-        let mut out = PrettyLines {
+        self.text.push_str(indent);
+        let mut printer = pretty::Printer {
             lines: self,
             indent,
-            open: false,
-            unchecked: 0,
+            media,
             stop,
-            stopped: false,
+            asked_at: text,
         };
-        let printed = serde_json::to_writer_pretty(&mut out, value);
-        let (open, stopped) = (out.open, out.stopped);
-        if stopped || printed.is_err() {
+        if printer.value(value, 0).is_err() {
             self.text.truncate(text);
             self.ends.truncate(lines);
-            return !stopped;
+            return false;
         }
-        if open {
-            self.ends.push(self.text_len());
-        }
+        self.ends.push(self.text_len());
         true
     }
 
@@ -459,32 +402,6 @@ pub fn cut_to_columns(text: &str, cols: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pretty_json_is_written_as_serde_json_prints_it_indented() {
-        let value = serde_json::json!([
-            {"role": "user", "content": "line one\nline two\r\n\u{1}\ttab, 中文 \"quoted\""},
-            {"n": 1.50, "empty": [], "map": {}, "nested": [[{"deep": null}]]},
-        ]);
-        let mut lines = Lines::new();
-        lines.push("[");
-        assert!(lines.push_pretty(&value, "  ", &|| false));
-        let printed = serde_json::to_string_pretty(&value).expect("prints");
-        let expected: Vec<String> = std::iter::once("[".to_string())
-            .chain(printed.lines().map(|l| format!("  {l}")))
-            .collect();
-        assert_eq!(lines.iter().collect::<Vec<_>>(), expected);
-    }
-
-    #[test]
-    fn pretty_json_cut_short_leaves_the_lines_as_they_were() {
-        let big = serde_json::json!({"text": "word\n".repeat(STOP_EVERY)});
-        let mut lines = Lines::new();
-        lines.push("before");
-        assert!(!lines.push_pretty(&big, "  ", &|| true));
-        assert_eq!(lines.iter().collect::<Vec<_>>(), ["before"]);
-        assert_eq!(lines.bytes(), "before".len());
-    }
 
     #[test]
     fn a_range_of_lines_is_copied_whole_and_a_trailing_comma_comes_off() {
