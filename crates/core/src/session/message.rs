@@ -201,8 +201,31 @@ pub struct PackedMsg {
     /// on two cores fought over the one reference count.
     name: CompactString,
     /// Where its one text is in its bytes, when it is of the plain shape
-    /// with string content or one text block ([`MsgItem::texts`]).
+    /// with string content or one text block ([`MsgItem::texts`]): set
+    /// only by [`MsgItem::packed`], once the text there was checked as
+    /// UTF-8, and never with another `message`.
     text: Option<Range<u32>>,
+}
+
+impl PackedMsg {
+    /// Its one text ([`PackedMsg::text`]), not checked as UTF-8 again: a
+    /// one-group session's edit reads every member's text twice (its
+    /// lines with and without the history prompt), and checking 18 MB
+    /// each time was a tenth of the edit.
+    fn text(&self) -> Option<&str> {
+        let span = self.text.clone()?;
+        let bytes = self
+            .message
+            .packed
+            .as_bytes()
+            .get(span.start as usize..span.end as usize)?;
+        debug_assert!(std::str::from_utf8(bytes).is_ok());
+        // SAFETY: `text` is set only in `MsgItem::packed`, after these
+        // very bytes (the same span of the same message, whose packed
+        // bytes are an immutable `Arc<[u8]>` that nothing here replaces)
+        // were checked there as UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    }
 }
 
 impl MsgItem {
@@ -220,7 +243,10 @@ impl MsgItem {
                 tools: Some(plain.tools),
                 ids,
                 name: CompactString::new(plain.name),
-                text: plain.text,
+                // Checked here once (see `PackedMsg::text`).
+                text: plain
+                    .text
+                    .filter(|span| message.str_at(span.clone()).is_some()),
                 message,
             }));
         }
@@ -298,10 +324,10 @@ impl MsgItem {
         let MsgItem::Packed(p) = self else {
             return None;
         };
-        match &p.text {
-            Some(span) => Some(Texts {
+        match p.text() {
+            Some(text) => Some(Texts {
                 name: &p.name,
-                texts: vec![p.message.str_at(span.clone())?],
+                texts: vec![text],
                 only_texts: true,
             }),
             None => p.message.texts(),
