@@ -1,8 +1,7 @@
 //! `AnthropicChatFormatter` and `AnthropicMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, get_or, get_or_null, strip_file_scheme, unsupported_warning,
-    wrap_history, Group,
+    block_type, get_or, get_or_null, history_parts, strip_file_scheme, unsupported_warning, Group,
 };
 use crate::json;
 use crate::media::{sniff_mime, splitext, url_scheme, MediaEnv};
@@ -76,8 +75,10 @@ pub fn chat_at(env: &MediaEnv, msgs: &[Arc<Msg>], offset: usize) -> Result<Vec<V
 /// One history group: text parts interleaved with images.
 pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
     // Gathered text is {"text", "type"}; the wrapper's own parts {"type", "text"}.
-    let mut parts = collect_history(
+    let parts = history_parts(
         group,
+        prompt,
+        "<history>\n",
         |text| json!({"text": text, "type": "text"}),
         |_, block, typ| {
             Ok(match typ {
@@ -85,11 +86,6 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
                 _ => None,
             })
         },
-    )?;
-    wrap_history(
-        &mut parts,
-        prompt,
-        "<history>\n",
         |text| json!({"type": "text", "text": text}),
     )?;
     if parts.is_empty() {

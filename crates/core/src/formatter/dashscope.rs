@@ -1,8 +1,8 @@
 //! `DashScopeChatFormatter` and `DashScopeMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, get_or_null, openai_tool_call, promoted_message, tool_message,
-    tool_result_text, unsupported_warning, wrap_history, Group, Promotion,
+    block_type, get_or_null, history_parts, openai_tool_call, promoted_message, tool_message,
+    tool_result_text, unsupported_warning, Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -62,8 +62,10 @@ pub fn chat(
 
 /// One history group: text and media parts interleaved.
 pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = collect_history(
+    let parts = history_parts(
         group,
+        prompt,
+        "<history>\n",
         |text| json!({"text": text}),
         |_, block, typ| {
             Ok(match typ {
@@ -71,16 +73,11 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
                 _ => None,
             })
         },
+        |text| json!({"text": text}),
     )?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }
-    wrap_history(
-        &mut parts,
-        prompt,
-        "<history>\n",
-        |text| json!({"text": text}),
-    )?;
     let mut messages = vec![json!({"role": "user", "content": parts})];
     reformat(&mut messages)?;
     Ok(messages)

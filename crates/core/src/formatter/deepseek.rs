@@ -2,8 +2,8 @@
 //! thinking as `reasoning_content`.
 
 use super::shared::{
-    block_type, collect_history, get_or_null, join_field, join_field_owned, openai_tool_call,
-    tool_message, tool_result_text, unsupported_warning, wrap_history, Group,
+    block_type, get_or_null, history_parts, join_field, join_field_owned, openai_tool_call,
+    tool_message, tool_result_text, unsupported_warning, Group,
 };
 use crate::json;
 use crate::media::MediaEnv;
@@ -60,16 +60,17 @@ pub fn chat(env: &MediaEnv, msgs: &mut [Arc<Msg>]) -> Result<Vec<Value>, PyErr> 
 
 /// One history group: text lines only, media and thinking dropped.
 pub fn history(group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = collect_history(group, |text| json!({"text": text}), |_, _, _| Ok(None))?;
-    if parts.is_empty() {
-        return Ok(Vec::new());
-    }
-    wrap_history(
-        &mut parts,
+    let parts = history_parts(
+        group,
         prompt,
         "<history>\n",
         |text| json!({"text": text}),
+        |_, _, _| Ok(None),
+        |text| json!({"text": text}),
     )?;
+    if parts.is_empty() {
+        return Ok(Vec::new());
+    }
     Ok(vec![
         json!({"role": "user", "content": join_field_owned(parts, "text")?}),
     ])

@@ -1,8 +1,8 @@
 //! `GeminiChatFormatter` and `GeminiMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, get_or_null, promoted_message, strip_file_scheme,
-    tool_result_text, wrap_history, Group, Promotion,
+    block_type, get_or_null, history_parts, promoted_message, strip_file_scheme, tool_result_text,
+    Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -94,8 +94,10 @@ pub fn chat(
 /// One history group: text and media parts interleaved, `<history>` with
 /// no newline after it.
 pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Value>, PyErr> {
-    let mut parts = collect_history(
+    let parts = history_parts(
         group,
+        prompt,
+        "<history>",
         |text| json!({"text": text}),
         |_, block, typ| {
             Ok(match typ {
@@ -103,16 +105,11 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
                 _ => None,
             })
         },
+        |text| json!({"text": text}),
     )?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }
-    wrap_history(
-        &mut parts,
-        prompt,
-        "<history>",
-        |text| json!({"text": text}),
-    )?;
     Ok(vec![json!({"role": "user", "parts": parts})])
 }
 

@@ -1,9 +1,8 @@
 //! `OllamaChatFormatter` and `OllamaMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, get_or, get_or_null, join_field, join_field_owned,
-    promoted_message, strip_file_scheme, tool_message, tool_result_text, unsupported_warning,
-    wrap_history, Group, Promotion,
+    block_type, get_or, get_or_null, history_parts, join_field, join_field_owned, promoted_message,
+    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -77,8 +76,10 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
     let mut images = Vec::new();
     // An image stays in the parts as a copy of its block (no text), so it
     // leaves an empty line when the parts are joined.
-    let mut parts = collect_history(
+    let parts = history_parts(
         group,
+        prompt,
+        "<history>\n",
         |text| json!({"text": text}),
         |_, block, typ| {
             if typ != "image" {
@@ -87,16 +88,11 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
             images.push(image_data(env, block)?);
             Ok(Some(block.clone()))
         },
+        |text| json!({"text": text}),
     )?;
     if parts.is_empty() {
         return Ok(Vec::new());
     }
-    wrap_history(
-        &mut parts,
-        prompt,
-        "<history>\n",
-        |text| json!({"text": text}),
-    )?;
     let mut out = json!({"role": "user", "content": join_field_owned(parts, "text")?});
     if !images.is_empty() {
         out["images"] = Value::Array(images);

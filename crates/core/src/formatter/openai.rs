@@ -1,9 +1,8 @@
 //! `OpenAIChatFormatter` and `OpenAIMultiAgentFormatter`.
 
 use super::shared::{
-    block_type, collect_history, join_field_owned, openai_tool_call, promoted_message,
-    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, wrap_history, Group,
-    Promotion,
+    block_type, history_parts, join_field_owned, openai_tool_call, promoted_message,
+    strip_file_scheme, tool_message, tool_result_text, unsupported_warning, Group, Promotion,
 };
 use super::FormatOptions;
 use crate::json;
@@ -86,8 +85,10 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
     let mut images = Vec::new();
     let mut audios = Vec::new();
     // Media are not interleaved: they go after the single text part.
-    let mut parts = collect_history(
+    let parts = history_parts(
         group,
+        prompt,
+        "<history>\n",
         |text| json!({"text": text}),
         |msg, block, typ| {
             match typ {
@@ -100,11 +101,6 @@ pub fn history(env: &MediaEnv, group: Group<'_>, prompt: &str) -> Result<Vec<Val
             }
             Ok(None)
         },
-    )?;
-    wrap_history(
-        &mut parts,
-        prompt,
-        "<history>\n",
         |text| json!({"text": text}),
     )?;
     let text = join_field_owned(parts, "text")?;

@@ -197,16 +197,11 @@ pub fn tool_message(block: &Value, text: Value) -> Result<Value, PyErr> {
 /// for any other block `media` may return a part, before which the lines
 /// so far are flushed into one `text_part` (interleaving). Lines left at
 /// the end are flushed too.
-pub fn collect_history(
-    group: Group<'_>,
+fn collect_history(
+    msgs: &[Arc<Msg>],
     text_part: impl Fn(String) -> Value,
     mut media: impl FnMut(&Msg, &Value, &str) -> Result<Option<Value>, PyErr>,
 ) -> Result<Vec<Value>, PyErr> {
-    let msgs = match group {
-        Group::Msgs(msgs) => msgs,
-        Group::Lines(lines) if lines.is_empty() => return Ok(Vec::new()),
-        Group::Lines(lines) => return Ok(vec![text_part(lines)]),
-    };
     let mut parts = Vec::new();
     // The lines so far, joined by "\n" as they come (one buffer, not a
     // string per line joined after); a line is never empty (`name: `).
@@ -239,44 +234,85 @@ pub fn collect_history(
 /// A history group's members, as the history formatters read them.
 pub enum Group<'a> {
     Msgs(&'a [Arc<Msg>]),
-    /// Members whose blocks are all texts, as the lines
-    /// [`collect_history`] would write of them ([`packed_lines`]).
-    Lines(String),
+    /// Members whose blocks are all texts, read in place
+    /// ([`member_texts`]): [`history_parts`] writes their lines.
+    Texts(&'a [Texts<'a>]),
 }
 
-/// The lines of a history group of session messages whose blocks are all
-/// texts (a string name; string content, or text blocks each with a
-/// string text), read in place as [`collect_history`] writes them; `None`
-/// when a member is of any other shape or not packed (formatted from its
-/// `Msg` then). A cold count formats every group of a session, and
-/// unpacking each member into a `Msg` for it was a seventh of that count
-/// at 100,000 messages. The members' texts come back with the lines: a
-/// count finds each member's share by them, without reading the members
-/// again. The text leaves room for the history tags and a `prompt` of
-/// `prompt_len` bytes before them (the first group's), so wrapping it does
-/// not grow it: growing it copied the whole text once more.
-pub fn packed_lines(members: &[MsgItem], prompt_len: usize) -> Option<(String, Vec<Texts<'_>>)> {
-    let members: Vec<Texts<'_>> = members
+/// A history group's parts wrapped in its tags: [`collect_history`], then
+/// [`wrap_history`] (`text_part` and `new_part` as they take them). A
+/// group of members' texts is one part, written once, head first, into a
+/// buffer of its size: putting the head in front after had moved the
+/// whole text (18 MB in a one-group session of 100,000 messages).
+pub fn history_parts(
+    group: Group<'_>,
+    prompt: &str,
+    open: &str,
+    text_part: impl Fn(String) -> Value,
+    media: impl FnMut(&Msg, &Value, &str) -> Result<Option<Value>, PyErr>,
+    new_part: impl Fn(String) -> Value,
+) -> Result<Vec<Value>, PyErr> {
+    let msgs = match group {
+        Group::Msgs(msgs) => msgs,
+        Group::Texts(members) => {
+            let head = format!("{prompt}{open}");
+            let text = lines_text(members, &head).map(|mut text| {
+                text.push_str(HISTORY_CLOSE);
+                text
+            });
+            return Ok(Vec::from_iter(text.map(text_part)));
+        }
+    };
+    let mut parts = collect_history(msgs, text_part, media)?;
+    wrap_history(&mut parts, prompt, open, new_part)?;
+    Ok(parts)
+}
+
+/// The names and texts of a history group's session messages whose
+/// blocks are all texts (a string name; string content, or text blocks
+/// each with a string text), read in place; `None` when a member is of any
+/// other shape or not packed (formatted from its `Msg` then). A cold count
+/// formats every group of a session, and unpacking each member into a
+/// `Msg` for it was a seventh of that count at 100,000 messages. A count
+/// finds each member's share by these texts, without reading the members
+/// again.
+pub fn member_texts(members: &[MsgItem]) -> Option<Vec<Texts<'_>>> {
+    members
         .iter()
         .map(|m| m.texts().filter(|t| t.only_texts))
-        .collect::<Option<_>>()?;
+        .collect()
+}
+
+/// `head`, then the members' lines (`name: text`, joined by "\n") as
+/// [`collect_history`] writes them, in one buffer with room for the
+/// closing tag; `None` when there are no lines (no part then).
+fn lines_text(members: &[Texts<'_>], head: &str) -> Option<String> {
     let len: usize = members
         .iter()
         .flat_map(|m| m.texts.iter().map(|text| m.name.len() + text.len() + 3))
         .sum();
-    let mut out = String::with_capacity(len + HISTORY_TAGS_ROOM + prompt_len);
-    for member in &members {
+    if len == 0 {
+        return None;
+    }
+    let mut out = String::with_capacity(head.len() + len + HISTORY_TAGS_ROOM);
+    out.push_str(head);
+    let mut first = true;
+    for member in members {
         for text in &member.texts {
-            if !out.is_empty() {
+            if !first {
                 out.push('\n');
             }
+            first = false;
             out.push_str(member.name);
             out.push_str(": ");
             out.push_str(text);
         }
     }
-    Some((out, members))
+    Some(out)
 }
+
+/// What closes a history group's text (in its last text part).
+const HISTORY_CLOSE: &str = "\n</history>";
 
 /// Room a history group's text buffer leaves for `<history>\n` and
 /// `\n</history>`, so wrapping it does not grow it.
@@ -317,7 +353,7 @@ fn push_history_line(out: &mut String, msg: &Msg, block: &Value) -> Result<(), P
 /// Wraps a history group's parts in `<prompt><history>` ... `</history>`:
 /// into the first/last text part when it is a non-empty text, else as parts
 /// of their own made by `new_part`.
-pub fn wrap_history(
+fn wrap_history(
     parts: &mut Vec<Value>,
     prompt: &str,
     open: &str,
@@ -326,7 +362,6 @@ pub fn wrap_history(
     if parts.is_empty() {
         return Ok(());
     }
-    const CLOSE: &str = "\n</history>";
     let head = format!("{prompt}{open}");
     match py_get(&parts[0], "text")? {
         // The head goes in front in place, in the room `collect_history`
@@ -334,7 +369,7 @@ pub fn wrap_history(
         // for the closing tag too).
         Some(Value::String(text)) if !text.is_empty() => {
             if let Some(Value::String(text)) = parts[0].get_mut("text") {
-                text.reserve(head.len() + CLOSE.len());
+                text.reserve(head.len() + HISTORY_CLOSE.len());
                 text.insert_str(0, &head);
             }
         }
@@ -348,7 +383,7 @@ pub fn wrap_history(
     match py_get(&parts[last], "text")? {
         Some(Value::String(text)) if !text.is_empty() => {
             if let Some(Value::String(text)) = parts[last].get_mut("text") {
-                text.push_str(CLOSE);
+                text.push_str(HISTORY_CLOSE);
             }
         }
         Some(other) if py::truthy(other) => {

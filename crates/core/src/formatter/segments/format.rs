@@ -3,7 +3,7 @@
 //! the history prompt too, on another core).
 
 use super::{SegmentError, Unit, UnitKind};
-use crate::formatter::shared::{packed_lines, Group};
+use crate::formatter::shared::{member_texts, Group};
 use crate::formatter::{
     anthropic, chat, history_message, FormatOptions, FormatterId, Mode, Provider,
 };
@@ -34,9 +34,9 @@ fn history_with_texts<'a>(
     members: &'a [MsgItem],
     prompt: &str,
 ) -> Result<UnitOutput<'a>, PyErr> {
-    Ok(match packed_lines(members, prompt.len()) {
-        Some((lines, texts)) => UnitOutput {
-            messages: history_message(provider, env, Group::Lines(lines), prompt)?,
+    Ok(match member_texts(members) {
+        Some(texts) => UnitOutput {
+            messages: history_message(provider, env, Group::Texts(&texts), prompt)?,
             texts: Some(texts),
             prompted: None,
         },
