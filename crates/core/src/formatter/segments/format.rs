@@ -94,20 +94,28 @@ pub(super) fn format_unit<'a>(
     let provider = id.provider;
     let mut inserted = false;
     let mut prompted = None;
+    // The output packed where it was packed beside the prompted form.
+    let mut packed = None;
     let (out, front) = match kind {
         UnitKind::AgentGroup if prompted_too => {
             let members = &msgs[range.clone()];
             let run = env.runs().run();
             let prompt = options.history_prompt();
+            // Each side packs its own output too: packing the plain one
+            // after both were made had kept one core waiting.
             let (plain, (with_prompt, run)) = crate::parallel::beside(
-                || history_with_texts(provider, env, members, ""),
+                || {
+                    history_with_texts(provider, env, members, "")
+                        .map(|out| (Packed::pack(&out.messages), out))
+                },
                 move || {
                     let out = history_of(provider, &run, members, prompt);
                     (out.map(|out| (Packed::pack(&out), out)), run)
                 },
             );
             env.absorb(run);
-            let mut plain = plain?;
+            let (plain_packed, mut plain) = plain?;
+            packed = Some(plain_packed);
             // Where it raises, it is made when asked for, and raises there.
             if let Ok((packed, out)) = with_prompt {
                 prompted = Some(packed);
@@ -146,7 +154,7 @@ pub(super) fn format_unit<'a>(
     let unit = Unit {
         kind,
         range,
-        formatted: Packed::pack(&out.messages),
+        formatted: packed.unwrap_or_else(|| Packed::pack(&out.messages)),
         front: front.as_deref().map(Packed::pack),
         prompted: prompted.map(OnceLock::from).unwrap_or_default(),
         key,
