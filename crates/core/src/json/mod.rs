@@ -11,7 +11,7 @@ mod parse;
 mod splice;
 mod value_macro;
 
-pub use packed::{packed_key, Items, Members, Packed, View};
+pub use packed::{packed_key, Items, Members, Packed, View, ViewKind};
 pub use parse::{parse, Options, Parsed, SyntaxError};
 pub use splice::{same, splice, Style};
 pub use value_macro::{IntoJson, ToJson};

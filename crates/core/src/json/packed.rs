@@ -71,6 +71,14 @@ impl Packed {
         r.value()
     }
 
+    /// Each value read in place, in order: to print or walk them without
+    /// unpacking (a one-group session's request is one string of 18 MB).
+    pub fn views(&self) -> Items<'_> {
+        let mut r = Reader::new(&self.bytes);
+        let left = r.len().min(self.bytes.len());
+        Items { r, left }
+    }
+
     /// The first value read in place (`None` when none was packed): for
     /// a look at a few fields without unpacking.
     pub fn view_one(&self) -> Option<View<'_>> {
@@ -377,6 +385,38 @@ impl<'a> View<'a> {
     pub fn value(&self) -> Value {
         self.reader().value()
     }
+
+    /// What the value is, its scalars read in place and its items and
+    /// members to walk.
+    pub fn kind(&self) -> ViewKind<'a> {
+        let mut r = self.reader();
+        match r.byte() {
+            FALSE => ViewKind::Bool(false),
+            TRUE => ViewKind::Bool(true),
+            NUMBER => ViewKind::Number(r.str_ref()),
+            STRING => ViewKind::String(r.str_ref()),
+            ARRAY => {
+                let left = r.len().min(self.bytes.len());
+                ViewKind::Array(Items { r, left })
+            }
+            OBJECT => {
+                let left = r.len().min(self.bytes.len());
+                ViewKind::Object(Members { r, left })
+            }
+            _ => ViewKind::Null,
+        }
+    }
+}
+
+/// A packed value read in place ([`View::kind`]).
+pub enum ViewKind<'a> {
+    Null,
+    Bool(bool),
+    /// A number's text, as it was written.
+    Number(&'a str),
+    String(&'a str),
+    Array(Items<'a>),
+    Object(Members<'a>),
 }
 
 /// [`View::members`].
@@ -395,7 +435,13 @@ impl<'a> Iterator for Members<'a> {
         self.r.skip();
         Some((key, value))
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
 }
+
+impl ExactSizeIterator for Members<'_> {}
 
 /// [`View::items`].
 pub struct Items<'a> {
@@ -412,7 +458,13 @@ impl<'a> Iterator for Items<'a> {
         self.r.skip();
         Some(item)
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
 }
+
+impl ExactSizeIterator for Items<'_> {}
 
 /// Reads what `put_value` wrote. The bytes are only ever ours, so a short
 /// read is a bug; it still yields `null`s and empty strings, never a panic.

@@ -7,7 +7,7 @@
 
 mod pretty;
 
-pub use pretty::{Media, STOP_EVERY};
+pub use pretty::{Json, Kind, Media, STOP_EVERY};
 use std::fmt;
 use std::ops::Range;
 
@@ -68,9 +68,9 @@ impl Lines {
     /// written straight into these lines ([`pretty`]). `false`, the lines
     /// as they were, once `stop()` says so: it is asked every
     /// [`STOP_EVERY`] bytes.
-    pub fn push_pretty(
+    pub fn push_pretty<'a>(
         &mut self,
-        value: &serde_json::Value,
+        value: impl Json<'a>,
         media: Media,
         indent: &str,
         stop: &dyn Fn() -> bool,

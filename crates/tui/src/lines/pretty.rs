@@ -12,6 +12,7 @@
 
 use super::Lines;
 use formatscope_core::compare::media_label;
+use formatscope_core::json::{Items, Members, View, ViewKind};
 use serde_json::Value;
 
 /// How a request's long media strings are printed.
@@ -40,26 +41,82 @@ pub(super) struct Printer<'a> {
     pub(super) asked_at: usize,
 }
 
+/// A JSON value to print: a tree's (`&Value`) or a packed one read in
+/// place (`View`, printed without being unpacked first: unpacking a
+/// one-group session's 18 MB of text had cost as much as printing it).
+pub trait Json<'a>: Sized {
+    type Items: ExactSizeIterator<Item = Self>;
+    type Members: ExactSizeIterator<Item = (&'a str, Self)>;
+    fn kind(self) -> Kind<'a, Self>;
+}
+
+/// What a [`Json`] value is.
+pub enum Kind<'a, J: Json<'a>> {
+    /// `null`, `true`, `false` or a number: its text.
+    Scalar(&'a str),
+    String(&'a str),
+    Array(J::Items),
+    Object(J::Members),
+}
+
+type ValueMember<'a> = (&'a str, &'a Value);
+
+impl<'a> Json<'a> for &'a Value {
+    type Items = std::slice::Iter<'a, Value>;
+    type Members =
+        std::iter::Map<serde_json::map::Iter<'a>, fn((&'a String, &'a Value)) -> ValueMember<'a>>;
+
+    fn kind(self) -> Kind<'a, Self> {
+        match self {
+            Value::Null => Kind::Scalar("null"),
+            Value::Bool(true) => Kind::Scalar("true"),
+            Value::Bool(false) => Kind::Scalar("false"),
+            Value::Number(n) => Kind::Scalar(n.as_str()),
+            Value::String(s) => Kind::String(s),
+            Value::Array(items) => Kind::Array(items.iter()),
+            Value::Object(map) => Kind::Object(map.iter().map(value_member as fn(_) -> _)),
+        }
+    }
+}
+
+fn value_member<'a>((key, value): (&'a String, &'a Value)) -> ValueMember<'a> {
+    (key, value)
+}
+
+impl<'a> Json<'a> for View<'a> {
+    type Items = Items<'a>;
+    type Members = Members<'a>;
+
+    fn kind(self) -> Kind<'a, Self> {
+        match View::kind(&self) {
+            ViewKind::Null => Kind::Scalar("null"),
+            ViewKind::Bool(true) => Kind::Scalar("true"),
+            ViewKind::Bool(false) => Kind::Scalar("false"),
+            ViewKind::Number(n) => Kind::Scalar(n),
+            ViewKind::String(s) => Kind::String(s),
+            ViewKind::Array(items) => Kind::Array(items),
+            ViewKind::Object(members) => Kind::Object(members),
+        }
+    }
+}
+
 impl Printer<'_> {
     /// `value` at nesting `level`, on the line begun.
-    pub(super) fn value(&mut self, value: &Value, level: usize) -> Result<(), Stopped> {
-        match value {
-            Value::Null => self.lines.text.push_str("null"),
-            Value::Bool(true) => self.lines.text.push_str("true"),
-            Value::Bool(false) => self.lines.text.push_str("false"),
-            Value::Number(n) => self.lines.text.push_str(&n.to_string()),
-            Value::String(s) => match self.media {
+    pub(super) fn value<'a, J: Json<'a>>(&mut self, value: J, level: usize) -> Result<(), Stopped> {
+        match value.kind() {
+            Kind::Scalar(text) => self.lines.text.push_str(text),
+            Kind::String(s) => match self.media {
                 Media::Short => match media_label(s) {
                     Some(label) => self.string(&label)?,
                     None => self.string(s)?,
                 },
                 Media::Raw => self.string(s)?,
             },
-            Value::Array(items) if items.is_empty() => self.lines.text.push_str("[]"),
-            Value::Object(map) if map.is_empty() => self.lines.text.push_str("{}"),
-            Value::Array(items) => {
+            Kind::Array(items) if items.len() == 0 => self.lines.text.push_str("[]"),
+            Kind::Object(members) if members.len() == 0 => self.lines.text.push_str("{}"),
+            Kind::Array(items) => {
                 self.lines.text.push('[');
-                for (i, item) in items.iter().enumerate() {
+                for (i, item) in items.enumerate() {
                     if i > 0 {
                         self.lines.text.push(',');
                     }
@@ -69,9 +126,9 @@ impl Printer<'_> {
                 self.next_line(level);
                 self.lines.text.push(']');
             }
-            Value::Object(map) => {
+            Kind::Object(members) => {
                 self.lines.text.push('{');
-                for (i, (key, item)) in map.iter().enumerate() {
+                for (i, (key, item)) in members.enumerate() {
                     if i > 0 {
                         self.lines.text.push(',');
                     }
@@ -100,7 +157,9 @@ impl Printer<'_> {
     /// control characters below U+0020 (`\n`, `\t` and the like by name,
     /// the rest as `\u00xx`); everything else as it is.
     fn string(&mut self, s: &str) -> Result<(), Stopped> {
-        self.lines.text.reserve(s.len() + 2);
+        // Room for a few escapes too: growing the text past its room in
+        // the middle of an 18 MB string had copied all of it again.
+        self.lines.text.reserve(s.len() + s.len() / 32 + 2);
         self.lines.text.push('"');
         let mut rest = s;
         while let Some(at) = first_to_escape(rest.as_bytes()) {
@@ -185,6 +244,16 @@ mod tests {
         lines.to_vec()
     }
 
+    /// The same, printed from the value packed, read in place.
+    fn printed_packed(value: &Value, media: Media) -> Vec<String> {
+        let packed = formatscope_core::json::Packed::pack_one(value);
+        let view = packed.view_one().expect("one value");
+        let mut lines = Lines::new();
+        lines.push("[");
+        assert!(lines.push_pretty(view, media, "  ", &|| false));
+        lines.to_vec()
+    }
+
     fn serde_printed(value: &Value) -> Vec<String> {
         let text = serde_json::to_string_pretty(value).expect("prints");
         std::iter::once("[".to_string())
@@ -203,6 +272,7 @@ mod tests {
             "\u{7f}\u{80}\u{2028}\u{1F600}",
         ]);
         assert_eq!(printed(&value, Media::Raw), serde_printed(&value));
+        assert_eq!(printed_packed(&value, Media::Raw), serde_printed(&value));
     }
 
     #[test]
@@ -220,6 +290,7 @@ mod tests {
         let shortened = formatscope_core::compare::shorten_media(&v);
         let lines = printed(&v, Media::Short);
         assert_eq!(lines, serde_printed(&shortened));
+        assert_eq!(printed_packed(&v, Media::Short), lines);
         assert!(lines.iter().any(|l| l.contains("<image/png")));
         assert!(lines.iter().any(|l| l.contains(&long_text)));
     }
@@ -263,7 +334,9 @@ mod tests {
     proptest! {
         #[test]
         fn any_value_prints_as_serde_json_prints_it(value in any_json()) {
-            prop_assert_eq!(printed(&value, Media::Raw), serde_printed(&value));
+            let expected = serde_printed(&value);
+            prop_assert_eq!(printed(&value, Media::Raw), expected.clone());
+            prop_assert_eq!(printed_packed(&value, Media::Raw), expected);
         }
     }
 }

@@ -71,7 +71,11 @@ pub(super) fn messages_view(
                 // A piece may be a one-group session's whole text: its
                 // printing stops too.
                 None => {
-                    if !request.push_unit(piece.input.clone(), &pieces.values(piece), stop) {
+                    let printed = match pieces.packed(piece) {
+                        Some(packed) => request.push_packed(piece.input.clone(), packed, stop),
+                        None => request.push_unit(piece.input.clone(), &pieces.values(piece), stop),
+                    };
+                    if !printed {
                         return None;
                     }
                 }

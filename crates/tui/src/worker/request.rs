@@ -3,6 +3,8 @@
 //! text view and the request after truncation.
 
 use super::*;
+use crate::lines::Json;
+use formatscope_core::json::Packed;
 
 /// What the request pane shows of the request (`v` cycles).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -250,6 +252,25 @@ impl PrettyRequest {
         true
     }
 
+    /// [`Self::push_unit`] of output messages kept packed, printed where
+    /// they are (a one-group session's request is one string of 18 MB,
+    /// which unpacking had copied and checked once more).
+    pub fn push_packed(
+        &mut self,
+        input: Range<usize>,
+        packed: &Packed,
+        stop: &dyn Fn() -> bool,
+    ) -> bool {
+        let start = self.messages();
+        for v in packed.views() {
+            if !self.push_until(v, stop) {
+                return false;
+            }
+        }
+        self.spans.push((input, start..self.messages()));
+        true
+    }
+
     /// The output messages of the input messages `input`, copied from
     /// `lines`, where an earlier layout put them (`messages`: each one's
     /// lines there), instead of printed again.
@@ -340,7 +361,7 @@ impl PrettyRequest {
     /// [`Self::push`], cut short once `stop()` says so (`false`; the
     /// request is then to be dropped): a one-group session's one message
     /// is 18 MB of text, whose printing a newer job had waited for.
-    pub fn push_until(&mut self, m: &Value, stop: &dyn Fn() -> bool) -> bool {
+    pub fn push_until<'a>(&mut self, m: impl Json<'a>, stop: &dyn Fn() -> bool) -> bool {
         if !self.message_lines.is_empty() {
             self.lines.append_to_last(",");
         }

@@ -430,9 +430,14 @@ impl Segmented {
             });
         }
         let mut prompted = None;
+        let mut first_group = true;
         for (k, unit) in self.units.iter().enumerate().skip(first) {
-            let placement = if unit.kind == UnitKind::AgentGroup && prompted.is_none() {
-                prompted = Some(self.prompted(unit, env)?);
+            let placement = if unit.kind == UnitKind::AgentGroup && first_group {
+                first_group = false;
+                // Made now where it was not (it is kept packed too).
+                if unit.prompted.get().is_none() {
+                    prompted = Some(self.prompted(unit, env)?);
+                }
                 Placement::Prompted
             } else {
                 self.placement(k - first, unit)
@@ -621,7 +626,8 @@ pub struct Piece {
 pub struct Pieces<'a> {
     seg: &'a Segmented,
     list: Vec<Piece>,
-    /// The first history group's output with the prompt.
+    /// The first history group's output with the prompt, where it was
+    /// made for these pieces (else its unit keeps it packed).
     prompted: Option<Vec<Value>>,
 }
 
@@ -639,13 +645,25 @@ impl Pieces<'_> {
     /// A piece's output messages (those held here lent, not copied: the
     /// first group's with the prompt is a one-group session's whole text).
     pub fn values(&self, piece: &Piece) -> Cow<'_, [Value]> {
-        let Some(unit) = self.unit(piece) else {
-            return Cow::Borrowed(&self.seg.system);
-        };
+        if let (Placement::Prompted, Some(prompted)) = (piece.placement, &self.prompted) {
+            return Cow::Borrowed(prompted);
+        }
+        match self.packed(piece) {
+            Some(packed) => Cow::Owned(packed.unpack()),
+            None if piece.unit.is_none() => Cow::Borrowed(&self.seg.system),
+            None => Cow::Borrowed(&[]),
+        }
+    }
+
+    /// A piece's output messages as its unit keeps them packed (`None`
+    /// for the pinned system prompt's): read in place, a one-group
+    /// session's 18 MB of text is printed without being unpacked first.
+    pub fn packed(&self, piece: &Piece) -> Option<&Packed> {
+        let unit = self.unit(piece)?;
         match (piece.placement, &unit.front) {
-            (Placement::Prompted, _) => Cow::Borrowed(self.prompted.as_deref().unwrap_or_default()),
-            (Placement::Front, Some(front)) => Cow::Owned(front.unpack()),
-            _ => Cow::Owned(unit.formatted.unpack()),
+            (Placement::Prompted, _) => unit.prompted.get(),
+            (Placement::Front, Some(front)) => Some(front),
+            _ => Some(&unit.formatted),
         }
     }
 }
