@@ -138,6 +138,8 @@ pub struct App {
     /// the edits of this state (`recovery_key`; `None` when not known).
     recovery_due: bool,
     recovery_written: Option<Option<u64>>,
+    /// Ticks the due copy has waited for the worker to finish recounting.
+    recovery_waited: u32,
     /// A "save mine beside it" is under way for this conflict.
     beside_for: Option<FileResult>,
     /// `S` and `P` ask first from this many tokens on (the settings' "ask
@@ -205,6 +207,7 @@ impl App {
             watched: Vec::new(),
             recovery_due: false,
             recovery_written: None,
+            recovery_waited: 0,
             beside_for: None,
             confirm_send_at: super::panes::settings::CONFIRM_SEND_AT,
             history_path: None,
