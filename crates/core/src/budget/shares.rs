@@ -62,11 +62,13 @@ impl Line<'_> {
 impl<'a> Lines<'a> {
     /// The lines the formatter wrote of its members' `texts`.
     fn written(texts: &[Texts<'a>]) -> Lines<'a> {
-        let lines = texts.iter().enumerate();
+        // Sized first (a flattened list grows and is copied as it goes).
+        let mut lines = Vec::with_capacity(texts.iter().map(|t| t.texts.len()).sum());
+        for (member, found) in texts.iter().enumerate() {
+            lines.extend(texts_lines(member, found));
+        }
         Lines {
-            lines: lines
-                .flat_map(|(member, found)| texts_lines(member, found))
-                .collect(),
+            lines,
             members: texts.len(),
         }
     }
