@@ -22,9 +22,51 @@ const STRING: u8 = 4;
 const ARRAY: u8 = 5;
 const OBJECT: u8 = 6;
 /// Values packed into one shared buffer (cloning shares it).
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Packed {
-    bytes: Arc<[u8]>,
+    bytes: Buffer,
+}
+
+impl PartialEq for Packed {
+    fn eq(&self, other: &Packed) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Packed {}
+
+/// A packed buffer, shared: a small one copied into one allocation with
+/// its count; a large one kept in the vector it was written into (copying
+/// a one-group session's 18 MB into a fresh allocation was half of
+/// packing it, twice an edit).
+#[derive(Clone)]
+enum Buffer {
+    Copied(Arc<[u8]>),
+    Kept(Arc<Vec<u8>>),
+}
+
+/// From this many bytes a buffer is kept where it was written.
+const KEPT_FROM: usize = 64 << 10;
+
+impl std::ops::Deref for Buffer {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Buffer::Copied(bytes) => bytes,
+            Buffer::Kept(bytes) => bytes,
+        }
+    }
+}
+
+impl Buffer {
+    fn of(bytes: Vec<u8>) -> Buffer {
+        if bytes.len() >= KEPT_FROM {
+            Buffer::Kept(Arc::new(bytes))
+        } else {
+            Buffer::Copied(Arc::from(bytes))
+        }
+    }
 }
 
 impl std::fmt::Debug for Packed {
@@ -41,7 +83,7 @@ impl Packed {
             put_value(&mut out, v);
         }
         Packed {
-            bytes: Arc::from(out),
+            bytes: Buffer::of(out),
         }
     }
 
@@ -115,7 +157,9 @@ impl Packed {
 
     /// The same buffer (a clone of this one), not only equal bytes.
     pub fn same(&self, other: &Packed) -> bool {
-        Arc::ptr_eq(&self.bytes, &other.bytes)
+        // A buffer is never empty (it starts with its count): two live
+        // ones at one address are one.
+        std::ptr::eq(self.bytes.as_ptr(), other.bytes.as_ptr())
     }
 
     /// The encoding itself: equal values, equal bytes (key order and
@@ -257,7 +301,7 @@ impl Writer {
 
     pub(super) fn packed(&self) -> Packed {
         Packed {
-            bytes: Arc::from(&self.bytes[..]),
+            bytes: Buffer::Copied(Arc::from(&self.bytes[..])),
         }
     }
 }

@@ -222,7 +222,7 @@ impl PackedMsg {
         debug_assert!(std::str::from_utf8(bytes).is_ok());
         // SAFETY: `text` is set only in `MsgItem::packed`, after these
         // very bytes (the same span of the same message, whose packed
-        // bytes are an immutable `Arc<[u8]>` that nothing here replaces)
+        // bytes are shared and immutable, and nothing here replaces them)
         // were checked there as UTF-8.
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
