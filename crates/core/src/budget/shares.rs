@@ -33,6 +33,7 @@ use crate::truncate::{self, UnitCost};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A group's lines, each `name: text` with the offset of its member in
 /// the group (borrowed from the packed messages where it can be).
@@ -330,7 +331,9 @@ type CountParts<'a> = dyn Fn(usize, &[usize], Option<&[i64]>) -> Vec<PartCount> 
 /// [`Lines::count`]'s parts counted a run at a time, the runs starting at
 /// lines their content picks (`tokens/memo.rs`), so that an edit leaves
 /// the other runs as they were: a run counted before is read from
-/// `counter.runs`. The parts' counts in order, as `count_parts` gives them.
+/// `counter.runs`, where the last text had it (before or after the edit)
+/// or else by its content's key. The parts' counts in order, as
+/// `count_parts` gives them.
 fn by_runs(
     text: &str,
     cuts: &[usize],
@@ -348,34 +351,73 @@ fn by_runs(
     }
     runs.push(start..cuts.len());
     let tokenizer = counter.info.tokenizer.name;
-    crate::parallel::chunks(&runs, |chunk| {
+    // The runs before and after an edit of the last text are found where
+    // they were; the others by their content's key.
+    let last = counter.runs.take_last();
+    let unchanged = last.as_ref().map(|last| last.unchanged_in(text));
+    let where_last = |range: &Range<usize>| {
+        let (last, unchanged) = (last.as_ref()?, unchanged.as_ref()?);
+        last.find(unchanged, range)
+    };
+    let counted = crate::parallel::chunks(&runs, |chunk| {
         // Each run's counted bytes: its parts and the character after.
-        let keys: Vec<memo::Key> = chunk
+        let ranges: Vec<Range<usize>> = chunk
             .iter()
             .map(|run| {
                 let end = cuts.get(run.end).map_or(text.len(), |&to| {
                     to + text[to..].chars().next().map_or(0, char::len_utf8)
                 });
-                RunMemo::key(tokenizer, &text[cuts[run.start]..end])
+                cuts[run.start]..end
             })
             .collect();
-        let known = counter.runs.get_all(&keys);
-        let mut learnt = Vec::new();
-        let counted: Vec<PartCount> = chunk
+        let mut known: Vec<Option<Arc<[i64]>>> = ranges.iter().map(where_last).collect();
+        let keys: Vec<Option<memo::Key>> = ranges
             .iter()
-            .zip(keys)
-            .zip(known)
-            .flat_map(|((run, key), known)| {
+            .zip(&known)
+            .map(|(range, known)| {
+                known
+                    .is_none()
+                    .then(|| RunMemo::key(tokenizer, &text[range.clone()]))
+            })
+            .collect();
+        let wanted: Vec<memo::Key> = keys.iter().flatten().copied().collect();
+        let mut found = counter.runs.get_all(&wanted).into_iter();
+        for (known, key) in known.iter_mut().zip(&keys) {
+            if key.is_some() {
+                *known = found.next().flatten();
+            }
+        }
+        let mut learnt = Vec::new();
+        let mut kept = Vec::with_capacity(chunk.len());
+        let runs = chunk.iter().zip(keys).zip(known).zip(ranges);
+        let counted: Vec<PartCount> = runs
+            .flat_map(|(((run, key), known), range)| {
                 let parts = count_parts(run.start, &cuts[run.clone()], known.as_deref());
-                if known.is_none() {
-                    learnt.push((key, parts.iter().map(|(n, _)| *n).collect()));
-                }
+                let counts = known.unwrap_or_else(|| {
+                    let counts: Arc<[i64]> = parts.iter().map(|(n, _)| *n).collect();
+                    if let Some(key) = key {
+                        learnt.push((key, Arc::clone(&counts)));
+                    }
+                    counts
+                });
+                kept.push((range, counts));
                 parts
             })
             .collect();
         counter.runs.learn(learnt);
-        counted
-    })
+        (counted, kept)
+    });
+    let mut out = Vec::with_capacity(counted.len());
+    let mut kept = Vec::with_capacity(runs.len());
+    for (counted, runs) in counted {
+        out.push(counted);
+        kept.extend(runs);
+    }
+    let last = last.unwrap_or_default();
+    counter
+        .runs
+        .keep_last(last.remake(unchanged.as_ref(), text, kept));
+    out
 }
 
 /// Whether a count may cut `text` at byte `p`: its start, or after a

@@ -24,6 +24,7 @@ use super::Vocab;
 use rustc_hash::{FxHashMap, FxHasher};
 use sha2::{Digest, Sha256};
 use std::hash::Hasher;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 /// Texts shorter than this are counted whole: a message's text is counted
@@ -144,9 +145,136 @@ pub fn picks(line: &[u8]) -> bool {
 #[derive(Debug, Default)]
 pub struct RunMemo {
     runs: Kept<Arc<[i64]>, { 1 << 22 }>,
+    /// The last text counted by runs, with its runs (taken while a count
+    /// reads it).
+    last: Mutex<Option<LastRuns>>,
+}
+
+/// A text counted a run at a time, and each run's place in it and parts'
+/// counts, in order: the next count of an edit of it finds the runs in
+/// the bytes before and after the edit here, by place, not by a hash of
+/// their content (hashing a one-group session's 18 MB each edit was a
+/// seventh of its recount).
+#[derive(Debug, Default)]
+pub struct LastRuns {
+    text: String,
+    runs: Vec<(Range<usize>, Arc<[i64]>)>,
+}
+
+/// What an edit left of the last text: its bytes up to `prefix` and its
+/// last `suffix` bytes, in the new text of `len` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unchanged {
+    prefix: usize,
+    suffix: usize,
+    len: usize,
+    last_len: usize,
+}
+
+impl LastRuns {
+    /// What `text` has of this text where it was, at its start and end.
+    pub fn unchanged_in(&self, text: &str) -> Unchanged {
+        let (a, b) = (self.text.as_bytes(), text.as_bytes());
+        let prefix = common_prefix(a, b);
+        let most = a.len().min(b.len()) - prefix;
+        let suffix = common_suffix(&a[a.len() - most..], &b[b.len() - most..]);
+        Unchanged {
+            prefix,
+            suffix,
+            len: b.len(),
+            last_len: a.len(),
+        }
+    }
+
+    /// The parts' counts of the run at `range` of the new text, where this
+    /// text had a run of the same bytes there, before the edit or after it.
+    pub fn find(&self, unchanged: &Unchanged, range: &Range<usize>) -> Option<Arc<[i64]>> {
+        let start = if range.end <= unchanged.prefix {
+            range.start
+        } else if range.start >= unchanged.len - unchanged.suffix {
+            range.start - unchanged.len + unchanged.last_len
+        } else {
+            return None;
+        };
+        let end = start + range.len();
+        let at = self
+            .runs
+            .binary_search_by_key(&start, |(r, _)| r.start)
+            .ok()?;
+        let (run, counts) = &self.runs[at];
+        (run.end == end).then(|| Arc::clone(counts))
+    }
+
+    /// This made the record of `text` and its `runs` (in order), its
+    /// buffer written over where the two differ.
+    pub fn remake(
+        mut self,
+        unchanged: Option<&Unchanged>,
+        text: &str,
+        runs: Vec<(Range<usize>, Arc<[i64]>)>,
+    ) -> LastRuns {
+        match unchanged {
+            Some(u) => self.text.replace_range(
+                u.prefix..u.last_len - u.suffix,
+                &text[u.prefix..u.len - u.suffix],
+            ),
+            None => {
+                self.text.clear();
+                self.text.push_str(text);
+            }
+        }
+        debug_assert_eq!(self.text, text);
+        self.runs = runs;
+        self
+    }
+}
+
+/// How many bytes `a` and `b` start with alike (compared a block at a
+/// time, as `memcmp` compares).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= n && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..n]
+        .iter()
+        .zip(&b[at..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` end with alike.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut at = n;
+    while at >= BLOCK && a[at - BLOCK..at] == b[at - BLOCK..at] {
+        at -= BLOCK;
+    }
+    n - at
+        + a[..at]
+            .iter()
+            .rev()
+            .zip(b[..at].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count()
 }
 
 impl RunMemo {
+    /// The last text counted by runs, taken (`None` while another count
+    /// has it, or before the first).
+    pub fn take_last(&self) -> Option<LastRuns> {
+        self.last.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Keeps `last` for the next count.
+    pub fn keep_last(&self, last: LastRuns) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+    }
+
     /// The key of a run whose counted bytes are `bytes` (its parts, and
     /// the first character after them), under tokenizer `tokenizer`.
     pub fn key(tokenizer: &str, bytes: &str) -> Key {
@@ -326,6 +454,58 @@ mod tests {
                 memo.len() - n
             );
         }
+    }
+
+    /// A run is found where the last text had it, before an edit and
+    /// (moved) after it, never across it; the record remade is the new
+    /// text's.
+    #[test]
+    fn runs_are_found_where_the_last_text_had_them_and_never_across_an_edit() {
+        let text = varied(3000);
+        let runs: Vec<(Range<usize>, Arc<[i64]>)> = (0..text.len())
+            .step_by(1000)
+            .map(|start| {
+                let range = start..(start + 1000).min(text.len());
+                let counts: Arc<[i64]> = Arc::from(vec![start as i64]);
+                (range, counts)
+            })
+            .collect();
+        let last = LastRuns {
+            text: text.clone(),
+            runs: runs.clone(),
+        };
+        let edit = 20_500;
+        let edited = format!("{}Eve: a line put in\n{}", &text[..edit], &text[edit..]);
+        let unchanged = last.unchanged_in(&edited);
+        assert_eq!(unchanged.prefix, edit);
+        assert_eq!(unchanged.suffix, text.len() - edit);
+        let shift = edited.len() - text.len();
+        assert_eq!(
+            last.find(&unchanged, &(1000..2000)).as_deref(),
+            Some(&[1000][..])
+        );
+        assert_eq!(
+            last.find(&unchanged, &(20_000..21_000)),
+            None,
+            "across the edit"
+        );
+        let moved = 30_000 + shift..31_000 + shift;
+        assert_eq!(
+            last.find(&unchanged, &moved).as_deref(),
+            Some(&[30_000][..])
+        );
+        assert_eq!(
+            last.find(&unchanged, &(1000..1500)),
+            None,
+            "another run there"
+        );
+        let remade = last.remake(Some(&unchanged), &edited, Vec::new());
+        assert_eq!(remade.text, edited);
+        // Nothing alike: nothing found, and the record is the new text.
+        let other = "Zed: another text\n".repeat(100);
+        let unchanged = remade.unchanged_in(&other);
+        assert_eq!(remade.find(&unchanged, &(0..10)), None);
+        assert_eq!(remade.remake(Some(&unchanged), &other, runs).text, other);
     }
 
     #[test]
