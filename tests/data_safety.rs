@@ -13,7 +13,7 @@ mod workbench;
 
 use formatscope::tui::app::{App, Event};
 use formatscope::tui::document::Disk;
-use formatscope::tui::msg::{Command, FileResult};
+use formatscope::tui::msg::FileResult;
 use formatscope::tui::panes::popup::{Pending, Popup};
 use formatscope::tui::worker::Computer;
 use http::{Reply, Server};
@@ -765,34 +765,6 @@ fn item6_unsaved_edits_are_copied_to_the_recovery_file_every_few_seconds() {
     send(&mut app, &mut computer, key('u'));
     send(&mut app, &mut computer, Event::Tick);
     assert!(!recovery.exists(), "nothing unsaved, nothing kept");
-}
-
-/// While the worker recounts an edit, the copy waits for it, a few ticks
-/// at most: rendering a large session took a core from the count.
-#[test]
-fn the_recovery_copy_waits_for_the_recount_a_few_ticks_at_most() {
-    let (_dir, path) = temp_copy("chat_plain.json");
-    let (mut app, mut computer) = loaded_app(&path, (120, 40));
-    let recovery = formatscope::tui::recovery::path_for(&path);
-    // The edit's job is not run: the worker is still recounting.
-    let held = app.update(key('d'));
-    assert!(
-        held.iter().any(|c| matches!(c, Command::Reformat(_))),
-        "the edit asks for a recount"
-    );
-    for _ in 0..3 {
-        send(&mut app, &mut computer, Event::Tick);
-        assert!(!recovery.exists(), "the copy waits for the recount");
-    }
-    send(&mut app, &mut computer, Event::Tick);
-    assert!(recovery.exists(), "and is written after three ticks");
-    let first = std::fs::read_to_string(&recovery).expect("the copy");
-    // Once the recount is in, the next edit's copy goes at the next tick.
-    run_commands(&mut app, &mut computer, held);
-    send(&mut app, &mut computer, key('d'));
-    send(&mut app, &mut computer, Event::Tick);
-    let second = std::fs::read_to_string(&recovery).expect("the copy");
-    assert_ne!(second, first, "the second edit is in the copy at once");
 }
 
 #[test]
