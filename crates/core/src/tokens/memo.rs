@@ -175,9 +175,19 @@ impl LastRuns {
     /// What `text` has of this text where it was, at its start and end.
     pub fn unchanged_in(&self, text: &str) -> Unchanged {
         let (a, b) = (self.text.as_bytes(), text.as_bytes());
-        let prefix = common_prefix(a, b);
+        let mut prefix = common_prefix(a, b);
+        // Whole characters only: two characters may differ in their last
+        // byte (the record is patched as a `str` there).
+        while !(self.text.is_char_boundary(prefix) && text.is_char_boundary(prefix)) {
+            prefix -= 1;
+        }
         let most = a.len().min(b.len()) - prefix;
-        let suffix = common_suffix(&a[a.len() - most..], &b[b.len() - most..]);
+        let mut suffix = common_suffix(&a[a.len() - most..], &b[b.len() - most..]);
+        while !(self.text.is_char_boundary(a.len() - suffix)
+            && text.is_char_boundary(b.len() - suffix))
+        {
+            suffix -= 1;
+        }
         Unchanged {
             prefix,
             suffix,
@@ -192,7 +202,7 @@ impl LastRuns {
         let start = if range.end <= unchanged.prefix {
             range.start
         } else if range.start >= unchanged.len - unchanged.suffix {
-            range.start - unchanged.len + unchanged.last_len
+            range.start + unchanged.last_len - unchanged.len
         } else {
             return None;
         };
@@ -501,6 +511,18 @@ mod tests {
         );
         let remade = last.remake(Some(&unchanged), &edited, Vec::new());
         assert_eq!(remade.text, edited);
+        // Characters that differ in their last byte only, in the middle
+        // and at both ends: the record is patched on whole characters.
+        let remade = LastRuns::default().remake(None, "aé中x中é", Vec::new());
+        for other in ["aè中x中é", "aé中y中è", "bé中x中ê", "aé中x中éé", "é中x中é"]
+        {
+            let unchanged = remade.unchanged_in(other);
+            let copy = LastRuns {
+                text: remade.text.clone(),
+                runs: Vec::new(),
+            };
+            assert_eq!(copy.remake(Some(&unchanged), other, Vec::new()).text, other);
+        }
         // Nothing alike: nothing found, and the record is the new text.
         let other = "Zed: another text\n".repeat(100);
         let unchanged = remade.unchanged_in(&other);
