@@ -297,7 +297,7 @@ fn lines_text(members: &[Texts<'_>], head: &str) -> Option<String> {
     if len == 0 {
         return None;
     }
-    let mut out = String::with_capacity(head.len() + len + HISTORY_TAGS_ROOM);
+    let mut out = String::with_capacity(head.len() + len + HISTORY_CLOSE.len());
     out.push_str(head);
     let mut first = true;
     for member in members {

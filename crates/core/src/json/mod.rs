@@ -10,11 +10,13 @@ mod packed;
 mod parse;
 mod splice;
 mod value_macro;
+mod walk;
 
-pub use packed::{packed_key, Items, Members, Packed, View, ViewKind};
+pub use packed::{packed_key, Items, Members, Packed, View};
 pub use parse::{parse, Options, Parsed, SyntaxError};
 pub use splice::{same, splice, Style};
 pub use value_macro::{IntoJson, ToJson};
+pub use walk::{Json, Kind};
 
 use std::ops::Range;
 

@@ -11,6 +11,7 @@
 //! text, arrays and objects. A string is always written the same way, so
 //! equal values pack to equal bytes.
 
+use super::walk::{Json, Kind};
 use serde_json::{Map, Number, Value};
 use std::sync::Arc;
 
@@ -429,38 +430,31 @@ impl<'a> View<'a> {
     pub fn value(&self) -> Value {
         self.reader().value()
     }
+}
 
-    /// What the value is, its scalars read in place and its items and
-    /// members to walk.
-    pub fn kind(&self) -> ViewKind<'a> {
+impl<'a> Json<'a> for View<'a> {
+    type Items = Items<'a>;
+    type Members = Members<'a>;
+
+    /// Its scalars read in place, its items and members to walk.
+    fn kind(self) -> Kind<'a, Self> {
         let mut r = self.reader();
         match r.byte() {
-            FALSE => ViewKind::Bool(false),
-            TRUE => ViewKind::Bool(true),
-            NUMBER => ViewKind::Number(r.str_ref()),
-            STRING => ViewKind::String(r.str_ref()),
+            FALSE => Kind::Scalar("false"),
+            TRUE => Kind::Scalar("true"),
+            NUMBER => Kind::Scalar(r.str_ref()),
+            STRING => Kind::String(r.str_ref()),
             ARRAY => {
                 let left = r.len().min(self.bytes.len());
-                ViewKind::Array(Items { r, left })
+                Kind::Array(Items { r, left })
             }
             OBJECT => {
                 let left = r.len().min(self.bytes.len());
-                ViewKind::Object(Members { r, left })
+                Kind::Object(Members { r, left })
             }
-            _ => ViewKind::Null,
+            _ => Kind::Scalar("null"),
         }
     }
-}
-
-/// A packed value read in place ([`View::kind`]).
-pub enum ViewKind<'a> {
-    Null,
-    Bool(bool),
-    /// A number's text, as it was written.
-    Number(&'a str),
-    String(&'a str),
-    Array(Items<'a>),
-    Object(Members<'a>),
 }
 
 /// [`View::members`].

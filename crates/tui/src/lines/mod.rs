@@ -7,7 +7,8 @@
 
 mod pretty;
 
-pub use pretty::{Json, Kind, Media, STOP_EVERY};
+use formatscope_core::json::Json;
+pub use pretty::{Media, STOP_EVERY};
 use std::fmt;
 use std::ops::Range;
 

@@ -12,8 +12,7 @@
 
 use super::Lines;
 use formatscope_core::compare::media_label;
-use formatscope_core::json::{Items, Members, View, ViewKind};
-use serde_json::Value;
+use formatscope_core::json::{Json, Kind};
 
 /// How a request's long media strings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,65 +38,6 @@ pub(super) struct Printer<'a> {
     pub(super) stop: &'a dyn Fn() -> bool,
     /// The text's length when `stop` was last asked.
     pub(super) asked_at: usize,
-}
-
-/// A JSON value to print: a tree's (`&Value`) or a packed one read in
-/// place (`View`, printed without being unpacked first: unpacking a
-/// one-group session's 18 MB of text had cost as much as printing it).
-pub trait Json<'a>: Sized {
-    type Items: ExactSizeIterator<Item = Self>;
-    type Members: ExactSizeIterator<Item = (&'a str, Self)>;
-    fn kind(self) -> Kind<'a, Self>;
-}
-
-/// What a [`Json`] value is.
-pub enum Kind<'a, J: Json<'a>> {
-    /// `null`, `true`, `false` or a number: its text.
-    Scalar(&'a str),
-    String(&'a str),
-    Array(J::Items),
-    Object(J::Members),
-}
-
-type ValueMember<'a> = (&'a str, &'a Value);
-
-impl<'a> Json<'a> for &'a Value {
-    type Items = std::slice::Iter<'a, Value>;
-    type Members =
-        std::iter::Map<serde_json::map::Iter<'a>, fn((&'a String, &'a Value)) -> ValueMember<'a>>;
-
-    fn kind(self) -> Kind<'a, Self> {
-        match self {
-            Value::Null => Kind::Scalar("null"),
-            Value::Bool(true) => Kind::Scalar("true"),
-            Value::Bool(false) => Kind::Scalar("false"),
-            Value::Number(n) => Kind::Scalar(n.as_str()),
-            Value::String(s) => Kind::String(s),
-            Value::Array(items) => Kind::Array(items.iter()),
-            Value::Object(map) => Kind::Object(map.iter().map(value_member as fn(_) -> _)),
-        }
-    }
-}
-
-fn value_member<'a>((key, value): (&'a String, &'a Value)) -> ValueMember<'a> {
-    (key, value)
-}
-
-impl<'a> Json<'a> for View<'a> {
-    type Items = Items<'a>;
-    type Members = Members<'a>;
-
-    fn kind(self) -> Kind<'a, Self> {
-        match View::kind(&self) {
-            ViewKind::Null => Kind::Scalar("null"),
-            ViewKind::Bool(true) => Kind::Scalar("true"),
-            ViewKind::Bool(false) => Kind::Scalar("false"),
-            ViewKind::Number(n) => Kind::Scalar(n),
-            ViewKind::String(s) => Kind::String(s),
-            ViewKind::Array(items) => Kind::Array(items),
-            ViewKind::Object(members) => Kind::Object(members),
-        }
-    }
 }
 
 impl Printer<'_> {
@@ -167,9 +107,7 @@ impl Printer<'_> {
             push_escape(&mut self.lines.text, rest.as_bytes()[at]);
             // The byte escaped is ASCII: the rest starts on a character.
             rest = &rest[at + 1..];
-            if self.lines.text.len() - self.asked_at >= STOP_EVERY {
-                self.ask()?;
-            }
+            self.ask()?;
         }
         self.lines.text.push_str(rest);
         self.lines.text.push('"');
@@ -235,7 +173,7 @@ fn push_escape(out: &mut String, b: u8) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn printed(value: &Value, media: Media) -> Vec<String> {
         let mut lines = Lines::new();

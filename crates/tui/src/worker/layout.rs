@@ -71,9 +71,12 @@ pub(super) fn messages_view(
                 // A piece may be a one-group session's whole text: its
                 // printing stops too.
                 None => {
+                    // Printed from the packed output in place where the
+                    // unit keeps it so (not unpacked first).
+                    let input = piece.input.clone();
                     let printed = match pieces.packed(piece) {
-                        Some(packed) => request.push_packed(piece.input.clone(), packed, stop),
-                        None => request.push_unit(piece.input.clone(), &pieces.values(piece), stop),
+                        Some(packed) => request.push_unit(input, packed.views(), stop),
+                        None => request.push_unit(input, pieces.values(piece).iter(), stop),
                     };
                     if !printed {
                         return None;

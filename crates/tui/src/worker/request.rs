@@ -3,8 +3,7 @@
 //! text view and the request after truncation.
 
 use super::*;
-use crate::lines::Json;
-use formatscope_core::json::Packed;
+use formatscope_core::json::Json;
 
 /// What the request pane shows of the request (`v` cycles).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -236,33 +235,14 @@ impl PrettyRequest {
 
     /// The output messages of the input messages `input`; `false` once
     /// `stop()` cut them short ([`Self::push_until`]).
-    pub fn push_unit(
+    pub fn push_unit<'a, J: Json<'a>>(
         &mut self,
         input: Range<usize>,
-        values: &[Value],
+        values: impl IntoIterator<Item = J>,
         stop: &dyn Fn() -> bool,
     ) -> bool {
         let start = self.messages();
         for v in values {
-            if !self.push_until(v, stop) {
-                return false;
-            }
-        }
-        self.spans.push((input, start..self.messages()));
-        true
-    }
-
-    /// [`Self::push_unit`] of output messages kept packed, printed where
-    /// they are (a one-group session's request is one string of 18 MB,
-    /// which unpacking had copied and checked once more).
-    pub fn push_packed(
-        &mut self,
-        input: Range<usize>,
-        packed: &Packed,
-        stop: &dyn Fn() -> bool,
-    ) -> bool {
-        let start = self.messages();
-        for v in packed.views() {
             if !self.push_until(v, stop) {
                 return false;
             }
